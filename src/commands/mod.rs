@@ -1,0 +1,159 @@
+//! The subcommands. Each file turns parsed arguments into work on the
+//! library and output for a person or a program; `main.rs` only dispatches.
+
+pub mod replay;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::engine::constants::{defaults, OLD_RESULT_BYTES, RECENCY_WINDOW_TURNS};
+use crate::engine::Config;
+use crate::transcript::{self, Session};
+
+/// Exit statuses shared by every command.
+pub mod exit {
+    /// Something could be read and the work was done.
+    pub const OK: u8 = 0;
+    /// Nothing could be read, or `--strict` met a bad line.
+    pub const NOTHING_READ: u8 = 1;
+    /// Bad arguments (clap uses the same code).
+    pub const USAGE: u8 = 2;
+}
+
+/// An error that carries its exit status.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// A usage error (exit 2).
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    Failure {
+        code: exit::USAGE,
+        message: message.into(),
+    }
+    .into()
+}
+
+/// Nothing could be read (exit 1).
+pub fn nothing_read(message: impl Into<String>) -> anyhow::Error {
+    Failure {
+        code: exit::NOTHING_READ,
+        message: message.into(),
+    }
+    .into()
+}
+
+/// The exit status for an error: its own if it carries one, else 1.
+pub fn exit_code(e: &anyhow::Error) -> ExitCode {
+    ExitCode::from(
+        e.downcast_ref::<Failure>()
+            .map_or(exit::NOTHING_READ, |f| f.code),
+    )
+}
+
+/// The engine's knobs, shared by `replay` and `transcript show --at`.
+#[derive(Args, Clone, Debug)]
+pub struct EngineArgs {
+    /// Context window in tokens (smith: 120000)
+    #[arg(long, default_value_t = defaults::MAX_TOKENS, value_name = "N", help_heading = "Engine")]
+    pub max_tokens: u64,
+    /// Compact when a request would exceed this fraction of the window
+    #[arg(long, default_value_t = defaults::COMPACT_AT, value_name = "F", help_heading = "Engine")]
+    pub compact_at: f64,
+    /// Compact down to this fraction of the window
+    #[arg(long, default_value_t = defaults::COMPACT_TO, value_name = "F", help_heading = "Engine")]
+    pub compact_to: f64,
+    /// Bytes of a stale tool result kept by truncation
+    #[arg(long, default_value_t = OLD_RESULT_BYTES, value_name = "BYTES", help_heading = "Engine")]
+    pub result_cap: usize,
+    /// Real turns that the lossy stages never touch
+    #[arg(long = "window", default_value_t = RECENCY_WINDOW_TURNS, value_name = "TURNS", help_heading = "Engine")]
+    pub window_turns: usize,
+    /// Tokens of every request that are not history (system prompt, tools)
+    #[arg(long = "overhead", default_value_t = defaults::OVERHEAD_TOKENS, value_name = "N", help_heading = "Engine")]
+    pub overhead_tokens: u64,
+    /// Provider tokens per estimated token
+    #[arg(long, default_value_t = defaults::RATIO, value_name = "F", help_heading = "Engine")]
+    pub ratio: f64,
+    /// Size of the offline summary stand-in; 0 plays a failing summarizer
+    #[arg(long, default_value_t = defaults::SUMMARY_TOKENS, value_name = "N", help_heading = "Engine")]
+    pub summary_tokens: u64,
+}
+
+impl EngineArgs {
+    /// The config these flags describe, or a usage error.
+    pub fn config(&self) -> Result<Config> {
+        let config = Config {
+            max_tokens: self.max_tokens,
+            compact_at: self.compact_at,
+            compact_to: self.compact_to,
+            result_cap: self.result_cap,
+            window_turns: self.window_turns,
+            overhead_tokens: self.overhead_tokens,
+            ratio: self.ratio,
+            summary_tokens: self.summary_tokens,
+        };
+        config.validate().map_err(usage)?;
+        Ok(config)
+    }
+}
+
+/// Writes what reading a session skipped to stderr.
+pub fn report_skips(session: &Session) {
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    let _ = session.log.report(&mut err);
+    if let Some(why) = &session.meta_error {
+        use std::io::Write;
+        let _ = writeln!(err, "{why}");
+    }
+}
+
+/// Resolves `spec` to exactly one session and loads it, reporting skipped
+/// lines; fails with exit 1 when no message could be read (or any line was
+/// skipped under `strict`).
+pub fn load_one(spec: &str, strict: bool) -> Result<Session> {
+    let found = transcript::resolve(spec).map_err(|e| nothing_read(format!("{e:#}")))?;
+    if found.len() != 1 {
+        return Err(usage(format!(
+            "{spec} holds {} sessions; name one of them, or use `sweep` for many",
+            found.len()
+        )));
+    }
+    let session = transcript::load(&found[0]).map_err(|e| nothing_read(format!("{e:#}")))?;
+    check_read(&session, strict)?;
+    Ok(session)
+}
+
+/// Reports skips and turns "nothing read" (or a skip under `strict`) into
+/// an error.
+pub fn check_read(session: &Session, strict: bool) -> Result<()> {
+    report_skips(session);
+    let path = session.source.transcript.display();
+    if session.messages.is_empty() {
+        return Err(nothing_read(format!(
+            "{path}: no message could be read ({} lines, {} skipped)",
+            session.log.lines,
+            session.log.skipped_count()
+        )));
+    }
+    if strict && session.log.skipped_count() > 0 {
+        return Err(nothing_read(format!(
+            "{path}: {} bad lines and --strict was given",
+            session.log.skipped_count()
+        )));
+    }
+    Ok(())
+}

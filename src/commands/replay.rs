@@ -1,0 +1,197 @@
+//! `smith-calibrate replay`: one session through the engine under one config.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use serde_json::json;
+
+use crate::engine::{Engine, Stage};
+use crate::replay::{self, trace, SessionFacts};
+use crate::transcript::Session;
+
+use super::{load_one, usage, EngineArgs};
+
+/// Replay one recorded session through smith's compaction engine.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  smith-calibrate replay ~/.smith/sessions/session-1712345678-abc123
+  smith-calibrate replay fix-the-tests --max-tokens 64000 --compact-at 0.7
+  smith-calibrate replay transcript.jsonl --trace | jq -c 'select(.strategy != \"none\")'
+  smith-calibrate replay transcript.jsonl --emit-history-at 40 > history.jsonl")]
+pub struct ReplayArgs {
+    /// A transcript.jsonl, a session directory, or a session id or name
+    pub path: String,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// One JSON object per request (engine.md §5 trace)
+    #[arg(long, conflicts_with_all = ["json", "emit_history_at"])]
+    pub trace: bool,
+    /// The session summary as one JSON object
+    #[arg(long, conflicts_with = "emit_history_at")]
+    pub json: bool,
+    /// The working history at request K (0-based) after its compaction, as
+    /// smith-format JSONL
+    #[arg(long, value_name = "K")]
+    pub emit_history_at: Option<usize>,
+    /// Fail (exit 1) if any line of the transcript had to be skipped
+    #[arg(long)]
+    pub strict: bool,
+}
+
+pub fn run(args: ReplayArgs) -> Result<()> {
+    let config = args.engine.config()?;
+    let session = load_one(&args.path, args.strict)?;
+    let engine = Engine::new(config);
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+
+    if let Some(k) = args.emit_history_at {
+        let mut found = false;
+        replay::replay_with(&session.messages, &engine, |r, history, _| {
+            if r.request != k {
+                return true;
+            }
+            found = true;
+            let mut buf = Vec::new();
+            for m in history {
+                m.write_json(&mut buf);
+                buf.push(b'\n');
+            }
+            let _ = out.write_all(&buf);
+            false
+        });
+        out.flush()?;
+        if !found {
+            let requests = replay::replay(&session.messages, &engine).requests;
+            return Err(usage(format!(
+                "request {k} does not exist: the session has {requests} requests (0..{})",
+                requests.saturating_sub(1)
+            )));
+        }
+        return Ok(());
+    }
+
+    if args.trace {
+        let mut failed = None;
+        replay::replay_with(&session.messages, &engine, |r, _, _| {
+            if let Err(e) = trace::write_trace_line(&mut out, r) {
+                failed = Some(e);
+                return false;
+            }
+            true
+        });
+        if let Some(e) = failed {
+            if e.kind() != io::ErrorKind::BrokenPipe {
+                return Err(e.into());
+            }
+        }
+        let _ = out.flush();
+        return Ok(());
+    }
+
+    let facts = replay::replay(&session.messages, &engine);
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &summary_json(&session, &engine, &facts))?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "{}", summary_table(&session, &engine, &facts))?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The session summary as JSON: the config, what was read, and the sums.
+pub fn summary_json(session: &Session, engine: &Engine, f: &SessionFacts) -> serde_json::Value {
+    let stages: serde_json::Map<String, serde_json::Value> = Stage::ALL
+        .iter()
+        .map(|s| {
+            (
+                s.as_str().to_string(),
+                json!({"fires": f.stage_fires[s.index()], "reclaimed": f.effects.reclaimed[s.index()]}),
+            )
+        })
+        .collect();
+    json!({
+        "session": session.label(),
+        "path": PathBuf::from(&session.source.transcript),
+        "config": engine.config,
+        "trigger_tokens": engine.budget.trigger_tokens,
+        "target_tokens": engine.budget.target_tokens,
+        "messages": f.messages,
+        "lines_skipped": session.log.skipped_count(),
+        "requests": f.requests,
+        "triggered": f.triggered,
+        "compactions": f.compactions,
+        "stages": stages,
+        "results_mangled": f.effects.results_mangled(),
+        "results_truncated": f.effects.results_truncated,
+        "results_stubbed": f.effects.results_stubbed,
+        "reads_superseded": f.effects.reads_superseded,
+        "thinking_dropped": f.effects.thinking_dropped,
+        "attachments_removed": f.effects.attachments_removed,
+        "summaries": f.summaries,
+        "drops": f.drops,
+        "messages_summarized": f.effects.messages_summarized,
+        "target_misses": f.target_misses,
+        "exhausted": f.exhausted,
+        "peak_tokens": f.peak_tokens,
+        "peak_before": f.peak_before,
+        "tokens_sent": f.tokens_sent,
+        "cache_read": f.cache_read,
+        "cache_write": f.cache_write,
+    })
+}
+
+/// The readable summary.
+pub fn summary_table(session: &Session, engine: &Engine, f: &SessionFacts) -> String {
+    let b = &engine.budget;
+    let mut head = Table::new();
+    head.load_preset(UTF8_FULL_CONDENSED);
+    head.set_header(vec!["session", "config", "trigger", "target", "messages", "bad lines"]);
+    head.add_row(vec![
+        session.label(),
+        engine.config.label(),
+        b.trigger_tokens.to_string(),
+        b.target_tokens.to_string(),
+        f.messages.to_string(),
+        session.log.skipped_count().to_string(),
+    ]);
+
+    let mut totals = Table::new();
+    totals.load_preset(UTF8_FULL_CONDENSED);
+    totals.set_header(vec!["figure", "value"]);
+    let rows: Vec<(&str, String)> = vec![
+        ("requests", f.requests.to_string()),
+        ("over the trigger", f.triggered.to_string()),
+        ("compactions", f.compactions.to_string()),
+        ("results mangled (head kept / stubbed)", format!("{} ({} / {})", f.effects.results_mangled(), f.effects.results_truncated, f.effects.results_stubbed)),
+        ("reads superseded", f.effects.reads_superseded.to_string()),
+        ("thinking blocks dropped", f.effects.thinking_dropped.to_string()),
+        ("attachments removed", f.effects.attachments_removed.to_string()),
+        ("summaries / drops", format!("{} / {}", f.summaries, f.drops)),
+        ("messages summarized away", f.effects.messages_summarized.to_string()),
+        ("target misses", f.target_misses.to_string()),
+        ("exhausted requests", f.exhausted.to_string()),
+        ("peak tokens sent", f.peak_tokens.to_string()),
+        ("total tokens sent", f.tokens_sent.to_string()),
+        ("cache read / write tokens", format!("{} / {}", f.cache_read, f.cache_write)),
+    ];
+    for (k, v) in rows {
+        totals.add_row(vec![Cell::new(k), Cell::new(v).set_alignment(CellAlignment::Right)]);
+    }
+
+    let mut stages = Table::new();
+    stages.load_preset(UTF8_FULL_CONDENSED);
+    stages.set_header(vec!["stage", "fired in requests", "tokens reclaimed"]);
+    for s in Stage::ALL {
+        stages.add_row(vec![
+            Cell::new(s.as_str()),
+            Cell::new(f.stage_fires[s.index()]).set_alignment(CellAlignment::Right),
+            Cell::new(f.effects.reclaimed[s.index()]).set_alignment(CellAlignment::Right),
+        ]);
+    }
+    format!("{head}\n{totals}\n{stages}")
+}

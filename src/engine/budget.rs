@@ -1,0 +1,137 @@
+//! The knobs of one compaction config and the budget arithmetic derived from
+//! them (engine.md §3).
+
+use serde::{Deserialize, Serialize};
+
+use super::constants::{defaults, OLD_RESULT_BYTES, RECENCY_WINDOW_TURNS};
+
+/// Every knob the replay can turn. [`Config::default`] is smith's own
+/// configuration, the baseline of every sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    /// The context window in tokens: the hard ceiling.
+    pub max_tokens: u64,
+    /// Fraction of `max_tokens` above which compaction acts.
+    pub compact_at: f64,
+    /// Fraction of `max_tokens` compaction brings the request down to.
+    pub compact_to: f64,
+    /// Bytes of a stale tool result kept by truncation.
+    pub result_cap: usize,
+    /// Real turns the lossy stages leave alone.
+    pub window_turns: usize,
+    /// Tokens of every request that are not history (system prompt, tools).
+    pub overhead_tokens: u64,
+    /// Provider tokens over estimated tokens.
+    pub ratio: f64,
+    /// Size of the offline summary stand-in; 0 means the summarizer fails and
+    /// the prefix is dropped instead.
+    pub summary_tokens: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_tokens: defaults::MAX_TOKENS,
+            compact_at: defaults::COMPACT_AT,
+            compact_to: defaults::COMPACT_TO,
+            result_cap: OLD_RESULT_BYTES,
+            window_turns: RECENCY_WINDOW_TURNS,
+            overhead_tokens: defaults::OVERHEAD_TOKENS,
+            ratio: defaults::RATIO,
+            summary_tokens: defaults::SUMMARY_TOKENS,
+        }
+    }
+}
+
+impl Config {
+    /// Checks what arithmetic alone would reject: a ratio that is not a
+    /// positive number, fractions that are not fractions, a window of 0.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.ratio.is_finite() && self.ratio > 0.0) {
+            return Err(format!("ratio must be a positive number, not {}", self.ratio));
+        }
+        for (name, v) in [("compact-at", self.compact_at), ("compact-to", self.compact_to)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("{name} must be a fraction of the window such as 0.8, not {v}"));
+            }
+        }
+        if self.max_tokens == 0 || self.max_tokens > i32::MAX as u64 {
+            return Err(format!(
+                "max-tokens must be between 1 and {} (smith keeps it in an Int32), not {}",
+                i32::MAX,
+                self.max_tokens
+            ));
+        }
+        Ok(())
+    }
+
+    /// A short, stable description for tables: `120k 0.80/0.50 cap512 w3`,
+    /// with overhead, ratio and summary size only when not smith's defaults.
+    pub fn label(&self) -> String {
+        let d = Config::default();
+        let mut s = format!(
+            "{} {:.2}/{:.2} cap{} w{}",
+            short_tokens(self.max_tokens),
+            self.compact_at,
+            self.compact_to,
+            self.result_cap,
+            self.window_turns
+        );
+        if self.overhead_tokens != d.overhead_tokens {
+            s.push_str(&format!(" oh{}", self.overhead_tokens));
+        }
+        if self.ratio != d.ratio {
+            s.push_str(&format!(" r{}", self.ratio));
+        }
+        if self.summary_tokens != d.summary_tokens {
+            s.push_str(&format!(" sum{}", self.summary_tokens));
+        }
+        s
+    }
+}
+
+fn short_tokens(n: u64) -> String {
+    if n % 1000 == 0 {
+        format!("{}k", n / 1000)
+    } else {
+        n.to_string()
+    }
+}
+
+/// Where the thresholds sit, in charged tokens (smith's `Budget`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    pub max_tokens: i64,
+    /// `trunc(max_tokens * compact_at)`: compaction acts above this.
+    pub trigger_tokens: i64,
+    /// `trunc(max_tokens * compact_to)`: compaction aims at this.
+    pub target_tokens: i64,
+    pub overhead_tokens: i64,
+    pub ratio: f64,
+}
+
+impl Budget {
+    /// The budget of a config.
+    pub fn new(config: &Config) -> Budget {
+        let max = config.max_tokens as i64;
+        Budget {
+            max_tokens: max,
+            trigger_tokens: (max as f64 * config.compact_at) as i64,
+            target_tokens: (max as f64 * config.compact_to) as i64,
+            overhead_tokens: config.overhead_tokens as i64,
+            ratio: config.ratio,
+        }
+    }
+
+    /// What a request costs given the raw history estimate: overhead added,
+    /// ratio applied, rounded half to even as Crystal's `Float#round` does.
+    pub fn charged(&self, history_tokens: u64) -> i64 {
+        ((history_tokens as i64 + self.overhead_tokens) as f64 * self.ratio).round_ties_even() as i64
+    }
+
+    /// The largest raw history estimate whose charged cost fits `limit`.
+    pub fn allowance(&self, limit: i64) -> i64 {
+        let room = (limit as f64 / self.ratio) as i64 - self.overhead_tokens;
+        room.max(0)
+    }
+}

@@ -1,0 +1,362 @@
+//! The engine: smith's `Context.compact`, to the byte (engine.md §2–4).
+//!
+//! [`Engine::compact`] takes a history and returns what smith would send: the
+//! same history untouched below the trigger, otherwise the result of stages
+//! 0 (thinking), 0b (attachments), 1 (duplicates), 2 (truncate) and, if still
+//! over the target, 3 (summarize, or the desperate pass when there is no turn
+//! boundary to cut at). It also reports what each stage did, which smith
+//! does not, so a replay can count it.
+
+pub mod budget;
+pub mod constants;
+pub mod stages;
+pub mod working;
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::transcript::Message;
+
+pub use budget::{Budget, Config};
+use constants::BYTES_PER_TOKEN;
+use stages::Ledger;
+use working::Working;
+
+/// A stage of compaction, in the order they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    Thinking,
+    Attachments,
+    Duplicates,
+    Truncate,
+    Summarize,
+    Drop,
+}
+
+impl Stage {
+    /// Every stage, in order.
+    pub const ALL: [Stage; 6] = [
+        Stage::Thinking,
+        Stage::Attachments,
+        Stage::Duplicates,
+        Stage::Truncate,
+        Stage::Summarize,
+        Stage::Drop,
+    ];
+
+    /// The name smith reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Thinking => "thinking",
+            Stage::Attachments => "attachments",
+            Stage::Duplicates => "duplicates",
+            Stage::Truncate => "truncate",
+            Stage::Summarize => "summarize",
+            Stage::Drop => "drop",
+        }
+    }
+
+    /// Position in [`Stage::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What compaction did overall.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    None,
+    Truncated,
+    Summarized,
+    Dropped,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::None => "none",
+            Strategy::Truncated => "truncated",
+            Strategy::Summarized => "summarized",
+            Strategy::Dropped => "dropped",
+        }
+    }
+}
+
+/// One rewrite, for showing where compaction acted. Indices are into the
+/// history before any summary cut.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Edit {
+    pub message: usize,
+    pub block: Option<usize>,
+    pub kind: EditKind,
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+/// The kinds of rewrite.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum EditKind {
+    ThinkingDropped { blocks: usize },
+    AttachmentsRemoved { blocks: usize },
+    Superseded,
+    HeadKept,
+    Stubbed,
+}
+
+/// Counts of what one compaction (or a sum of them) did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Effects {
+    /// Raw history tokens each stage reclaimed, indexed by [`Stage::index`].
+    /// Summarize can be negative: a stand-in larger than what it replaced.
+    pub reclaimed: [i64; 6],
+    pub thinking_dropped: u64,
+    pub attachments_removed: u64,
+    pub reads_superseded: u64,
+    /// Tool results cut to their head.
+    pub results_truncated: u64,
+    /// Tool results collapsed to a one-line stub by truncation.
+    pub results_stubbed: u64,
+    /// Messages replaced by a summary or dropped.
+    pub messages_summarized: u64,
+}
+
+impl Effects {
+    /// Tool results whose content was lost (head kept or stubbed).
+    pub fn results_mangled(&self) -> u64 {
+        self.results_truncated + self.results_stubbed
+    }
+
+    /// Adds another compaction's effects.
+    pub fn add(&mut self, other: &Effects) {
+        for (a, b) in self.reclaimed.iter_mut().zip(other.reclaimed) {
+            *a += b;
+        }
+        self.thinking_dropped += other.thinking_dropped;
+        self.attachments_removed += other.attachments_removed;
+        self.reads_superseded += other.reads_superseded;
+        self.results_truncated += other.results_truncated;
+        self.results_stubbed += other.results_stubbed;
+        self.messages_summarized += other.messages_summarized;
+    }
+}
+
+/// The outcome of one compaction check.
+#[derive(Clone, Debug)]
+pub struct Compaction {
+    /// The new history, or `None` when it is returned untouched.
+    pub messages: Option<Vec<Arc<Message>>>,
+    /// Bytes of the history as returned.
+    pub history_bytes: u64,
+    pub strategy: Strategy,
+    /// Charged tokens before and after.
+    pub before: i64,
+    pub after: i64,
+    /// Stages that changed something, in the order they ran, each once.
+    pub stages: Vec<Stage>,
+    pub effects: Effects,
+    pub edits: Vec<Edit>,
+    /// Where the history was cut for a summary, if it was.
+    pub cut: Option<usize>,
+    /// The lowest index whose message differs from the input's (0 after a
+    /// summary): everything from there on is new to a prompt cache.
+    pub first_changed: Option<usize>,
+    /// Whether `before` was over the trigger, so compaction had to act.
+    pub triggered: bool,
+}
+
+impl Compaction {
+    /// `after <= target_tokens`.
+    pub fn reached_target(&self, budget: &Budget) -> bool {
+        self.after <= budget.target_tokens
+    }
+
+    /// `after > max_tokens`: over the ceiling with nothing left to reclaim.
+    pub fn exhausted(&self, budget: &Budget) -> bool {
+        self.after > budget.max_tokens
+    }
+
+    fn untouched(before: i64, bytes: u64, triggered: bool) -> Compaction {
+        Compaction {
+            messages: None,
+            history_bytes: bytes,
+            strategy: Strategy::None,
+            before,
+            after: before,
+            stages: Vec::new(),
+            effects: Effects::default(),
+            edits: Vec::new(),
+            cut: None,
+            first_changed: None,
+            triggered,
+        }
+    }
+}
+
+/// A config made ready to compact: its budget and its summary stand-in.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    pub config: Config,
+    pub budget: Budget,
+    stand_in: Vec<u8>,
+}
+
+impl Engine {
+    pub fn new(config: Config) -> Engine {
+        Engine {
+            budget: Budget::new(&config),
+            stand_in: stages::summarize::stand_in(config.summary_tokens),
+            config,
+        }
+    }
+
+    /// Compacts `messages` (measuring them first).
+    pub fn compact(&self, messages: &[Arc<Message>]) -> Compaction {
+        let bytes = messages.iter().map(|m| m.bytes()).sum();
+        self.compact_measured(messages, bytes)
+    }
+
+    /// Compacts `messages` whose byte total the caller already keeps: below
+    /// the trigger this is O(1).
+    pub fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
+        let budget = &self.budget;
+        let before = budget.charged(bytes / BYTES_PER_TOKEN);
+        if before <= budget.trigger_tokens {
+            return Compaction::untouched(before, bytes, false);
+        }
+        // A large tool set can leave no room under the target: aim at the
+        // ceiling instead and let the report say the target was missed.
+        let mut target = budget.allowance(budget.target_tokens);
+        if target == 0 {
+            target = budget.allowance(budget.max_tokens);
+        }
+        // Not even the ceiling fits: nothing done to the history changes that.
+        if target == 0 {
+            return Compaction::untouched(before, bytes, true);
+        }
+
+        let mut w = Working::new(messages, bytes);
+        let mut effects = Effects::default();
+        let mut edits = Vec::new();
+        let mut stages_run: Vec<Stage> = Vec::new();
+        let window = self.config.window_turns;
+        let cap = self.config.result_cap;
+
+        {
+            let mut ledger = Ledger {
+                effects: &mut effects,
+                edits: &mut edits,
+            };
+            let mut step = |stage: Stage, w: &mut Working, ledger: &mut Ledger, f: &mut dyn FnMut(&mut Working, &mut Ledger) -> bool| {
+                let tokens = w.tokens() as i64;
+                if f(w, ledger) {
+                    if !stages_run.contains(&stage) {
+                        stages_run.push(stage);
+                    }
+                }
+                ledger.effects.reclaimed[stage.index()] += tokens - w.tokens() as i64;
+            };
+            step(Stage::Thinking, &mut w, &mut ledger, &mut |w, l| {
+                stages::thinking::run(w, target, l)
+            });
+            step(Stage::Attachments, &mut w, &mut ledger, &mut |w, l| {
+                stages::attachments::run(w, target, window, false, l)
+            });
+            step(Stage::Duplicates, &mut w, &mut ledger, &mut |w, l| {
+                stages::duplicates::run(w, target, window, l)
+            });
+            step(Stage::Truncate, &mut w, &mut ledger, &mut |w, l| {
+                stages::truncate::run(w, target, window, cap, l)
+            });
+
+            if !w.fits(target) {
+                let cut = stages::summarize::safe_cut_index(&w.messages, w.bytes, target);
+                if cut == 0 {
+                    // No turn boundary to cut at: the recency window is the
+                    // last thing left to give (one oversized result in the
+                    // current turn). Attachments first, as everywhere.
+                    step(Stage::Attachments, &mut w, &mut ledger, &mut |w, l| {
+                        stages::attachments::run(w, target, 0, true, l)
+                    });
+                    step(Stage::Truncate, &mut w, &mut ledger, &mut |w, l| {
+                        stages::truncate::run(w, target, 0, cap, l)
+                    });
+                } else {
+                    return self.summarize(w, cut, before, effects, edits, stages_run);
+                }
+            }
+        }
+
+        let strategy = if stages_run.is_empty() {
+            Strategy::None
+        } else {
+            Strategy::Truncated
+        };
+        let after = budget.charged(w.tokens());
+        let changed = w.first_changed.is_some();
+        Compaction {
+            history_bytes: w.bytes,
+            first_changed: w.first_changed,
+            messages: changed.then_some(w.messages),
+            strategy,
+            before,
+            after,
+            stages: stages_run,
+            effects,
+            edits,
+            cut: None,
+            triggered: true,
+        }
+    }
+
+    fn summarize(
+        &self,
+        w: Working,
+        cut: usize,
+        before: i64,
+        mut effects: Effects,
+        edits: Vec<Edit>,
+        mut stages_run: Vec<Stage>,
+    ) -> Compaction {
+        let staged_tokens = w.tokens() as i64;
+        let (summary, strategy, stage) = if self.config.summary_tokens == 0 {
+            (stages::summarize::drop_message(cut), Strategy::Dropped, Stage::Drop)
+        } else {
+            (
+                stages::summarize::summary_message(&self.stand_in),
+                Strategy::Summarized,
+                Stage::Summarize,
+            )
+        };
+        stages_run.push(stage);
+        let prefix_bytes: u64 = w.messages[..cut].iter().map(|m| m.bytes()).sum();
+        let bytes = w.bytes - prefix_bytes + summary.bytes();
+        let mut messages = Vec::with_capacity(w.messages.len() - cut + 1);
+        messages.push(Arc::new(summary));
+        messages.extend_from_slice(&w.messages[cut..]);
+        let tokens = bytes / BYTES_PER_TOKEN;
+        effects.reclaimed[stage.index()] += staged_tokens - tokens as i64;
+        effects.messages_summarized += cut as u64;
+        Compaction {
+            messages: Some(messages),
+            history_bytes: bytes,
+            strategy,
+            before,
+            after: self.budget.charged(tokens),
+            stages: stages_run,
+            effects,
+            edits,
+            cut: Some(cut),
+            first_changed: Some(0),
+            triggered: true,
+        }
+    }
+}
+
+/// Compacts `messages` under `config`: the whole engine in one call.
+pub fn compact(messages: &[Arc<Message>], config: &Config) -> Compaction {
+    Engine::new(*config).compact(messages)
+}

@@ -1,0 +1,54 @@
+//! Stage 3: replace the oldest turns with a summary.
+//!
+//! The cut is always at a real user message, which only ever starts a turn,
+//! so no tool call is separated from its result. Offline there is no model:
+//! the summary is a stand-in of the configured size, and a size of 0 plays a
+//! failing summarizer, whose fallback drops the prefix with a note.
+
+use std::sync::Arc;
+
+use crate::engine::constants::{BYTES_PER_TOKEN, DROP_SUFFIX, SUMMARY_PREFIX};
+use crate::transcript::Message;
+
+/// The first index `i > 0` of a real user message whose suffix fits
+/// `target`; if none fits, the last such index; if there is none, 0.
+///
+/// One pass with a running suffix total instead of an estimate per
+/// candidate: suffix estimates only shrink as `i` grows, so the first that
+/// fits is the answer.
+pub fn safe_cut_index(messages: &[Arc<Message>], total_bytes: u64, target: i64) -> usize {
+    let mut suffix = total_bytes;
+    let mut last = 0;
+    for (i, m) in messages.iter().enumerate() {
+        if i > 0 && m.starts_real_turn() {
+            if ((suffix / BYTES_PER_TOKEN) as i64) <= target {
+                return i;
+            }
+            last = i;
+        }
+        suffix -= m.bytes();
+    }
+    last
+}
+
+/// The stand-in for a model-written summary: exactly `4 * summary_tokens`
+/// bytes of ASCII, so the estimate sees what a real summary of that size
+/// would cost.
+pub fn stand_in(summary_tokens: u64) -> Vec<u8> {
+    const NOTE: &[u8] = b"[offline stand-in for the model's summary] ";
+    let len = (summary_tokens * BYTES_PER_TOKEN) as usize;
+    NOTE.iter().copied().cycle().take(len).collect()
+}
+
+/// The message that replaces a summarised prefix.
+pub fn summary_message(stand_in: &[u8]) -> Message {
+    let mut text = Vec::with_capacity(SUMMARY_PREFIX.len() + stand_in.len());
+    text.extend_from_slice(SUMMARY_PREFIX.as_bytes());
+    text.extend_from_slice(stand_in);
+    Message::user(text)
+}
+
+/// The message that replaces a dropped prefix of `dropped` messages.
+pub fn drop_message(dropped: usize) -> Message {
+    Message::user(format!("{SUMMARY_PREFIX}{dropped}{DROP_SUFFIX}").into_bytes())
+}

@@ -1,0 +1,106 @@
+//! Stage 2: shorten stale tool results, largest first.
+//!
+//! The first lossy stage, so it runs after the free ones. Largest first means
+//! a given number of tokens is reclaimed by mangling as few results as
+//! possible. A result that already carries a marker collapses to a one-line
+//! stub: keeping its head forever would leave, across hundreds of results, a
+//! mass larger than the window.
+
+use memchr::memmem;
+
+use crate::engine::constants::{SUPERSEDED_MARKER, TRUNCATION_MARKER};
+use crate::engine::working::Working;
+use crate::engine::{Edit, EditKind};
+use crate::transcript::Block;
+
+use super::Ledger;
+
+/// What `shorten` did to a text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shortened {
+    /// At most `cap` bytes and no marker: left as it is.
+    Unchanged,
+    /// The first `cap` bytes kept, followed by the truncation note.
+    Head(Vec<u8>),
+    /// Already marked: collapsed to a one-line stub.
+    Stub(Vec<u8>),
+}
+
+/// smith's `shorten`, with the head size as a knob (`result_cap`, 512).
+///
+/// The head is exactly `cap` bytes even when that splits a character: the
+/// accounting counts those bytes, and only output replaces the broken
+/// sequence with U+FFFD.
+pub fn shorten(text: &[u8], cap: usize) -> Shortened {
+    if memmem::find(text, TRUNCATION_MARKER.as_bytes()).is_some()
+        || memmem::find(text, SUPERSEDED_MARKER.as_bytes()).is_some()
+    {
+        return Shortened::Stub(
+            format!("[{} KiB {TRUNCATION_MARKER}]", text.len() / 1024).into_bytes(),
+        );
+    }
+    if text.len() <= cap {
+        return Shortened::Unchanged;
+    }
+    let mut out = Vec::with_capacity(cap + 80);
+    out.extend_from_slice(&text[..cap]);
+    out.extend_from_slice(
+        format!("\n\n[... {} KiB {TRUNCATION_MARKER} ...]", (text.len() - cap) / 1024).as_bytes(),
+    );
+    Shortened::Head(out)
+}
+
+/// Shortens tool results before the `window_turns` window (0: every result),
+/// largest text first, ties in transcript order, until the history fits.
+pub fn run(
+    w: &mut Working,
+    target: i64,
+    window_turns: usize,
+    cap: usize,
+    ledger: &mut Ledger,
+) -> bool {
+    let protected_from = w.window_start(window_turns);
+    let mut candidates: Vec<(usize, usize, usize)> = w
+        .tool_result_positions(protected_from)
+        .into_iter()
+        .map(|(i, j)| (w.messages[i].content[j].text_len(), i, j))
+        .collect();
+    // Stable: equal sizes keep transcript order.
+    candidates.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut changed = false;
+    for (_, index, block_index) in candidates {
+        if w.fits(target) {
+            return changed;
+        }
+        let block = &w.messages[index].content[block_index];
+        let text = block.text_bytes();
+        let (new_text, kind) = match shorten(text, cap) {
+            Shortened::Unchanged => continue,
+            Shortened::Head(t) => (t, EditKind::HeadKept),
+            Shortened::Stub(t) => (t, EditKind::Stubbed),
+        };
+        if new_text.len() >= text.len() {
+            continue;
+        }
+        let rebuilt = Block::tool_result(
+            block.tool_call_id.clone(),
+            new_text,
+            block.is_error.unwrap_or(false),
+        );
+        let before = w.messages[index].bytes();
+        w.replace_block(index, block_index, rebuilt);
+        match kind {
+            EditKind::HeadKept => ledger.effects.results_truncated += 1,
+            _ => ledger.effects.results_stubbed += 1,
+        }
+        ledger.edits.push(Edit {
+            message: index,
+            block: Some(block_index),
+            kind,
+            bytes_before: before,
+            bytes_after: w.messages[index].bytes(),
+        });
+        changed = true;
+    }
+    changed
+}

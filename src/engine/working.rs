@@ -1,0 +1,100 @@
+//! The history under compaction, with a running byte total.
+//!
+//! Each message is measured once when it is built; a rewrite adjusts the total
+//! by the difference, so "does it fit yet?" costs nothing per candidate and
+//! agrees exactly with an estimate over the finished history.
+
+use std::sync::Arc;
+
+use crate::transcript::{Block, Message};
+
+use super::constants::BYTES_PER_TOKEN;
+
+/// A copy-on-write view of the history: unchanged messages stay the same
+/// `Arc`s as in the caller's history.
+pub struct Working {
+    pub messages: Vec<Arc<Message>>,
+    pub bytes: u64,
+    /// Lowest index rewritten so far, if any.
+    pub first_changed: Option<usize>,
+    /// Indices of the messages that start a real turn, in order. Roles and
+    /// the synthetic flag never change under stages 0–2, so this is computed
+    /// once.
+    pub turn_starts: Vec<usize>,
+}
+
+impl Working {
+    pub fn new(messages: &[Arc<Message>], bytes: u64) -> Working {
+        let turn_starts = messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.starts_real_turn())
+            .map(|(i, _)| i)
+            .collect();
+        Working {
+            messages: messages.to_vec(),
+            bytes,
+            first_changed: None,
+            turn_starts,
+        }
+    }
+
+    /// The raw history estimate.
+    pub fn tokens(&self) -> u64 {
+        self.bytes / BYTES_PER_TOKEN
+    }
+
+    /// Whether the history fits a raw allowance.
+    pub fn fits(&self, target: i64) -> bool {
+        (self.tokens() as i64) <= target
+    }
+
+    /// Where the last `turns` real turns begin: the `turns`-th last real user
+    /// message, index 0 when there are `turns` or fewer, and past the end
+    /// (nothing protected) when `turns` is 0.
+    pub fn window_start(&self, turns: usize) -> usize {
+        if turns == 0 {
+            return self.messages.len();
+        }
+        let starts = &self.turn_starts;
+        if starts.len() <= turns {
+            0
+        } else {
+            starts[starts.len() - turns]
+        }
+    }
+
+    /// Replaces message `index`.
+    pub fn replace(&mut self, index: usize, message: Message) {
+        let old = self.messages[index].bytes();
+        self.bytes = self.bytes - old + message.bytes();
+        self.messages[index] = Arc::new(message);
+        self.first_changed = Some(self.first_changed.map_or(index, |f| f.min(index)));
+    }
+
+    /// Rebuilds one block of one message, keeping the rest, its role,
+    /// synthetic flag and id.
+    pub fn replace_block(&mut self, index: usize, block_index: usize, block: Block) {
+        let mut content = self.messages[index].content.clone();
+        content[block_index] = block;
+        let rebuilt = self.messages[index].with_content(content);
+        self.replace(index, rebuilt);
+    }
+
+    /// Positions `(message, block)` of every tool result in a `tool` message
+    /// before `end`, in transcript order.
+    pub fn tool_result_positions(&self, end: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (i, m) in self.messages[..end.min(self.messages.len())].iter().enumerate() {
+            if m.role != crate::transcript::Role::Tool {
+                continue;
+            }
+            for (j, b) in m.content.iter().enumerate() {
+                if b.kind == crate::transcript::BlockType::ToolResult {
+                    out.push((i, j));
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,11 @@
+//! smith-calibrate: replay smith's context compaction over recorded sessions
+//! and measure what other thresholds would have done.
+//!
+//! The modules follow the data: [`transcript`] reads what smith recorded,
+//! [`engine`] is smith's compaction to the byte, [`replay`] walks one session
+//! through it, and the commands in [`commands`] put them to work.
+
+pub mod commands;
+pub mod engine;
+pub mod replay;
+pub mod transcript;

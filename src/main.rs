@@ -1,0 +1,35 @@
+//! The command line: parse the arguments and hand them to a command.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use smith_calibrate::commands;
+
+/// Replay smith's context compaction over recorded sessions, under other
+/// thresholds, and measure what it would have done.
+#[derive(Parser, Debug)]
+#[command(name = "smith-calibrate", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Replay(commands::replay::ReplayArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(args) => commands::replay::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("smith-calibrate: {e:#}");
+            commands::exit_code(&e)
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The replay (engine.md §5): walk a recorded session as smith lived it,
+//! compacting before every request, and count what compaction did.
+//!
+//! smith compacts before every provider request, and every recorded assistant
+//! message answers one request. So the walk starts from an empty working
+//! history; before appending each assistant message it runs the engine and
+//! keeps the result; every message is then appended. Summaries and drop notes
+//! live only in the working history, never in the record.
+
+pub mod trace;
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::engine::{Compaction, Effects, Engine, Stage, Strategy};
+use crate::transcript::{Message, Role};
+
+/// What happened at one request.
+#[derive(Clone, Debug, Serialize)]
+pub struct RequestFacts {
+    /// 0-based request number.
+    pub request: usize,
+    /// Index in the transcript of the assistant message answering it.
+    pub message_index: usize,
+    /// Charged tokens before and after compaction.
+    pub before: i64,
+    pub after: i64,
+    pub strategy: Strategy,
+    pub stages: Vec<Stage>,
+    /// Messages in the working history after compaction.
+    pub history_len: usize,
+    /// Whether `before` was over the trigger.
+    pub triggered: bool,
+    pub target_missed: bool,
+    pub exhausted: bool,
+    pub effects: Effects,
+    /// Tokens of this request a prompt cache could serve: the prefix that is
+    /// unchanged since the previous request (overhead included).
+    pub cache_read: i64,
+    /// Tokens written to the cache: everything after that prefix.
+    pub cache_write: i64,
+}
+
+/// A session's replay, summed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SessionFacts {
+    pub messages: usize,
+    pub requests: usize,
+    /// Requests whose estimate was over the trigger.
+    pub triggered: usize,
+    /// Requests whose history compaction changed.
+    pub compactions: usize,
+    /// How many requests each stage changed something in, by [`Stage::index`].
+    pub stage_fires: [u64; 6],
+    pub effects: Effects,
+    pub summaries: u64,
+    pub drops: u64,
+    /// Triggered requests that ended above the target.
+    pub target_misses: u64,
+    /// Requests that ended above `max_tokens`.
+    pub exhausted: u64,
+    /// The largest request sent, and the largest before compaction.
+    pub peak_tokens: i64,
+    pub peak_before: i64,
+    /// Sum of `after` over all requests.
+    pub tokens_sent: i64,
+    pub cache_read: i64,
+    pub cache_write: i64,
+}
+
+impl SessionFacts {
+    /// Folds one request in.
+    pub fn add(&mut self, r: &RequestFacts) {
+        self.requests += 1;
+        self.triggered += r.triggered as usize;
+        if r.strategy != Strategy::None {
+            self.compactions += 1;
+        }
+        for s in &r.stages {
+            self.stage_fires[s.index()] += 1;
+        }
+        self.summaries += (r.strategy == Strategy::Summarized) as u64;
+        self.drops += (r.strategy == Strategy::Dropped) as u64;
+        self.effects.add(&r.effects);
+        self.target_misses += r.target_missed as u64;
+        self.exhausted += r.exhausted as u64;
+        self.peak_tokens = self.peak_tokens.max(r.after);
+        self.peak_before = self.peak_before.max(r.before);
+        self.tokens_sent += r.after;
+        self.cache_read += r.cache_read;
+        self.cache_write += r.cache_write;
+    }
+}
+
+/// Replays `messages` under `engine`. `observe` sees each request's facts,
+/// the working history as sent, and the compaction that produced it; return
+/// `false` from it to stop early.
+pub fn replay_with(
+    messages: &[Arc<Message>],
+    engine: &Engine,
+    mut observe: impl FnMut(&RequestFacts, &[Arc<Message>], &Compaction) -> bool,
+) -> SessionFacts {
+    let budget = &engine.budget;
+    let mut facts = SessionFacts {
+        messages: messages.len(),
+        ..SessionFacts::default()
+    };
+    let mut working: Vec<Arc<Message>> = Vec::with_capacity(messages.len());
+    let mut bytes: u64 = 0;
+    // What was sent at the previous request: its length and bytes.
+    let mut sent: Option<(usize, u64)> = None;
+    let mut request = 0usize;
+    for (index, message) in messages.iter().enumerate() {
+        if message.role == Role::Assistant {
+            let compaction = engine.compact_measured(&working, bytes);
+            if let Some(new) = &compaction.messages {
+                working.clone_from(new);
+                bytes = compaction.history_bytes;
+            }
+            let (cache_read, cache_write) = match sent {
+                None => (0, compaction.after),
+                Some((prev_len, prev_bytes)) => {
+                    let prefix_bytes = match compaction.first_changed {
+                        None => prev_bytes,
+                        Some(f) => working[..f.min(prev_len)].iter().map(|m| m.bytes()).sum(),
+                    };
+                    let read = budget.charged(prefix_bytes / crate::engine::constants::BYTES_PER_TOKEN);
+                    (read, compaction.after - read)
+                }
+            };
+            sent = Some((working.len(), bytes));
+            let r = RequestFacts {
+                request,
+                message_index: index,
+                before: compaction.before,
+                after: compaction.after,
+                strategy: compaction.strategy,
+                stages: compaction.stages.clone(),
+                history_len: working.len(),
+                triggered: compaction.triggered,
+                target_missed: compaction.triggered && !compaction.reached_target(budget),
+                exhausted: compaction.exhausted(budget),
+                effects: compaction.effects,
+                cache_read,
+                cache_write,
+            };
+            facts.add(&r);
+            request += 1;
+            if !observe(&r, &working, &compaction) {
+                return facts;
+            }
+        }
+        bytes += message.bytes();
+        working.push(message.clone());
+    }
+    facts
+}
+
+/// Replays `messages` under `engine` and returns the sums.
+pub fn replay(messages: &[Arc<Message>], engine: &Engine) -> SessionFacts {
+    replay_with(messages, engine, |_, _, _| true)
+}

@@ -1,0 +1,270 @@
+//! From what the user typed to transcript files: a `transcript.jsonl`, a
+//! session directory, a tree of them, or a session id or name resolved the way
+//! smith resolves it (through `$SMITH_HOME/sessions/index.json`).
+//!
+//! Nothing here writes: smith's session directories are only ever read.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::Deserialize;
+
+/// The file smith appends every message to.
+pub const TRANSCRIPT_FILE: &str = "transcript.jsonl";
+/// The file smith keeps a session's metadata in, beside the transcript.
+pub const SESSION_FILE: &str = "session.json";
+
+/// One session found on disk.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SessionRef {
+    /// The transcript to read.
+    pub transcript: PathBuf,
+}
+
+impl SessionRef {
+    /// The directory holding the transcript (and `session.json`, if any).
+    pub fn dir(&self) -> &Path {
+        self.transcript.parent().unwrap_or(Path::new("."))
+    }
+
+    /// `session.json` beside the transcript.
+    pub fn session_json(&self) -> PathBuf {
+        self.dir().join(SESSION_FILE)
+    }
+
+    /// A short name for tables: the session directory's name, or the file's
+    /// stem for a transcript outside a session directory.
+    pub fn label(&self) -> String {
+        let file_name = self.transcript.file_name().and_then(|n| n.to_str());
+        if file_name == Some(TRANSCRIPT_FILE) {
+            if let Some(dir) = self.dir().file_name().and_then(|n| n.to_str()) {
+                return dir.to_string();
+            }
+        }
+        self.transcript
+            .file_stem()
+            .and_then(|n| n.to_str())
+            .unwrap_or("transcript")
+            .to_string()
+    }
+}
+
+/// `$SMITH_HOME`, defaulting to `~/.smith`.
+pub fn smith_home() -> PathBuf {
+    if let Some(home) = std::env::var_os("SMITH_HOME") {
+        return PathBuf::from(home);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    home.join(".smith")
+}
+
+/// `$SMITH_HOME/sessions`.
+pub fn sessions_dir() -> PathBuf {
+    smith_home().join("sessions")
+}
+
+/// One entry of smith's `sessions/index.json`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct IndexEntry {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub first_prompt: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+    #[serde(default)]
+    pub updated_at: Option<String>,
+    #[serde(default)]
+    pub message_count: Option<u64>,
+    #[serde(default)]
+    pub parent_id: Option<String>,
+}
+
+/// Reads `index.json` in `sessions`; a missing file is an empty index.
+pub fn read_index(sessions: &Path) -> Result<Vec<IndexEntry>> {
+    let path = sessions.join("index.json");
+    match fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .with_context(|| format!("{}: not a smith session index", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e).with_context(|| format!("{}: cannot read", path.display())),
+    }
+}
+
+/// Resolves one argument to the sessions it names. A path that exists is
+/// taken as a path; anything else as a session id or name.
+pub fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
+    let path = Path::new(spec);
+    if path.exists() {
+        return resolve_path(path);
+    }
+    resolve_reference(spec, &sessions_dir())
+}
+
+/// Resolves several arguments, keeping each session once, in order.
+pub fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<SessionRef>> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for spec in specs {
+        for found in resolve(spec.as_ref())? {
+            if seen.insert(found.transcript.clone()) {
+                out.push(found);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A file is taken as a transcript; a directory with a `transcript.jsonl` is
+/// one session; any other directory is searched recursively.
+pub fn resolve_path(path: &Path) -> Result<Vec<SessionRef>> {
+    let meta = fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    if meta.is_file() {
+        return Ok(vec![SessionRef {
+            transcript: path.to_path_buf(),
+        }]);
+    }
+    let direct = path.join(TRANSCRIPT_FILE);
+    if direct.is_file() {
+        return Ok(vec![SessionRef { transcript: direct }]);
+    }
+    let mut found = Vec::new();
+    let mut visited = HashSet::new();
+    walk(path, &mut visited, &mut found);
+    found.sort();
+    if found.is_empty() {
+        bail!(
+            "{}: no {TRANSCRIPT_FILE} found in this directory or below it",
+            path.display()
+        );
+    }
+    Ok(found)
+}
+
+/// Depth-first search for transcripts. Symbolic links to directories are
+/// followed once each (by canonical path), so a loop ends; unreadable
+/// directories are reported and passed over.
+fn walk(dir: &Path, visited: &mut HashSet<PathBuf>, found: &mut Vec<SessionRef>) {
+    let canonical = match fs::canonicalize(dir) {
+        Ok(c) => c,
+        Err(_) => return,
+    };
+    if !visited.insert(canonical) {
+        return;
+    }
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            eprintln!("{}: skipped: cannot read directory: {e}", dir.display());
+            return;
+        }
+    };
+    let mut subdirs = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(meta) = fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            subdirs.push(path);
+        } else if meta.is_file() && entry.file_name() == TRANSCRIPT_FILE {
+            found.push(SessionRef { transcript: path });
+        }
+    }
+    subdirs.sort();
+    for sub in subdirs {
+        walk(&sub, visited, found);
+    }
+}
+
+/// Resolves an id or a name as smith does: an id wins (from the index or as a
+/// directory under `sessions`), then a unique name.
+pub fn resolve_reference(reference: &str, sessions: &Path) -> Result<Vec<SessionRef>> {
+    let wanted = reference.trim();
+    let index = read_index(sessions)?;
+    let by_id = |id: &str| -> Result<Vec<SessionRef>> {
+        let transcript = sessions.join(id).join(TRANSCRIPT_FILE);
+        if transcript.is_file() {
+            Ok(vec![SessionRef { transcript }])
+        } else {
+            Err(anyhow!(
+                "session {id:?} is in {} but {} does not exist",
+                sessions.join("index.json").display(),
+                transcript.display()
+            ))
+        }
+    };
+    if index.iter().any(|e| e.id == wanted) || sessions.join(wanted).is_dir() {
+        return by_id(wanted);
+    }
+    let matches: Vec<&IndexEntry> = index
+        .iter()
+        .filter(|e| e.name.as_deref() == Some(wanted))
+        .collect();
+    match matches.len() {
+        0 => bail!(
+            "{wanted:?} is neither a path nor a session id or name in {} (set SMITH_HOME to look elsewhere)",
+            sessions.display()
+        ),
+        1 => by_id(&matches[0].id),
+        _ => {
+            let ids: Vec<&str> = matches.iter().map(|e| e.id.as_str()).collect();
+            bail!(
+                "session name {wanted:?} is ambiguous: {}; use the id instead",
+                ids.join(", ")
+            )
+        }
+    }
+}
+
+/// What `session.json` says about a session, as far as it could be read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SessionMeta {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub cwd: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub parent_id: Option<String>,
+    /// How many messages `session.json` holds (its own copy of the history).
+    pub messages: Option<u64>,
+    /// Everything else in the file, for importers' provenance and usage.
+    pub raw: Option<serde_json::Value>,
+}
+
+/// Reads `session.json` beside a transcript. Missing is `Ok(None)`; a file that
+/// cannot be read or parsed is an error the caller reports and goes on from.
+pub fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>> {
+    let path = session.session_json();
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", path.display())),
+    };
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{}: not valid JSON, metadata ignored", path.display()))?;
+    let Some(obj) = value.as_object() else {
+        bail!("{}: not a JSON object, metadata ignored", path.display());
+    };
+    let s = |k: &str| obj.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    Ok(Some(SessionMeta {
+        id: s("id"),
+        name: s("name"),
+        model: s("model"),
+        provider: s("provider"),
+        cwd: s("cwd"),
+        created_at: s("created_at"),
+        updated_at: s("updated_at"),
+        parent_id: s("parent_id"),
+        messages: obj
+            .get("messages")
+            .and_then(|m| m.as_array())
+            .map(|a| a.len() as u64),
+        raw: Some(value),
+    }))
+}

@@ -1,0 +1,14 @@
+//! Reading: smith's transcript format (engine.md §1), from a line of JSON to
+//! the sessions a path, an id or a name refers to.
+
+pub mod json;
+pub mod locate;
+pub mod model;
+pub mod parse;
+pub mod reader;
+pub mod session;
+
+pub use locate::{resolve, resolve_all, SessionRef};
+pub use model::{estimate_tokens, Block, BlockType, Message, Role, Str, Text};
+pub use reader::{read_transcript, ReadLog, Skip, Transcript};
+pub use session::{load, Session};

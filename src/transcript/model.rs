@@ -1,0 +1,291 @@
+//! The types of a smith transcript: one [`Message`] per line of
+//! `transcript.jsonl`, mirroring smith's `LLM::Message` and `ContentBlock`.
+//!
+//! Messages are immutable once built and shared through [`Arc`]: the replay
+//! keeps a working history that differs from the previous request's only where
+//! compaction rewrote something, and that sharing is also what tells the cost
+//! model which prefix a provider could have served from its cache.
+
+use std::sync::Arc;
+
+use crate::engine::constants::{BYTES_PER_TOKEN, DOCUMENT_TOKENS, IMAGE_TOKENS};
+
+/// An immutable string shared between the record and every working history.
+pub type Str = Arc<str>;
+
+/// Block text. Bytes rather than `str`: smith cuts a stale result at exactly
+/// 512 bytes even when that splits a character, and the estimate counts those
+/// 512 bytes. Only when the text is written out is the broken sequence
+/// replaced by U+FFFD.
+pub type Text = Arc<[u8]>;
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    /// The name smith writes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+
+    /// Parses a role the way smith's enum does: case-insensitively.
+    pub fn parse(name: &str) -> Option<Role> {
+        match normalise_enum_name(name).as_str() {
+            "system" => Some(Role::System),
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            "tool" => Some(Role::Tool),
+            _ => None,
+        }
+    }
+
+    /// Every role, in smith's declaration order.
+    pub const ALL: [Role; 4] = [Role::System, Role::User, Role::Assistant, Role::Tool];
+}
+
+/// What a content block holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum BlockType {
+    #[default]
+    Text,
+    ToolUse,
+    ToolResult,
+    Thinking,
+    RedactedThinking,
+    Image,
+    Document,
+}
+
+impl BlockType {
+    /// The name smith writes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockType::Text => "text",
+            BlockType::ToolUse => "tool_use",
+            BlockType::ToolResult => "tool_result",
+            BlockType::Thinking => "thinking",
+            BlockType::RedactedThinking => "redacted_thinking",
+            BlockType::Image => "image",
+            BlockType::Document => "document",
+        }
+    }
+
+    /// Parses a block type the way Crystal parses an enum member: case does
+    /// not matter and neither do the underscores between words (`tool_use`,
+    /// `TOOL_USE` and `ToolUse` are one type).
+    pub fn parse(name: &str) -> Option<BlockType> {
+        match normalise_enum_name(name).as_str() {
+            "text" => Some(BlockType::Text),
+            "tooluse" => Some(BlockType::ToolUse),
+            "toolresult" => Some(BlockType::ToolResult),
+            "thinking" => Some(BlockType::Thinking),
+            "redactedthinking" => Some(BlockType::RedactedThinking),
+            "image" => Some(BlockType::Image),
+            "document" => Some(BlockType::Document),
+            _ => None,
+        }
+    }
+
+    /// Every block type, in smith's declaration order.
+    pub const ALL: [BlockType; 7] = [
+        BlockType::Text,
+        BlockType::ToolUse,
+        BlockType::ToolResult,
+        BlockType::Thinking,
+        BlockType::RedactedThinking,
+        BlockType::Image,
+        BlockType::Document,
+    ];
+
+    /// Thinking in either form: both are dropped by stage 0.
+    pub fn is_thinking(self) -> bool {
+        matches!(self, BlockType::Thinking | BlockType::RedactedThinking)
+    }
+
+    /// An attachment: replaced by a note in stage 0b.
+    pub fn is_media(self) -> bool {
+        matches!(self, BlockType::Image | BlockType::Document)
+    }
+
+    /// What the estimate charges for the block beyond its text, in bytes.
+    pub fn media_bytes(self) -> u64 {
+        match self {
+            BlockType::Image => IMAGE_TOKENS * BYTES_PER_TOKEN,
+            BlockType::Document => DOCUMENT_TOKENS * BYTES_PER_TOKEN,
+            _ => 0,
+        }
+    }
+}
+
+/// Crystal matches `camelcase.downcase` of the name against the member's:
+/// that drops underscores and case.
+fn normalise_enum_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// One content block. Absent fields are `None` and are not written out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Block {
+    pub kind: BlockType,
+    pub text: Option<Text>,
+    pub tool_call_id: Option<Str>,
+    pub tool_name: Option<Str>,
+    /// The arguments of a tool call as compact JSON, serialised the way smith
+    /// (Crystal's `JSON::Any#to_json`) serialises them, keys in their order.
+    pub tool_args: Option<Str>,
+    pub is_error: Option<bool>,
+    pub signature: Option<Str>,
+    pub media_type: Option<Str>,
+    pub source: Option<Str>,
+    pub media_ref: Option<Str>,
+}
+
+impl Block {
+    /// A plain text block.
+    pub fn text(text: impl Into<Text>) -> Block {
+        Block {
+            kind: BlockType::Text,
+            text: Some(text.into()),
+            ..Block::default()
+        }
+    }
+
+    /// A tool result as smith builds one when it rewrites a result: only the
+    /// id, the text and the error flag (smith's `ContentBlock.tool_result`).
+    pub fn tool_result(id: Option<Str>, text: impl Into<Text>, is_error: bool) -> Block {
+        Block {
+            kind: BlockType::ToolResult,
+            text: Some(text.into()),
+            tool_call_id: id,
+            is_error: Some(is_error),
+            ..Block::default()
+        }
+    }
+
+    /// A tool call.
+    pub fn tool_use(id: &str, name: &str, args_json: &str) -> Block {
+        Block {
+            kind: BlockType::ToolUse,
+            tool_call_id: Some(id.into()),
+            tool_name: Some(name.into()),
+            tool_args: Some(args_json.into()),
+            ..Block::default()
+        }
+    }
+
+    /// Bytes of the text, 0 when absent.
+    pub fn text_len(&self) -> usize {
+        self.text.as_ref().map_or(0, |t| t.len())
+    }
+
+    /// The text as bytes, empty when absent.
+    pub fn text_bytes(&self) -> &[u8] {
+        self.text.as_deref().unwrap_or(&[])
+    }
+
+    /// The text for display, broken UTF-8 replaced by U+FFFD.
+    pub fn text_lossy(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.text_bytes())
+    }
+
+    /// What this block adds to the estimate, in bytes (engine.md §2).
+    pub fn bytes(&self) -> u64 {
+        let len = |s: &Option<Str>| s.as_ref().map_or(0, |s| s.len()) as u64;
+        self.text_len() as u64
+            + len(&self.tool_args)
+            + len(&self.tool_name)
+            + len(&self.signature)
+            + self.kind.media_bytes()
+    }
+
+    /// How a note about this attachment names it: `source`, else
+    /// `media_type`, else a generic word.
+    pub fn media_label(&self) -> &str {
+        self.source
+            .as_deref()
+            .or(self.media_type.as_deref())
+            .unwrap_or(crate::engine::constants::MEDIA_FALLBACK_LABEL)
+    }
+}
+
+/// One message of the history.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub content: Vec<Block>,
+    /// Written by the agent, not typed by the user: a synthetic user message
+    /// neither starts a real turn nor is a place to cut.
+    pub synthetic: bool,
+    pub id: Option<Str>,
+    bytes: u64,
+}
+
+impl Message {
+    /// Builds a message and measures it once.
+    pub fn new(role: Role, content: Vec<Block>, synthetic: bool, id: Option<Str>) -> Message {
+        let bytes = content.iter().map(Block::bytes).sum();
+        Message {
+            role,
+            content,
+            synthetic,
+            id,
+            bytes,
+        }
+    }
+
+    /// The same message (role, synthetic, id) with other content, as smith
+    /// rebuilds a message whose blocks it rewrote.
+    pub fn with_content(&self, content: Vec<Block>) -> Message {
+        Message::new(self.role, content, self.synthetic, self.id.clone())
+    }
+
+    /// A user message with one text block.
+    pub fn user(text: impl Into<Text>) -> Message {
+        Message::new(Role::User, vec![Block::text(text)], false, None)
+    }
+
+    /// What this message adds to the estimate, in bytes (engine.md §2).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// A user message that the user wrote: where a real turn starts.
+    pub fn starts_real_turn(&self) -> bool {
+        self.role == Role::User && !self.synthetic
+    }
+
+    /// Writes the message as one line of smith-format JSON (no newline).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        crate::transcript::json::write_message(self, out);
+    }
+
+    /// The message as one line of smith-format JSON (no newline).
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::with_capacity(self.bytes as usize + 64);
+        self.write_json(&mut out);
+        // The writer only emits valid UTF-8: broken text becomes U+FFFD.
+        String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+}
+
+/// `estimate_tokens`: the sum of message bytes divided by four, once.
+pub fn estimate_tokens<'a, I>(messages: I) -> u64
+where
+    I: IntoIterator<Item = &'a Arc<Message>>,
+{
+    messages.into_iter().map(|m| m.bytes()).sum::<u64>() / BYTES_PER_TOKEN
+}
