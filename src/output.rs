@@ -1,0 +1,80 @@
+//! Writing files the tool produces, so that a reader never sees half of one.
+//!
+//! Every file goes to a temporary name in the destination directory and is
+//! renamed into place once it is complete and flushed: a crash, a full disk or
+//! Ctrl-C leaves the previous file (or none) rather than a truncated one, and a
+//! script watching the directory only ever sees whole files. The temporary
+//! file lives in the same directory because a rename is only atomic within one
+//! file system.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Distinguishes temporary names of concurrent writes from one process.
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, flushed to
+/// disk, then renamed over `path`. On failure the temporary file is removed
+/// and `path` is left as it was. The error names the file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = temp_name(path);
+    let result = (|| {
+        let mut file = File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(io::Error::new(
+            e.kind(),
+            format!("{}: cannot write: {e}", path.display()),
+        ));
+    }
+    Ok(())
+}
+
+/// `.<name>.tmp-<pid>-<n>` in the directory of `path`: hidden, and unique per
+/// process and call so parallel writers never share one.
+fn temp_name(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".to_string());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = format!(".{name}.tmp-{}-{n}", std::process::id());
+    match path.parent() {
+        Some(dir) => dir.join(tmp),
+        None => PathBuf::from(tmp),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_atomic_replaces_the_file_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        write_atomic(&path, b"first").unwrap();
+        write_atomic(&path, b"second").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"second");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("out.csv")]);
+    }
+
+    #[test]
+    fn write_atomic_into_a_missing_directory_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing").join("out.csv");
+        let err = write_atomic(&path, b"x").unwrap_err();
+        assert!(err.to_string().contains("out.csv"), "{err}");
+    }
+}

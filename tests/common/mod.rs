@@ -1,0 +1,119 @@
+//! Builders shared by the integration tests: small smith histories whose
+//! byte counts are easy to reason about.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use smith_calibrate::engine::Config;
+use smith_calibrate::transcript::{Block, BlockType, Message, Role, Str};
+
+pub fn arc(m: Message) -> Arc<Message> {
+    Arc::new(m)
+}
+
+pub fn user(text: &str) -> Arc<Message> {
+    arc(Message::user(text.as_bytes().to_vec()))
+}
+
+pub fn synthetic_user(text: &str) -> Arc<Message> {
+    arc(Message::new(Role::User, vec![Block::text(text.as_bytes().to_vec())], true, None))
+}
+
+pub fn assistant(text: &str) -> Arc<Message> {
+    arc(Message::new(Role::Assistant, vec![Block::text(text.as_bytes().to_vec())], false, None))
+}
+
+pub fn thinking(text: &str, signature: &str) -> Block {
+    Block {
+        kind: BlockType::Thinking,
+        text: Some(text.as_bytes().to_vec().into()),
+        signature: Some(signature.into()),
+        ..Block::default()
+    }
+}
+
+pub fn assistant_blocks(blocks: Vec<Block>) -> Arc<Message> {
+    arc(Message::new(Role::Assistant, blocks, false, None))
+}
+
+/// An assistant message calling one tool.
+pub fn call(id: &str, tool: &str, args: &str) -> Arc<Message> {
+    assistant_blocks(vec![Block::tool_use(id, tool, args)])
+}
+
+pub fn result_block(id: &str, text: &[u8]) -> Block {
+    Block {
+        kind: BlockType::ToolResult,
+        text: Some(text.to_vec().into()),
+        tool_call_id: Some(Str::from(id)),
+        ..Block::default()
+    }
+}
+
+/// A tool message with one result.
+pub fn result(id: &str, text: &[u8]) -> Arc<Message> {
+    arc(Message::new(Role::Tool, vec![result_block(id, text)], false, None))
+}
+
+pub fn media(kind: BlockType, id: Option<&str>, source: Option<&str>, media_type: Option<&str>) -> Block {
+    Block {
+        kind,
+        tool_call_id: id.map(Str::from),
+        source: source.map(Str::from),
+        media_type: media_type.map(Str::from),
+        ..Block::default()
+    }
+}
+
+/// Text of `n` ASCII bytes.
+pub fn filler(n: usize) -> Vec<u8> {
+    b"abcdefghij".iter().copied().cycle().take(n).collect()
+}
+
+pub fn filler_str(n: usize) -> String {
+    String::from_utf8(filler(n)).unwrap()
+}
+
+/// A config with a 1000-token window: trigger 800, target 500.
+pub fn small(max_tokens: u64) -> Config {
+    Config {
+        max_tokens,
+        ..Config::default()
+    }
+}
+
+pub fn text_of(m: &Message, block: usize) -> Vec<u8> {
+    m.content[block].text_bytes().to_vec()
+}
+
+pub fn total_bytes(h: &[Arc<Message>]) -> u64 {
+    h.iter().map(|m| m.bytes()).sum()
+}
+
+/// Every tool_use id has exactly one tool_result with that id after it, and
+/// every tool_result answers an earlier tool_use.
+pub fn pairing_holds(h: &[Arc<Message>]) -> Result<(), String> {
+    use std::collections::HashMap;
+    let mut calls: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (i, m) in h.iter().enumerate() {
+        for b in &m.content {
+            let Some(id) = b.tool_call_id.as_deref() else { continue };
+            match b.kind {
+                BlockType::ToolUse => {
+                    calls.insert(id, (i, 0));
+                }
+                BlockType::ToolResult => match calls.get_mut(id) {
+                    Some((at, n)) if *at < i => *n += 1,
+                    _ => return Err(format!("result {id} at {i} answers no earlier call")),
+                },
+                _ => {}
+            }
+        }
+    }
+    for (id, (_, n)) in calls {
+        if n != 1 {
+            return Err(format!("call {id} has {n} results"));
+        }
+    }
+    Ok(())
+}
