@@ -1,0 +1,426 @@
+//! The grid: which configs a sweep runs.
+//!
+//! In the manner of hyperfine's parameter scans, every knob takes a list
+//! (`0.7,0.8,0.9`), an inclusive range with a step (`0.4..0.6:0.05`), or a mix
+//! of both (`256,512..2048:512`), on the command line or in a TOML file with
+//! the same keys. The sweep runs the cartesian product of the knobs, minus the
+//! combinations that cannot work (a target at or above the trigger), plus
+//! smith's own defaults, which are always there as the baseline every other
+//! config is compared with.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::engine::{Budget, Config};
+
+/// The largest grid a sweep runs unless told otherwise. Each config replays
+/// every session once, so a grid beyond this is hours of work and gigabytes
+/// of rows: far more likely a typo in a step than a wish.
+pub const MAX_CONFIGS: usize = 100_000;
+
+/// The most decimals a range may use: ranges are computed on integers scaled
+/// by 10^decimals, which must stay exact in an `i64`.
+const MAX_DECIMALS: u32 = 9;
+
+/// A knob of [`Config`] that a sweep can vary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Knob {
+    MaxTokens,
+    CompactAt,
+    CompactTo,
+    ResultCap,
+    Window,
+    Overhead,
+    Ratio,
+    SummaryTokens,
+}
+
+impl Knob {
+    /// Every knob, in the order the product varies them (first slowest).
+    pub const ALL: [Knob; 8] = [
+        Knob::MaxTokens,
+        Knob::CompactAt,
+        Knob::CompactTo,
+        Knob::ResultCap,
+        Knob::Window,
+        Knob::Overhead,
+        Knob::Ratio,
+        Knob::SummaryTokens,
+    ];
+
+    /// The command-line flag (without `--`), also a key of a grid file.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Knob::MaxTokens => "max-tokens",
+            Knob::CompactAt => "compact-at",
+            Knob::CompactTo => "compact-to",
+            Knob::ResultCap => "result-cap",
+            Knob::Window => "window",
+            Knob::Overhead => "overhead",
+            Knob::Ratio => "ratio",
+            Knob::SummaryTokens => "summary-tokens",
+        }
+    }
+
+    /// The field of [`Config`]: the column name in every output file, and
+    /// also accepted as a key of a grid file.
+    pub fn field(self) -> &'static str {
+        match self {
+            Knob::MaxTokens => "max_tokens",
+            Knob::CompactAt => "compact_at",
+            Knob::CompactTo => "compact_to",
+            Knob::ResultCap => "result_cap",
+            Knob::Window => "window_turns",
+            Knob::Overhead => "overhead_tokens",
+            Knob::Ratio => "ratio",
+            Knob::SummaryTokens => "summary_tokens",
+        }
+    }
+
+    /// The knob a grid-file key names: the flag or the field, with `-` or `_`.
+    pub fn from_key(key: &str) -> Option<Knob> {
+        let key = key.replace('-', "_");
+        Knob::ALL
+            .into_iter()
+            .find(|k| k.flag().replace('-', "_") == key || k.field() == key)
+    }
+
+    /// Whether the knob only takes whole numbers.
+    pub fn is_integer(self) -> bool {
+        !matches!(self, Knob::CompactAt | Knob::CompactTo | Knob::Ratio)
+    }
+
+    /// The knob's value in `config`.
+    pub fn get(self, c: &Config) -> f64 {
+        match self {
+            Knob::MaxTokens => c.max_tokens as f64,
+            Knob::CompactAt => c.compact_at,
+            Knob::CompactTo => c.compact_to,
+            Knob::ResultCap => c.result_cap as f64,
+            Knob::Window => c.window_turns as f64,
+            Knob::Overhead => c.overhead_tokens as f64,
+            Knob::Ratio => c.ratio,
+            Knob::SummaryTokens => c.summary_tokens as f64,
+        }
+    }
+
+    /// Sets the knob in `config`; integer knobs take a value already checked
+    /// to be a whole, non-negative number.
+    fn set(self, c: &mut Config, v: f64) {
+        match self {
+            Knob::MaxTokens => c.max_tokens = v as u64,
+            Knob::CompactAt => c.compact_at = v,
+            Knob::CompactTo => c.compact_to = v,
+            Knob::ResultCap => c.result_cap = v as usize,
+            Knob::Window => c.window_turns = v as usize,
+            Knob::Overhead => c.overhead_tokens = v as u64,
+            Knob::Ratio => c.ratio = v,
+            Knob::SummaryTokens => c.summary_tokens = v as u64,
+        }
+    }
+}
+
+/// The values asked for each knob; a knob left unset keeps smith's default.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GridSpec {
+    values: [Option<Vec<f64>>; 8],
+}
+
+impl GridSpec {
+    /// Parses `text` (a list, a range or both) as the values of `knob`,
+    /// replacing any earlier ones. The error names the flag.
+    pub fn set(&mut self, knob: Knob, text: &str) -> Result<(), String> {
+        let values = parse_values(knob, text).map_err(|e| format!("--{}: {e}", knob.flag()))?;
+        self.values[knob as usize] = Some(values);
+        Ok(())
+    }
+
+    /// The values given for `knob`, if any.
+    pub fn get(&self, knob: Knob) -> Option<&[f64]> {
+        self.values[knob as usize].as_deref()
+    }
+
+    /// Reads a TOML grid file. Each key is a knob (`compact-at` or
+    /// `compact_at`); each value a number, an array of numbers, or a string in
+    /// the command-line syntax (`"0.4..0.6:0.05"`); arrays may mix both.
+    pub fn from_toml(path: &Path, text: &str) -> Result<GridSpec, String> {
+        let at = path.display();
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e| format!("{at}: not a valid TOML grid: {e}"))?;
+        let mut spec = GridSpec::default();
+        for (key, value) in &table {
+            let knob = Knob::from_key(key).ok_or_else(|| {
+                let known: Vec<&str> = Knob::ALL.iter().map(|k| k.flag()).collect();
+                format!("{at}: unknown key `{key}`; the keys are {}", known.join(", "))
+            })?;
+            let items = match value {
+                toml::Value::Array(items) => items.iter().collect(),
+                one => vec![one],
+            };
+            let mut values = Vec::new();
+            for item in items {
+                let text = match item {
+                    toml::Value::Integer(i) => i.to_string(),
+                    toml::Value::Float(f) => format!("{f}"),
+                    toml::Value::String(s) => s.clone(),
+                    other => {
+                        return Err(format!(
+                            "{at}: `{key}`: expected numbers or a string such as \"0.4..0.6:0.05\", found {}",
+                            other.type_str()
+                        ))
+                    }
+                };
+                values.extend(parse_values(knob, &text).map_err(|e| format!("{at}: `{key}`: {e}"))?);
+            }
+            if values.is_empty() {
+                return Err(format!("{at}: `{key}` is an empty list; give at least one value or leave the key out"));
+            }
+            dedup(&mut values);
+            spec.values[knob as usize] = Some(values);
+        }
+        Ok(spec)
+    }
+
+    /// This spec with every knob `other` sets taken from `other`: the command
+    /// line overrides a grid file.
+    pub fn overridden_by(mut self, other: &GridSpec) -> GridSpec {
+        for (mine, theirs) in self.values.iter_mut().zip(&other.values) {
+            if theirs.is_some() {
+                mine.clone_from(theirs);
+            }
+        }
+        self
+    }
+
+    /// How many configs the product has (before impossible ones are left
+    /// out), saturating.
+    pub fn product_len(&self) -> usize {
+        self.values
+            .iter()
+            .map(|v| v.as_ref().map_or(1, Vec::len))
+            .fold(1usize, usize::saturating_mul)
+    }
+}
+
+/// Parses a comma-separated list whose items are numbers or ranges
+/// `start..end:step` (inclusive of `end`; integer knobs may leave out
+/// `:step`, meaning 1). Repeated values are kept once, in first-seen order.
+/// Every value is checked against what the knob accepts.
+pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, String> {
+    let mut values = Vec::new();
+    for item in text.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            return Err(format!("empty item in {text:?}; write values as 0.7,0.8 or ranges as 0.4..0.6:0.05"));
+        }
+        if let Some((start, rest)) = item.split_once("..") {
+            let (end, step) = match rest.split_once(':') {
+                Some((end, step)) => (end, Some(step)),
+                None => (rest, None),
+            };
+            values.extend(range(knob, start, end, step)?);
+        } else {
+            values.push(number(item)?);
+        }
+    }
+    for &v in &values {
+        check_value(knob, v)?;
+    }
+    dedup(&mut values);
+    Ok(values)
+}
+
+fn number(text: &str) -> Result<f64, String> {
+    let text = text.trim();
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("{text:?} is not a number")),
+    }
+}
+
+/// Digits after the point in the shortest text that reads back as `v`.
+fn decimals(v: f64) -> u32 {
+    let s = format!("{v}");
+    s.split_once('.').map_or(0, |(_, frac)| frac.len() as u32)
+}
+
+/// `start..end:step`, computed as `start + i*step` on integers scaled by
+/// 10^decimals so that `0.4..0.6:0.05` gives exactly 0.4, 0.45, 0.5, 0.55,
+/// 0.6 (adding 0.05 five times in floating point gives 0.6000000000000001,
+/// which would miss the end and print as noise).
+fn range(knob: Knob, start: &str, end: &str, step: Option<&str>) -> Result<Vec<f64>, String> {
+    let whole = format!("{start}..{end}{}", step.map(|s| format!(":{s}")).unwrap_or_default());
+    let a = number(start)?;
+    let b = number(end)?;
+    let step = match step {
+        Some(s) => number(s)?,
+        None if knob.is_integer() => 1.0,
+        None => {
+            return Err(format!(
+                "range {whole:?} needs a step for a fractional knob, as in {start}..{end}:0.05"
+            ))
+        }
+    };
+    if step <= 0.0 {
+        return Err(format!("range {whole:?}: the step must be above 0"));
+    }
+    if b < a {
+        return Err(format!("range {whole:?}: the end is below the start"));
+    }
+    let d = decimals(a).max(decimals(b)).max(decimals(step));
+    if d > MAX_DECIMALS {
+        return Err(format!("range {whole:?}: at most {MAX_DECIMALS} decimals"));
+    }
+    let scale = 10f64.powi(d as i32);
+    let scaled = |v: f64| -> Result<i64, String> {
+        let s = (v * scale).round();
+        if s.abs() >= 9.0e15 {
+            return Err(format!("range {whole:?}: numbers too large for a range"));
+        }
+        Ok(s as i64)
+    };
+    let (ai, bi, si) = (scaled(a)?, scaled(b)?, scaled(step)?);
+    let count = (bi - ai) / si + 1;
+    if count as u128 > MAX_CONFIGS as u128 {
+        return Err(format!(
+            "range {whole:?} has {count} values, more than a sweep runs ({MAX_CONFIGS}); use a larger step"
+        ));
+    }
+    Ok((0..count).map(|i| (ai + i * si) as f64 / scale).collect())
+}
+
+/// Rejects a value the knob cannot take, saying what it takes instead.
+fn check_value(knob: Knob, v: f64) -> Result<(), String> {
+    if knob.is_integer() {
+        if v < 0.0 || v.fract() != 0.0 {
+            return Err(format!("{v} is not a whole number of 0 or more"));
+        }
+        if v > u32::MAX as f64 {
+            return Err(format!("{v} is too large"));
+        }
+    }
+    let mut c = Config::default();
+    knob.set(&mut c, v);
+    c.validate()
+}
+
+fn dedup(values: &mut Vec<f64>) {
+    let mut seen: Vec<f64> = Vec::with_capacity(values.len());
+    values.retain(|v| {
+        if seen.contains(v) {
+            false
+        } else {
+            seen.push(*v);
+            true
+        }
+    });
+}
+
+/// The configs a sweep runs.
+#[derive(Clone, Debug)]
+pub struct Grid {
+    /// Every config, the baseline (smith's defaults) first.
+    pub configs: Vec<Config>,
+    /// The values each knob took, in [`Knob::ALL`] order.
+    pub axes: Vec<(Knob, Vec<f64>)>,
+    /// Combinations of the product left out because their target is at or
+    /// above their trigger.
+    pub impossible: usize,
+}
+
+impl Grid {
+    /// Index of the baseline in [`Grid::configs`]: always the first.
+    pub const BASELINE: usize = 0;
+
+    /// Whether config `i` is the baseline.
+    pub fn is_baseline(i: usize) -> bool {
+        i == Grid::BASELINE
+    }
+}
+
+/// Whether a config can never work: compaction would aim at or above the
+/// point where it starts, so every compaction would be a no-op followed by
+/// another one at the next request.
+pub fn is_impossible(c: &Config) -> bool {
+    let b = Budget::new(c);
+    b.target_tokens >= b.trigger_tokens
+}
+
+/// Builds the grid: the product of the knobs' values (first knob varying
+/// slowest), without impossible combinations, with smith's defaults first
+/// whether or not the product contains them. Refuses a product above
+/// `limit` configs before building any of it.
+pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, String> {
+    let axes: Vec<(Knob, Vec<f64>)> = Knob::ALL
+        .into_iter()
+        .map(|k| {
+            let values = spec
+                .get(k)
+                .map_or_else(|| vec![k.get(&Config::default())], <[f64]>::to_vec);
+            (k, values)
+        })
+        .collect();
+    let total = spec.product_len();
+    if total > limit {
+        let mut sizes = String::new();
+        for (k, v) in axes.iter().filter(|(_, v)| v.len() > 1) {
+            let _ = write!(sizes, "{}{} {}", if sizes.is_empty() { "" } else { " × " }, v.len(), k.flag());
+        }
+        return Err(format!(
+            "the grid has {} configs ({sizes}), more than the limit of {limit}; use fewer values or larger steps, or raise --max-configs",
+            if total == usize::MAX { "too many".to_string() } else { total.to_string() },
+        ));
+    }
+    let baseline = Config::default();
+    let mut configs = Vec::with_capacity(total + 1);
+    configs.push(baseline);
+    let mut impossible = 0;
+    let mut index = vec![0usize; axes.len()];
+    for _ in 0..total {
+        let mut c = Config::default();
+        for ((k, values), &i) in axes.iter().zip(&index) {
+            k.set(&mut c, values[i]);
+        }
+        if is_impossible(&c) {
+            impossible += 1;
+        } else if c != baseline {
+            configs.push(c);
+        }
+        // Advance the odometer: the last knob fastest.
+        for d in (0..axes.len()).rev() {
+            index[d] += 1;
+            if index[d] < axes[d].1.len() {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    Ok(Grid {
+        configs,
+        axes,
+        impossible,
+    })
+}
+
+/// A label that tells every config of a grid apart: [`Config::label`], with
+/// the fractions written in full when two decimals would round them
+/// (`0.825/0.5` rather than `0.83/0.50`).
+pub fn label(c: &Config) -> String {
+    let exact = |v: f64| format!("{v:.2}").parse::<f64>() == Ok(v);
+    if exact(c.compact_at) && exact(c.compact_to) {
+        return c.label();
+    }
+    let standard = c.label();
+    // Config::label starts with "<max> <at>/<to> "; swap that field.
+    match standard.split_once(' ') {
+        Some((max, rest)) => {
+            let tail = rest.split_once(' ').map_or("", |(_, t)| t);
+            format!("{max} {}/{} {tail}", c.compact_at, c.compact_to)
+        }
+        None => standard,
+    }
+}
