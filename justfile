@@ -1,0 +1,32 @@
+# Everyday recipes. `just --list` shows them.
+
+# The main job: sweep the bundled sessions and write a report.
+sweep:
+    cargo run --release -- sweep datasets/sessions --out reports/datasets-sweep
+
+# The test suite, as CI runs it.
+test:
+    cargo test
+
+# Formatting and lints, as CI checks them.
+lint:
+    cargo fmt --check
+    cargo clippy --all-targets -- -D warnings
+
+# Everything CI does.
+ci:
+    bash .ci/run
+
+# Benchmarks (release build): replay and sweep throughput, peak RSS.
+bench:
+    cargo bench --bench replay
+    cargo bench --bench sweep
+
+# Regenerate the committed datasets (see datasets/README.md).
+datasets:
+    cargo run --release -- synth --seed 7 --sessions 16 --out datasets/sessions --force
+
+# Fuzz each target for MINUTES minutes (needs cargo-fuzz).
+fuzz minutes="10":
+    cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run parse_line -- -max_total_time=$(( {{minutes}} * 60 ))
+    cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run compact -- -max_total_time=$(( {{minutes}} * 60 ))
