@@ -94,7 +94,8 @@ impl SessionFacts {
 }
 
 /// Replays `messages` under `engine`. `observe` sees each request's facts,
-/// the working history as sent, and the compaction that produced it; return
+/// the working history as sent, and the compaction that produced it (whose
+/// `messages` has been moved into that history, so it reads `None`); return
 /// `false` from it to stop early.
 pub fn replay_with(
     messages: &[Arc<Message>],
@@ -113,9 +114,9 @@ pub fn replay_with(
     let mut request = 0usize;
     for (index, message) in messages.iter().enumerate() {
         if message.role == Role::Assistant {
-            let compaction = engine.compact_measured(&working, bytes);
-            if let Some(new) = &compaction.messages {
-                working.clone_from(new);
+            let mut compaction = engine.compact_measured(&working, bytes);
+            if let Some(new) = compaction.messages.take() {
+                working = new;
                 bytes = compaction.history_bytes;
             }
             let (cache_read, cache_write) = match sent {

@@ -1,0 +1,385 @@
+//! The bad-input corpus: each broken log a user can have, and what the user
+//! sees for it. Expected everywhere: no panic, `path:line: reason` for each
+//! skipped line (the first few, then a count), the good lines used, exit 0
+//! when anything could be read and 1 when nothing could, `--strict` turning a
+//! skipped line into a failure.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use smith_calibrate::transcript::reader::read_transcript;
+
+const GOOD_USER: &str = r#"{"role":"user","content":[{"type":"text","text":"hello"}]}"#;
+const GOOD_ASSISTANT: &str = r#"{"role":"assistant","content":[{"type":"text","text":"hi"}]}"#;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
+    c.env("SMITH_HOME", "/nonexistent-smith-home").env("NO_COLOR", "1");
+    c
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn replay(path: &Path, extra: &[&str]) -> Output {
+    bin().arg("replay").arg(path).arg("--json").args(extra).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(o)))
+}
+
+fn no_panic(o: &Output) {
+    let err = stderr(o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(o.status.code(), Some(101), "{err}");
+}
+
+/// Good lines around `bad`: user, bad, assistant.
+fn around(bad: &[u8]) -> Vec<u8> {
+    let mut v = GOOD_USER.as_bytes().to_vec();
+    v.push(b'\n');
+    v.extend_from_slice(bad);
+    v.push(b'\n');
+    v.extend_from_slice(GOOD_ASSISTANT.as_bytes());
+    v.push(b'\n');
+    v
+}
+
+fn assert_skipped_line_2(bad: &[u8], reason: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "transcript.jsonl", &around(bad));
+    let o = replay(&p, &[]);
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let want = format!("{}:2: skipped: ", p.display());
+    assert!(err.contains(&want), "expected {want:?} in {err:?}");
+    assert!(err.contains(reason), "expected {reason:?} in {err:?}");
+    let v = json(&o);
+    assert_eq!(v["messages"], 2, "both good lines are used");
+    assert_eq!(v["lines_skipped"], 1);
+    assert_eq!(v["requests"], 1);
+    let strict = replay(&p, &["--strict"]);
+    assert_eq!(strict.status.code(), Some(1), "--strict fails on a skipped line");
+}
+
+#[test]
+fn empty_file_reads_nothing_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "transcript.jsonl", b"");
+    let o = replay(&p, &[]);
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no message could be read"), "{}", stderr(&o));
+}
+
+#[test]
+fn only_blank_lines_read_nothing_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "transcript.jsonl", b"\n  \n\t\r\n\n");
+    let o = replay(&p, &[]);
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn final_line_cut_mid_json_is_skipped_and_the_rest_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut data = around(b"{\"role\":\"tool\",\"content\":[]}");
+    data.extend_from_slice(br#"{"role":"assistant","content":[{"type":"text","te"#);
+    let p = write(dir.path(), "transcript.jsonl", &data);
+    let o = replay(&p, &[]);
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains(&format!("{}:4: skipped: EOF while parsing", p.display())), "{}", stderr(&o));
+    assert_eq!(json(&o)["messages"], 3);
+}
+
+#[test]
+fn crlf_line_endings_and_a_bom_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = format!("\u{feff}{GOOD_USER}\r\n{GOOD_ASSISTANT}\r\n");
+    let p = write(dir.path(), "transcript.jsonl", data.as_bytes());
+    let o = replay(&p, &["--strict"]);
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["messages"], 2);
+    assert_eq!(json(&o)["lines_skipped"], 0);
+}
+
+#[test]
+fn invalid_utf8_in_a_text_skips_that_line() {
+    assert_skipped_line_2(
+        b"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"caf\xe9\"}]}",
+        "invalid UTF-8 at byte",
+    );
+}
+
+#[test]
+fn a_json_array_number_or_null_is_not_a_message() {
+    assert_skipped_line_2(b"[1,2,3]", "not a message: a JSON array");
+    assert_skipped_line_2(b"42", "not a message: a JSON number");
+    assert_skipped_line_2(b"null", "not a message: null");
+}
+
+#[test]
+fn a_message_without_role_or_content_is_skipped() {
+    assert_skipped_line_2(br#"{"content":[]}"#, "no \"role\"");
+    assert_skipped_line_2(br#"{"role":"user"}"#, "no \"content\"");
+}
+
+#[test]
+fn unknown_role_and_unknown_block_type_are_skipped_by_name() {
+    assert_skipped_line_2(br#"{"role":"narrator","content":[]}"#, "unknown role \"narrator\"");
+    assert_skipped_line_2(
+        br#"{"role":"user","content":[{"type":"video","text":"x"}]}"#,
+        "content[0]: unknown block type \"video\"",
+    );
+}
+
+#[test]
+fn a_block_with_wrong_field_types_is_skipped_naming_the_field() {
+    assert_skipped_line_2(
+        br#"{"role":"tool","content":[{"type":"tool_result","text":"x","is_error":"yes"}]}"#,
+        "content[0].is_error",
+    );
+    assert_skipped_line_2(br#"{"role":"user","content":"hello"}"#, "content");
+}
+
+#[test]
+fn tool_args_that_are_a_string_or_an_array_are_kept_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = [
+        GOOD_USER,
+        r#"{"role":"assistant","content":[{"type":"tool_use","tool_call_id":"a","tool_name":"bash","tool_args":"ls -la"}]}"#,
+        r#"{"role":"tool","content":[{"type":"tool_result","tool_call_id":"a","text":"x"}]}"#,
+        r#"{"role":"assistant","content":[{"type":"tool_use","tool_call_id":"b","tool_name":"bash","tool_args":[1, "two"]}]}"#,
+    ]
+    .join("\n");
+    let p = write(dir.path(), "transcript.jsonl", data.as_bytes());
+    let t = read_transcript(&p).unwrap();
+    assert_eq!(t.messages[1].content[0].tool_args.as_deref(), Some("\"ls -la\""));
+    assert_eq!(t.messages[3].content[0].tool_args.as_deref(), Some("[1,\"two\"]"));
+    let o = replay(&p, &["--strict"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn tool_args_nested_10000_levels_deep_is_skipped_not_a_crash() {
+    let mut line = br#"{"role":"assistant","content":[{"type":"tool_use","tool_call_id":"a","tool_name":"x","tool_args":"#.to_vec();
+    line.extend(std::iter::repeat_n(b'[', 10_000));
+    line.extend(std::iter::repeat_n(b']', 10_000));
+    line.extend_from_slice(b"}]}");
+    assert_skipped_line_2(&line, "recursion limit exceeded");
+}
+
+#[test]
+fn a_single_line_of_200_mb_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = "x".repeat(200 << 20);
+    let line = format!(r#"{{"role":"tool","content":[{{"type":"tool_result","tool_call_id":"a","text":"{big}"}}]}}"#);
+    drop(big);
+    let data = format!(
+        "{GOOD_USER}\n{}\n{line}\n{GOOD_ASSISTANT}\n",
+        r#"{"role":"assistant","content":[{"type":"tool_use","tool_call_id":"a","tool_name":"bash","tool_args":{}}]}"#
+    );
+    drop(line);
+    let p = write(dir.path(), "transcript.jsonl", data.as_bytes());
+    drop(data);
+    let o = replay(&p, &["--strict"]);
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["messages"], 4);
+    // One turn: no cut, so the desperate pass truncates the result.
+    assert_eq!(v["results_truncated"], 1);
+}
+
+#[test]
+fn unpaired_results_calls_and_duplicate_ids_replay_without_loss() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = "y".repeat(5000);
+    let lines = [
+        GOOD_USER.to_string(),
+        // A result with no call, a call with no result, and two calls
+        // sharing one id.
+        format!(r#"{{"role":"tool","content":[{{"type":"tool_result","tool_call_id":"orphan","text":"{big}"}}]}}"#),
+        r#"{"role":"assistant","content":[{"type":"tool_use","tool_call_id":"lost","tool_name":"grep","tool_args":{"pattern":"x"}}]}"#.to_string(),
+        r#"{"role":"assistant","content":[{"type":"tool_use","tool_call_id":"dup","tool_name":"read_file","tool_args":{"path":"a"}}]}"#.to_string(),
+        format!(r#"{{"role":"tool","content":[{{"type":"tool_result","tool_call_id":"dup","text":"{big}"}}]}}"#),
+        r#"{"role":"assistant","content":[{"type":"tool_use","tool_call_id":"dup","tool_name":"read_file","tool_args":{"path":"a"}}]}"#.to_string(),
+        format!(r#"{{"role":"tool","content":[{{"type":"tool_result","tool_call_id":"dup","text":"{big}"}}]}}"#),
+        r#"{"role":"user","content":[{"type":"text","text":"next"}]}"#.to_string(),
+        GOOD_ASSISTANT.to_string(),
+    ];
+    let p = write(dir.path(), "transcript.jsonl", lines.join("\n").as_bytes());
+    let o = bin()
+        .args(["replay", "--json", "--strict", "--max-tokens", "3000"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["messages"], 9);
+    assert_eq!(v["requests"], 4);
+}
+
+#[test]
+fn a_session_that_is_one_huge_result_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = "z".repeat(3 << 20);
+    let data = format!(r#"{{"role":"tool","content":[{{"type":"tool_result","tool_call_id":"a","text":"{big}"}}]}}"#);
+    let p = write(dir.path(), "transcript.jsonl", data.as_bytes());
+    let o = replay(&p, &[]);
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(json(&o)["requests"], 0);
+}
+
+#[test]
+fn session_json_missing_corrupt_or_disagreeing_never_stops_the_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = around(br#"{"role":"tool","content":[]}"#);
+    // Missing.
+    let a = write(dir.path(), "a/transcript.jsonl", &data);
+    let o = replay(&a, &[]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(json(&o)["session"], "a");
+    // Corrupt: reported, transcript still used.
+    let b = write(dir.path(), "b/transcript.jsonl", &data);
+    write(dir.path(), "b/session.json", b"{\"id\": \"b\", ");
+    let o = replay(&b, &[]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("session.json: not valid JSON, metadata ignored"), "{}", stderr(&o));
+    assert_eq!(json(&o)["messages"], 3);
+    // Disagreeing: session.json's own messages are not the transcript's; the
+    // transcript is what is replayed.
+    let c = write(dir.path(), "c/transcript.jsonl", &data);
+    write(dir.path(), "c/session.json", br#"{"id":"session-1-abc","name":"named","messages":[]}"#);
+    let o = replay(&c, &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    assert_eq!(v["session"], "named");
+    assert_eq!(v["messages"], 3);
+}
+
+#[test]
+fn a_tree_with_unreadable_files_a_symlink_loop_and_a_non_transcript_is_walked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    write(&root, "s1/transcript.jsonl", &around(b""));
+    write(&root, "notes/readme.txt", b"not a transcript");
+    // A file named like a transcript that is not one: read, all lines bad.
+    write(&root, "junk/transcript.jsonl", b"\x89PNG\r\n\x1a\n\x00\x00binary");
+    // A symlink loop and a dangling link named like a transcript.
+    std::os::unix::fs::symlink(&root, root.join("s1/loop")).unwrap();
+    fs::create_dir_all(root.join("gone")).unwrap();
+    std::os::unix::fs::symlink(root.join("nowhere"), root.join("gone/transcript.jsonl")).unwrap();
+    let found = smith_calibrate::transcript::resolve(root.to_str().unwrap()).unwrap();
+    let names: Vec<String> = found.iter().map(|s| s.label()).collect();
+    assert_eq!(names, vec!["junk", "s1"], "the loop ends, the dangling link is passed over");
+    // Reading the junk transcript reports its lines and reads nothing.
+    let o = replay(&root.join("junk"), &[]);
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("junk/transcript.jsonl:1: skipped: invalid UTF-8"), "{}", stderr(&o));
+}
+
+#[test]
+fn skipped_lines_are_described_for_the_first_five_then_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut data = format!("{GOOD_USER}\n");
+    for i in 0..12 {
+        data.push_str(&format!("garbage {i}\n"));
+    }
+    data.push_str(GOOD_ASSISTANT);
+    let p = write(dir.path(), "transcript.jsonl", data.as_bytes());
+    let o = replay(&p, &[]);
+    let err = stderr(&o);
+    assert_eq!(err.matches(": skipped: ").count(), 5, "{err}");
+    assert!(err.contains("skipped 7 more bad lines (12 in all)"), "{err}");
+    assert_eq!(json(&o)["lines_skipped"], 12);
+}
+
+#[test]
+fn an_index_naming_a_missing_session_is_a_clear_error() {
+    let home = tempfile::tempdir().unwrap();
+    let sessions = home.path().join("sessions");
+    fs::create_dir_all(&sessions).unwrap();
+    fs::write(
+        sessions.join("index.json"),
+        br#"[{"id":"session-1-abcdef","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","first_prompt":"x","message_count":2,"name":"fix-it"}]"#,
+    )
+    .unwrap();
+    let o = bin()
+        .env("SMITH_HOME", home.path())
+        .args(["replay", "fix-it"])
+        .output()
+        .unwrap();
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("session \"session-1-abcdef\" is in") && err.contains("does not exist"), "{err}");
+    let o = bin()
+        .env("SMITH_HOME", home.path())
+        .args(["replay", "no-such-thing"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("neither a path nor a session id or name"));
+}
+
+#[test]
+fn a_session_is_found_by_id_and_by_name_through_the_index() {
+    let home = tempfile::tempdir().unwrap();
+    let sessions = home.path().join("sessions");
+    write(&sessions, "session-2-abcdef/transcript.jsonl", &around(b""));
+    fs::write(
+        sessions.join("index.json"),
+        br#"[{"id":"session-2-abcdef","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","first_prompt":"x","message_count":2,"name":"fix-it"}]"#,
+    )
+    .unwrap();
+    for reference in ["fix-it", "session-2-abcdef"] {
+        let o = bin()
+            .env("SMITH_HOME", home.path())
+            .args(["replay", "--json", reference])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{reference}: {}", stderr(&o));
+        assert_eq!(json(&o)["messages"], 2);
+    }
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let o = bin().args(["replay", "x", "--ratio", "0"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("ratio must be a positive number"));
+    let o = bin().args(["replay"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn nothing_is_written_into_the_session_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "s/transcript.jsonl", &around(b"broken"));
+    let before: Vec<_> = fs::read_dir(dir.path().join("s")).unwrap().map(|e| e.unwrap().path()).collect();
+    let bytes = fs::read(&p).unwrap();
+    for args in [vec!["--json"], vec!["--trace"], vec!["--emit-history-at", "0"]] {
+        bin().arg("replay").arg(&p).args(&args).output().unwrap();
+    }
+    let after: Vec<_> = fs::read_dir(dir.path().join("s")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(before, after);
+    assert_eq!(fs::read(&p).unwrap(), bytes);
+}
