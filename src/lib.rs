@@ -5,7 +5,15 @@
 //! [`engine`] is smith's compaction to the byte, [`replay`] walks one session
 //! through it, and the commands in [`commands`] put them to work.
 
+pub mod calibrate;
 pub mod commands;
 pub mod engine;
+#[cfg(feature = "full")]
+pub mod export;
+pub mod import;
+pub mod output;
 pub mod replay;
+pub mod sweep;
+pub mod synth;
 pub mod transcript;
+pub mod view;

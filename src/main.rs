@@ -18,12 +18,22 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Replay(commands::replay::ReplayArgs),
+    Sweep(commands::sweep::SweepArgs),
+    Transcript(commands::transcript::TranscriptArgs),
+    Synth(commands::synth::SynthArgs),
+    Import(commands::import::ImportArgs),
+    Calibrate(commands::calibrate::CalibrateArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay(args) => commands::replay::run(args),
+        Command::Sweep(args) => commands::sweep::run(args),
+        Command::Transcript(args) => commands::transcript::run(args),
+        Command::Synth(args) => commands::synth::run(args),
+        Command::Import(args) => commands::import::run(args),
+        Command::Calibrate(args) => commands::calibrate::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

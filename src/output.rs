@@ -8,7 +8,7 @@
 //! file system.
 
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -19,10 +19,21 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// disk, then renamed over `path`. On failure the temporary file is removed
 /// and `path` is left as it was. The error names the file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, |out| out.write_all(bytes))
+}
+
+/// Like [`write_atomic`], for output produced piece by piece: `write` gets a
+/// buffered writer on the temporary file, so a large file is never held in
+/// memory whole.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let tmp = temp_name(path);
     let result = (|| {
-        let mut file = File::create(&tmp)?;
-        file.write_all(bytes)?;
+        let mut out = BufWriter::new(File::create(&tmp)?);
+        write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         drop(file);
         fs::rename(&tmp, path)

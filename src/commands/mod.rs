@@ -1,7 +1,13 @@
 //! The subcommands. Each file turns parsed arguments into work on the
 //! library and output for a person or a program; `main.rs` only dispatches.
 
+pub mod calibrate;
+pub mod import;
 pub mod replay;
+#[cfg(feature = "full")]
+pub mod sweep;
+pub mod synth;
+pub mod transcript;
 
 use std::process::ExitCode;
 
@@ -10,7 +16,7 @@ use clap::Args;
 
 use crate::engine::constants::{defaults, OLD_RESULT_BYTES, RECENCY_WINDOW_TURNS};
 use crate::engine::Config;
-use crate::transcript::{self, Session};
+use crate::transcript::Session;
 
 /// Exit statuses shared by every command.
 pub mod exit {
@@ -125,14 +131,14 @@ pub fn report_skips(session: &Session) {
 /// lines; fails with exit 1 when no message could be read (or any line was
 /// skipped under `strict`).
 pub fn load_one(spec: &str, strict: bool) -> Result<Session> {
-    let found = transcript::resolve(spec).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let found = crate::transcript::resolve(spec).map_err(|e| nothing_read(format!("{e:#}")))?;
     if found.len() != 1 {
         return Err(usage(format!(
             "{spec} holds {} sessions; name one of them, or use `sweep` for many",
             found.len()
         )));
     }
-    let session = transcript::load(&found[0]).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let session = crate::transcript::load(&found[0]).map_err(|e| nothing_read(format!("{e:#}")))?;
     check_read(&session, strict)?;
     Ok(session)
 }

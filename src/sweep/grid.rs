@@ -155,7 +155,10 @@ impl GridSpec {
         for (key, value) in &table {
             let knob = Knob::from_key(key).ok_or_else(|| {
                 let known: Vec<&str> = Knob::ALL.iter().map(|k| k.flag()).collect();
-                format!("{at}: unknown key `{key}`; the keys are {}", known.join(", "))
+                format!(
+                    "{at}: unknown key `{key}`; the keys are {}",
+                    known.join(", ")
+                )
             })?;
             let items = match value {
                 toml::Value::Array(items) => items.iter().collect(),
@@ -174,10 +177,13 @@ impl GridSpec {
                         ))
                     }
                 };
-                values.extend(parse_values(knob, &text).map_err(|e| format!("{at}: `{key}`: {e}"))?);
+                values
+                    .extend(parse_values(knob, &text).map_err(|e| format!("{at}: `{key}`: {e}"))?);
             }
             if values.is_empty() {
-                return Err(format!("{at}: `{key}` is an empty list; give at least one value or leave the key out"));
+                return Err(format!(
+                    "{at}: `{key}` is an empty list; give at least one value or leave the key out"
+                ));
             }
             dedup(&mut values);
             spec.values[knob as usize] = Some(values);
@@ -215,7 +221,9 @@ pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, String> {
     for item in text.split(',') {
         let item = item.trim();
         if item.is_empty() {
-            return Err(format!("empty item in {text:?}; write values as 0.7,0.8 or ranges as 0.4..0.6:0.05"));
+            return Err(format!(
+                "empty item in {text:?}; write values as 0.7,0.8 or ranges as 0.4..0.6:0.05"
+            ));
         }
         if let Some((start, rest)) = item.split_once("..") {
             let (end, step) = match rest.split_once(':') {
@@ -253,7 +261,10 @@ fn decimals(v: f64) -> u32 {
 /// 0.6 (adding 0.05 five times in floating point gives 0.6000000000000001,
 /// which would miss the end and print as noise).
 fn range(knob: Knob, start: &str, end: &str, step: Option<&str>) -> Result<Vec<f64>, String> {
-    let whole = format!("{start}..{end}{}", step.map(|s| format!(":{s}")).unwrap_or_default());
+    let whole = format!(
+        "{start}..{end}{}",
+        step.map(|s| format!(":{s}")).unwrap_or_default()
+    );
     let a = number(start)?;
     let b = number(end)?;
     let step = match step {
@@ -368,7 +379,13 @@ pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, String> {
     if total > limit {
         let mut sizes = String::new();
         for (k, v) in axes.iter().filter(|(_, v)| v.len() > 1) {
-            let _ = write!(sizes, "{}{} {}", if sizes.is_empty() { "" } else { " × " }, v.len(), k.flag());
+            let _ = write!(
+                sizes,
+                "{}{} {}",
+                if sizes.is_empty() { "" } else { " × " },
+                v.len(),
+                k.flag()
+            );
         }
         return Err(format!(
             "the grid has {} configs ({sizes}), more than the limit of {limit}; use fewer values or larger steps, or raise --max-configs",

@@ -1,0 +1,392 @@
+//! `smith-calibrate calibrate`: fit `--ratio` and `--overhead` from imported
+//! sessions that carry the provider's usage, and compare the source agent's
+//! own compactions with where smith's engine would compact.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use anyhow::Result;
+use clap::Args;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::calibrate::{self, Errors, Excluded, FirstCompaction, Fit, Point, COMPARE_MAX_TOKENS};
+use crate::import::{CompactBoundary, SessionFile};
+use crate::transcript::{self, Session};
+
+use super::{nothing_read, report_skips, usage};
+
+/// Fit smith's estimator knobs (ratio, overhead) to real provider usage.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Reads sessions written by `import` (they keep the provider's prompt size \
+of every request), fits reported ≈ (estimate + overhead) × ratio per source format, prints \
+the error before and after and the flags to pass to `replay` and `sweep`, and compares the \
+source agent's own compactions with where smith's engine would first compact.
+
+Examples:
+  smith-calibrate import claude-code --out ~/imports/claude
+  smith-calibrate calibrate ~/imports/claude
+  smith-calibrate calibrate ~/imports/claude --json | jq '.fits[0].flags'"
+)]
+pub struct CalibrateArgs {
+    /// Imported sessions: directories (searched), session directories,
+    /// transcripts, or session ids or names
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<String>,
+    /// The context window of the compaction comparison
+    #[arg(long, default_value_t = COMPARE_MAX_TOKENS, value_name = "N")]
+    pub max_tokens: u64,
+    /// Print everything as one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The fit of one source format.
+#[derive(Clone, Debug, Serialize)]
+pub struct FormatFit {
+    pub format: String,
+    pub sessions: usize,
+    pub requests: usize,
+    /// Sessions of this format that gave no point, by reason.
+    pub excluded: BTreeMap<String, usize>,
+    pub fit: Fit,
+    /// Errors of smith's defaults (ratio 1, overhead 0) and of the fit.
+    pub before: Errors,
+    pub after: Errors,
+    /// What to pass to `replay` and `sweep`.
+    pub flags: String,
+}
+
+/// One session's first compaction: the source agent's and smith's.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompactionRow {
+    pub session: String,
+    pub format: String,
+    /// The source agent's first compaction, if it compacted.
+    pub real: Option<CompactBoundary>,
+    /// Reported prompt size of the last request before it.
+    pub real_last_prompt: Option<u64>,
+    /// Further compactions of the source agent (not compared).
+    pub later_real: usize,
+    /// smith's first compaction under the fitted knobs.
+    pub smith: Option<FirstCompaction>,
+    /// The prompt size the provider reported at the request where smith
+    /// (fitted) first compacts, when that request's context is known.
+    pub smith_reported: Option<u64>,
+    /// smith's first compaction with ratio 1 and no overhead.
+    pub smith_uncalibrated: Option<FirstCompaction>,
+}
+
+/// The sessions of one format that gave points, the points, and the
+/// sessions that gave none by reason.
+#[derive(Default)]
+struct Group {
+    sessions: usize,
+    points: Vec<Point>,
+    excluded: BTreeMap<String, usize>,
+}
+
+struct Loaded {
+    session: Session,
+    file: Option<SessionFile>,
+}
+
+pub fn run(args: CalibrateArgs) -> Result<()> {
+    if args.max_tokens == 0 || args.max_tokens > i32::MAX as u64 {
+        return Err(usage(format!(
+            "--max-tokens must be between 1 and {}",
+            i32::MAX
+        )));
+    }
+    let refs = transcript::resolve_all(&args.paths).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let loaded: Vec<Result<Loaded>> = refs
+        .par_iter()
+        .map(|r| {
+            let session = transcript::load(r)?;
+            let file = session
+                .meta
+                .as_ref()
+                .and_then(|m| m.raw.as_ref())
+                .and_then(SessionFile::from_meta);
+            Ok(Loaded { session, file })
+        })
+        .collect();
+    let mut sessions = Vec::with_capacity(loaded.len());
+    for l in loaded {
+        match l {
+            Ok(l) => {
+                report_skips(&l.session);
+                sessions.push(l);
+            }
+            Err(e) => eprintln!("{e:#}"),
+        }
+    }
+
+    // Points per format; sessions that give none are counted by reason.
+    let mut by_format: BTreeMap<String, Group> = BTreeMap::new();
+    let mut not_imported = 0usize;
+    let per_session: Vec<Result<Vec<Point>, Excluded>> = sessions
+        .par_iter()
+        .map(|l| match &l.file {
+            Some(f) => calibrate::points(&l.session.messages, f),
+            None => Err(Excluded::NotImported),
+        })
+        .collect();
+    for (l, pts) in sessions.iter().zip(per_session) {
+        let Some(f) = &l.file else {
+            not_imported += 1;
+            continue;
+        };
+        let entry = by_format.entry(f.source.format.clone()).or_default();
+        match pts {
+            Ok(p) => {
+                entry.sessions += 1;
+                entry.points.extend(p);
+            }
+            Err(why) => {
+                let key = serde_json::to_value(why)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                *entry.excluded.entry(key).or_default() += 1;
+            }
+        }
+    }
+    let mut fits = Vec::new();
+    for (
+        format,
+        Group {
+            sessions: n,
+            points: pts,
+            excluded,
+        },
+    ) in by_format
+    {
+        let Some(fit) = calibrate::fit(&pts) else {
+            eprintln!("{format}: no request with a known context and a reported prompt size; nothing to fit");
+            continue;
+        };
+        fits.push(FormatFit {
+            before: calibrate::errors(&pts, 1.0, 0),
+            after: calibrate::errors(&pts, fit.ratio, fit.overhead_tokens),
+            flags: format!("--ratio {} --overhead {}", fit.ratio, fit.overhead_tokens),
+            format,
+            sessions: n,
+            requests: pts.len(),
+            excluded,
+            fit,
+        });
+    }
+    if fits.is_empty() {
+        return Err(nothing_read(format!(
+            "none of the {} sessions carries usage per request ({} are not imports); import some with `smith-calibrate import`",
+            sessions.len(),
+            not_imported
+        )));
+    }
+
+    let rows: Vec<CompactionRow> = sessions
+        .par_iter()
+        .filter_map(|l| {
+            let f = l.file.as_ref()?;
+            let fit = fits.iter().find(|x| x.format == f.source.format)?;
+            compaction_row(l, f, &fit.fit, args.max_tokens)
+        })
+        .collect();
+
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    if args.json {
+        let value = serde_json::json!({
+            "fits": fits,
+            "not_imported": not_imported,
+            "compaction": {
+                "max_tokens": args.max_tokens,
+                "trigger_tokens": crate::engine::Budget::new(&calibrate::compare_config(args.max_tokens, 1.0, 0)).trigger_tokens,
+                "sessions": rows,
+            },
+        });
+        serde_json::to_writer_pretty(&mut out, &value)?;
+        writeln!(out)?;
+    } else {
+        write_text(&mut out, &fits, &rows, not_imported, args.max_tokens)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The comparison row of a session that the source agent compacted, or that
+/// smith would compact; `None` when neither.
+fn compaction_row(
+    l: &Loaded,
+    f: &SessionFile,
+    fit: &Fit,
+    max_tokens: u64,
+) -> Option<CompactionRow> {
+    let messages = &l.session.messages;
+    let smith = calibrate::first_compaction(
+        messages,
+        calibrate::compare_config(max_tokens, fit.ratio, fit.overhead_tokens),
+    );
+    let real = f.compact_boundaries.first().cloned();
+    if real.is_none() && smith.is_none() {
+        return None;
+    }
+    let real_last_prompt = real.as_ref().and_then(|b| {
+        f.requests
+            .iter()
+            .rfind(|r| r.message_index < b.message_index)
+            .map(|r| r.prompt_tokens())
+    });
+    // Known only while the context is: before the agent's own compaction.
+    let smith_reported = smith.as_ref().and_then(|s| {
+        let before_real = real
+            .as_ref()
+            .map_or(true, |b| s.message_index < b.message_index);
+        f.requests
+            .iter()
+            .find(|r| f.context_complete && before_real && r.message_index == s.message_index)
+            .map(|r| r.prompt_tokens())
+    });
+    Some(CompactionRow {
+        session: l.session.label(),
+        format: f.source.format.clone(),
+        later_real: f.compact_boundaries.len().saturating_sub(1),
+        real,
+        real_last_prompt,
+        smith_reported,
+        smith,
+        smith_uncalibrated: calibrate::first_compaction(
+            messages,
+            calibrate::compare_config(max_tokens, 1.0, 0),
+        ),
+    })
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn write_text(
+    out: &mut dyn Write,
+    fits: &[FormatFit],
+    rows: &[CompactionRow],
+    not_imported: usize,
+    max_tokens: u64,
+) -> io::Result<()> {
+    for f in fits {
+        let excluded: Vec<String> = f
+            .excluded
+            .iter()
+            .map(|(k, n)| format!("{n} {}", k.replace('_', " ")))
+            .collect();
+        writeln!(
+            out,
+            "{}: {} requests with a known context in {} sessions{}",
+            f.format,
+            f.requests,
+            f.sessions,
+            if excluded.is_empty() {
+                String::new()
+            } else {
+                format!(" (left out: {})", excluded.join(", "))
+            }
+        )?;
+        writeln!(
+            out,
+            "fit: reported ≈ (estimate + {}) × {}   [free fit: ratio {:.4}, overhead {:.0}]",
+            f.fit.overhead_tokens, f.fit.ratio, f.fit.free_ratio, f.fit.free_overhead
+        )?;
+        if let Some(why) = &f.fit.constrained {
+            writeln!(out, "note: {why}")?;
+        }
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED);
+        t.set_header(vec![
+            "charge",
+            "median |error|",
+            "p95 |error|",
+            "median bias",
+        ]);
+        for (name, e) in [
+            ("smith's defaults (ratio 1, overhead 0)", f.before),
+            ("fitted", f.after),
+        ] {
+            t.add_row(vec![
+                Cell::new(name),
+                Cell::new(pct(e.median)).set_alignment(CellAlignment::Right),
+                Cell::new(pct(e.p95)).set_alignment(CellAlignment::Right),
+                Cell::new(pct(e.bias)).set_alignment(CellAlignment::Right),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+        writeln!(out, "flags for replay and sweep: {}\n", f.flags)?;
+    }
+    if not_imported > 0 {
+        writeln!(
+            out,
+            "{not_imported} sessions are not imports and carry no usage per request; left out\n"
+        )?;
+    }
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let trigger =
+        crate::engine::Budget::new(&calibrate::compare_config(max_tokens, 1.0, 0)).trigger_tokens;
+    writeln!(
+        out,
+        "first compaction: the source agent's own, and smith's engine under --max-tokens {max_tokens} (trigger {trigger} charged tokens)"
+    )?;
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "session",
+        "agent compacted before",
+        "its preTokens / last prompt",
+        "smith (fitted) compacts at",
+        "smith (ratio 1, overhead 0)",
+    ]);
+    let at = |c: &Option<FirstCompaction>, reported: Option<u64>| match c {
+        Some(c) => format!(
+            "request {} (message {}), {} tokens{}",
+            c.request,
+            c.message_index,
+            c.before,
+            reported.map_or(String::new(), |r| format!(" (reported {r})"))
+        ),
+        None => "never".into(),
+    };
+    for r in rows {
+        let (real, sizes) = match &r.real {
+            Some(b) => (
+                format!(
+                    "request {} (message {}), {}{}",
+                    b.requests_before,
+                    b.message_index,
+                    b.trigger.as_deref().unwrap_or("?"),
+                    if r.later_real > 0 {
+                        format!(", +{} later", r.later_real)
+                    } else {
+                        String::new()
+                    }
+                ),
+                format!(
+                    "{} / {}",
+                    b.pre_tokens.map_or("?".into(), |t| t.to_string()),
+                    r.real_last_prompt.map_or("?".into(), |t| t.to_string())
+                ),
+            ),
+            None => ("never".into(), "".into()),
+        };
+        t.add_row(vec![
+            r.session.clone(),
+            real,
+            sizes,
+            at(&r.smith, r.smith_reported),
+            at(&r.smith_uncalibrated, None),
+        ]);
+    }
+    writeln!(out, "{t}")
+}

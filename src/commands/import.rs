@@ -1,0 +1,235 @@
+//! `smith-calibrate import`: other agents' recorded sessions into smith
+//! session directories that `replay`, `sweep` and `calibrate` read.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+
+use crate::import::{self, claude_code, mini_swe_agent, Outcome};
+
+use super::{nothing_read, usage};
+
+/// Import sessions of other coding agents as smith sessions.
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    #[command(subcommand)]
+    pub format: ImportFormat,
+}
+
+/// The formats `import` reads.
+#[derive(Subcommand, Debug)]
+pub enum ImportFormat {
+    ClaudeCode(ClaudeCodeArgs),
+    MiniSweAgent(MiniSweAgentArgs),
+}
+
+/// Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`,
+/// with `subagents/agent-*.jsonl` as sessions of their own).
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Each log becomes OUT/<id>/transcript.jsonl and OUT/<id>/session.json \
+(where it came from, the provider's usage per request, Claude Code's own compactions), and \
+OUT/index.json lists them. A re-run replaces its own output; the input is only read.
+
+Examples:
+  smith-calibrate import claude-code --out ~/imports/claude
+  smith-calibrate import claude-code ~/.claude/projects/-home-me-myproject --out imports
+  smith-calibrate calibrate imports"
+)]
+pub struct ClaudeCodeArgs {
+    /// Log files or directories searched for *.jsonl [default: ~/.claude/projects]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Directory to write the sessions into (created if missing)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print the totals as one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// mini-swe-agent trajectories (`*.traj.json`, format mini-swe-agent-1).
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Each trajectory becomes OUT/<id>/transcript.jsonl and OUT/<id>/session.json \
+(usage per request, the system prompt's size as overhead, and the resolved label from \
+<folder>.results.json beside the trajectories' folder when it exists). A re-run replaces its \
+own output; the input is only read.
+
+Examples:
+  smith-calibrate import mini-swe-agent runs/gemini-3-pro-swebench-verified --out imports
+  smith-calibrate import mini-swe-agent runs/x --out imports --classify-commands
+  smith-calibrate calibrate imports"
+)]
+pub struct MiniSweAgentArgs {
+    /// Trajectory files or directories searched for *.traj.json
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Directory to write the sessions into (created if missing)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Name plain reads (cat, nl, head, tail, sed -n) read_file, grep/rg grep
+    /// and find/ls glob, so that smith's duplicate stage sees them
+    #[arg(long)]
+    pub classify_commands: bool,
+    /// The results file with each task's resolved label [default:
+    /// <folder>.results.json beside each trajectory's folder]
+    #[arg(long, value_name = "FILE")]
+    pub results: Option<PathBuf>,
+    /// Print the totals as one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: ImportArgs) -> Result<()> {
+    match args.format {
+        ImportFormat::ClaudeCode(a) => run_claude_code(a),
+        ImportFormat::MiniSweAgent(a) => run_mini_swe_agent(a),
+    }
+}
+
+fn run_claude_code(args: ClaudeCodeArgs) -> Result<()> {
+    let paths = if args.paths.is_empty() {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        vec![home.join(".claude").join("projects")]
+    } else {
+        args.paths
+    };
+    let files = discover(&paths, &args.out, &claude_code::is_session_log, "*.jsonl")?;
+    let outcome = import::import_files(&files, &args.out, |f| {
+        claude_code::import_file(f).map_err(|e| anyhow::anyhow!("cannot read: {e}"))
+    })?;
+    finish(&outcome, &args.out, args.json)
+}
+
+fn run_mini_swe_agent(args: MiniSweAgentArgs) -> Result<()> {
+    let files = discover(
+        &args.paths,
+        &args.out,
+        &mini_swe_agent::is_trajectory,
+        "*.traj.json",
+    )?;
+    let options = mini_swe_agent::Options {
+        classify_commands: args.classify_commands,
+    };
+    // Each results file once, whether named or found beside the folders.
+    let mut results = std::collections::HashMap::new();
+    let explicit = match &args.results {
+        Some(p) => Some(mini_swe_agent::load_results(p)?),
+        None => None,
+    };
+    if explicit.is_none() {
+        for f in &files {
+            if let Some(p) = mini_swe_agent::results_path_for(f) {
+                results.entry(p).or_insert_with_key(|p| {
+                    mini_swe_agent::load_results(p)
+                        .map_err(|e| eprintln!("{e:#}"))
+                        .ok()
+                });
+            }
+        }
+    }
+    let outcome = import::import_files(&files, &args.out, |f| {
+        let r = explicit.as_ref().or_else(|| {
+            mini_swe_agent::results_path_for(f)
+                .and_then(|p| results.get(&p))
+                .and_then(Option::as_ref)
+        });
+        mini_swe_agent::import_file(f, r, options)
+    })?;
+    finish(&outcome, &args.out, args.json)
+}
+
+/// The input files: each path must exist; directories are searched (the
+/// output directory excluded), and the output may not lie inside an input.
+fn discover(
+    paths: &[PathBuf],
+    out: &Path,
+    wanted: &dyn Fn(&Path) -> bool,
+    pattern: &str,
+) -> Result<Vec<PathBuf>> {
+    for p in paths {
+        if !p.exists() {
+            return Err(nothing_read(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
+        }
+    }
+    import::check_output_outside(out, paths).map_err(|e| usage(format!("{e:#}")))?;
+    let mut files = Vec::new();
+    for p in paths {
+        let found =
+            import::find_files(p, out, wanted).map_err(|e| nothing_read(format!("{e:#}")))?;
+        if found.is_empty() {
+            eprintln!("{}: no {pattern} file found here", p.display());
+        }
+        files.extend(found);
+    }
+    files.sort();
+    files.dedup();
+    if files.is_empty() {
+        return Err(nothing_read(format!("no {pattern} file to import")));
+    }
+    Ok(files)
+}
+
+/// Reports what was skipped or repaired (stderr) and the totals (stdout).
+fn finish(outcome: &Outcome, out: &Path, json: bool) -> Result<()> {
+    let stderr = io::stderr();
+    let mut err = stderr.lock();
+    for f in &outcome.failures {
+        writeln!(err, "{f}")?;
+    }
+    for s in &outcome.sessions {
+        s.report(&mut err)?;
+    }
+    drop(err);
+    let t = &outcome.totals;
+    if t.sessions == 0 {
+        return Err(nothing_read(format!(
+            "no session could be imported from {} files",
+            t.files
+        )));
+    }
+    let stdout = io::stdout();
+    let mut o = stdout.lock();
+    if json {
+        let value = serde_json::json!({
+            "out": out,
+            "totals": t,
+            "sessions": outcome.sessions.iter().map(|s| serde_json::json!({
+                "id": s.file.id,
+                "source": s.file.source.path,
+                "counts": s.file.import,
+            })).collect::<Vec<_>>(),
+        });
+        serde_json::to_writer_pretty(&mut o, &value)?;
+        writeln!(o)?;
+    } else {
+        writeln!(
+            o,
+            "imported {} sessions from {} files into {}: {} messages, {} tool calls",
+            t.sessions,
+            t.files,
+            out.display(),
+            t.messages,
+            t.tool_calls
+        )?;
+        writeln!(
+            o,
+            "{} source lines skipped, {} files failed, {} tool calls given a \"{}\" result, {} synthetic user messages",
+            t.skipped,
+            t.files_failed,
+            t.synthetic_results,
+            import::NO_RESULT_TEXT,
+            t.synthetic_user_messages
+        )?;
+        writeln!(o, "next: smith-calibrate calibrate {}", out.display())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,466 @@
+//! `smith-calibrate sweep`: many sessions under a grid of configs, ranked
+//! against smith's defaults.
+
+use std::collections::HashSet;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::builder::PossibleValuesParser;
+use clap::Args;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+
+use crate::sweep::aggregate::{summarize, ConfigSummary, Delta};
+use crate::sweep::cost::Prices;
+use crate::sweep::figures;
+use crate::sweep::grid::{self, GridSpec, Knob};
+use crate::sweep::run::{self, Options};
+use crate::sweep::tables::{self, SummaryInput};
+use crate::transcript::{self, SessionRef};
+
+use super::{nothing_read, usage};
+
+/// Replay many sessions under a grid of configs and rank the configs.
+///
+/// Every knob takes a list (0.7,0.8,0.9), an inclusive range with a step
+/// (0.4..0.6:0.05), or both (256,512..2048:512); the sweep runs their
+/// cartesian product, minus combinations whose target is at or above their
+/// trigger. smith's defaults are always in the grid as the baseline, and
+/// every figure is also shown as a change against it.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  smith-calibrate sweep datasets/ --compact-at 0.7,0.8,0.9 --compact-to 0.4..0.6:0.05
+  smith-calibrate sweep --max-tokens 64000,120000,200000 --result-cap 256,512,2048 --top 10
+  smith-calibrate sweep ~/.smith/sessions --grid grid.toml --out results/ --rank-by results_mangled
+  smith-calibrate sweep datasets/ --window 1..5 --json | jq '.[0]'
+
+A grid file (TOML) uses the flags' names as keys:
+  compact-at = [0.7, 0.8, 0.9]
+  compact-to = \"0.4..0.6:0.05\"
+  max-tokens = 120000
+Flags given on the command line replace the file's values for that knob.
+
+--out DIR writes sessions.parquet and sessions.csv (one row per session and
+config), configs.parquet and configs.csv (one row per config, with sums,
+means, medians, p95, changes against the baseline, the Pareto flag and the
+rank) and summary.json; each file is written whole or not at all.")]
+pub struct SweepArgs {
+    /// Transcripts, session directories, trees of them, or session ids or
+    /// names [default: $SMITH_HOME/sessions]
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<String>,
+
+    /// Context windows in tokens [default: 120000]
+    #[arg(long, value_name = "LIST", help_heading = "Grid")]
+    pub max_tokens: Option<String>,
+    /// Fractions of the window at which compaction acts [default: 0.8]
+    #[arg(long, value_name = "LIST", help_heading = "Grid")]
+    pub compact_at: Option<String>,
+    /// Fractions of the window compaction aims at [default: 0.5]
+    #[arg(long, value_name = "LIST", help_heading = "Grid")]
+    pub compact_to: Option<String>,
+    /// Bytes of a stale tool result kept by truncation [default: 512]
+    #[arg(long, value_name = "LIST", help_heading = "Grid")]
+    pub result_cap: Option<String>,
+    /// Real turns the lossy stages leave alone [default: 3]
+    #[arg(long, value_name = "LIST", help_heading = "Grid")]
+    pub window: Option<String>,
+    /// Tokens of every request that are not history [default: 0]
+    #[arg(long, value_name = "LIST", help_heading = "Grid")]
+    pub overhead: Option<String>,
+    /// Provider tokens per estimated token [default: 1.0]
+    #[arg(long, value_name = "LIST", help_heading = "Grid")]
+    pub ratio: Option<String>,
+    /// Sizes of the offline summary stand-in; 0 plays a failing summarizer
+    /// [default: 1000]
+    #[arg(long, value_name = "LIST", help_heading = "Grid")]
+    pub summary_tokens: Option<String>,
+    /// A TOML file of knob values (keys as the flags above)
+    #[arg(long, value_name = "FILE", help_heading = "Grid")]
+    pub grid: Option<PathBuf>,
+    /// Refuse grids with more configs than this
+    #[arg(long, value_name = "N", default_value_t = grid::MAX_CONFIGS, help_heading = "Grid")]
+    pub max_configs: usize,
+
+    /// Prices per million tokens: input,cache_write,cache_read
+    #[arg(long, value_name = "I,W,R", default_value = "3,3.75,0.3")]
+    pub price: Prices,
+    /// The figure configs are ranked by, lowest first
+    #[arg(long, value_name = "FIGURE", default_value = "price",
+          value_parser = PossibleValuesParser::new(figures::rankable()))]
+    pub rank_by: String,
+    /// Show only the best N configs (the baseline is always shown)
+    /// [default: 20 in the table, all with --json]
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Write sessions.{parquet,csv}, configs.{parquet,csv} and summary.json
+    /// into DIR (created if missing)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the config table as a JSON array of objects, best first
+    #[arg(long)]
+    pub json: bool,
+    /// Worker threads [default: one per core]
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+}
+
+/// Rows of the terminal table when `--top` is not given.
+const DEFAULT_TOP: usize = 20;
+
+/// Bytes of kept rows above which the sweep says how much memory it will
+/// hold: the rows are small, but sessions × configs can still be billions.
+const ROW_MEMORY_WARNING: f64 = 2e9;
+
+impl SweepArgs {
+    /// The grid the flags and the grid file describe.
+    fn spec(&self) -> Result<GridSpec> {
+        let mut spec = match &self.grid {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    usage(format!(
+                        "{}: cannot read the grid file: {e}",
+                        path.display()
+                    ))
+                })?;
+                GridSpec::from_toml(path, &text).map_err(usage)?
+            }
+            None => GridSpec::default(),
+        };
+        let flags = [
+            (Knob::MaxTokens, &self.max_tokens),
+            (Knob::CompactAt, &self.compact_at),
+            (Knob::CompactTo, &self.compact_to),
+            (Knob::ResultCap, &self.result_cap),
+            (Knob::Window, &self.window),
+            (Knob::Overhead, &self.overhead),
+            (Knob::Ratio, &self.ratio),
+            (Knob::SummaryTokens, &self.summary_tokens),
+        ];
+        let mut given = GridSpec::default();
+        for (knob, text) in flags {
+            if let Some(text) = text {
+                given.set(knob, text).map_err(usage)?;
+            }
+        }
+        spec = spec.overridden_by(&given);
+        Ok(spec)
+    }
+}
+
+pub fn run(args: SweepArgs) -> Result<()> {
+    let spec = args.spec()?;
+    let grid = grid::build(&spec, args.max_configs).map_err(usage)?;
+    if grid.impossible > 0 {
+        eprintln!(
+            "left out {} of {} combinations whose target is at or above their trigger (compact-to >= compact-at): compaction would aim above where it starts",
+            grid.impossible,
+            spec.product_len()
+        );
+    }
+    let rank_by = figures::index(&args.rank_by)
+        .ok_or_else(|| usage(format!("--rank-by: no figure named {}", args.rank_by)))?;
+
+    let paths: Vec<String> = if args.paths.is_empty() {
+        let dir = transcript::locate::sessions_dir();
+        if !dir.is_dir() {
+            return Err(nothing_read(format!(
+                "{}: no sessions directory; give PATHS, or set SMITH_HOME to where smith keeps its sessions",
+                dir.display()
+            )));
+        }
+        vec![dir.display().to_string()]
+    } else {
+        args.paths.clone()
+    };
+    let refs = resolve(&paths);
+    if refs.is_empty() {
+        return Err(nothing_read(format!(
+            "no transcript found in {}",
+            paths.join(", ")
+        )));
+    }
+
+    if let Some(dir) = &args.out {
+        prepare_out_dir(dir, &refs)?;
+    }
+
+    let rows = refs.len().saturating_mul(grid.configs.len());
+    let row_bytes = rows.saturating_mul(std::mem::size_of::<run::Row>()) as f64;
+    if row_bytes > ROW_MEMORY_WARNING {
+        eprintln!(
+            "note: {} sessions × {} configs keep {rows} rows, about {:.1} GB in memory; \
+             narrow the grid or sweep fewer sessions at a time if that is too much",
+            refs.len(),
+            grid.configs.len(),
+            row_bytes / 1e9
+        );
+    }
+    let options = Options::for_terminal(args.jobs.map(|j| j as usize));
+    let sweep = run::run(&refs, &grid.configs, &options)?;
+    if sweep.sessions.is_empty() {
+        return Err(nothing_read(format!(
+            "none of the {} sessions could be read (see above)",
+            refs.len()
+        )));
+    }
+    let mb = sweep.bytes() as f64 / 1e6;
+    let secs = sweep.elapsed.as_secs_f64();
+    eprintln!(
+        "replayed {} sessions ({mb:.1} MB{}) under {} configs in {secs:.1}s ({:.1} MB/s, {} threads){}",
+        sweep.sessions.len(),
+        match sweep.lines_skipped() {
+            0 => String::new(),
+            n => format!(", {n} bad lines skipped"),
+        },
+        grid.configs.len(),
+        if secs > 0.0 { mb / secs } else { 0.0 },
+        sweep.threads,
+        match sweep.unreadable.len() {
+            0 => String::new(),
+            n => format!("; {n} sessions could not be read"),
+        },
+    );
+
+    let summaries = summarize(&sweep, &args.price, rank_by);
+    if let Some(dir) = &args.out {
+        let input = SummaryInput {
+            paths: &paths,
+            grid_file: args.grid.as_deref(),
+            grid: &grid,
+            prices: &args.price,
+            rank_by: &args.rank_by,
+        };
+        let export = tables::export(&sweep, &summaries, &args.price, &input)
+            .context("cannot lay out the results as tables")?;
+        let written = crate::export::write_all(dir, &export)?;
+        let names: Vec<String> = written
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        eprintln!("wrote {} into {}", names.join(", "), dir.display());
+    }
+
+    let order = tables::rank_order(&summaries);
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = if args.json {
+        let top = args.top.unwrap_or(order.len());
+        let shown: Vec<usize> = order.iter().copied().take(top).collect();
+        let table = tables::configs_table(&summaries);
+        serde_json::to_writer_pretty(&mut out, &table.rows_json(&shown))
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        let top = args.top.unwrap_or(DEFAULT_TOP);
+        writeln!(
+            out,
+            "{}",
+            terminal_table(
+                &summaries,
+                &order,
+                top,
+                &args.rank_by,
+                &args.price,
+                sweep.sessions.len()
+            )
+        )
+    };
+    match result {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+/// Resolves every PATH, reporting (and passing over) those that name
+/// nothing, keeping each transcript once.
+fn resolve(paths: &[String]) -> Vec<SessionRef> {
+    let mut seen = HashSet::new();
+    let mut refs = Vec::new();
+    for spec in paths {
+        match transcript::resolve(spec) {
+            Ok(found) => {
+                for r in found {
+                    if seen.insert(r.transcript.clone()) {
+                        refs.push(r);
+                    }
+                }
+            }
+            Err(e) => eprintln!("{e:#}; skipped"),
+        }
+    }
+    refs
+}
+
+/// Creates `--out` before the sweep, so a bad directory fails in a second
+/// rather than after the work, and refuses a session directory that is being
+/// read: the tool never writes among smith's own files.
+fn prepare_out_dir(dir: &Path, refs: &[SessionRef]) -> Result<()> {
+    if dir.join(transcript::locate::TRANSCRIPT_FILE).exists() {
+        return Err(usage(format!(
+            "--out {}: that is a session directory; write the results somewhere else",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        usage(format!(
+            "--out {}: cannot create the directory: {e}",
+            dir.display()
+        ))
+    })?;
+    let out = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let inside = refs
+        .iter()
+        .find(|r| std::fs::canonicalize(r.dir()).is_ok_and(|session| session == out));
+    if let Some(r) = inside {
+        return Err(usage(format!(
+            "--out {}: {} is read from there; write the results somewhere else",
+            dir.display(),
+            r.transcript.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Dollars: cents above a dollar, more digits below.
+fn money(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("${v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("${v:.2}")
+    } else {
+        format!("${v:.4}")
+    }
+}
+
+/// Tokens with a k/M suffix.
+fn tokens(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.2}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// A change in percent, `=` for none and `new` for a change from zero.
+fn pct(d: Delta) -> String {
+    match d.pct {
+        Some(p) if p.abs() < 0.05 => "=".to_string(),
+        Some(p) => format!("{p:+.1}%"),
+        None => "new".to_string(),
+    }
+}
+
+/// A change as a signed whole number.
+fn abs(d: Delta) -> String {
+    if d.abs == 0.0 {
+        "=".to_string()
+    } else {
+        format!("{:+.0}", d.abs)
+    }
+}
+
+/// The columns of the terminal table: header, how a cell is written.
+type Column = (&'static str, fn(&ConfigSummary) -> String);
+
+fn columns() -> Vec<Column> {
+    vec![
+        ("price", |s| money(s.total("price"))),
+        ("Δ price", |s| pct(s.delta("price"))),
+        ("tokens sent", |s| tokens(s.total("tokens_sent"))),
+        ("cache write", |s| tokens(s.total("cache_write"))),
+        ("Δ write", |s| pct(s.delta("cache_write"))),
+        ("mangled", |s| format!("{:.0}", s.total("results_mangled"))),
+        ("Δ mangled", |s| abs(s.delta("results_mangled"))),
+        ("compactions", |s| format!("{:.0}", s.total("compactions"))),
+        ("summaries", |s| format!("{:.0}", s.total("summaries"))),
+        ("exhausted", |s| format!("{:.0}", s.total("exhausted"))),
+        ("peak", |s| tokens(s.total("peak_tokens"))),
+    ]
+}
+
+/// The ranked configs: the best `top`, and the baseline wherever it ranks.
+fn terminal_table(
+    summaries: &[ConfigSummary],
+    order: &[usize],
+    top: usize,
+    rank_by: &str,
+    prices: &Prices,
+    sessions: usize,
+) -> String {
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED);
+    let cols = columns();
+    let shown_names = [
+        "price",
+        "tokens_sent",
+        "cache_write",
+        "results_mangled",
+        "compactions",
+        "summaries",
+        "exhausted",
+        "peak_tokens",
+    ];
+    let extra = !shown_names.contains(&rank_by);
+    let mut header = vec!["#".to_string(), "config".to_string(), String::new()];
+    if extra {
+        header.push(rank_by.to_string());
+        header.push(format!("Δ {rank_by}"));
+    }
+    header.extend(cols.iter().map(|(h, _)| h.to_string()));
+    table.set_header(header);
+
+    let mut rows: Vec<usize> = order.iter().copied().take(top).collect();
+    if let Some(base) = summaries.iter().position(|s| s.is_baseline) {
+        if !rows.contains(&base) {
+            rows.push(base);
+        }
+    }
+    let hidden = summaries.len() - rows.len();
+    for i in rows {
+        let s = &summaries[i];
+        let mut marks = Vec::new();
+        if s.is_baseline {
+            marks.push("baseline");
+        }
+        if s.pareto {
+            marks.push("★");
+        }
+        let mut cells = vec![
+            Cell::new(s.rank).set_alignment(CellAlignment::Right),
+            Cell::new(&s.label),
+            Cell::new(marks.join(" ")),
+        ];
+        if extra {
+            let v = s.total(rank_by);
+            let d = s.delta(rank_by);
+            let v = if rank_by.starts_with("price") {
+                money(v)
+            } else {
+                format!("{v:.0}")
+            };
+            cells.push(Cell::new(v).set_alignment(CellAlignment::Right));
+            cells.push(Cell::new(pct(d)).set_alignment(CellAlignment::Right));
+        }
+        for (_, cell) in &cols {
+            cells.push(Cell::new(cell(s)).set_alignment(CellAlignment::Right));
+        }
+        table.add_row(cells);
+    }
+    format!(
+        "{sessions} sessions under {} configs, ranked by {rank_by} (lowest first); prices {prices}\n{table}\n\
+         ★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
+         Δ: change against the baseline, smith's defaults. mangled: tool results cut to their head or stubbed.{}",
+        summaries.len(),
+        if hidden > 0 {
+            format!("\n{hidden} more configs not shown (--top N, or --out DIR for all)")
+        } else {
+            String::new()
+        }
+    )
+}

@@ -1,0 +1,383 @@
+//! `smith-calibrate transcript list|show|stats`: read what smith recorded the
+//! way a person wants to, and see the history the model actually received.
+
+use std::io::{self, BufWriter, IsTerminal, Write};
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use rayon::prelude::*;
+use regex::bytes::Regex;
+
+use crate::engine::Engine;
+use crate::transcript::{locate, Role, Session};
+use crate::view::color::{self, ColorChoice, Painter};
+use crate::view::list::{self, Indexes, SessionRow};
+use crate::view::marks::history_at;
+use crate::view::pager::{ignore_broken_pipe, Output};
+use crate::view::render::{self, Document, Options, RESULT_LINES};
+use crate::view::select::{self, turn_numbers, Filter, TurnRange};
+use crate::view::stats;
+
+use super::{load_one, nothing_read, usage, EngineArgs};
+
+/// Read recorded sessions: list them, show one readably, or count where its
+/// context goes.
+#[derive(Args, Debug)]
+pub struct TranscriptArgs {
+    #[command(subcommand)]
+    pub command: TranscriptCommand,
+}
+
+/// The `transcript` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum TranscriptCommand {
+    List(ListArgs),
+    Show(ShowArgs),
+    Stats(StatsArgs),
+}
+
+/// List sessions, newest first.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Sessions come from $SMITH_HOME/sessions (default ~/.smith/sessions) unless a
+PATH is given; any directory is searched for transcript.jsonl files below it.
+The creation time is taken from session.json, else the session index, else
+the transcript's modification time (marked \"(mtime)\").
+
+Examples:
+  smith-calibrate transcript list
+  smith-calibrate transcript list ../shared/data --json | jq '.[] | select(.tokens > 100000) | .id'"
+)]
+pub struct ListArgs {
+    /// A directory to search instead of $SMITH_HOME/sessions, or one transcript
+    pub path: Option<String>,
+    /// One JSON array of sessions instead of the table
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Show one session readably, or the history the model received at one
+/// request.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Each real turn (a prompt the user typed) gets a header; #N is a message's
+0-based position among the messages read. A tool call is followed directly by
+its result (with --role assistant too: a call carries its result); results
+whose call is missing and calls without a result are shown and counted.
+
+--at K replays the session under the engine flags and shows the working
+history at request K (0-based: the K-th assistant message), with every
+compaction effect marked ✂: thinking dropped, attachments replaced, reads
+superseded, results cut to their head or collapsed to a stub, turns replaced
+by a summary; 'at this request' or 'at an earlier request'.
+
+Through $PAGER (else `less -R`, with LESS=FRX unless LESS is set) when stdout
+is a terminal. NO_COLOR turns colour off under --color auto.
+
+Examples:
+  smith-calibrate transcript show fix-the-tests
+  smith-calibrate transcript show ~/.smith/sessions/session-1712345678-abc123 --turn 3..5
+  smith-calibrate transcript show transcript.jsonl --tool bash --grep 'error|panic'
+  smith-calibrate transcript show transcript.jsonl --at 40 --max-tokens 64000
+  smith-calibrate transcript show transcript.jsonl --role user --json | jq -r '.content[0].text'"
+)]
+pub struct ShowArgs {
+    /// A transcript.jsonl, a session directory, or a session id or name
+    pub reference: String,
+    /// Only these real turns: N, A..B (both included), A.. or ..B
+    #[arg(long, value_name = "N|A..B")]
+    pub turn: Option<TurnRange>,
+    /// Only calls of this tool and their results (name, any case)
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// Only blocks matching this regular expression (case-insensitive;
+    /// searches texts, results, tool names and arguments; a call and its
+    /// result match together)
+    #[arg(long, value_name = "REGEX", value_parser = select::grep_pattern)]
+    pub grep: Option<Regex>,
+    /// Only messages of this role: user, assistant, tool or system
+    #[arg(long, value_parser = select::parse_role)]
+    pub role: Option<Role>,
+    /// Show every line of every text and result
+    #[arg(long)]
+    pub full: bool,
+    /// Show thinking instead of one line with its size
+    #[arg(long)]
+    pub thinking: bool,
+    /// Lines of a tool result shown before it is cut
+    #[arg(long, value_name = "N", default_value_t = RESULT_LINES)]
+    pub lines: usize,
+    /// The selected messages as smith-format JSONL instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Colour the output
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// Write to stdout even on a terminal
+    #[arg(long)]
+    pub no_pager: bool,
+    /// Show the working history at request K (0-based) under the engine flags
+    #[arg(long, value_name = "K")]
+    pub at: Option<usize>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Fail (exit 1) if any line of the transcript had to be skipped
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Count where a session's context goes: by role, by block type, by tool.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Tokens are smith's estimate (bytes / 4). The context curve is the estimate of
+the history before each request with no compaction at all.
+
+Examples:
+  smith-calibrate transcript stats fix-the-tests
+  smith-calibrate transcript stats transcript.jsonl --top 20
+  smith-calibrate transcript stats transcript.jsonl --json | jq '.curve[-1].tokens'"
+)]
+pub struct StatsArgs {
+    /// A transcript.jsonl, a session directory, or a session id or name
+    pub reference: String,
+    /// How many of the largest tool results to list
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Everything as one JSON object (the whole context curve included)
+    #[arg(long)]
+    pub json: bool,
+    /// Fail (exit 1) if any line of the transcript had to be skipped
+    #[arg(long)]
+    pub strict: bool,
+}
+
+pub fn run(args: TranscriptArgs) -> Result<()> {
+    match args.command {
+        TranscriptCommand::List(a) => run_list(a),
+        TranscriptCommand::Show(a) => run_show(a),
+        TranscriptCommand::Stats(a) => run_stats(a),
+    }
+}
+
+fn run_list(args: ListArgs) -> Result<()> {
+    let root = match &args.path {
+        Some(p) => std::path::PathBuf::from(p),
+        None => locate::sessions_dir(),
+    };
+    if !root.exists() {
+        return Err(nothing_read(match &args.path {
+            Some(_) => format!("{}: no such file or directory", root.display()),
+            None => format!(
+                "{}: no sessions directory; smith keeps sessions in $SMITH_HOME/sessions (set SMITH_HOME or give a PATH)",
+                root.display()
+            ),
+        }));
+    }
+    let sources = locate::resolve_path(&root).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let mut indexes = Indexes::default();
+    let work: Vec<_> = sources
+        .into_iter()
+        .map(|s| {
+            let entry = indexes.entry(s.dir());
+            (s, entry)
+        })
+        .collect();
+    for e in &indexes.errors {
+        eprintln!("{e}; names and dates from it are not used");
+    }
+    let results: Vec<Result<SessionRow>> = work
+        .par_iter()
+        .map(|(source, entry)| list::row(source, entry.as_ref()))
+        .collect();
+    let mut rows = Vec::with_capacity(results.len());
+    let mut failed = 0;
+    for r in results {
+        match r {
+            Ok(row) => rows.push(row),
+            Err(e) => {
+                failed += 1;
+                eprintln!("{e:#}");
+            }
+        }
+    }
+    if rows.is_empty() {
+        return Err(nothing_read(format!(
+            "{}: none of the {failed} transcripts could be read",
+            root.display()
+        )));
+    }
+    let damaged = rows.iter().filter(|r| r.skipped > 0).count();
+    if damaged > 0 {
+        eprintln!(
+            "{damaged} of {} sessions have lines that could not be read (column 'bad lines'); `transcript show` names them",
+            rows.len()
+        );
+    }
+    list::sort_newest_first(&mut rows);
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut out, &rows)
+            .map_err(io::Error::from)
+            .and_then(|_| writeln!(out))
+    } else {
+        writeln!(out, "{}", list::table(&rows))
+    };
+    ignore_broken_pipe(written.and_then(|_| out.flush()))?;
+    Ok(())
+}
+
+fn run_show(args: ShowArgs) -> Result<()> {
+    let config = args.engine.config()?;
+    let filter = Filter {
+        turns: args.turn,
+        role: args.role,
+        tool: args.tool.clone(),
+        grep: args.grep.clone(),
+    };
+    let session = load_one(&args.reference, args.strict)?;
+    let record_turns = turn_numbers(&session.messages);
+
+    let engine = Engine::new(config);
+    let at = match args.at {
+        None => None,
+        Some(k) => match history_at(&session.messages, &engine, k) {
+            Some(at) => Some(at),
+            None => {
+                let requests = session
+                    .messages
+                    .iter()
+                    .filter(|m| m.role == Role::Assistant)
+                    .count();
+                return Err(usage(format!(
+                    "request {k} does not exist: the session has {requests} requests (0..{})",
+                    requests.saturating_sub(1)
+                )));
+            }
+        },
+    };
+    let doc = match &at {
+        Some(at) => Document::history(at, &record_turns),
+        None => Document::record(&session.messages),
+    };
+    let selected = filter.select(doc.messages, &doc.turns, &doc.calls);
+
+    if args.json {
+        let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+        let mut buf = Vec::new();
+        let mut written = Ok(());
+        for (m, _) in doc.messages.iter().zip(&selected).filter(|(_, s)| **s) {
+            buf.clear();
+            m.write_json(&mut buf);
+            buf.push(b'\n');
+            written = out.write_all(&buf);
+            if written.is_err() {
+                break;
+            }
+        }
+        ignore_broken_pipe(written.and_then(|_| out.flush()))?;
+        return Ok(());
+    }
+
+    let mut out = Output::open(!args.no_pager);
+    let to_terminal = out.is_pager() || io::stdout().is_terminal();
+    let paint = Painter::new(color::enabled(args.color, to_terminal));
+    let opts = Options {
+        full: args.full,
+        thinking: args.thinking,
+        result_lines: args.lines,
+    };
+    let written = write_show(
+        &mut out,
+        &session,
+        at.as_ref(),
+        &engine,
+        &doc,
+        &filter,
+        &selected,
+        &opts,
+        paint,
+    );
+    if !out.finish()? {
+        eprintln!("smith-calibrate: the pager in $PAGER could not be started; writing directly (set PAGER, or pass --no-pager)");
+        let mut direct = Output::direct();
+        let written = write_show(
+            &mut direct,
+            &session,
+            at.as_ref(),
+            &engine,
+            &doc,
+            &filter,
+            &selected,
+            &opts,
+            paint,
+        );
+        direct.finish()?;
+        return Ok(ignore_broken_pipe(written)?);
+    }
+    ignore_broken_pipe(written)?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_show(
+    out: &mut dyn Write,
+    session: &Session,
+    at: Option<&crate::view::marks::HistoryAt>,
+    engine: &Engine,
+    doc: &Document,
+    filter: &Filter,
+    selected: &[bool],
+    opts: &Options,
+    paint: Painter,
+) -> io::Result<()> {
+    if let Some(at) = at {
+        render::write_at_header(out, at, &engine.config.label(), paint)?;
+    }
+    let shown = render::render(out, doc, filter, selected, opts, paint)?;
+    let count = selected.iter().filter(|s| **s).count();
+    render::write_footer(out, &shown, count, doc.messages.len(), filter, paint)?;
+    let skipped = session.log.skipped_count();
+    if skipped > 0 {
+        writeln!(
+            out,
+            "── {skipped} lines of {} could not be read and are not shown (reported on stderr; first at line {})",
+            session.source.transcript.display(),
+            session.log.skipped[0].line
+        )?;
+    }
+    Ok(())
+}
+
+fn run_stats(args: StatsArgs) -> Result<()> {
+    let session = load_one(&args.reference, args.strict)?;
+    let s = stats::compute(&session.messages, args.top);
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = if args.json {
+        let mut map = serde_json::Map::new();
+        map.insert("session".into(), session.label().into());
+        map.insert(
+            "path".into(),
+            session
+                .source
+                .transcript
+                .to_string_lossy()
+                .into_owned()
+                .into(),
+        );
+        map.insert("lines_skipped".into(), session.log.skipped_count().into());
+        if let serde_json::Value::Object(fields) = serde_json::to_value(&s)? {
+            map.extend(fields);
+        }
+        serde_json::to_writer_pretty(&mut out, &map)
+            .map_err(io::Error::from)
+            .and_then(|_| writeln!(out))
+    } else {
+        writeln!(
+            out,
+            "{}",
+            stats::tables(&s, &session.label(), session.log.skipped_count())
+        )
+    };
+    ignore_broken_pipe(written.and_then(|_| out.flush()))?;
+    Ok(())
+}

@@ -1,0 +1,697 @@
+//! mini-swe-agent trajectories (`*.traj.json`, `trajectory_format:
+//! mini-swe-agent-1`) into smith sessions.
+//!
+//! A trajectory is one JSON document: `messages` alternate between the model
+//! and the harness after a system prompt and the task. mini-swe-agent has no
+//! tool calls of its own; the model writes one fenced bash block per answer
+//! and the harness runs it. So:
+//!
+//! - the system prompt is not history: its size is the session's overhead;
+//! - the first user message is the task (a real turn);
+//! - an assistant message with exactly one ```` ```bash ```` block becomes its
+//!   text (the block cut out) plus one `bash` tool_use whose `command` is the
+//!   block, and the user message answering it (`<returncode>…</returncode>
+//!   <output>…`, a timeout notice, or the final submission) becomes the
+//!   tool_result, `is_error` when the return code is not 0 or the command
+//!   timed out;
+//! - an assistant message the harness rejected (no block or several) stays
+//!   text only, and the harness's answer ("Please always provide EXACTLY ONE
+//!   action…") is a synthetic user message;
+//! - `extra.response.usage` of each answer is the real size of its request.
+//!
+//! With [`Options::classify_commands`], plain reads, searches and listings
+//! are named as smith's `read_file`, `grep` and `glob`, so that stage 1 can
+//! supersede their repeats as it would smith's own.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+
+use super::{
+    absolute, mtime, plain_id, rfc3339, ImportedSession, Overhead, RequestUsage, SessionFile,
+    Source, FORMAT_MINI_SWE_AGENT, NO_RESULT_TEXT,
+};
+use crate::transcript::json::value_to_string;
+use crate::transcript::{Block, Message, ReadLog, Role, Skip};
+
+/// The trajectory format this importer reads.
+pub const TRAJECTORY_FORMAT: &str = "mini-swe-agent-1";
+
+/// How trajectory files are named.
+pub const TRAJECTORY_SUFFIX: &str = ".traj.json";
+
+/// The opening of mini-swe-agent's default format-error message, used when
+/// the trajectory does not carry its own template.
+pub const FORMAT_ERROR_PREFIX: &str =
+    "Please always provide EXACTLY ONE action in triple backticks";
+
+/// The opening of mini-swe-agent's default timeout message.
+pub const TIMEOUT_PREFIX: &str = "The last command <command>";
+
+/// How the command-output message of mini-swe-agent begins.
+const RETURNCODE_OPEN: &str = "<returncode>";
+const RETURNCODE_CLOSE: &str = "</returncode>";
+
+/// What the importer may do beyond the plain conversion.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Name plain reads `read_file`, searches `grep`, listings `glob`.
+    pub classify_commands: bool,
+}
+
+/// Whether `path` is a trajectory file.
+pub fn is_trajectory(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(TRAJECTORY_SUFFIX))
+}
+
+/// The resolved/unresolved label of each task of a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Results {
+    pub path: PathBuf,
+    pub resolved: HashMap<String, bool>,
+}
+
+/// Where a run's results file would be for a trajectory: `<folder>.results.json`
+/// beside the trajectory's folder, or `results.json` inside it; the first
+/// that exists.
+pub fn results_path_for(trajectory: &Path) -> Option<PathBuf> {
+    let dir = trajectory.parent()?;
+    let name = dir.file_name()?.to_str()?;
+    [
+        dir.with_file_name(format!("{name}.results.json")),
+        dir.join("results.json"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+}
+
+/// Reads a results file: either `{"instances": [{"instance_id", "resolved"}]}`
+/// or SWE-bench's report with `resolved_ids` (and `unresolved_ids`).
+pub fn load_results(path: &Path) -> Result<Results> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let value: Value = serde_json::from_slice(&bytes).with_context(|| {
+        format!(
+            "{}: not valid JSON; no resolved labels from it",
+            path.display()
+        )
+    })?;
+    let mut resolved = HashMap::new();
+    if let Some(instances) = value.get("instances").and_then(Value::as_array) {
+        for i in instances {
+            if let (Some(id), Some(r)) = (
+                i.get("instance_id").and_then(Value::as_str),
+                i.get("resolved").and_then(Value::as_bool),
+            ) {
+                resolved.insert(id.to_string(), r);
+            }
+        }
+    }
+    for (key, label) in [("resolved_ids", true), ("unresolved_ids", false)] {
+        for id in value
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(id) = id.as_str() {
+                resolved.insert(id.to_string(), label);
+            }
+        }
+    }
+    if resolved.is_empty() {
+        bail!(
+            "{}: neither \"instances\" with \"resolved\" nor \"resolved_ids\"; no resolved labels from it",
+            path.display()
+        );
+    }
+    Ok(Results {
+        path: path.to_path_buf(),
+        resolved,
+    })
+}
+
+/// Imports one trajectory file. Fails only when the file cannot be read or is
+/// not a trajectory at all; messages that cannot be used are skipped.
+pub fn import_file(
+    path: &Path,
+    results: Option<&Results>,
+    options: Options,
+) -> Result<ImportedSession> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let value: Value = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{}: not valid JSON, not a trajectory", path.display()))?;
+    convert(&value, path, results, options)
+}
+
+/// A fenced ```` ```bash ```` block found in an answer, as mini-swe-agent's
+/// own pattern ```` ```bash\s*\n(.*?)\n``` ```` (dot matching newlines) finds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Action {
+    /// Byte range of the whole block, fences included.
+    pub start: usize,
+    pub end: usize,
+    /// The command, stripped of surrounding whitespace as mini-swe-agent does.
+    pub command: String,
+}
+
+/// Every bash block of `text`, left to right, non-overlapping.
+pub fn bash_actions(text: &str) -> Vec<Action> {
+    const OPEN: &str = "```bash";
+    const CLOSE: &str = "\n```";
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(rel) = text[from..].find(OPEN) {
+        let start = from + rel;
+        let after = start + OPEN.len();
+        // `\s*\n`: the whitespace run after the tag must hold a newline; the
+        // body starts after one of them, the last one first (greedy), and
+        // `(.*?)\n```` takes the first closing fence after it.
+        let run_end = text[after..]
+            .char_indices()
+            .find(|(_, c)| !c.is_whitespace())
+            .map_or(text.len(), |(i, _)| after + i);
+        let newlines: Vec<usize> = text[after..run_end]
+            .match_indices('\n')
+            .map(|(i, _)| after + i)
+            .collect();
+        let matched = newlines.iter().rev().find_map(|&nl| {
+            let body = nl + 1;
+            text[body..].find(CLOSE).map(|c| (body, body + c))
+        });
+        match matched {
+            Some((body, close)) => {
+                let end = close + CLOSE.len();
+                found.push(Action {
+                    start,
+                    end,
+                    command: text[body..close].trim().to_string(),
+                });
+                from = end;
+            }
+            None => from = after,
+        }
+    }
+    found
+}
+
+/// The smith tool a command stands for under `--classify-commands`, or
+/// `bash`. Only a plain command counts: a single pipeline (no `;`, `&&`,
+/// `||`, `&`, redirection, substitution or second line) whose first program
+/// reads (`cat`, `nl`, `head`, `tail`, `sed -n` without `-i`), searches
+/// (`grep`, `egrep`, `fgrep`, `rg`) or lists (`ls`, `find` without actions
+/// that run or delete), and whose later stages only filter text.
+pub fn classify(command: &str) -> &'static str {
+    let Some(stages) = pipeline(command) else {
+        return "bash";
+    };
+    let Some(first) = stages.first() else {
+        return "bash";
+    };
+    let kind = match first.first().map(String::as_str) {
+        Some("cat" | "nl" | "head" | "tail") => "read_file",
+        Some("sed") if sed_reads(first) => "read_file",
+        Some("grep" | "egrep" | "fgrep" | "rg") => "grep",
+        Some("ls") => "glob",
+        Some("find") if !first.iter().any(|w| FIND_ACTIONS.contains(&w.as_str())) => "glob",
+        _ => return "bash",
+    };
+    let filters_only = stages[1..]
+        .iter()
+        .all(|stage| match stage.first().map(String::as_str) {
+            Some("sed") => !stage
+                .iter()
+                .any(|w| w == "-i" || w.starts_with("-i") || w == "--in-place"),
+            Some(p) => FILTERS.contains(&p),
+            None => false,
+        });
+    if filters_only {
+        kind
+    } else {
+        "bash"
+    }
+}
+
+/// `find` options that run something or change the file system.
+const FIND_ACTIONS: [&str; 6] = ["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint"];
+
+/// Programs that only transform text on a pipe.
+const FILTERS: [&str; 14] = [
+    "head", "tail", "grep", "egrep", "fgrep", "rg", "nl", "wc", "sort", "uniq", "cut", "tr", "cat",
+    "column",
+];
+
+/// `sed -n …` without in-place editing: a read of a line range.
+fn sed_reads(words: &[String]) -> bool {
+    let quiet = words.iter().any(|w| {
+        w == "-n"
+            || w == "--quiet"
+            || w == "--silent"
+            || (w.starts_with('-') && !w.starts_with("--") && w.contains('n'))
+    });
+    let in_place = words.iter().any(|w| {
+        w == "--in-place" || (w.starts_with('-') && !w.starts_with("--") && w.contains('i'))
+    });
+    quiet && !in_place
+}
+
+/// Splits a command into pipeline stages of words, honouring quotes and
+/// backslashes; `None` when it is anything but one plain pipeline.
+fn pipeline(command: &str) -> Option<Vec<Vec<String>>> {
+    let mut stages = vec![Vec::new()];
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = command.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        ch => word.push(ch),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => word.push(chars.next()?),
+                        '$' if chars.peek() == Some(&'(') => return None,
+                        '`' => return None,
+                        ch => word.push(ch),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                word.push(chars.next()?);
+            }
+            '|' => {
+                if chars.peek() == Some(&'|') {
+                    return None;
+                }
+                if in_word {
+                    stages.last_mut()?.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+                stages.push(Vec::new());
+            }
+            ';' | '&' | '>' | '<' | '`' | '\n' | '(' | ')' => return None,
+            '$' if chars.peek() == Some(&'(') => return None,
+            c if c.is_whitespace() => {
+                if in_word {
+                    stages.last_mut()?.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        stages.last_mut()?.push(word);
+    }
+    if stages.iter().any(Vec::is_empty) {
+        return None;
+    }
+    Some(stages)
+}
+
+/// The text of a message's `content`: a string, or the texts of a list of
+/// parts joined by newlines.
+fn content_text(m: &Value) -> Option<String> {
+    match m.get("content")? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => None,
+    }
+}
+
+/// The literal opening of a Jinja template, up to its first `{{` or `{%`.
+fn template_prefix(template: &str) -> &str {
+    let end = [template.find("{{"), template.find("{%")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(template.len());
+    template[..end].trim()
+}
+
+/// The usage of one answer: OpenAI-style `prompt_tokens` (cached part in
+/// `prompt_tokens_details.cached_tokens`) or Anthropic-style fields.
+fn usage_of(m: &Value) -> Option<RequestUsage> {
+    let u = m.pointer("/extra/response/usage")?.as_object()?;
+    let n = |k: &str| u.get(k).and_then(Value::as_u64);
+    if let Some(prompt) = n("prompt_tokens") {
+        let cached = u
+            .get("prompt_tokens_details")
+            .and_then(|d| d.get("cached_tokens"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+            .min(prompt);
+        return Some(RequestUsage {
+            input_tokens: prompt - cached,
+            cache_read_input_tokens: cached,
+            output_tokens: n("completion_tokens").unwrap_or(0),
+            ..RequestUsage::default()
+        });
+    }
+    Some(RequestUsage {
+        input_tokens: n("input_tokens")?,
+        cache_creation_input_tokens: n("cache_creation_input_tokens").unwrap_or(0),
+        cache_read_input_tokens: n("cache_read_input_tokens").unwrap_or(0),
+        output_tokens: n("output_tokens").unwrap_or(0),
+        ..RequestUsage::default()
+    })
+}
+
+/// How the harness answered an assistant message.
+enum Answer {
+    /// It ran the command; the text is the output message.
+    Output { text: String, is_error: bool },
+    /// It rejected the answer's format.
+    FormatError(String),
+    /// No answer follows (the run ended).
+    None,
+}
+
+/// Converts a parsed trajectory. `path` names it in reports and in
+/// `source.path`; skipped messages are reported as `path:N` with N the
+/// 1-based position in `messages`.
+pub fn convert(
+    traj: &Value,
+    path: &Path,
+    results: Option<&Results>,
+    options: Options,
+) -> Result<ImportedSession> {
+    let Some(raw) = traj.get("messages").and_then(Value::as_array) else {
+        bail!(
+            "{}: no \"messages\" list, not a mini-swe-agent trajectory",
+            path.display()
+        );
+    };
+    let mut log = ReadLog {
+        path: path.to_path_buf(),
+        lines: raw.len(),
+        ..ReadLog::default()
+    };
+    let mut notes = Vec::new();
+    if let Some(format) = traj.get("trajectory_format").and_then(Value::as_str) {
+        if format != TRAJECTORY_FORMAT {
+            notes.push(Skip {
+                line: 0,
+                reason: format!("trajectory_format {format:?}, read as {TRAJECTORY_FORMAT}"),
+            });
+        }
+    }
+    let config = traj.pointer("/info/config");
+    let template = |key: &str, default: &'static str| -> String {
+        config
+            .and_then(|c| c.pointer(&format!("/agent/{key}")))
+            .and_then(Value::as_str)
+            .map(|t| template_prefix(t).to_string())
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| default.to_string())
+    };
+    let format_error = template("format_error_template", FORMAT_ERROR_PREFIX);
+    let timeout = template("timeout_template", TIMEOUT_PREFIX);
+
+    let mut messages: Vec<Message> = Vec::new();
+    let mut requests = Vec::new();
+    let mut system_bytes: Option<u64> = None;
+    let mut synthetic_results = 0;
+    let mut times: Vec<i64> = Vec::new();
+    let mut model = None;
+    let mut i = 0;
+    while i < raw.len() {
+        let m = &raw[i];
+        let at = i + 1;
+        i += 1;
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+        let Some(text) = content_text(m) else {
+            log.skipped.push(Skip {
+                line: at,
+                reason: "message without a text content".into(),
+            });
+            continue;
+        };
+        match role {
+            "system" if system_bytes.is_none() && messages.is_empty() => {
+                system_bytes = Some(text.len() as u64);
+            }
+            "user" => {
+                // The task is the first; any other user message that answers
+                // no command came from the harness.
+                let synthetic = messages.iter().any(|m| m.role == Role::User);
+                if synthetic {
+                    notes.push(Skip {
+                        line: at,
+                        reason: "user message that answers no command; kept as a synthetic user message".into(),
+                    });
+                }
+                messages.push(Message::new(Role::User, vec![Block::text(text.into_bytes())], synthetic, None));
+            }
+            "assistant" => {
+                let answer = match raw.get(i) {
+                    Some(next) if next.get("role").and_then(Value::as_str) == Some("user") => {
+                        i += 1;
+                        let reply = content_text(next).unwrap_or_default();
+                        if reply.trim_start().starts_with(&format_error) {
+                            Answer::FormatError(reply)
+                        } else {
+                            let is_error = reply.trim_start().starts_with(&timeout) || return_code(&reply).is_some_and(|rc| rc != 0);
+                            Answer::Output { text: reply, is_error }
+                        }
+                    }
+                    _ => Answer::None,
+                };
+                if let Some(mut u) = usage_of(m) {
+                    u.message_index = messages.len();
+                    u.model = m.pointer("/extra/response/model").and_then(Value::as_str).map(str::to_string);
+                    if model.is_none() {
+                        model = u.model.clone();
+                    }
+                    requests.push(u);
+                }
+                if let Some(t) = m.pointer("/extra/response/created").and_then(Value::as_i64) {
+                    times.push(t);
+                }
+                let actions = bash_actions(&text);
+                let call_id = format!("call-{at}");
+                match answer {
+                    Answer::FormatError(reply) => {
+                        messages.push(Message::new(Role::Assistant, vec![Block::text(text.into_bytes())], false, None));
+                        messages.push(Message::new(Role::User, vec![Block::text(reply.into_bytes())], true, None));
+                    }
+                    Answer::Output { .. } | Answer::None if actions.is_empty() => {
+                        messages.push(Message::new(Role::Assistant, vec![Block::text(text.into_bytes())], false, None));
+                        if let Answer::Output { text: reply, .. } = answer {
+                            log.skipped.push(Skip {
+                                line: at + 1,
+                                reason: "answers an assistant message without a bash block; kept as a synthetic user message".into(),
+                            });
+                            messages.push(Message::new(Role::User, vec![Block::text(reply.into_bytes())], true, None));
+                        }
+                    }
+                    answer => {
+                        if actions.len() > 1 {
+                            notes.push(Skip {
+                                line: at,
+                                reason: format!("{} bash blocks, yet the harness ran a command; the first is taken", actions.len()),
+                            });
+                        }
+                        let action = &actions[0];
+                        let mut rest = String::with_capacity(text.len());
+                        rest.push_str(text[..action.start].trim_end());
+                        let tail = text[action.end..].trim();
+                        if !tail.is_empty() {
+                            if !rest.is_empty() {
+                                rest.push_str("\n\n");
+                            }
+                            rest.push_str(tail);
+                        }
+                        let tool = if options.classify_commands {
+                            classify(&action.command)
+                        } else {
+                            "bash"
+                        };
+                        let args = value_to_string(&serde_json::json!({ "command": action.command }));
+                        let mut content = Vec::with_capacity(2);
+                        if !rest.trim().is_empty() {
+                            content.push(Block::text(rest.into_bytes()));
+                        }
+                        content.push(Block::tool_use(&call_id, tool, &args));
+                        messages.push(Message::new(Role::Assistant, content, false, None));
+                        let result = match answer {
+                            Answer::Output { text, is_error } => Block::tool_result(Some(call_id.as_str().into()), text.into_bytes(), is_error),
+                            _ => {
+                                synthetic_results += 1;
+                                notes.push(Skip {
+                                    line: at,
+                                    reason: format!("the command has no output in the trajectory; given the error result {NO_RESULT_TEXT:?}"),
+                                });
+                                Block::tool_result(Some(call_id.as_str().into()), NO_RESULT_TEXT.as_bytes().to_vec(), true)
+                            }
+                        };
+                        messages.push(Message::new(Role::Tool, vec![result], false, None));
+                    }
+                }
+            }
+            other => log.skipped.push(Skip {
+                line: at,
+                reason: format!("role {other:?} not imported (only the first system prompt, user and assistant messages are)"),
+            }),
+        }
+    }
+
+    let stem = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.trim_end_matches(TRAJECTORY_SUFFIX))
+        .unwrap_or("trajectory");
+    let instance = traj
+        .get("instance_id")
+        .and_then(Value::as_str)
+        .unwrap_or(stem)
+        .to_string();
+    let run = path
+        .parent()
+        .and_then(|d| d.file_name())
+        .and_then(|n| n.to_str())
+        .unwrap_or("run");
+    let resolved = results.and_then(|r| r.resolved.get(&instance).copied());
+    if results.is_some() && resolved.is_none() {
+        notes.push(Skip {
+            line: 0,
+            reason: format!("{instance} is not in the results file; no resolved label"),
+        });
+    }
+    let model = model.or_else(|| {
+        config
+            .and_then(|c| c.pointer("/model/model_name"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    // `minisweagent.models.openrouter_model.OpenRouterModel` -> `openrouter`.
+    let provider = config
+        .and_then(|c| c.get("model_type"))
+        .and_then(Value::as_str)
+        .and_then(|t| t.rsplit('.').nth(1))
+        .map(|m| m.trim_end_matches("_model").to_string());
+    let fallback = mtime(path);
+    let file = SessionFile {
+        id: plain_id(&format!("msa-{run}-{instance}")),
+        name: Some(instance.clone()),
+        created_at: times
+            .iter()
+            .min()
+            .map(|t| rfc3339(*t))
+            .or_else(|| fallback.clone()),
+        updated_at: times.iter().max().map(|t| rfc3339(*t)).or(fallback),
+        cwd: config
+            .and_then(|c| c.pointer("/environment/cwd"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        model,
+        provider,
+        source: Source {
+            format: FORMAT_MINI_SWE_AGENT.into(),
+            path: absolute(path).display().to_string(),
+            lines: raw.len(),
+            instance_id: Some(instance),
+            ..Source::default()
+        },
+        context_complete: true,
+        requests,
+        overhead: system_bytes.map(|b| Overhead {
+            system_prompt_bytes: b,
+            tokens: b / crate::engine::constants::BYTES_PER_TOKEN,
+        }),
+        resolved,
+        exit_status: traj
+            .pointer("/info/exit_status")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        ..SessionFile::default()
+    };
+    let mut session = ImportedSession {
+        file,
+        messages,
+        log,
+        notes,
+        parent_path: None,
+    };
+    session.file.import.synthetic_results = synthetic_results;
+    session.finish();
+    Ok(session)
+}
+
+/// The number in a leading `<returncode>N</returncode>`, if there is one.
+pub fn return_code(text: &str) -> Option<i64> {
+    let rest = text.trim_start().strip_prefix(RETURNCODE_OPEN)?;
+    let end = rest.find(RETURNCODE_CLOSE)?;
+    rest[..end].trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bash_actions_follow_mini_swe_agents_pattern() {
+        let a = bash_actions("THOUGHT: x\n\n```bash\nls -la\n```\n");
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].command, "ls -la");
+        assert_eq!(a[0].start, 12);
+        // The whitespace run may hold several newlines; an empty body matches.
+        assert_eq!(bash_actions("```bash\n\n```")[0].command, "");
+        // No newline after the tag: not a block.
+        assert!(bash_actions("```bash ls```").is_empty());
+        assert_eq!(bash_actions("```bash\na\n```\n```bash\nb\n```").len(), 2);
+        // Multi-line bodies end at the first closing fence.
+        assert_eq!(
+            bash_actions("```bash\ncat <<'EOF' > f\nx\nEOF\n```")[0].command,
+            "cat <<'EOF' > f\nx\nEOF"
+        );
+    }
+
+    #[test]
+    fn classify_names_plain_reads_searches_and_listings() {
+        assert_eq!(classify("cat a.py"), "read_file");
+        assert_eq!(classify("nl -ba a.py | sed -n '10,20p'"), "read_file");
+        assert_eq!(classify("sed -n '1,5p;9p' a.py"), "read_file");
+        assert_eq!(classify("sed -i 's/a/b/' a.py"), "bash");
+        assert_eq!(classify("grep -rn \"foo|bar\" src"), "grep");
+        assert_eq!(classify("grep x a | head -n 5"), "grep");
+        assert_eq!(classify("find . -name '*.py'"), "glob");
+        assert_eq!(classify("find . -name x -delete"), "bash");
+        assert_eq!(classify("ls -R"), "glob");
+        assert_eq!(classify("cat <<'EOF' > f\nx\nEOF"), "bash");
+        assert_eq!(classify("cd x && cat a"), "bash");
+        assert_eq!(classify("cat a > b"), "bash");
+        assert_eq!(classify("grep x $(ls)"), "bash");
+        assert_eq!(classify("cat a | python3 -"), "bash");
+        assert_eq!(classify("python3 x.py"), "bash");
+    }
+
+    #[test]
+    fn return_code_reads_the_leading_tag() {
+        assert_eq!(return_code("<returncode>0</returncode>\n<output>"), Some(0));
+        assert_eq!(return_code("<returncode>-9</returncode>"), Some(-9));
+        assert_eq!(return_code("output <returncode>1</returncode>"), None);
+    }
+}

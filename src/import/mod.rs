@@ -1,0 +1,830 @@
+//! Importing other agents' recorded sessions as smith sessions, so that the
+//! replay and the calibration can start from real data.
+//!
+//! Each format has its own converter ([`claude_code`], [`mini_swe_agent`])
+//! that turns one source file into an [`ImportedSession`]: smith messages plus
+//! the facts smith's own record lacks (where the session came from, what the
+//! provider reported for each request, where the agent compacted by itself).
+//! This module holds what they share: the `session.json` they write, the
+//! pairing check every imported session must pass, and the writer that puts a
+//! session directory in place atomically.
+//!
+//! The output directory is laid out like `$SMITH_HOME/sessions`:
+//! `OUT/<id>/transcript.jsonl`, `OUT/<id>/session.json` and `OUT/index.json`,
+//! so `SMITH_HOME` pointing at its parent lets ids and names resolve.
+
+pub mod claude_code;
+pub mod mini_swe_agent;
+
+use std::borrow::Borrow;
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::transcript::locate::{SESSION_FILE, TRANSCRIPT_FILE};
+use crate::transcript::reader::SKIPS_DESCRIBED_PER_FILE;
+use crate::transcript::{BlockType, Message, ReadLog, Role, Skip};
+
+/// `source.format` of a session imported from Claude Code.
+pub const FORMAT_CLAUDE_CODE: &str = "claude-code";
+/// `source.format` of a session imported from mini-swe-agent.
+pub const FORMAT_MINI_SWE_AGENT: &str = "mini-swe-agent";
+
+/// The text of the error result given to a tool call whose result the source
+/// never recorded (an interrupted call, a crash mid-turn). smith's history
+/// must pair every `tool_use` with one `tool_result`, as a provider would
+/// reject the request otherwise; an error result says "nothing came back"
+/// without inventing output.
+pub const NO_RESULT_TEXT: &str = "[no result recorded]";
+
+/// The name of the session index in an output directory.
+pub const INDEX_FILE: &str = "index.json";
+
+/// What the provider reported for one request: the real size of the prompt
+/// (`input + cache creation + cache read`) and of the answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestUsage {
+    /// Index in the transcript of the assistant message that answered it.
+    pub message_index: usize,
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl RequestUsage {
+    /// The whole prompt as the provider counted it.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+    }
+
+    /// Folds in another report of the same response, keeping the largest of
+    /// each figure: Claude Code repeats a response's usage on every line of
+    /// it, with the output count still growing on the early lines.
+    pub fn merge_max(&mut self, other: &RequestUsage) {
+        self.input_tokens = self.input_tokens.max(other.input_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .max(other.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .max(other.cache_read_input_tokens);
+        self.output_tokens = self.output_tokens.max(other.output_tokens);
+    }
+}
+
+/// A place where the source agent compacted its own context. The summary it
+/// wrote is not history and stays out of the transcript; this mark says where
+/// it stood and how large it was, so the real context after it is known.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactBoundary {
+    /// Messages of the transcript before the boundary: the context after it
+    /// is the summary plus `messages[message_index..]`.
+    pub message_index: usize,
+    /// Requests (assistant messages) before the boundary.
+    pub requests_before: usize,
+    /// The agent's own count of the context it compacted, if it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_tokens: Option<u64>,
+    /// `auto` or `manual`, as the agent recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
+    /// Bytes of the summary that replaced the earlier context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_bytes: Option<u64>,
+    /// 1-based line of the boundary in the source file.
+    pub line: usize,
+}
+
+/// Where an imported session came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// [`FORMAT_CLAUDE_CODE`] or [`FORMAT_MINI_SWE_AGENT`].
+    pub format: String,
+    /// The file it was read from.
+    pub path: String,
+    /// Lines (Claude Code) or messages (mini-swe-agent) in the source.
+    #[serde(default)]
+    pub lines: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_id: Option<String>,
+}
+
+/// Tokens of every request that are not history, as far as the source says.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overhead {
+    /// Bytes of the system prompt.
+    pub system_prompt_bytes: u64,
+    /// The same in estimated tokens (bytes / 4): a floor for `--overhead`.
+    pub tokens: u64,
+}
+
+/// Token totals in the shape of smith's `LLM::Usage`, where `prompt_tokens`
+/// is the uncached remainder.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SmithUsage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub total_tokens: u64,
+    pub cache_creation_tokens: u64,
+    pub cache_read_tokens: u64,
+}
+
+impl SmithUsage {
+    /// The sum over requests.
+    pub fn total(requests: &[RequestUsage]) -> SmithUsage {
+        let mut u = SmithUsage::default();
+        for r in requests {
+            u.prompt_tokens += r.input_tokens;
+            u.completion_tokens += r.output_tokens;
+            u.cache_creation_tokens += r.cache_creation_input_tokens;
+            u.cache_read_tokens += r.cache_read_input_tokens;
+        }
+        u.total_tokens =
+            u.prompt_tokens + u.completion_tokens + u.cache_creation_tokens + u.cache_read_tokens;
+        u
+    }
+}
+
+/// What the import did to a session, for the summary and for tests.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportCounts {
+    pub messages: usize,
+    pub tool_calls: usize,
+    /// User messages marked synthetic (harness-written, not typed).
+    pub synthetic_user_messages: usize,
+    /// Tool calls given a [`NO_RESULT_TEXT`] error result.
+    pub synthetic_results: usize,
+    /// Source lines (or messages) that could not be used.
+    pub skipped: usize,
+}
+
+/// The `session.json` of an imported session: smith's fields (`id`,
+/// `created_at`, `cwd`, `model`, `provider`, `usage`, `name`, `parent_id`)
+/// plus what only an import knows. Every field but `id` defaults, so a file
+/// written by an older import still reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionFile {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
+    #[serde(default)]
+    pub usage: SmithUsage,
+    #[serde(default)]
+    pub source: Source,
+    /// False when the source says the model saw messages this file does not
+    /// hold (a compaction request, a continued conversation): the requests'
+    /// real prompts then cannot be matched with an estimate.
+    #[serde(default = "yes")]
+    pub context_complete: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_note: Option<String>,
+    /// Usage per request, in transcript order, one per answered request.
+    #[serde(default)]
+    pub requests: Vec<RequestUsage>,
+    #[serde(default)]
+    pub compact_boundaries: Vec<CompactBoundary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<Overhead>,
+    /// Whether the task was solved (mini-swe-agent with a results file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<String>,
+    #[serde(default)]
+    pub import: ImportCounts,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for SessionFile {
+    /// An empty session whose context is complete until a converter finds
+    /// otherwise (the same default as a `session.json` without the field).
+    fn default() -> SessionFile {
+        SessionFile {
+            id: String::new(),
+            name: None,
+            created_at: None,
+            updated_at: None,
+            cwd: None,
+            model: None,
+            provider: None,
+            parent_id: None,
+            usage: SmithUsage::default(),
+            source: Source::default(),
+            context_complete: true,
+            context_note: None,
+            requests: Vec::new(),
+            compact_boundaries: Vec::new(),
+            overhead: None,
+            resolved: None,
+            exit_status: None,
+            import: ImportCounts::default(),
+        }
+    }
+}
+
+impl SessionFile {
+    /// Reads the import fields from a loaded session's `session.json`;
+    /// `None` for a session that is not an import (smith's own).
+    pub fn from_meta(raw: &serde_json::Value) -> Option<SessionFile> {
+        let file: SessionFile = serde_json::from_value(raw.clone()).ok()?;
+        (!file.source.format.is_empty()).then_some(file)
+    }
+}
+
+/// One converted session, ready to be written.
+#[derive(Clone, Debug)]
+pub struct ImportedSession {
+    pub file: SessionFile,
+    pub messages: Vec<Message>,
+    /// Lines (or messages) of the source that could not be used.
+    pub log: ReadLog,
+    /// Repairs that kept the session usable, e.g. a synthetic result; each
+    /// names the source line it is about.
+    pub notes: Vec<Skip>,
+    /// The source file of the parent session (a subagent's), whose final id
+    /// becomes `parent_id` once every id of the run is known.
+    pub parent_path: Option<String>,
+}
+
+impl ImportedSession {
+    /// Fills the counts, the usage totals and the first prompt from the
+    /// messages, once the converter is done.
+    pub fn finish(&mut self) {
+        let c = &mut self.file.import;
+        c.messages = self.messages.len();
+        c.tool_calls = self
+            .messages
+            .iter()
+            .flat_map(|m| &m.content)
+            .filter(|b| b.kind == BlockType::ToolUse)
+            .count();
+        c.synthetic_user_messages = self
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::User && m.synthetic)
+            .count();
+        c.skipped = self.log.skipped_count();
+        self.file.usage = SmithUsage::total(&self.file.requests);
+    }
+
+    /// Writes what could not be used and what was repaired to `out`:
+    /// `path:line: skipped: reason` and `path:line: note: reason`, a few of
+    /// each per file and a count of the rest.
+    pub fn report(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.log.report(out)?;
+        let path = self.log.path.display();
+        for note in self.notes.iter().take(SKIPS_DESCRIBED_PER_FILE) {
+            match note.line {
+                0 => writeln!(out, "{path}: note: {}", note.reason)?,
+                n => writeln!(out, "{path}:{n}: note: {}", note.reason)?,
+            }
+        }
+        if self.notes.len() > SKIPS_DESCRIBED_PER_FILE {
+            writeln!(
+                out,
+                "{path}: {} more notes ({} in all)",
+                self.notes.len() - SKIPS_DESCRIBED_PER_FILE,
+                self.notes.len()
+            )?;
+        }
+        Ok(())
+    }
+
+    /// What `index.json` says about the session.
+    pub fn index_entry(&self) -> serde_json::Value {
+        let f = &self.file;
+        let mut e = serde_json::Map::new();
+        let mut put = |k: &str, v: serde_json::Value| {
+            e.insert(k.to_string(), v);
+        };
+        put("id", f.id.clone().into());
+        put(
+            "created_at",
+            f.created_at.clone().unwrap_or_default().into(),
+        );
+        put(
+            "updated_at",
+            f.updated_at.clone().unwrap_or_default().into(),
+        );
+        put("first_prompt", first_prompt(&self.messages).into());
+        put("message_count", self.messages.len().into());
+        if let Some(n) = &f.name {
+            put("name", n.clone().into());
+        }
+        if let Some(p) = &f.parent_id {
+            put("parent_id", p.clone().into());
+        }
+        if let Some(p) = &f.provider {
+            put("provider", p.clone().into());
+        }
+        if let Some(m) = &f.model {
+            put("model", m.clone().into());
+        }
+        serde_json::Value::Object(e)
+    }
+}
+
+/// smith's `first_prompt`: the first user message's first text, trimmed, cut
+/// to 60 characters with an ellipsis.
+pub fn first_prompt(messages: &[Message]) -> String {
+    let Some(user) = messages.iter().find(|m| m.starts_real_turn()) else {
+        return "(empty session)".into();
+    };
+    let Some(text) = user.content.iter().find(|b| b.kind == BlockType::Text) else {
+        return "(empty prompt)".into();
+    };
+    let text = text.text_lossy();
+    let text = text.trim();
+    if text.chars().count() > 60 {
+        let head: String = text.chars().take(57).collect();
+        format!("{head}...")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Checks the invariant every imported session keeps: each `tool_use` is
+/// answered by exactly one `tool_result` in a later message, and each
+/// `tool_result` answers a `tool_use` before it. Returns what is wrong, empty
+/// when nothing is.
+pub fn pairing_problems<M: Borrow<Message>>(messages: &[M]) -> Vec<String> {
+    let mut problems = Vec::new();
+    // id -> (index of the call's message, results seen)
+    let mut calls: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (i, m) in messages.iter().enumerate() {
+        for b in &m.borrow().content {
+            let id = b.tool_call_id.as_deref().unwrap_or("");
+            match b.kind {
+                BlockType::ToolUse if calls.insert(id, (i, 0)).is_some() => {
+                    problems.push(format!("message {i}: tool call id {id:?} used twice"));
+                }
+                BlockType::ToolResult => match calls.get_mut(id) {
+                    Some((at, n)) if *at < i => *n += 1,
+                    _ => problems.push(format!(
+                        "message {i}: result for {id:?} answers no earlier call"
+                    )),
+                },
+                _ => {}
+            }
+        }
+    }
+    let mut unanswered: Vec<(usize, &str, usize)> = calls
+        .iter()
+        .filter(|(_, (_, n))| *n != 1)
+        .map(|(id, (at, n))| (*at, *id, *n))
+        .collect();
+    unanswered.sort();
+    for (at, id, n) in unanswered {
+        problems.push(format!(
+            "message {at}: tool call {id:?} has {n} results, not 1"
+        ));
+    }
+    problems
+}
+
+/// Turns any text into a session id smith accepts as a directory name:
+/// ASCII letters, digits, `.`, `_` and `-`; everything else becomes `-`.
+pub fn plain_id(text: &str) -> String {
+    let id: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let id = id.trim_start_matches('.').to_string();
+    if id.is_empty() {
+        "session".into()
+    } else {
+        id
+    }
+}
+
+/// Makes ids unique within one run: a repeated id gets a short hash of its
+/// source path appended, so the result is the same on every run. Children are
+/// then linked to their parent's final id through `parent_path`.
+pub fn dedupe_ids(sessions: &mut [ImportedSession]) {
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for s in sessions.iter() {
+        *count.entry(s.file.id.clone()).or_default() += 1;
+    }
+    for s in sessions.iter_mut() {
+        if count[&s.file.id] > 1 {
+            s.file.id = format!("{}-{:08x}", s.file.id, fnv1a(&s.file.source.path) as u32);
+        }
+    }
+    let by_path: HashMap<String, String> = sessions
+        .iter()
+        .map(|s| (s.file.source.path.clone(), s.file.id.clone()))
+        .collect();
+    for s in sessions.iter_mut() {
+        if let Some(id) = s.parent_path.as_ref().and_then(|p| by_path.get(p)) {
+            s.file.parent_id = Some(id.clone());
+        }
+    }
+}
+
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Refuses an output directory that lies inside one of the inputs: an import
+/// never writes into what it reads. `inputs` are files or directories; a
+/// file's directory counts as input.
+pub fn check_output_outside(out: &Path, inputs: &[PathBuf]) -> Result<()> {
+    let out = absolute(out);
+    for input in inputs {
+        let dir = if input.is_file() {
+            input.parent().map(Path::to_path_buf).unwrap_or_default()
+        } else {
+            input.clone()
+        };
+        let dir = absolute(&dir);
+        if out.starts_with(&dir) {
+            bail!(
+                "--out {} lies inside the input {}: an import never writes where it reads; choose a directory outside it",
+                out.display(),
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The canonical form of a path, or of its nearest existing ancestor with the
+/// rest appended (the output directory may not exist yet).
+pub fn absolute(path: &Path) -> PathBuf {
+    if let Ok(c) = fs::canonicalize(path) {
+        return c;
+    }
+    let base = std::env::current_dir().unwrap_or_default().join(path);
+    let mut tail = Vec::new();
+    let mut cur = base.as_path();
+    loop {
+        if let Ok(c) = fs::canonicalize(cur) {
+            let mut p = c;
+            for part in tail.iter().rev() {
+                p.push(part);
+            }
+            return p;
+        }
+        match (cur.file_name(), cur.parent()) {
+            (Some(name), Some(parent)) => {
+                tail.push(name.to_os_string());
+                cur = parent;
+            }
+            _ => return base,
+        }
+    }
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes one session directory, `out/<id>/`, atomically: the transcript and
+/// `session.json` are written into a hidden temporary directory beside it,
+/// which is then renamed into place. A directory already there is replaced
+/// only if it is itself an import (its `session.json` names a source
+/// format), so a re-run replaces its own output and never a smith session.
+pub fn write_session(out: &Path, session: &ImportedSession) -> Result<PathBuf> {
+    let id = &session.file.id;
+    let dest = out.join(id);
+    if dest.exists() && !is_import_dir(&dest) {
+        bail!(
+            "{}: exists and is not an imported session; move it away or choose another --out",
+            dest.display()
+        );
+    }
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = out.join(format!(".{id}.tmp-{}-{n}", std::process::id()));
+    let result = (|| -> Result<()> {
+        fs::create_dir(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
+        let mut transcript = Vec::with_capacity(1 << 16);
+        for m in &session.messages {
+            m.write_json(&mut transcript);
+            transcript.push(b'\n');
+        }
+        write_synced(&tmp.join(TRANSCRIPT_FILE), &transcript)?;
+        let mut meta = serde_json::to_vec_pretty(&session.file)?;
+        meta.push(b'\n');
+        write_synced(&tmp.join(SESSION_FILE), &meta)?;
+        if dest.exists() {
+            let old = out.join(format!(".{id}.old-{}-{n}", std::process::id()));
+            fs::rename(&dest, &old)
+                .with_context(|| format!("{}: cannot replace", dest.display()))?;
+            fs::rename(&tmp, &dest).with_context(|| format!("{}: cannot write", dest.display()))?;
+            let _ = fs::remove_dir_all(&old);
+        } else {
+            fs::rename(&tmp, &dest).with_context(|| format!("{}: cannot write", dest.display()))?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&tmp);
+    }
+    result.map(|()| dest)
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f =
+        fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .with_context(|| format!("{}: cannot write", path.display()))
+}
+
+/// Whether `dir` holds a session an import wrote.
+fn is_import_dir(dir: &Path) -> bool {
+    fs::read(dir.join(SESSION_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| SessionFile::from_meta(&v))
+        .is_some()
+}
+
+/// Adds `entries` to `out/index.json`, replacing entries with the same ids
+/// and keeping every other one, and writes it atomically. An index that
+/// cannot be parsed is an error (it may be smith's; it is not overwritten).
+pub fn update_index(out: &Path, entries: &[serde_json::Value]) -> Result<()> {
+    let path = out.join(INDEX_FILE);
+    let mut index: Vec<serde_json::Value> = match fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| {
+            format!(
+                "{}: not a list of sessions; move it away and import again",
+                path.display()
+            )
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", path.display())),
+    };
+    let ours: HashSet<&str> = entries.iter().filter_map(|e| e["id"].as_str()).collect();
+    index.retain(|e| !e["id"].as_str().is_some_and(|id| ours.contains(id)));
+    index.extend(entries.iter().cloned());
+    let mut bytes = serde_json::to_vec_pretty(&index)?;
+    bytes.push(b'\n');
+    crate::output::write_atomic(&path, &bytes)?;
+    Ok(())
+}
+
+/// What one `import` run did, summed over its sessions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub files: usize,
+    pub sessions: usize,
+    pub messages: usize,
+    pub tool_calls: usize,
+    pub synthetic_user_messages: usize,
+    pub synthetic_results: usize,
+    pub skipped: usize,
+    /// Source files that could not be read at all.
+    pub files_failed: usize,
+}
+
+impl Totals {
+    /// Adds one session's counts.
+    pub fn add(&mut self, c: &ImportCounts) {
+        self.sessions += 1;
+        self.messages += c.messages;
+        self.tool_calls += c.tool_calls;
+        self.synthetic_user_messages += c.synthetic_user_messages;
+        self.synthetic_results += c.synthetic_results;
+        self.skipped += c.skipped;
+    }
+}
+
+/// What importing a set of files produced.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The sessions written, in file order (their messages already dropped
+    /// to keep memory flat; the counts stay in `file.import`).
+    pub sessions: Vec<ImportedSession>,
+    /// Files that could not be imported at all, each with why.
+    pub failures: Vec<String>,
+    pub totals: Totals,
+}
+
+/// Converts every file with `convert` (in parallel), makes the ids unique,
+/// writes each session directory into `out` atomically and adds them to
+/// `out/index.json`. A file that fails to convert is recorded in
+/// [`Outcome::failures`] and the rest go on; a session that cannot be written
+/// is an error, after the others have been written.
+pub fn import_files<F>(files: &[PathBuf], out: &Path, convert: F) -> Result<Outcome>
+where
+    F: Fn(&Path) -> Result<ImportedSession> + Sync,
+{
+    use rayon::prelude::*;
+    fs::create_dir_all(out)
+        .with_context(|| format!("{}: cannot create the output directory", out.display()))?;
+    let converted: Vec<Result<ImportedSession>> = files.par_iter().map(|f| convert(f)).collect();
+    let mut outcome = Outcome::default();
+    let mut sessions = Vec::with_capacity(converted.len());
+    for (file, result) in files.iter().zip(converted) {
+        match result {
+            Ok(s) if s.messages.is_empty() => outcome.failures.push(format!(
+                "{}: skipped: no history in it (no message could be imported)",
+                file.display()
+            )),
+            Ok(s) => sessions.push(s),
+            Err(e) => outcome
+                .failures
+                .push(format!("{}: skipped: {e:#}", file.display())),
+        }
+    }
+    dedupe_ids(&mut sessions);
+    let written: Vec<Result<serde_json::Value>> = sessions
+        .par_iter_mut()
+        .map(|s| {
+            let r = write_session(out, s).map(|_| s.index_entry());
+            s.messages = Vec::new();
+            r
+        })
+        .collect();
+    let mut errors = Vec::new();
+    let mut entries = Vec::new();
+    for (s, w) in sessions.iter().zip(written) {
+        match w {
+            Ok(entry) => {
+                outcome.totals.add(&s.file.import);
+                entries.push(entry);
+            }
+            Err(e) => errors.push(format!("{e:#}")),
+        }
+    }
+    outcome.totals.files = files.len();
+    outcome.totals.files_failed = outcome.failures.len();
+    update_index(out, &entries)?;
+    outcome.sessions = sessions;
+    if !errors.is_empty() {
+        bail!(
+            "{} sessions could not be written: {}",
+            errors.len(),
+            errors.join("; ")
+        );
+    }
+    Ok(outcome)
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for a Unix time in seconds.
+pub fn rfc3339(unix: i64) -> String {
+    let days = unix.div_euclid(86_400);
+    let secs = unix.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + (month <= 2) as i64;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+/// The modification time of `path` as [`rfc3339`], the fallback timestamp
+/// of a source that records none.
+pub fn mtime(path: &Path) -> Option<String> {
+    let t = fs::metadata(path).ok()?.modified().ok()?;
+    let secs = t.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    Some(rfc3339(secs as i64))
+}
+
+/// Files under `root` (or `root` itself) that `wanted` accepts, sorted, each
+/// directory visited once even through symbolic links, skipping `skip` (the
+/// output directory) and reporting unreadable directories.
+pub fn find_files(
+    root: &Path,
+    skip: &Path,
+    wanted: &dyn Fn(&Path) -> bool,
+) -> Result<Vec<PathBuf>> {
+    let meta = fs::metadata(root).with_context(|| format!("{}: cannot read", root.display()))?;
+    if meta.is_file() {
+        return Ok(vec![root.to_path_buf()]);
+    }
+    let skip = absolute(skip);
+    let mut found = Vec::new();
+    let mut visited = HashSet::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(canonical) = fs::canonicalize(&dir) else {
+            continue;
+        };
+        if canonical == skip || !visited.insert(canonical) {
+            continue;
+        }
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("{}: skipped: cannot read directory: {e}", dir.display());
+                continue;
+            }
+        };
+        let mut subdirs = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = fs::metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                subdirs.push(path);
+            } else if meta.is_file() && wanted(&path) {
+                found.push(path);
+            }
+        }
+        subdirs.sort();
+        stack.extend(subdirs.into_iter().rev());
+    }
+    found.sort();
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::Block;
+
+    #[test]
+    fn rfc3339_formats_known_instants() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_763_510_516), "2025-11-19T00:01:56Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn plain_id_keeps_only_safe_characters() {
+        assert_eq!(plain_id("cc-ab/../x y"), "cc-ab-..-x-y");
+        assert_eq!(plain_id("..hidden"), "hidden");
+        assert_eq!(plain_id(""), "session");
+    }
+
+    #[test]
+    fn pairing_problems_finds_missing_extra_and_orphan_results() {
+        let call = |id: &str| {
+            Message::new(
+                Role::Assistant,
+                vec![Block::tool_use(id, "bash", "{}")],
+                false,
+                None,
+            )
+        };
+        let result = |id: &str| {
+            Message::new(
+                Role::Tool,
+                vec![Block::tool_result(
+                    Some(id.into()),
+                    "ok".as_bytes().to_vec(),
+                    false,
+                )],
+                false,
+                None,
+            )
+        };
+        assert!(pairing_problems(&[call("a"), result("a")]).is_empty());
+        assert_eq!(pairing_problems(&[call("a")]).len(), 1);
+        assert_eq!(
+            pairing_problems(&[call("a"), result("a"), result("a")]).len(),
+            1
+        );
+        assert_eq!(pairing_problems(&[result("a"), call("a")]).len(), 2);
+    }
+}

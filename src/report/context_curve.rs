@@ -1,0 +1,310 @@
+//! The context curve of one session: how large each request was, with no
+//! compaction at all, under smith's defaults and under the chosen config,
+//! against the window, trigger and target; each compaction marked, and the
+//! stages that fired at it shown in one lane per stage below.
+//!
+//! The numbers come from replaying the session again (the sweep keeps only
+//! sums): the "no compaction" curve is the estimate of the whole recorded
+//! prefix before each request, charged as the chosen config charges it
+//! (overhead and ratio), which is what smith would have sent had it never
+//! compacted.
+
+use std::sync::Arc;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::data::ConfigRow;
+use super::format::tokens;
+use super::palette;
+use super::{draw_legend, draw_line, draw_note, font, font_size, Chart, Dash, DrawResult, Swatch};
+use crate::engine::constants::BYTES_PER_TOKEN;
+use crate::engine::{Budget, Engine, Stage};
+use crate::replay;
+use crate::transcript::Message;
+
+/// A compaction under the chosen config.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    /// The request it happened before.
+    pub request: usize,
+    /// Charged tokens before and after it.
+    pub before: i64,
+    pub after: i64,
+    /// The stages that changed something, in the order they ran.
+    pub stages: Vec<Stage>,
+}
+
+/// The context curve of one session.
+#[derive(Clone, Debug)]
+pub struct ContextCurve {
+    session: String,
+    stem: String,
+    chosen_label: String,
+    chosen_rank: usize,
+    baseline_label: String,
+    /// The chosen config is the baseline: one curve, not two.
+    same: bool,
+    /// Per request: the whole prefix, charged.
+    pub full: Vec<i64>,
+    /// Per request: tokens sent under the chosen config and the baseline.
+    pub chosen: Vec<i64>,
+    pub baseline: Vec<i64>,
+    /// Compactions under the chosen config.
+    pub marks: Vec<Mark>,
+    budget: Budget,
+    base_budget: Budget,
+}
+
+impl ContextCurve {
+    /// Replays `messages` under `chosen` and `baseline` and measures the
+    /// uncompacted prefix before every request.
+    pub fn new(session: &str, stem: String, messages: &[Arc<Message>], chosen: &ConfigRow, baseline: &ConfigRow) -> Self {
+        let budget = Budget::new(&chosen.config);
+        let mut prefix = Vec::with_capacity(messages.len() + 1);
+        let mut bytes = 0u64;
+        for m in messages {
+            prefix.push(bytes);
+            bytes += m.bytes();
+        }
+        let (mut full, mut sent, mut marks) = (Vec::new(), Vec::new(), Vec::new());
+        replay::replay_with(messages, &Engine::new(chosen.config), |r, _, _| {
+            full.push(budget.charged(prefix[r.message_index] / BYTES_PER_TOKEN));
+            sent.push(r.after);
+            if !r.stages.is_empty() {
+                marks.push(Mark {
+                    request: r.request,
+                    before: r.before,
+                    after: r.after,
+                    stages: r.stages.clone(),
+                });
+            }
+            true
+        });
+        let same = chosen.index == baseline.index;
+        let base = if same {
+            sent.clone()
+        } else {
+            let mut base = Vec::with_capacity(sent.len());
+            replay::replay_with(messages, &Engine::new(baseline.config), |r, _, _| {
+                base.push(r.after);
+                true
+            });
+            base
+        };
+        ContextCurve {
+            session: session.to_string(),
+            stem,
+            chosen_label: chosen.label.clone(),
+            chosen_rank: chosen.rank,
+            baseline_label: baseline.label.clone(),
+            same,
+            full,
+            chosen: sent,
+            baseline: base,
+            marks,
+            budget,
+            base_budget: Budget::new(&baseline.config),
+        }
+    }
+
+    /// How many compactions each stage fired in.
+    pub fn fires(&self) -> [usize; 6] {
+        let mut n = [0; 6];
+        for m in &self.marks {
+            for s in &m.stages {
+                n[s.index()] += 1;
+            }
+        }
+        n
+    }
+
+    /// Top of the y axis: everything sent and the window, and the
+    /// uncompacted curve up to twice that (beyond, it is clipped, or the
+    /// compacted curves would be a flat line at the bottom).
+    fn y_max(&self) -> f64 {
+        let sent = self.chosen.iter().chain(&self.baseline).copied().max().unwrap_or(0);
+        let window = self.budget.max_tokens.max(self.base_budget.max_tokens);
+        let floor = sent.max(window) as f64;
+        let full = self.full.iter().copied().max().unwrap_or(0) as f64;
+        full.clamp(floor, floor * 2.0).max(1.0) * 1.06
+    }
+
+    fn thresholds(b: &Budget) -> [(i64, Dash, &'static str); 3] {
+        [
+            (b.max_tokens, Dash::Solid, "window"),
+            (b.trigger_tokens, Dash::Dashed, "trigger"),
+            (b.target_tokens, Dash::Dotted, "target"),
+        ]
+    }
+}
+
+impl Chart for ContextCurve {
+    fn stem(&self) -> String {
+        self.stem.clone()
+    }
+
+    fn title(&self) -> String {
+        format!("Tokens per request: {}", self.session)
+    }
+
+    fn caption(&self) -> String {
+        let sent: i64 = self.chosen.iter().sum();
+        let base: i64 = self.baseline.iter().sum();
+        let mut s = format!(
+            "Each point is one request to the model ({} in all). The grey area is the whole recorded history before the request, \
+             as smith would have sent it with no compaction; the black line is what the chosen config ({}) sends",
+            self.full.len(),
+            self.chosen_label
+        );
+        if self.same {
+            s.push_str(", which is smith's defaults");
+        } else {
+            s.push_str(&format!(
+                ", the grey dashed line what smith's defaults send; over the session they send {} against {} tokens",
+                tokens(sent as f64),
+                tokens(base as f64)
+            ));
+        }
+        s.push_str(&format!(
+            ". Each dot is a compaction, coloured by the last stage it needed; the lanes below show every stage that fired ({} compactions).",
+            self.marks.len()
+        ));
+        s
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let (w, h) = area.dim_in_pixel();
+        let (plot, side) = area.split_horizontally(w.saturating_sub(260));
+        let (top, lanes) = plot.split_vertically((h as f64 * 0.68) as u32);
+        let n = self.full.len();
+        let x_max = (n.max(2) - 1) as f64;
+        let y_max = self.y_max();
+        let y_area = 96;
+
+        let mut chart = ChartBuilder::on(&top)
+            .margin_left(10)
+            .margin_right(20)
+            .margin_top(10)
+            .x_label_area_size(30)
+            .y_label_area_size(y_area)
+            .build_cartesian_2d(0f64..x_max, 0f64..y_max)?;
+        chart
+            .configure_mesh()
+            .y_desc("tokens sent (estimated: bytes/4)")
+            .y_label_formatter(&|v| tokens(*v))
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .label_style(font(font_size::TICK))
+            .axis_desc_style(font(font_size::AXIS))
+            .bold_line_style(palette::FAINT.mix(0.6))
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+
+        let at = |v: &[i64]| -> Vec<(f64, f64)> { v.iter().enumerate().map(|(i, &y)| (i as f64, y as f64)).collect() };
+        chart.draw_series(
+            AreaSeries::new(at(&self.full), 0.0, palette::NO_COMPACTION_FILL.filled())
+                .border_style(palette::NO_COMPACTION_LINE.stroke_width(2)),
+        )?;
+        let line = |y: i64| vec![(0.0, y as f64), (x_max, y as f64)];
+        for (y, dash, _) in Self::thresholds(&self.budget) {
+            draw_line(&mut chart, line(y), palette::THRESHOLD.stroke_width(2), dash)?;
+        }
+        let base_lines_differ = !self.same && Self::thresholds(&self.base_budget) != Self::thresholds(&self.budget);
+        if base_lines_differ {
+            for (y, dash, _) in Self::thresholds(&self.base_budget) {
+                draw_line(&mut chart, line(y), palette::BASELINE.stroke_width(1), dash)?;
+            }
+        }
+        if !self.same {
+            draw_line(&mut chart, at(&self.baseline), palette::BASELINE.stroke_width(2), Dash::Dashed)?;
+        }
+        draw_line(&mut chart, at(&self.chosen), palette::CHOSEN.stroke_width(2), Dash::Solid)?;
+        for m in &self.marks {
+            let last = m.stages.last().copied().unwrap_or(Stage::Truncate);
+            let c = palette::stage(last);
+            let x = m.request as f64;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x, m.before as f64), (x, m.after as f64)],
+                c.stroke_width(2),
+            )))?;
+            chart.draw_series(std::iter::once(Circle::new((x, m.after as f64), 5, c.filled())))?;
+        }
+
+        // One lane per stage, first stage on top.
+        let fires = self.fires();
+        let lane = |s: Stage| (Stage::ALL.len() - 1 - s.index()) as f64;
+        let mut strip = ChartBuilder::on(&lanes)
+            .margin_left(10)
+            .margin_right(20)
+            .margin_top(6)
+            .x_label_area_size(56)
+            .y_label_area_size(y_area)
+            .build_cartesian_2d(0f64..x_max, -0.5f64..5.5f64)?;
+        let lane_name = |v: &f64| -> String {
+            let i = v.round();
+            if (v - i).abs() > 1e-6 || !(0.0..=5.0).contains(&i) {
+                return String::new();
+            }
+            let s = Stage::ALL[Stage::ALL.len() - 1 - i as usize];
+            format!("{} ×{}", s.as_str(), fires[s.index()])
+        };
+        strip
+            .configure_mesh()
+            .x_desc("request (one per assistant message)")
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_labels(12)
+            .y_label_formatter(&lane_name)
+            .label_style(font(font_size::TICK - 2))
+            .axis_desc_style(font(font_size::AXIS))
+            .disable_y_mesh()
+            .bold_line_style(palette::FAINT.mix(0.6))
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+        let half = (x_max / 500.0).max(0.3);
+        for s in Stage::ALL {
+            let y = lane(s);
+            strip.draw_series(self.marks.iter().filter(|m| m.stages.contains(&s)).map(|m| {
+                let x = m.request as f64;
+                Rectangle::new([(x - half, y - 0.32), (x + half, y + 0.32)], palette::stage(s).filled())
+            }))?;
+        }
+
+        let mut entries = vec![("no compaction".to_string(), Swatch::Fill(palette::NO_COMPACTION_FILL))];
+        if !self.same {
+            entries.push(("smith's defaults".to_string(), Swatch::Line(palette::BASELINE, 2, Dash::Dashed)));
+        }
+        let chosen = if self.same {
+            "smith's defaults (best)".to_string()
+        } else {
+            format!("chosen config (#{})", self.chosen_rank)
+        };
+        entries.push((chosen, Swatch::Line(palette::CHOSEN, 2, Dash::Solid)));
+        for (y, dash, name) in Self::thresholds(&self.budget) {
+            entries.push((format!("{name} {}", tokens(y as f64)), Swatch::Line(palette::THRESHOLD, 2, dash)));
+        }
+        for s in Stage::ALL {
+            entries.push((s.as_str().to_string(), Swatch::Fill(palette::stage(s))));
+        }
+        let side = side.margin(10, 0, 6, 0);
+        draw_legend(&side, &entries)?;
+        let mut y = 14 + 30 * entries.len() as i32 + 10;
+        let mut note = |text: String| {
+            let r = draw_note(&side, &text, (6, y));
+            y += 22;
+            r
+        };
+        note(format!("chosen: {}", self.chosen_label))?;
+        if !self.same {
+            note(format!("defaults: {}", self.baseline_label))?;
+        }
+        if base_lines_differ {
+            note("thin grey lines: the defaults' thresholds".to_string())?;
+        }
+        let peak = self.full.iter().copied().max().unwrap_or(0) as f64;
+        if peak > y_max {
+            note(format!("no compaction peaks at {}", tokens(peak)))?;
+            note("(clipped at the top)".to_string())?;
+        }
+        Ok(())
+    }
+}

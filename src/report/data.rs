@@ -1,0 +1,312 @@
+//! Reading a sweep's output folder back: `configs.parquet`,
+//! `sessions.parquet` and `summary.json`, as `sweep --out` writes them (see
+//! `sweep::tables`). Columns are found by name, so a column the sweep adds
+//! later changes nothing here; a column missing is an error that says to run
+//! the sweep again.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+use polars::prelude::{DataFrame, DataType, ParquetReader, SerReader};
+use serde_json::Value;
+
+use crate::engine::Config;
+use crate::sweep::figures::{self, FIGURES};
+use crate::sweep::grid::Knob;
+
+/// The files of a sweep's output folder the report reads.
+pub const CONFIGS_FILE: &str = "configs.parquet";
+pub const SESSIONS_FILE: &str = "sessions.parquet";
+pub const SUMMARY_FILE: &str = "summary.json";
+
+/// One config of the sweep, as `configs.parquet` describes it.
+#[derive(Clone, Debug)]
+pub struct ConfigRow {
+    /// Index into the grid (the `config` column).
+    pub index: usize,
+    pub label: String,
+    pub config: Config,
+    pub trigger_tokens: i64,
+    pub target_tokens: i64,
+    pub is_baseline: bool,
+    /// On the Pareto front of price against results mangled.
+    pub pareto: bool,
+    /// 1 for the best config.
+    pub rank: usize,
+    /// Every figure's total over sessions, in [`FIGURES`] order.
+    totals: Vec<f64>,
+}
+
+impl ConfigRow {
+    /// The total of the figure named `name` (a name of [`FIGURES`]).
+    pub fn total(&self, name: &str) -> f64 {
+        self.totals[figures::index(name).unwrap_or_else(|| panic!("no figure named {name}"))]
+    }
+}
+
+/// One session of the sweep.
+#[derive(Clone, Debug)]
+pub struct SessionRow {
+    /// The name the sweep gave it (session name or id, else file name).
+    pub label: String,
+    /// Its transcript, to read it again.
+    pub path: PathBuf,
+    /// Bytes of transcript and bad lines skipped when the sweep read it.
+    pub bytes: u64,
+    pub lines_skipped: u64,
+}
+
+/// A sweep's output folder, read.
+#[derive(Debug)]
+pub struct SweepOutput {
+    pub dir: PathBuf,
+    /// `summary.json` as written.
+    pub summary: Value,
+    /// Every config, in grid order: `configs[i].index == i`.
+    pub configs: Vec<ConfigRow>,
+    /// Every session, in the order the sweep read them.
+    pub sessions: Vec<SessionRow>,
+    /// `sessions.parquet`, for per-session figures.
+    frame: DataFrame,
+    /// Per row of `frame`: its session (into `sessions`) and config.
+    row_session: Vec<usize>,
+    row_config: Vec<usize>,
+}
+
+fn read_parquet(path: &Path) -> Result<DataFrame> {
+    let file = File::open(path).with_context(|| {
+        format!(
+            "{}: cannot open it; run `smith-calibrate sweep PATHS --out {}` to write it",
+            path.display(),
+            path.parent().map_or(".".into(), |p| p.display().to_string())
+        )
+    })?;
+    ParquetReader::new(file)
+        .finish()
+        .with_context(|| format!("{}: not a Parquet file a sweep wrote", path.display()))
+}
+
+/// A column's values as `f64` (integers converted, missing values `NaN`).
+fn floats(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<f64>> {
+    let column = column(frame, file, name)?
+        .cast(&DataType::Float64)
+        .with_context(|| format!("{file}: column {name} is not numeric"))?;
+    Ok(column
+        .f64()
+        .with_context(|| format!("{file}: column {name} is not numeric"))?
+        .into_iter()
+        .map(|v| v.unwrap_or(f64::NAN))
+        .collect())
+}
+
+fn strings(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<String>> {
+    Ok(column(frame, file, name)?
+        .str()
+        .with_context(|| format!("{file}: column {name} is not text"))?
+        .into_iter()
+        .map(|v| v.unwrap_or_default().to_string())
+        .collect())
+}
+
+fn bools(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<bool>> {
+    Ok(column(frame, file, name)?
+        .bool()
+        .with_context(|| format!("{file}: column {name} is not true/false"))?
+        .into_iter()
+        .map(|v| v.unwrap_or(false))
+        .collect())
+}
+
+fn column<'a>(
+    frame: &'a DataFrame,
+    file: &str,
+    name: &str,
+) -> Result<&'a polars::prelude::Column> {
+    frame.column(name).map_err(|_| {
+        anyhow!(
+            "{file}: no column {name}; it was written by another version of smith-calibrate: run the sweep again"
+        )
+    })
+}
+
+/// A count column as indices; a negative or fractional value is an error.
+fn indices(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<usize>> {
+    floats(frame, file, name)?
+        .into_iter()
+        .enumerate()
+        .map(|(row, v)| {
+            if v >= 0.0 && v.fract() == 0.0 {
+                Ok(v as usize)
+            } else {
+                Err(anyhow!("{file}: row {row}: {name} is {v}, not an index"))
+            }
+        })
+        .collect()
+}
+
+/// The configs of `configs.parquet`, sorted by their grid index.
+fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
+    let index = indices(frame, file, "config")?;
+    let labels = strings(frame, file, "config_label")?;
+    let knob = |k: Knob| floats(frame, file, k.field());
+    let (max, at, to, cap, window, overhead, ratio, summary) = (
+        knob(Knob::MaxTokens)?,
+        knob(Knob::CompactAt)?,
+        knob(Knob::CompactTo)?,
+        knob(Knob::ResultCap)?,
+        knob(Knob::Window)?,
+        knob(Knob::Overhead)?,
+        knob(Knob::Ratio)?,
+        knob(Knob::SummaryTokens)?,
+    );
+    let trigger = floats(frame, file, "trigger_tokens")?;
+    let target = floats(frame, file, "target_tokens")?;
+    let baseline = bools(frame, file, "is_baseline")?;
+    let pareto = bools(frame, file, "pareto")?;
+    let rank = indices(frame, file, "rank")?;
+    let totals: Vec<Vec<f64>> = FIGURES
+        .iter()
+        .map(|f| floats(frame, file, f.name))
+        .collect::<Result<_>>()?;
+    let mut rows: Vec<ConfigRow> = (0..frame.height())
+        .map(|r| {
+            let config = Config {
+                max_tokens: max[r] as u64,
+                compact_at: at[r],
+                compact_to: to[r],
+                result_cap: cap[r] as usize,
+                window_turns: window[r] as usize,
+                overhead_tokens: overhead[r] as u64,
+                ratio: ratio[r],
+                summary_tokens: summary[r] as u64,
+            };
+            config
+                .validate()
+                .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?;
+            Ok(ConfigRow {
+                index: index[r],
+                label: labels[r].clone(),
+                config,
+                trigger_tokens: trigger[r] as i64,
+                target_tokens: target[r] as i64,
+                is_baseline: baseline[r],
+                pareto: pareto[r],
+                rank: rank[r],
+                totals: totals.iter().map(|col| col[r]).collect(),
+            })
+        })
+        .collect::<Result<_>>()?;
+    rows.sort_by_key(|c| c.index);
+    if rows.iter().enumerate().any(|(i, c)| c.index != i) {
+        return Err(anyhow!(
+            "{file}: the config column is not 0..{}; run the sweep again",
+            rows.len()
+        ));
+    }
+    if rows.is_empty() {
+        return Err(anyhow!("{file}: no configs; run the sweep again"));
+    }
+    Ok(rows)
+}
+
+impl SweepOutput {
+    /// Reads the folder `sweep --out DIR` wrote.
+    pub fn read(dir: &Path) -> Result<SweepOutput> {
+        let summary_path = dir.join(SUMMARY_FILE);
+        let text = std::fs::read_to_string(&summary_path).with_context(|| {
+            format!(
+                "{}: cannot read it; is {} the folder `smith-calibrate sweep --out` wrote?",
+                summary_path.display(),
+                dir.display()
+            )
+        })?;
+        let summary: Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not valid JSON", summary_path.display()))?;
+
+        let configs_path = dir.join(CONFIGS_FILE);
+        let configs = read_configs(&read_parquet(&configs_path)?, &configs_path.display().to_string())?;
+
+        let sessions_path = dir.join(SESSIONS_FILE);
+        let file = sessions_path.display().to_string();
+        let frame = read_parquet(&sessions_path)?;
+        let labels = strings(&frame, &file, "session")?;
+        let paths = strings(&frame, &file, "path")?;
+        let bytes = floats(&frame, &file, "bytes")?;
+        let skipped = floats(&frame, &file, "lines_skipped")?;
+        let row_config = indices(&frame, &file, "config")?;
+        if let Some(c) = row_config.iter().find(|&&c| c >= configs.len()) {
+            return Err(anyhow!(
+                "{file}: config {c} is not in {CONFIGS_FILE}; the two files are from different sweeps: run the sweep again"
+            ));
+        }
+        let mut sessions: Vec<SessionRow> = Vec::new();
+        let mut by_path: HashMap<&str, usize> = HashMap::new();
+        let mut row_session = Vec::with_capacity(frame.height());
+        for r in 0..frame.height() {
+            let s = *by_path.entry(paths[r].as_str()).or_insert_with(|| {
+                sessions.push(SessionRow {
+                    label: labels[r].clone(),
+                    path: PathBuf::from(&paths[r]),
+                    bytes: bytes[r] as u64,
+                    lines_skipped: skipped[r] as u64,
+                });
+                sessions.len() - 1
+            });
+            row_session.push(s);
+        }
+        if sessions.is_empty() {
+            return Err(anyhow!("{file}: no sessions; run the sweep again"));
+        }
+        let out = SweepOutput {
+            dir: dir.to_path_buf(),
+            summary,
+            configs,
+            sessions,
+            frame,
+            row_session,
+            row_config,
+        };
+        out.baseline()?;
+        Ok(out)
+    }
+
+    /// The index of the baseline config (smith's defaults).
+    pub fn baseline(&self) -> Result<usize> {
+        self.configs.iter().position(|c| c.is_baseline).ok_or_else(|| {
+            anyhow!(
+                "{}: no config is flagged as the baseline; run the sweep again",
+                self.dir.join(CONFIGS_FILE).display()
+            )
+        })
+    }
+
+    /// Config indices, best rank first.
+    pub fn by_rank(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.configs.len()).collect();
+        order.sort_by_key(|&i| (self.configs[i].rank, i));
+        order
+    }
+
+    /// The figure named `name` for every session under every config:
+    /// `[session][config]`, `NaN` where the sweep has no row.
+    pub fn per_session(&self, name: &str) -> Result<Vec<Vec<f64>>> {
+        let file = self.dir.join(SESSIONS_FILE).display().to_string();
+        let values = floats(&self.frame, &file, name)?;
+        let mut out = vec![vec![f64::NAN; self.configs.len()]; self.sessions.len()];
+        for (r, v) in values.into_iter().enumerate() {
+            out[self.row_session[r]][self.row_config[r]] = v;
+        }
+        Ok(out)
+    }
+
+    /// A string of `summary.json` at `pointer` (e.g. `/rank_by`).
+    pub fn summary_str(&self, pointer: &str) -> Option<String> {
+        match self.summary.pointer(pointer)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            v => Some(v.to_string()),
+        }
+    }
+}

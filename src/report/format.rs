@@ -1,0 +1,89 @@
+//! Numbers for people: tick labels, table cells and captions all write
+//! tokens, dollars and changes the same way.
+
+/// Tokens with a k/M/G suffix: `950`, `12.5k`, `1.25M`.
+pub fn tokens(v: f64) -> String {
+    let a = v.abs();
+    if !v.is_finite() {
+        "–".to_string()
+    } else if a >= 1e9 {
+        format!("{:.2}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else if a >= 1e3 {
+        format!("{:.2}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// Dollars: whole above $100, cents above $1, four decimals below.
+pub fn money(v: f64) -> String {
+    let a = v.abs();
+    if !v.is_finite() {
+        "–".to_string()
+    } else if a >= 100.0 {
+        format!("${v:.0}")
+    } else if a >= 1.0 {
+        format!("${v:.2}")
+    } else {
+        format!("${v:.4}")
+    }
+}
+
+/// A count: a whole number, or one decimal when it is not whole (a mean).
+pub fn count(v: f64) -> String {
+    if !v.is_finite() {
+        "–".to_string()
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// The change from `base` to `value` in percent, `=` for none, `new` for a
+/// change from zero.
+pub fn change(value: f64, base: f64) -> String {
+    match crate::sweep::aggregate::Delta::new(value, base).pct {
+        Some(p) if p.abs() < 0.05 => "=".to_string(),
+        Some(p) => format!("{p:+.1}%"),
+        None => "new".to_string(),
+    }
+}
+
+/// A fraction of the window as the knobs are written: `0.80`.
+pub fn fraction(v: f64) -> String {
+    format!("{v:.2}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_use_suffixes_with_three_significant_digits() {
+        assert_eq!(tokens(950.0), "950");
+        assert_eq!(tokens(1234.0), "1.23k");
+        assert_eq!(tokens(96_000.0), "96.0k");
+        assert_eq!(tokens(1_250_000.0), "1.25M");
+        assert_eq!(tokens(f64::NAN), "–");
+    }
+
+    #[test]
+    fn money_keeps_cents_below_a_hundred_dollars() {
+        assert_eq!(money(123.4), "$123");
+        assert_eq!(money(12.345), "$12.35");
+        assert_eq!(money(0.01234), "$0.0123");
+    }
+
+    #[test]
+    fn change_is_signed_percent_against_the_base() {
+        assert_eq!(change(90.0, 100.0), "-10.0%");
+        assert_eq!(change(100.0, 100.0), "=");
+        assert_eq!(change(5.0, 0.0), "new");
+        assert_eq!(change(0.0, 0.0), "=");
+    }
+}

@@ -1,0 +1,513 @@
+//! The report: a folder a person would rather look at than read, made from a
+//! sweep's output folder.
+//!
+//! Each chart is one small file behind [`Chart`]: it holds the numbers it
+//! shows and draws them on any plotters backend, so the same code makes the
+//! inline SVG of `index.html` and the PNG beside it. [`palette`] gives every
+//! stage one colour across all of them; [`html`] lays out the page;
+//! [`data`] reads the sweep's files back.
+//!
+//! The charts: [`cost_loss`] (one point per config, price against damage,
+//! Pareto front), [`heatmap`] (`compact_at` × `compact_to` for one metric),
+//! [`stages`] (tokens reclaimed per stage for each config), [`distribution`]
+//! (results mangled per session, baseline against the chosen config) and,
+//! for each chosen session, [`context_curve`] (the request sizes over the
+//! session with and without compaction).
+
+pub mod context_curve;
+pub mod cost_loss;
+pub mod data;
+pub mod distribution;
+pub mod format;
+pub mod heatmap;
+pub mod html;
+pub mod palette;
+pub mod stages;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+pub use data::SweepOutput;
+
+use crate::transcript::{self, SessionRef};
+
+/// Size of every chart in pixels: wide enough for a laptop screen, and the
+/// PNG's size.
+pub const SIZE: (u32, u32) = (1200, 700);
+
+/// Font family of every text: the system's sans-serif (DejaVu Sans through
+/// fontconfig for the PNGs; the browser's own for the SVGs, so the page needs
+/// no web font).
+pub const FONT: &str = "sans-serif";
+
+/// Font sizes in pixels at [`SIZE`].
+pub mod font_size {
+    pub const TITLE: u32 = 26;
+    pub const AXIS: u32 = 18;
+    pub const TICK: u32 = 16;
+    pub const LEGEND: u32 = 16;
+    pub const NOTE: u32 = 15;
+}
+
+/// Sessions charted when none are named.
+pub const DEFAULT_SESSIONS: usize = 3;
+
+/// Rows of the ranked tables and bars when the sweep has more configs: the
+/// best ones and the baseline; the files hold the rest.
+pub const TOP_CONFIGS: usize = 20;
+
+/// A text style of `size` pixels in black.
+pub fn font(size: u32) -> TextStyle<'static> {
+    (FONT, size).into_font().color(&BLACK)
+}
+
+/// The metric the heatmap colours by and the cost axis measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Metric {
+    /// Estimated price with prompt caching (USD).
+    Price,
+    /// Tokens sent over all requests.
+    #[value(name = "tokens_sent")]
+    TokensSent,
+    /// Tool results cut to their head or stubbed.
+    #[value(name = "results_mangled")]
+    ResultsMangled,
+    /// Requests whose compaction summarized the oldest turns.
+    Summaries,
+}
+
+impl Metric {
+    /// The column of the sweep's tables.
+    pub fn figure(self) -> &'static str {
+        match self {
+            Metric::Price => "price",
+            Metric::TokensSent => "tokens_sent",
+            Metric::ResultsMangled => "results_mangled",
+            Metric::Summaries => "summaries",
+        }
+    }
+
+    /// An axis or colour-bar label, with its unit.
+    pub fn axis(self) -> &'static str {
+        match self {
+            Metric::Price => "price, all sessions (USD, with prompt caching)",
+            Metric::TokensSent => "tokens sent, all sessions (estimated tokens)",
+            Metric::ResultsMangled => "tool results mangled, all sessions (count)",
+            Metric::Summaries => "summaries, all sessions (count of requests)",
+        }
+    }
+
+    /// A value for a tick or a cell.
+    pub fn format(self, v: f64) -> String {
+        match self {
+            Metric::Price => format::money(v),
+            Metric::TokensSent => format::tokens(v),
+            Metric::ResultsMangled | Metric::Summaries => format::count(v),
+        }
+    }
+}
+
+/// What drawing on a backend returns.
+pub type DrawResult<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// One chart: the numbers it shows and how to draw them.
+pub trait Chart {
+    /// The file name without `.png`, also the chart's id in the page.
+    fn stem(&self) -> String;
+    /// The title drawn above the chart.
+    fn title(&self) -> String;
+    /// A sentence or two for the page: how to read the chart.
+    fn caption(&self) -> String;
+    /// Draws the chart below its title; `area` is white.
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<DB>;
+}
+
+/// A chart drawn both ways.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    pub stem: String,
+    pub title: String,
+    pub caption: String,
+    /// The SVG document, as plotters writes it.
+    pub svg: String,
+    /// The PNG file's bytes.
+    pub png: Vec<u8>,
+}
+
+fn draw_titled<DB: DrawingBackend, C: Chart>(chart: &C, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let area = root.titled(
+        &chart.title(),
+        (FONT, font_size::TITLE).into_font().style(FontStyle::Bold).color(&BLACK),
+    )?;
+    chart.draw(&area)?;
+    root.present()
+}
+
+/// Draws `chart` as SVG and as PNG, at [`SIZE`].
+pub fn render<C: Chart>(chart: &C) -> Result<Figure> {
+    let (w, h) = SIZE;
+    let fonts_hint = "(the charts need fontconfig and a sans-serif font: apt-get install fontconfig fonts-dejavu-core)";
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+        draw_titled(chart, &root).map_err(|e| anyhow!("{}: cannot draw the SVG: {e} {fonts_hint}", chart.stem()))?;
+    }
+    let mut rgb = vec![0u8; w as usize * h as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        draw_titled(chart, &root).map_err(|e| anyhow!("{}: cannot draw the PNG: {e} {fonts_hint}", chart.stem()))?;
+    }
+    Ok(Figure {
+        stem: chart.stem(),
+        title: chart.title(),
+        caption: chart.caption(),
+        svg,
+        png: encode_png(&rgb, w, h).with_context(|| format!("{}: cannot encode the PNG", chart.stem()))?,
+    })
+}
+
+/// `rgb` (8-bit, row-major, no padding) as a PNG file.
+fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, w, h);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Default);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(rgb)?;
+    writer.finish()?;
+    Ok(out)
+}
+
+/// How a legend entry looks.
+#[derive(Clone, Copy, Debug)]
+pub enum Swatch {
+    /// A filled square (a stage, an area).
+    Fill(RGBColor),
+    /// A line of a width, dashed or not.
+    Line(RGBColor, u32, Dash),
+    /// A filled dot.
+    Dot(RGBColor),
+    /// A hollow square (the baseline's marker).
+    Square(RGBColor),
+    /// A ring around a dot (the chosen config's marker).
+    Ring(RGBColor),
+}
+
+/// Line patterns, told apart in greyscale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dash {
+    Solid,
+    Dashed,
+    Dotted,
+}
+
+impl Dash {
+    /// Dash and gap in pixels.
+    fn pattern(self) -> Option<(i32, i32)> {
+        match self {
+            Dash::Solid => None,
+            Dash::Dashed => Some((10, 6)),
+            Dash::Dotted => Some((3, 4)),
+        }
+    }
+}
+
+/// Draws a polyline in chart coordinates with a dash pattern.
+pub fn draw_line<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    points: Vec<(X::ValueType, Y::ValueType)>,
+    style: ShapeStyle,
+    dash: Dash,
+) -> DrawResult<DB>
+where
+    DB: DrawingBackend,
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+    X::ValueType: Clone + 'static,
+    Y::ValueType: Clone + 'static,
+{
+    match dash.pattern() {
+        None => chart.draw_series(std::iter::once(PathElement::new(points, style)))?,
+        Some((on, off)) => chart.draw_series(DashedLineSeries::new(points, on, off, style))?,
+    };
+    Ok(())
+}
+
+/// Draws a legend down `area` (pixel coordinates), one entry per row.
+pub fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[(String, Swatch)]) -> DrawResult<DB> {
+    let row = 30;
+    let text = font(font_size::LEGEND).pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, (label, swatch)) in entries.iter().enumerate() {
+        let y = 14 + row * i as i32;
+        let (x0, x1) = (6, 36);
+        match *swatch {
+            Swatch::Fill(c) => {
+                area.draw(&Rectangle::new([(x0 + 6, y - 9), (x1 - 6, y + 9)], c.filled()))?;
+            }
+            Swatch::Line(c, width, dash) => {
+                let style = c.stroke_width(width);
+                match dash.pattern() {
+                    None => area.draw(&PathElement::new(vec![(x0, y), (x1, y)], style))?,
+                    Some((on, off)) => {
+                        area.draw(&plotters::element::DashedPathElement::new(vec![(x0, y), (x1, y)], on, off, style))?
+                    }
+                }
+            }
+            Swatch::Dot(c) => area.draw(&Circle::new((21, y), 5, c.filled()))?,
+            Swatch::Square(c) => area.draw(&Rectangle::new([(14, y - 7), (28, y + 7)], c.stroke_width(3)))?,
+            Swatch::Ring(c) => {
+                area.draw(&Circle::new((21, y), 4, c.filled()))?;
+                area.draw(&Circle::new((21, y), 9, c.stroke_width(2)))?;
+            }
+        }
+        area.draw(&Text::new(label.clone(), (x1 + 8, y), text.clone()))?;
+    }
+    Ok(())
+}
+
+/// A note in small grey type at pixel `(x, y)` of `area`.
+pub fn draw_note<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, note: &str, (x, y): (i32, i32)) -> DrawResult<DB> {
+    let style = (FONT, font_size::NOTE).into_font().color(&RGBColor(0x55, 0x55, 0x55));
+    area.draw(&Text::new(note.to_string(), (x, y), style))
+}
+
+/// The config compared with the baseline, and the sessions given a section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// Index of the chosen config.
+    pub chosen: usize,
+    /// Indices of the sessions charted, in the order given.
+    pub sessions: Vec<usize>,
+}
+
+impl Selection {
+    /// The config `config` names (a rank such as `1`, or a label; the best
+    /// when `None`) and the sessions `sessions` name (labels or transcript
+    /// paths; when empty, the [`DEFAULT_SESSIONS`] sessions whose tokens sent
+    /// changed most against the baseline). The error says what to give
+    /// instead.
+    pub fn new(data: &SweepOutput, config: Option<&str>, sessions: &[String]) -> std::result::Result<Selection, String> {
+        let chosen = match config {
+            None => data.by_rank()[0],
+            Some(spec) => choose_config(data, spec)?,
+        };
+        let sessions = if sessions.is_empty() {
+            most_changed(data, chosen).map_err(|e| format!("{e:#}"))?
+        } else {
+            let mut picked = Vec::new();
+            for spec in sessions {
+                let s = choose_session(data, spec)?;
+                if !picked.contains(&s) {
+                    picked.push(s);
+                }
+            }
+            picked
+        };
+        Ok(Selection { chosen, sessions })
+    }
+}
+
+fn choose_config(data: &SweepOutput, spec: &str) -> std::result::Result<usize, String> {
+    if let Ok(rank) = spec.trim().parse::<usize>() {
+        return data.configs.iter().position(|c| c.rank == rank).ok_or_else(|| {
+            format!(
+                "--config {spec}: the sweep ranked {} configs; give a rank from 1 to {} or a config label",
+                data.configs.len(),
+                data.configs.len()
+            )
+        });
+    }
+    data.configs.iter().position(|c| c.label == spec).ok_or_else(|| {
+        let some: Vec<String> =
+            data.by_rank().iter().take(5).map(|&i| format!("{:?}", data.configs[i].label)).collect();
+        format!(
+            "--config {spec:?}: no config has that label; give a rank (1 = best) or a label such as {}",
+            some.join(", ")
+        )
+    })
+}
+
+fn choose_session(data: &SweepOutput, spec: &str) -> std::result::Result<usize, String> {
+    let by_label: Vec<usize> = (0..data.sessions.len()).filter(|&s| data.sessions[s].label == spec).collect();
+    match by_label.as_slice() {
+        [one] => return Ok(*one),
+        [] => {}
+        _ => {
+            return Err(format!(
+                "--session {spec:?}: {} sessions have that label; give the transcript path instead",
+                by_label.len()
+            ))
+        }
+    }
+    let path = Path::new(spec);
+    if let Some(s) = data.sessions.iter().position(|s| s.path == path) {
+        return Ok(s);
+    }
+    let some: Vec<String> = data.sessions.iter().take(8).map(|s| format!("{:?}", s.label)).collect();
+    Err(format!(
+        "--session {spec:?}: the sweep has no session with that label or transcript path; its sessions include {}",
+        some.join(", ")
+    ))
+}
+
+/// The sessions whose tokens sent under `chosen` differ most from the
+/// baseline's, largest change first (ties: the larger session first).
+fn most_changed(data: &SweepOutput, chosen: usize) -> Result<Vec<usize>> {
+    let base = data.baseline()?;
+    let sent = data.per_session("tokens_sent")?;
+    let mut order: Vec<usize> = (0..data.sessions.len()).collect();
+    let change = |s: usize| {
+        let d = (sent[s][chosen] - sent[s][base]).abs();
+        if d.is_nan() {
+            -1.0
+        } else {
+            d
+        }
+    };
+    order.sort_by(|&a, &b| {
+        change(b)
+            .total_cmp(&change(a))
+            .then(sent[b][base].total_cmp(&sent[a][base]))
+            .then(a.cmp(&b))
+    });
+    order.truncate(DEFAULT_SESSIONS);
+    Ok(order)
+}
+
+/// A chosen session's section: its figures, or why it could not be charted.
+#[derive(Clone, Debug)]
+pub struct SessionSection {
+    /// Index into [`SweepOutput::sessions`].
+    pub session: usize,
+    pub figure: std::result::Result<Figure, String>,
+}
+
+/// What [`write`] wrote.
+#[derive(Clone, Debug)]
+pub struct Written {
+    /// `index.html`.
+    pub index: PathBuf,
+    /// The PNG files.
+    pub pngs: Vec<PathBuf>,
+    /// Sessions that could not be charted, and why.
+    pub warnings: Vec<String>,
+}
+
+/// A file name part from a label: lowercase letters, digits and dashes.
+fn slug(label: &str) -> String {
+    let mut s = String::new();
+    for c in label.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            s.push(c);
+        } else if !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    let s: String = s.trim_matches('-').chars().take(48).collect();
+    if s.is_empty() {
+        "session".to_string()
+    } else {
+        s.trim_end_matches('-').to_string()
+    }
+}
+
+/// Reads a chosen session again and charts it.
+fn session_figure(data: &SweepOutput, session: usize, chosen: usize, stem: String) -> Result<Figure> {
+    let info = &data.sessions[session];
+    let loaded = transcript::load(&SessionRef { transcript: info.path.clone() })
+        .with_context(|| format!("{}: cannot read the session again", info.path.display()))?;
+    if loaded.messages.is_empty() {
+        return Err(anyhow!("{}: no message could be read", info.path.display()));
+    }
+    let base = &data.configs[data.baseline()?];
+    let curve = context_curve::ContextCurve::new(&info.label, stem, &loaded.messages, &data.configs[chosen], base);
+    render(&curve)
+}
+
+/// Draws every chart of the sweep in `data` and writes `index.html` and one
+/// PNG per chart into `out` (created if missing), each file atomically;
+/// `index.html` last, so a page that exists has all its PNGs beside it.
+pub fn write(data: &SweepOutput, selection: &Selection, metric: Metric, out: &Path) -> Result<Written> {
+    let chosen = selection.chosen;
+    let base = data.baseline()?;
+    let overview = vec![
+        render(&cost_loss::CostLoss::new(data, chosen, metric))?,
+        render(&heatmap::Heatmap::new(data, metric, chosen, base))?,
+        render(&stages::StageBars::new(data, chosen))?,
+        render(&distribution::Distribution::new(data, chosen)?)?,
+    ];
+    let mut warnings = Vec::new();
+    let mut used: Vec<String> = overview.iter().map(|f| f.stem.clone()).collect();
+    let mut sections = Vec::new();
+    for &s in &selection.sessions {
+        let mut stem = format!("context-{}", slug(&data.sessions[s].label));
+        let mut n = 2;
+        while used.contains(&stem) {
+            stem = format!("context-{}-{n}", slug(&data.sessions[s].label));
+            n += 1;
+        }
+        used.push(stem.clone());
+        let figure = session_figure(data, s, chosen, stem).map_err(|e| {
+            let why = format!("{e:#}");
+            warnings.push(format!("{why}; its context curve is left out"));
+            why
+        });
+        sections.push(SessionSection { session: s, figure });
+    }
+
+    std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create the report folder", out.display()))?;
+    let mut pngs = Vec::new();
+    let figures = overview.iter().chain(sections.iter().filter_map(|s| s.figure.as_ref().ok()));
+    for f in figures {
+        let path = out.join(format!("{}.png", f.stem));
+        crate::output::write_atomic(&path, &f.png)?;
+        pngs.push(path);
+    }
+    let page = html::Page {
+        data,
+        chosen,
+        metric,
+        overview: &overview,
+        sessions: &sections,
+        warnings: &warnings,
+    };
+    let index = out.join("index.html");
+    crate::output::write_atomic(&index, page.render()?.as_bytes())?;
+    Ok(Written { index, pngs, warnings })
+}
+
+/// Reads the sweep output in `sweep_dir` and writes its report into `out`
+/// with the defaults: the best config, the sessions that changed most, the
+/// heatmap of price. What `sweep --report` does.
+pub fn write_default(sweep_dir: &Path, out: &Path) -> Result<Written> {
+    let data = SweepOutput::read(sweep_dir)?;
+    let selection = Selection::new(&data, None, &[]).map_err(|e| anyhow!(e))?;
+    write(&data, &selection, Metric::Price, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slug_keeps_letters_and_digits_and_joins_the_rest_with_dashes() {
+        assert_eq!(slug("Fix the Parser (v2)!"), "fix-the-parser-v2");
+        assert_eq!(slug("ünïcode/…"), "n-code");
+        assert_eq!(slug("///"), "session");
+    }
+
+    #[test]
+    fn png_encoding_writes_the_signature_and_size() {
+        let png = encode_png(&[255; 4 * 3 * 3], 4, 3).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(&png[12..16], b"IHDR");
+        assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 4);
+        assert_eq!(u32::from_be_bytes(png[20..24].try_into().unwrap()), 3);
+    }
+}

@@ -1,0 +1,197 @@
+//! From rows to one summary per config: sums (or maxima) over sessions, the
+//! distribution over sessions of the figures where one means something, the
+//! change against the baseline, the Pareto front and the ranking.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::engine::Config;
+
+use super::cost::Prices;
+use super::figures::{self, Kind, FIGURES, N};
+use super::grid::{self, Grid};
+use super::pareto;
+use super::run::Sweep;
+
+/// Mean, median and 95th percentile of a figure over the sessions of a
+/// config.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    pub mean: f64,
+    pub median: f64,
+    pub p95: f64,
+}
+
+/// The statistics of `values` (reordered in place), `None` when empty.
+pub fn stats(values: &mut [f64]) -> Option<Stats> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    Some(Stats {
+        mean,
+        median: percentile(values, 50.0),
+        p95: percentile(values, 95.0),
+    })
+}
+
+/// The `p`th percentile of sorted `values` by linear interpolation between
+/// the two nearest ranks (numpy's default): rank `p/100 * (n-1)`, so the
+/// median of an even count is the mean of the middle two. `NaN` when empty.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let rank = (p / 100.0).clamp(0.0, 1.0) * (n - 1) as f64;
+            let lo = rank.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            let frac = rank - lo as f64;
+            sorted[lo] + (sorted[hi] - sorted[lo]) * frac
+        }
+    }
+}
+
+/// A change against the baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Delta {
+    /// `value - baseline`.
+    pub abs: f64,
+    /// `abs / |baseline| * 100`; 0 when both are 0, `None` when only the
+    /// baseline is (a change from nothing has no percentage).
+    pub pct: Option<f64>,
+}
+
+impl Delta {
+    /// The change from `base` to `value`.
+    pub fn new(value: f64, base: f64) -> Delta {
+        let abs = value - base;
+        let pct = if base != 0.0 {
+            Some(abs / base.abs() * 100.0)
+        } else if abs == 0.0 {
+            Some(0.0)
+        } else {
+            None
+        };
+        Delta { abs, pct }
+    }
+}
+
+/// One config over all sessions.
+#[derive(Clone, Debug)]
+pub struct ConfigSummary {
+    /// Index into the grid's configs.
+    pub index: usize,
+    pub config: Config,
+    /// See [`grid::label`].
+    pub label: String,
+    pub is_baseline: bool,
+    /// Sessions replayed.
+    pub sessions: usize,
+    /// Per figure: the sum over sessions, or the maximum for a peak.
+    pub totals: [f64; N],
+    /// Per figure flagged `stats`: mean, median and p95 over sessions.
+    pub stats: [Option<Stats>; N],
+    /// Per figure: the change of the total against the baseline's.
+    pub deltas: [Delta; N],
+    /// On the Pareto front of price against results mangled.
+    pub pareto: bool,
+    /// 1 for the best config by the ranking figure.
+    pub rank: usize,
+}
+
+impl ConfigSummary {
+    /// The total of the figure named `name` (a name of [`FIGURES`]).
+    pub fn total(&self, name: &str) -> f64 {
+        self.totals[figures::at(name)]
+    }
+
+    /// The change of the figure named `name` against the baseline.
+    pub fn delta(&self, name: &str) -> Delta {
+        self.deltas[figures::at(name)]
+    }
+}
+
+/// Summarizes a sweep per config, in config order: totals and statistics,
+/// deltas against config [`Grid::BASELINE`], the Pareto front of price
+/// against results mangled, and ranks by the figure at `rank_by` (lower is
+/// better; ties go to fewer results mangled, then lower price, then grid
+/// order).
+pub fn summarize(sweep: &Sweep, prices: &Prices, rank_by: usize) -> Vec<ConfigSummary> {
+    let n_configs = sweep.configs.len();
+    let mut out: Vec<ConfigSummary> = (0..n_configs)
+        .into_par_iter()
+        .map(|c| summarize_config(sweep, prices, c))
+        .collect();
+    if let Some(base) = out.get(Grid::BASELINE).map(|b| b.totals) {
+        for s in &mut out {
+            for ((d, &v), &b) in s.deltas.iter_mut().zip(&s.totals).zip(&base) {
+                *d = Delta::new(v, b);
+            }
+        }
+    }
+    let price = figures::at("price");
+    let mangled = figures::at("results_mangled");
+    let points: Vec<(f64, f64)> = out
+        .iter()
+        .map(|s| (s.totals[price], s.totals[mangled]))
+        .collect();
+    for (s, on) in out.iter_mut().zip(pareto::front(&points)) {
+        s.pareto = on;
+    }
+    let mut order: Vec<usize> = (0..n_configs).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&out[a], &out[b]);
+        x.totals[rank_by]
+            .total_cmp(&y.totals[rank_by])
+            .then(x.totals[mangled].total_cmp(&y.totals[mangled]))
+            .then(x.totals[price].total_cmp(&y.totals[price]))
+            .then(a.cmp(&b))
+    });
+    for (rank, &i) in order.iter().enumerate() {
+        out[i].rank = rank + 1;
+    }
+    out
+}
+
+fn summarize_config(sweep: &Sweep, prices: &Prices, c: usize) -> ConfigSummary {
+    let n_sessions = sweep.sessions.len();
+    let mut totals = [0.0; N];
+    let stat_figures: Vec<usize> = (0..N).filter(|&i| FIGURES[i].stats).collect();
+    let mut samples: Vec<Vec<f64>> = (0..stat_figures.len())
+        .map(|_| Vec::with_capacity(n_sessions))
+        .collect();
+    for s in 0..n_sessions {
+        let v = figures::values(&sweep.row(s, c).facts, prices);
+        for i in 0..N {
+            match FIGURES[i].kind {
+                Kind::Count | Kind::Price => totals[i] += v[i],
+                Kind::Peak => totals[i] = totals[i].max(v[i]),
+            }
+        }
+        for (sample, &i) in samples.iter_mut().zip(&stat_figures) {
+            sample.push(v[i]);
+        }
+    }
+    let mut st = [None; N];
+    for (sample, &i) in samples.iter_mut().zip(&stat_figures) {
+        st[i] = stats(sample);
+    }
+    let config = sweep.configs[c];
+    ConfigSummary {
+        index: c,
+        label: grid::label(&config),
+        config,
+        is_baseline: Grid::is_baseline(c),
+        sessions: n_sessions,
+        totals,
+        stats: st,
+        deltas: [Delta {
+            abs: 0.0,
+            pct: Some(0.0),
+        }; N],
+        pareto: false,
+        rank: 0,
+    }
+}

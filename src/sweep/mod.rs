@@ -1,0 +1,21 @@
+//! The sweep: many sessions × many configs.
+//!
+//! [`grid`] turns lists and ranges of knob values into configs, [`run`]
+//! replays every session under each of them in parallel (each session read
+//! once), [`cost`] prices what the replay measured, [`aggregate`] sums it per
+//! config against the baseline, [`pareto`] finds the honest trade-offs, and
+//! `tables` lays it all out for `export`.
+
+pub mod aggregate;
+pub mod cost;
+pub mod figures;
+pub mod grid;
+pub mod pareto;
+pub mod run;
+#[cfg(feature = "full")]
+pub mod tables;
+
+pub use aggregate::{summarize, ConfigSummary, Delta, Stats};
+pub use cost::{Cost, Prices};
+pub use grid::{Grid, GridSpec, Knob};
+pub use run::{Options, Row, SessionInfo, Sweep, Unreadable};

@@ -1,0 +1,281 @@
+//! Running a sweep: every session under every config, in parallel, each
+//! session read once.
+//!
+//! Reading and parsing a transcript costs far more than replaying it under
+//! one more config, so each session is loaded once, replayed under every
+//! config of the grid, and dropped; only the per-(session, config) sums are
+//! kept. Each worker thread holds one session at a time, so memory follows
+//! the largest sessions times the number of threads, never the corpus.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::engine::{Config, Engine};
+use crate::replay::{self, SessionFacts};
+use crate::transcript::{self, Session, SessionRef};
+
+/// A session that was read, as the output files name it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionInfo {
+    /// The session's name or id, else its directory's or file's name.
+    pub label: String,
+    /// The transcript.
+    pub path: PathBuf,
+    /// Bytes of transcript read.
+    pub bytes: u64,
+    /// Lines in the transcript and how many of them were skipped as bad.
+    pub lines: usize,
+    pub lines_skipped: usize,
+    /// Messages read.
+    pub messages: usize,
+}
+
+/// A session left out of the sweep, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unreadable {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// One session replayed under one config: the replay's sums. The price is
+/// derived from them (see [`super::cost`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// Index into [`Sweep::sessions`].
+    pub session: u32,
+    /// Index into [`Sweep::configs`].
+    pub config: u32,
+    pub facts: SessionFacts,
+}
+
+/// Everything a sweep found.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// The sessions read, in the order they were given.
+    pub sessions: Vec<SessionInfo>,
+    /// The configs, as given.
+    pub configs: Vec<Config>,
+    /// One row per session and config, session-major: the row of session
+    /// `s` under config `c` is `rows[s * configs.len() + c]`.
+    pub rows: Vec<Row>,
+    /// Sessions that could not be read at all.
+    pub unreadable: Vec<Unreadable>,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+    /// Worker threads used.
+    pub threads: usize,
+}
+
+impl Sweep {
+    /// The row of session `s` under config `c`.
+    pub fn row(&self, s: usize, c: usize) -> &Row {
+        &self.rows[s * self.configs.len() + c]
+    }
+
+    /// Bytes of transcript read, over all sessions.
+    pub fn bytes(&self) -> u64 {
+        self.sessions.iter().map(|s| s.bytes).sum()
+    }
+
+    /// Bad lines skipped, over all sessions.
+    pub fn lines_skipped(&self) -> usize {
+        self.sessions.iter().map(|s| s.lines_skipped).sum()
+    }
+}
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Worker threads; `None` for one per core.
+    pub jobs: Option<usize>,
+    /// Show a progress bar on stderr (the command sets this only when stderr
+    /// is a terminal).
+    pub progress: bool,
+    /// Do not write skipped lines and unreadable sessions to stderr (they are
+    /// still counted and returned).
+    pub quiet: bool,
+}
+
+impl Options {
+    /// Progress on stderr exactly when it is a terminal.
+    pub fn for_terminal(jobs: Option<usize>) -> Options {
+        Options {
+            jobs,
+            progress: std::io::stderr().is_terminal(),
+            quiet: false,
+        }
+    }
+}
+
+/// What one worker produced for one session.
+type Outcome = std::result::Result<(SessionInfo, Vec<SessionFacts>), Unreadable>;
+
+/// Runs every session of `refs` under every config of `configs`. With no
+/// configs it only reads and parses: the floor a sweep cannot go below.
+/// Sessions that cannot be read, or hold no message, are reported (unless
+/// quiet) and listed in [`Sweep::unreadable`]; only failing to start the
+/// worker threads is an error.
+pub fn run(refs: &[SessionRef], configs: &[Config], opts: &Options) -> Result<Sweep> {
+    let started = Instant::now();
+    let threads = opts
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("sweep-{i}"))
+        .build()
+        .context("cannot start the sweep's worker threads")?;
+    let engines: Vec<Engine> = configs.iter().map(|c| Engine::new(*c)).collect();
+    let bar = opts.progress.then(|| progress_bar(refs));
+    let say = |text: &str| {
+        if opts.quiet || text.is_empty() {
+            return;
+        }
+        match &bar {
+            Some(bar) => bar.suspend(|| eprint!("{text}")),
+            None => eprint!("{text}"),
+        }
+    };
+
+    // Each thread takes the next session until none are left, rather than
+    // rayon splitting the list: a thread that is waiting for help with its
+    // own session's configs may only steal configs, never start loading a
+    // second session, which is what keeps memory at one session per thread.
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let per_thread: Vec<Vec<(usize, Outcome)>> = pool.broadcast(|_| {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(r) = refs.get(i) else { break };
+            let outcome = replay_session(r, &engines, &say);
+            if let Some(bar) = &bar {
+                let bytes = match &outcome {
+                    Ok((info, _)) => info.bytes,
+                    Err(_) => file_size(r),
+                };
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                bar.inc(bytes);
+                bar.set_message(format!("{n}/{} sessions", refs.len()));
+            }
+            mine.push((i, outcome));
+        }
+        mine
+    });
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+
+    let mut outcomes: Vec<(usize, Outcome)> = per_thread.into_iter().flatten().collect();
+    outcomes.sort_by_key(|(i, _)| *i);
+    let mut sweep = Sweep {
+        sessions: Vec::new(),
+        configs: configs.to_vec(),
+        rows: Vec::new(),
+        unreadable: Vec::new(),
+        elapsed: Duration::ZERO,
+        threads,
+    };
+    for (_, outcome) in outcomes {
+        match outcome {
+            Ok((info, facts)) => {
+                let s = sweep.sessions.len() as u32;
+                sweep.sessions.push(info);
+                sweep
+                    .rows
+                    .extend(facts.into_iter().enumerate().map(|(c, facts)| Row {
+                        session: s,
+                        config: c as u32,
+                        facts,
+                    }));
+            }
+            Err(u) => sweep.unreadable.push(u),
+        }
+    }
+    sweep.elapsed = started.elapsed();
+    Ok(sweep)
+}
+
+/// Loads one session, reports what was skipped, replays it under every
+/// engine and lets it go.
+fn replay_session(r: &SessionRef, engines: &[Engine], say: &(dyn Fn(&str) + Sync)) -> Outcome {
+    let session = transcript::load(r).map_err(|e| {
+        let reason = format!("{e:#}");
+        say(&format!("{reason}; session skipped\n"));
+        Unreadable {
+            path: r.transcript.clone(),
+            reason,
+        }
+    })?;
+    say(&skip_report(&session));
+    if session.messages.is_empty() {
+        let reason = format!(
+            "no message could be read ({} lines, {} skipped)",
+            session.log.lines,
+            session.log.skipped_count()
+        );
+        say(&format!(
+            "{}: {reason}; session skipped\n",
+            r.transcript.display()
+        ));
+        return Err(Unreadable {
+            path: r.transcript.clone(),
+            reason,
+        });
+    }
+    let replay_one = |e: &Engine| replay::replay(&session.messages, e);
+    // Across configs in parallel too: idle threads then help with the last,
+    // largest sessions instead of waiting for them.
+    let facts: Vec<SessionFacts> = if engines.len() > 1 {
+        engines.par_iter().map(replay_one).collect()
+    } else {
+        engines.iter().map(replay_one).collect()
+    };
+    let info = SessionInfo {
+        label: session.label(),
+        path: r.transcript.clone(),
+        bytes: session.bytes(),
+        lines: session.log.lines,
+        lines_skipped: session.log.skipped_count(),
+        messages: session.messages.len(),
+    };
+    Ok((info, facts))
+}
+
+/// What `commands::report_skips` prints for a session, as one string so that
+/// lines from parallel workers do not interleave.
+fn skip_report(session: &Session) -> String {
+    let mut buf = Vec::new();
+    let _ = session.log.report(&mut buf);
+    if let Some(why) = &session.meta_error {
+        buf.extend_from_slice(why.as_bytes());
+        buf.push(b'\n');
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+fn file_size(r: &SessionRef) -> u64 {
+    std::fs::metadata(&r.transcript).map_or(0, |m| m.len())
+}
+
+/// A bar over the bytes to read, showing sessions done, MB/s and the time
+/// left.
+fn progress_bar(refs: &[SessionRef]) -> ProgressBar {
+    let total: u64 = refs.iter().map(file_size).sum();
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {msg}, {bytes}/{total_bytes} {binary_bytes_per_sec}, ETA {eta}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_message(format!("0/{} sessions", refs.len()));
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}

@@ -1,0 +1,311 @@
+//! A sweep as tables: the rows of `sessions.*` and `configs.*`, and the
+//! object of `summary.json`. Column names are the figure names of
+//! [`super::figures::FIGURES`] and the config fields of [`Config`].
+
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use crate::engine::{Budget, Config};
+use crate::export::{Columns, Export, Values};
+
+use super::aggregate::ConfigSummary;
+use super::cost::Prices;
+use super::figures::{self, Kind, FIGURES, N};
+use super::grid::{self, Grid, Knob};
+use super::run::Sweep;
+
+/// The knob columns of `configs`, in [`Knob::ALL`] order, named by field.
+fn knob_columns(out: &mut Columns, configs: &[&Config]) {
+    for k in Knob::ALL {
+        let values = if k.is_integer() {
+            Values::Int(configs.iter().map(|c| k.get(c) as i64).collect())
+        } else {
+            Values::Float(configs.iter().map(|c| k.get(c)).collect())
+        };
+        out.push(k.field(), values);
+    }
+}
+
+/// A figure's column from its values: whole numbers as integers.
+fn figure_column(i: usize, values: Vec<f64>) -> Values {
+    match FIGURES[i].kind {
+        Kind::Count | Kind::Peak => Values::Int(values.into_iter().map(|v| v as i64).collect()),
+        Kind::Price => Values::Float(values),
+    }
+}
+
+/// One row per session and config: `session`, `path`, `config`,
+/// `config_label`, the knobs, `is_baseline`, every figure, `lines_skipped`
+/// and `bytes`.
+pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
+    let rows = &sweep.rows;
+    let session = |r: &super::run::Row| &sweep.sessions[r.session as usize];
+    let config = |r: &super::run::Row| &sweep.configs[r.config as usize];
+    let mut out = Columns::new();
+    out.push(
+        "session",
+        Values::Str(rows.iter().map(|r| session(r).label.clone()).collect()),
+    );
+    out.push(
+        "path",
+        Values::Str(
+            rows.iter()
+                .map(|r| session(r).path.display().to_string())
+                .collect(),
+        ),
+    );
+    out.push(
+        "config",
+        Values::Int(rows.iter().map(|r| r.config as i64).collect()),
+    );
+    let labels: Vec<String> = sweep.configs.iter().map(grid::label).collect();
+    out.push(
+        "config_label",
+        Values::Str(
+            rows.iter()
+                .map(|r| labels[r.config as usize].clone())
+                .collect(),
+        ),
+    );
+    let configs: Vec<&Config> = rows.iter().map(config).collect();
+    knob_columns(&mut out, &configs);
+    out.push(
+        "is_baseline",
+        Values::Bool(
+            rows.iter()
+                .map(|r| Grid::is_baseline(r.config as usize))
+                .collect(),
+        ),
+    );
+    let mut columns: Vec<Vec<f64>> = (0..N).map(|_| Vec::with_capacity(rows.len())).collect();
+    for r in rows {
+        let v = figures::values(&r.facts, prices);
+        for (col, x) in columns.iter_mut().zip(v) {
+            col.push(x);
+        }
+    }
+    for (i, col) in columns.into_iter().enumerate() {
+        out.push(FIGURES[i].name, figure_column(i, col));
+    }
+    out.push(
+        "lines_skipped",
+        Values::Int(
+            rows.iter()
+                .map(|r| session(r).lines_skipped as i64)
+                .collect(),
+        ),
+    );
+    out.push(
+        "bytes",
+        Values::Int(rows.iter().map(|r| session(r).bytes as i64).collect()),
+    );
+    out
+}
+
+/// One row per config, in grid order: `config`, `config_label`, the knobs,
+/// `trigger_tokens`, `target_tokens`, `is_baseline`, `sessions`, every
+/// figure's total (sum over sessions, maximum for peaks), `<figure>_mean`,
+/// `_median` and `_p95` for the figures with a distribution, `<figure>_delta`
+/// and `<figure>_delta_pct` against the baseline for the rankable figures,
+/// `pareto` and `rank`.
+pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
+    let mut out = Columns::new();
+    out.push(
+        "config",
+        Values::Int(summaries.iter().map(|s| s.index as i64).collect()),
+    );
+    out.push(
+        "config_label",
+        Values::Str(summaries.iter().map(|s| s.label.clone()).collect()),
+    );
+    let configs: Vec<&Config> = summaries.iter().map(|s| &s.config).collect();
+    knob_columns(&mut out, &configs);
+    let budgets: Vec<Budget> = summaries.iter().map(|s| Budget::new(&s.config)).collect();
+    out.push(
+        "trigger_tokens",
+        Values::Int(budgets.iter().map(|b| b.trigger_tokens).collect()),
+    );
+    out.push(
+        "target_tokens",
+        Values::Int(budgets.iter().map(|b| b.target_tokens).collect()),
+    );
+    out.push(
+        "is_baseline",
+        Values::Bool(summaries.iter().map(|s| s.is_baseline).collect()),
+    );
+    out.push(
+        "sessions",
+        Values::Int(summaries.iter().map(|s| s.sessions as i64).collect()),
+    );
+    for (i, f) in FIGURES.iter().enumerate() {
+        out.push(
+            f.name,
+            figure_column(i, summaries.iter().map(|s| s.totals[i]).collect()),
+        );
+    }
+    for (i, f) in FIGURES.iter().enumerate().filter(|(_, f)| f.stats) {
+        let stat = |pick: fn(&super::aggregate::Stats) -> f64| {
+            Values::OptFloat(
+                summaries
+                    .iter()
+                    .map(|s| s.stats[i].as_ref().map(pick))
+                    .collect(),
+            )
+        };
+        out.push(format!("{}_mean", f.name), stat(|s| s.mean));
+        out.push(format!("{}_median", f.name), stat(|s| s.median));
+        out.push(format!("{}_p95", f.name), stat(|s| s.p95));
+    }
+    for (i, f) in FIGURES.iter().enumerate().filter(|(_, f)| f.delta) {
+        out.push(
+            format!("{}_delta", f.name),
+            Values::Float(summaries.iter().map(|s| s.deltas[i].abs).collect()),
+        );
+        out.push(
+            format!("{}_delta_pct", f.name),
+            Values::OptFloat(summaries.iter().map(|s| s.deltas[i].pct).collect()),
+        );
+    }
+    out.push(
+        "pareto",
+        Values::Bool(summaries.iter().map(|s| s.pareto).collect()),
+    );
+    out.push(
+        "rank",
+        Values::Int(summaries.iter().map(|s| s.rank as i64).collect()),
+    );
+    out
+}
+
+/// The indices of `summaries` in rank order.
+pub fn rank_order(summaries: &[ConfigSummary]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..summaries.len()).collect();
+    order.sort_by_key(|&i| summaries[i].rank);
+    order
+}
+
+/// What `summary.json` says besides the tables.
+#[derive(Clone, Debug)]
+pub struct SummaryInput<'a> {
+    /// What was asked for: the PATHS, or the sessions directory.
+    pub paths: &'a [String],
+    /// The grid file, if one was given.
+    pub grid_file: Option<&'a Path>,
+    pub grid: &'a Grid,
+    pub prices: &'a Prices,
+    /// The figure configs were ranked by.
+    pub rank_by: &'a str,
+}
+
+/// A config's knobs, label, budget and totals as one JSON object.
+fn config_json(s: &ConfigSummary, with_deltas: bool) -> Value {
+    let b = Budget::new(&s.config);
+    let mut totals = Map::new();
+    for (i, f) in FIGURES.iter().enumerate() {
+        let v = s.totals[i];
+        totals.insert(
+            f.name.into(),
+            match f.kind {
+                Kind::Price => json!(v),
+                _ => json!(v as i64),
+            },
+        );
+    }
+    let mut obj = json!({
+        "index": s.index,
+        "label": s.label,
+        "config": s.config,
+        "trigger_tokens": b.trigger_tokens,
+        "target_tokens": b.target_tokens,
+        "rank": s.rank,
+        "pareto": s.pareto,
+        "totals": totals,
+    });
+    if with_deltas {
+        let deltas: Map<String, Value> = FIGURES
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.delta)
+            .map(|(i, f)| {
+                (
+                    f.name.to_string(),
+                    json!({"abs": s.deltas[i].abs, "pct": s.deltas[i].pct}),
+                )
+            })
+            .collect();
+        obj["delta_vs_baseline"] = Value::Object(deltas);
+    }
+    obj
+}
+
+/// `summary.json`: what was swept (paths, sessions read and skipped, the
+/// grid's axes, prices), the baseline, the best config by rank, and the
+/// Pareto front.
+pub fn summary_json(sweep: &Sweep, summaries: &[ConfigSummary], input: &SummaryInput) -> Value {
+    let axes: Map<String, Value> = input
+        .grid
+        .axes
+        .iter()
+        .map(|(k, v)| {
+            let values: Vec<Value> = if k.is_integer() {
+                v.iter().map(|&x| json!(x as i64)).collect()
+            } else {
+                v.iter().map(|&x| json!(x)).collect()
+            };
+            (k.field().to_string(), Value::Array(values))
+        })
+        .collect();
+    let order = rank_order(summaries);
+    let best = order.first().map(|&i| config_json(&summaries[i], true));
+    let baseline = summaries.get(Grid::BASELINE).map(|s| config_json(s, false));
+    let front: Vec<Value> = order
+        .iter()
+        .filter(|&&i| summaries[i].pareto)
+        .map(|&i| {
+            let s = &summaries[i];
+            json!({"label": s.label, "price": s.total("price"), "results_mangled": s.total("results_mangled") as i64})
+        })
+        .collect();
+    json!({
+        "tool": concat!("smith-calibrate ", env!("CARGO_PKG_VERSION")),
+        "paths": input.paths,
+        "sessions": sweep.sessions.len(),
+        "sessions_skipped": sweep.unreadable.len(),
+        "skipped": sweep.unreadable.iter().map(|u| json!({"path": u.path, "reason": u.reason})).collect::<Vec<_>>(),
+        "lines_skipped": sweep.lines_skipped(),
+        "bytes": sweep.bytes(),
+        "elapsed_seconds": sweep.elapsed.as_secs_f64(),
+        "threads": sweep.threads,
+        "grid": {
+            "file": input.grid_file,
+            "axes": axes,
+            "configs": input.grid.configs.len(),
+            "impossible_left_out": input.grid.impossible,
+        },
+        "prices": {
+            "input": input.prices.input,
+            "cache_write": input.prices.cache_write,
+            "cache_read": input.prices.cache_read,
+            "unit": "USD per million tokens",
+        },
+        "rank_by": input.rank_by,
+        "baseline": baseline,
+        "best": best,
+        "pareto_front": front,
+    })
+}
+
+/// Everything `--out` writes, as DataFrames and JSON.
+pub fn export(
+    sweep: &Sweep,
+    summaries: &[ConfigSummary],
+    prices: &Prices,
+    input: &SummaryInput,
+) -> anyhow::Result<Export> {
+    Ok(Export {
+        sessions: sessions_table(sweep, prices).to_frame()?,
+        configs: configs_table(summaries).to_frame()?,
+        summary: summary_json(sweep, summaries, input),
+    })
+}

@@ -1,0 +1,137 @@
+//! What smith keeps beside a transcript: `session.json` and the entry in
+//! `sessions/index.json`, with smith's naming and its time format.
+
+use serde_json::{json, Value};
+
+use super::session::{Profile, Usage};
+
+/// `2025-03-14T09:26:53Z`: RFC 3339 in UTC, as Crystal writes a `Time`.
+pub fn rfc3339(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let secs = unix % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
+/// Hinnant's civil-from-days).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// smith's session name for a first prompt: its first five words, lower
+/// case, anything but letters, digits and dashes turned into spaces, joined
+/// by dashes. `None` when nothing is left.
+pub fn derive_name(prompt: &str) -> Option<String> {
+    let cleaned: String = prompt
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c.is_whitespace() { c } else { ' ' })
+        .collect();
+    let words: Vec<&str> = cleaned.split_whitespace().take(5).collect();
+    let name = words.join("-");
+    let name = name.trim_matches('-');
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// smith's `first_prompt` for the index: the prompt stripped, and if longer
+/// than 60 characters its first 58 and `...`.
+pub fn first_prompt_label(prompt: &str) -> String {
+    let text = prompt.trim();
+    if text.chars().count() > 60 {
+        let head: String = text.chars().take(58).collect();
+        format!("{head}...")
+    } else {
+        text.to_string()
+    }
+}
+
+/// What the index and `session.json` say about one generated session.
+#[derive(Clone, Debug)]
+pub struct Meta {
+    pub id: String,
+    pub created_unix: u64,
+    pub updated_unix: u64,
+    pub name: Option<String>,
+    pub first_prompt: String,
+    pub message_count: u64,
+}
+
+/// `session.json`. smith keeps the session's history in it too; the
+/// generator writes `messages: []` (the transcript beside it is the record,
+/// and a second copy would double the corpus on disk).
+pub fn session_json(meta: &Meta, profile: &Profile, usage: Usage) -> Value {
+    json!({
+        "id": meta.id,
+        "created_at": rfc3339(meta.created_unix),
+        "updated_at": rfc3339(meta.updated_unix),
+        "cwd": profile.cwd,
+        "model": profile.model,
+        "provider": profile.provider,
+        "messages": [],
+        "usage": {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "total_tokens": usage.total_tokens,
+            "cache_creation_tokens": usage.cache_creation_tokens,
+            "cache_read_tokens": usage.cache_read_tokens,
+        },
+        "todos": [],
+        "name": meta.name,
+    })
+}
+
+/// The session's entry in `index.json`. `message_count` counts the
+/// transcript's messages.
+pub fn index_entry(meta: &Meta) -> Value {
+    json!({
+        "id": meta.id,
+        "created_at": rfc3339(meta.created_unix),
+        "updated_at": rfc3339(meta.updated_unix),
+        "first_prompt": meta.first_prompt,
+        "message_count": meta.message_count,
+        "name": meta.name,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_writes_utc_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_709_251_199), "2024-02-29T23:59:59Z");
+        assert_eq!(rfc3339(1_735_689_600), "2025-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn names_are_the_first_five_words_of_the_prompt() {
+        assert_eq!(derive_name("Fix the failing test in src/x.rs, please now").as_deref(), Some("fix-the-failing-test-in"));
+        assert_eq!(derive_name("Bitte prüfe die Änderungen").as_deref(), Some("bitte-pr-fe-die-nderungen"));
+        assert_eq!(derive_name("!!! ???"), None);
+    }
+
+    #[test]
+    fn long_first_prompts_are_cut_to_58_characters_and_dots() {
+        let long = "é".repeat(70);
+        let label = first_prompt_label(&long);
+        assert_eq!(label.chars().count(), 61);
+        assert!(label.ends_with("..."));
+        assert_eq!(first_prompt_label("  short  "), "short");
+    }
+}

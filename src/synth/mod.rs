@@ -1,0 +1,59 @@
+//! A seeded generator of realistic smith sessions, for tests, benchmarks
+//! and the committed `datasets/`.
+//!
+//! A seed fixes everything, byte for byte and for good: the randomness is an
+//! in-house xoshiro256** ([`rng`]) and nothing here depends on a crate's
+//! choices (hash order, float formatting of transcendental functions).
+//!
+//! The pieces, from the inside out:
+//! - [`project`]: the imaginary repository a session works on;
+//! - [`code`], [`logs`], [`text`]: source files, command output, prose;
+//! - [`tools`]: smith's tools, their arguments and their results;
+//! - [`session`]: the agent loop, message by message ([`SessionGen`]);
+//! - [`meta`]: `session.json` and the index entry;
+//! - [`corpus`]: many sessions streamed to disk in smith's layout.
+//!
+//! ```no_run
+//! use smith_calibrate::synth::{self, Shape, SessionSpec};
+//! // One long session of about 10 MB, in memory.
+//! let messages = synth::generate_session(42, SessionSpec::of_mb(Shape::Long, 10.0));
+//! # let _ = messages;
+//! ```
+
+pub mod code;
+pub mod corpus;
+pub mod logs;
+pub mod meta;
+pub mod project;
+pub mod rng;
+pub mod session;
+pub mod text;
+pub mod tools;
+pub mod vocab;
+
+use std::sync::Arc;
+
+pub use corpus::{write_corpus, write_session, write_transcript, CorpusSpec, CorpusStats, Planned, SessionStats, SizeSpec};
+pub use rng::Rng;
+pub use session::{Profile, SessionGen, SessionSpec, Shape, Usage};
+
+use crate::transcript::Message;
+
+/// The session `seed` and `spec` determine, all messages in memory. For
+/// big sessions prefer iterating [`SessionGen`] or [`write_transcript`].
+pub fn generate_session(seed: u64, spec: SessionSpec) -> Vec<Message> {
+    SessionGen::new(seed, spec).collect()
+}
+
+/// [`generate_session`] shared the way the replay takes a history.
+pub fn generate_history(seed: u64, spec: SessionSpec) -> Vec<Arc<Message>> {
+    SessionGen::new(seed, spec).map(Arc::new).collect()
+}
+
+/// The session as `transcript.jsonl` bytes: what a parser benchmark reads.
+pub fn transcript_bytes(seed: u64, spec: SessionSpec) -> Vec<u8> {
+    let mut out = Vec::with_capacity(spec.target_bytes as usize + (1 << 20));
+    // Writing into a Vec cannot fail.
+    let _ = write_transcript(seed, spec, &mut out);
+    out
+}

@@ -1,0 +1,229 @@
+//! `transcript list`: one row per session, newest first.
+//!
+//! When a session was created comes from its `session.json`, else from the
+//! session index beside it, else from the transcript's modification time;
+//! the row says which, because an mtime is when smith last wrote, not when
+//! the session began.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use serde::Serialize;
+
+use crate::transcript::locate::{read_index, IndexEntry};
+use crate::transcript::{self, estimate_tokens, BlockType, SessionRef};
+
+use super::text::{human_bytes, one_line};
+use super::time::{format_rfc3339, format_short, from_system_time, parse_rfc3339, Unix};
+
+/// Characters of the first prompt shown in the table.
+pub const PROMPT_CHARS: usize = 50;
+
+/// Where a session's creation time came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CreatedFrom {
+    SessionJson,
+    Index,
+    Mtime,
+    Unknown,
+}
+
+/// One session in the listing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SessionRow {
+    pub id: String,
+    pub name: Option<String>,
+    pub first_prompt: String,
+    /// The creation time as recorded (RFC 3339), or the mtime as UTC.
+    pub created: Option<String>,
+    pub created_unix: Option<Unix>,
+    pub created_from: CreatedFrom,
+    pub path: PathBuf,
+    pub messages: usize,
+    /// Real turns: user messages that are not synthetic.
+    pub turns: usize,
+    /// Bytes of the transcript file.
+    pub bytes: u64,
+    pub tokens: u64,
+    /// Lines of the transcript that could not be read.
+    pub skipped: usize,
+}
+
+/// Session indexes by directory, read once each.
+#[derive(Default)]
+pub struct Indexes {
+    by_dir: HashMap<PathBuf, Vec<IndexEntry>>,
+    /// Indexes that could not be read, with why.
+    pub errors: Vec<String>,
+}
+
+impl Indexes {
+    /// The index entry for a session directory, from `index.json` in its
+    /// parent directory.
+    pub fn entry(&mut self, session_dir: &Path) -> Option<IndexEntry> {
+        let parent = session_dir.parent()?.to_path_buf();
+        let id = session_dir.file_name()?.to_str()?.to_string();
+        if !self.by_dir.contains_key(&parent) {
+            let entries = match read_index(&parent) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    self.errors.push(format!("{e:#}"));
+                    Vec::new()
+                }
+            };
+            self.by_dir.insert(parent.clone(), entries);
+        }
+        self.by_dir[&parent].iter().find(|e| e.id == id).cloned()
+    }
+}
+
+/// Reads one session into a row. Fails only when the transcript cannot be
+/// read at all; bad lines are counted in `skipped`.
+pub fn row(source: &SessionRef, index: Option<&IndexEntry>) -> Result<SessionRow> {
+    let session = transcript::load(source)?;
+    let meta = session.meta.as_ref();
+    let id = meta
+        .and_then(|m| m.id.clone())
+        .or_else(|| index.map(|e| e.id.clone()))
+        .unwrap_or_else(|| source.label());
+    let name = meta
+        .and_then(|m| m.name.clone())
+        .or_else(|| index.and_then(|e| e.name.clone()));
+    let first_prompt = session
+        .messages
+        .iter()
+        .find(|m| m.starts_real_turn())
+        .and_then(|m| m.content.iter().find(|b| b.kind == BlockType::Text))
+        .map(|b| b.text_lossy().into_owned())
+        .or_else(|| index.and_then(|e| e.first_prompt.clone()))
+        .map(|p| one_line(&p, PROMPT_CHARS))
+        .unwrap_or_default();
+
+    let recorded = [
+        (
+            meta.and_then(|m| m.created_at.clone()),
+            CreatedFrom::SessionJson,
+        ),
+        (index.and_then(|e| e.created_at.clone()), CreatedFrom::Index),
+    ];
+    let mut created = recorded
+        .into_iter()
+        .find_map(|(s, from)| s.and_then(|s| parse_rfc3339(&s).map(|t| (Some(s), Some(t), from))));
+    if created.is_none() {
+        let mtime = std::fs::metadata(&source.transcript)
+            .and_then(|m| m.modified())
+            .with_context(|| format!("{}: cannot read", source.transcript.display()));
+        created = Some(match mtime {
+            Ok(t) => {
+                let t = from_system_time(t);
+                (Some(format_rfc3339(t)), Some(t), CreatedFrom::Mtime)
+            }
+            Err(_) => (None, None, CreatedFrom::Unknown),
+        });
+    }
+    let (created, created_unix, created_from) =
+        created.unwrap_or((None, None, CreatedFrom::Unknown));
+
+    Ok(SessionRow {
+        id,
+        name,
+        first_prompt,
+        created,
+        created_unix,
+        created_from,
+        path: source.transcript.clone(),
+        messages: session.messages.len(),
+        turns: session
+            .messages
+            .iter()
+            .filter(|m| m.starts_real_turn())
+            .count(),
+        bytes: session.log.bytes,
+        tokens: estimate_tokens(&session.messages),
+        skipped: session.log.skipped_count(),
+    })
+}
+
+/// Newest first; sessions with no known time last; ties by id.
+pub fn sort_newest_first(rows: &mut [SessionRow]) {
+    rows.sort_by(|a, b| {
+        b.created_unix
+            .cmp(&a.created_unix)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+}
+
+/// The table.
+pub fn table(rows: &[SessionRow]) -> String {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "id",
+        "name",
+        "first prompt",
+        "created (UTC)",
+        "messages",
+        "turns",
+        "size",
+        "est. tokens",
+        "bad lines",
+    ]);
+    let right = |v: String| Cell::new(v).set_alignment(CellAlignment::Right);
+    for r in rows {
+        let created = match (r.created_unix, r.created_from) {
+            (Some(t), CreatedFrom::Mtime) => format!("{} (mtime)", format_short(t)),
+            (Some(t), _) => format_short(t),
+            (None, _) => "?".to_string(),
+        };
+        t.add_row(vec![
+            Cell::new(&r.id),
+            Cell::new(r.name.as_deref().unwrap_or("")),
+            Cell::new(&r.first_prompt),
+            Cell::new(created),
+            right(r.messages.to_string()),
+            right(r.turns.to_string()),
+            right(human_bytes(r.bytes)),
+            right(r.tokens.to_string()),
+            right(r.skipped.to_string()),
+        ]);
+    }
+    t.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row_at(id: &str, t: Option<Unix>) -> SessionRow {
+        SessionRow {
+            id: id.into(),
+            name: None,
+            first_prompt: String::new(),
+            created: None,
+            created_unix: t,
+            created_from: CreatedFrom::Unknown,
+            path: PathBuf::new(),
+            messages: 0,
+            turns: 0,
+            bytes: 0,
+            tokens: 0,
+            skipped: 0,
+        }
+    }
+
+    #[test]
+    fn newest_first_and_unknown_times_last() {
+        let mut rows = vec![
+            row_at("a", Some(10)),
+            row_at("b", None),
+            row_at("c", Some(30)),
+            row_at("d", Some(20)),
+        ];
+        sort_newest_first(&mut rows);
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, vec!["c", "d", "a", "b"]);
+    }
+}

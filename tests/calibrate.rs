@@ -1,0 +1,303 @@
+//! `calibrate`: which requests pair with which estimate, the fit, and where
+//! smith's engine first compacts; then the fit on the real Claude Code and
+//! mini-swe-agent data in `../shared/data`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use smith_calibrate::calibrate::{self, Excluded, Point, RATIO_MAX, RATIO_MIN};
+use smith_calibrate::import::{self, claude_code, mini_swe_agent, CompactBoundary, RequestUsage, SessionFile};
+use smith_calibrate::transcript::{estimate_tokens, Block, Message, Role};
+
+fn msg(role: Role, text: &str) -> Arc<Message> {
+    Arc::new(Message::new(role, vec![Block::text(text.as_bytes().to_vec())], false, None))
+}
+
+fn usage(message_index: usize, prompt: u64) -> RequestUsage {
+    RequestUsage {
+        message_index,
+        input_tokens: 1,
+        cache_creation_input_tokens: 9,
+        cache_read_input_tokens: prompt - 10,
+        output_tokens: 5,
+        model: None,
+    }
+}
+
+/// user (400 B), assistant (40 B), user (800 B), assistant (40 B),
+/// user (1200 B), assistant (40 B).
+fn history() -> Vec<Arc<Message>> {
+    vec![
+        msg(Role::User, &"u".repeat(400)),
+        msg(Role::Assistant, &"a".repeat(40)),
+        msg(Role::User, &"u".repeat(800)),
+        msg(Role::Assistant, &"a".repeat(40)),
+        msg(Role::User, &"u".repeat(1200)),
+        msg(Role::Assistant, &"a".repeat(40)),
+    ]
+}
+
+fn file(requests: Vec<RequestUsage>) -> SessionFile {
+    SessionFile {
+        id: "s".into(),
+        requests,
+        ..SessionFile::default()
+    }
+}
+
+#[test]
+fn each_request_pairs_with_the_estimate_of_every_message_before_it() {
+    let h = history();
+    let f = file(vec![usage(1, 5000), usage(3, 6000), usage(5, 7000)]);
+    let p = calibrate::points(&h, &f).unwrap();
+    let got: Vec<(u64, u64, usize)> = p.iter().map(|p| (p.estimate, p.reported, p.message_index)).collect();
+    assert_eq!(got, vec![(100, 5000, 1), (310, 6000, 3), (620, 7000, 5)]);
+    assert_eq!(p[2].estimate, estimate_tokens(&h[..5]));
+}
+
+#[test]
+fn after_the_agents_own_compaction_the_context_is_its_summary_and_what_follows() {
+    let h = history();
+    let mut f = file(vec![usage(1, 5000), usage(3, 6000), usage(5, 7000)]);
+    f.compact_boundaries = vec![CompactBoundary {
+        message_index: 2,
+        requests_before: 1,
+        pre_tokens: Some(9000),
+        trigger: Some("auto".into()),
+        summary_bytes: Some(2000),
+        line: 7,
+    }];
+    let p = calibrate::points(&h, &f).unwrap();
+    let estimates: Vec<u64> = p.iter().map(|p| p.estimate).collect();
+    // 2000 B of summary + the 800 B user message, then + 40 + 1200.
+    assert_eq!(estimates, vec![100, 700, 1010]);
+    // An unknown summary size leaves the requests after it out.
+    f.compact_boundaries[0].summary_bytes = None;
+    assert_eq!(calibrate::points(&h, &f).unwrap().len(), 1);
+}
+
+#[test]
+fn sessions_whose_context_is_not_known_give_no_points() {
+    let h = history();
+    let mut f = file(vec![usage(1, 5000)]);
+    f.context_complete = false;
+    assert_eq!(calibrate::points(&h, &f), Err(Excluded::ContextIncomplete));
+    assert_eq!(calibrate::points(&h, &file(vec![])), Err(Excluded::NoUsage));
+    // A request that does not point at an assistant message is ignored.
+    assert_eq!(calibrate::points(&h, &file(vec![usage(2, 100)])), Err(Excluded::NoUsage));
+}
+
+#[test]
+fn the_fit_recovers_ratio_and_overhead_and_says_how_far_off_the_defaults_were() {
+    let points: Vec<Point> = (1..200u64)
+        .map(|i| {
+            let estimate = i * 700;
+            let noise = [0.98, 1.0, 1.03, 1.0, 0.99][i as usize % 5];
+            Point {
+                estimate,
+                reported: ((estimate + 12_000) as f64 * 1.3 * noise) as u64,
+                message_index: i as usize,
+            }
+        })
+        .collect();
+    let f = calibrate::fit(&points).unwrap();
+    assert!((f.ratio - 1.3).abs() <= 0.01, "{f:?}");
+    assert!((f.overhead_tokens as i64 - 12_000).abs() <= 300, "{f:?}");
+    let before = calibrate::errors(&points, 1.0, 0);
+    let after = calibrate::errors(&points, f.ratio, f.overhead_tokens);
+    assert!(before.median > 0.3 && before.bias < -0.3, "{before:?}");
+    assert!(after.median < 0.02 && after.p95 <= 0.035, "{after:?}");
+}
+
+#[test]
+fn the_first_compaction_is_the_first_request_over_the_trigger() {
+    // Request k answers (k + 1) × 4000 B of user text and k × 2 B of answers:
+    // (k + 1) × 1000 + k / 2 tokens.
+    let mut h = Vec::new();
+    for _ in 0..10 {
+        h.push(msg(Role::User, &"u".repeat(4000)));
+        h.push(msg(Role::Assistant, "ok"));
+    }
+    // Trigger 0.8 × 5000 = 4000 tokens: request 3 carries 4001.
+    let c = calibrate::first_compaction(&h, calibrate::compare_config(5000, 1.0, 0)).unwrap();
+    assert_eq!((c.request, c.message_index, c.before), (3, 7, 4001));
+    // With 2000 tokens of overhead, request 1 is exactly at the trigger (not
+    // over it) and request 2 is the first over.
+    let c = calibrate::first_compaction(&h, calibrate::compare_config(5000, 1.0, 2000)).unwrap();
+    assert_eq!(c.request, 2);
+    assert!(calibrate::first_compaction(&h, calibrate::compare_config(200_000, 1.0, 0)).is_none());
+}
+
+/// A Claude Code log whose reported prompt sizes are exactly
+/// `(estimate + 3000) × 1.25`, imported and calibrated through the binary.
+#[test]
+fn the_command_fits_an_imported_log_and_prints_the_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("projects").join("p").join("s.jsonl");
+    std::fs::create_dir_all(input.parent().unwrap()).unwrap();
+    let mut lines = Vec::new();
+    let mut bytes = 0u64;
+    let mut parent: Option<String> = None;
+    let mut push = |v: Value, lines: &mut Vec<String>| {
+        let uuid = format!("00000000-0000-4000-8000-{:012x}", lines.len() + 1);
+        let mut v = v;
+        v["uuid"] = json!(uuid);
+        v["parentUuid"] = json!(parent);
+        parent = Some(uuid);
+        lines.push(v.to_string());
+    };
+    for i in 0..30u64 {
+        let text = "q".repeat(400 + 137 * i as usize);
+        bytes += text.len() as u64;
+        push(json!({"type": "user", "message": {"role": "user", "content": text}}), &mut lines);
+        let prompt = ((bytes / 4 + 3000) as f64 * 1.25).round() as u64;
+        let answer = "a".repeat(96);
+        push(
+            json!({"type": "assistant", "message": {"id": format!("m{i}"), "role": "assistant", "model": "claude-x",
+                "content": [{"type": "text", "text": answer}],
+                "usage": {"input_tokens": 2, "cache_creation_input_tokens": 100, "cache_read_input_tokens": prompt - 102, "output_tokens": 9}}}),
+            &mut lines,
+        );
+        bytes += answer.len() as u64;
+    }
+    std::fs::write(&input, lines.join("\n")).unwrap();
+    let out = tmp.path().join("out");
+    let bin = env!("CARGO_BIN_EXE_smith-calibrate");
+    let r = Command::new(bin).args(["import", "claude-code"]).arg(tmp.path().join("projects")).arg("--out").arg(&out).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let r = Command::new(bin).arg("calibrate").arg(&out).arg("--json").output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: Value = serde_json::from_slice(&r.stdout).unwrap();
+    let fit = &v["fits"][0];
+    assert_eq!(fit["format"], "claude-code");
+    assert_eq!(fit["requests"], 30);
+    assert_eq!(fit["flags"], "--ratio 1.25 --overhead 3000");
+    assert!(fit["after"]["p95"].as_f64().unwrap() < 0.001, "{fit}");
+    assert!(fit["before"]["median"].as_f64().unwrap() > 0.2, "{fit}");
+    let text = Command::new(bin).arg("calibrate").arg(&out).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("flags for replay and sweep: --ratio 1.25 --overhead 3000"), "{text}");
+
+    // smith's own sessions carry no usage per request: nothing to fit.
+    let plain = tmp.path().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::write(plain.join("transcript.jsonl"), "{\"role\":\"user\",\"content\":[]}\n").unwrap();
+    let r = Command::new(bin).arg("calibrate").arg(&plain).output().unwrap();
+    assert_eq!(r.status.code(), Some(1));
+}
+
+// --------------------------------------------------------------- real data
+
+fn data(sub: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(sub);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("note: {} is absent; real-data test skipped", dir.display());
+        None
+    }
+}
+
+/// Imports `files` and returns every point and the sessions, read back from
+/// disk the way `calibrate` reads them.
+fn imported_points(files: &[PathBuf], convert: impl Fn(&Path) -> anyhow::Result<import::ImportedSession> + Sync) -> (Vec<Point>, Vec<(Vec<Arc<Message>>, SessionFile)>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    import::import_files(files, &out, convert).unwrap();
+    let mut points = Vec::new();
+    let mut sessions = Vec::new();
+    for r in smith_calibrate::transcript::resolve_all(&[out.display().to_string()]).unwrap() {
+        let s = smith_calibrate::transcript::load(&r).unwrap();
+        let f = SessionFile::from_meta(s.meta.as_ref().unwrap().raw.as_ref().unwrap()).unwrap();
+        if let Ok(p) = calibrate::points(&s.messages, &f) {
+            points.extend(p);
+        }
+        sessions.push((s.messages, f));
+    }
+    (points, sessions)
+}
+
+#[test]
+fn the_fit_on_the_real_claude_code_logs_is_within_smiths_bounds() {
+    let Some(dir) = data("claude-code") else {
+        return;
+    };
+    let files = import::find_files(&dir, Path::new("/nonexistent"), &claude_code::is_session_log).unwrap();
+    let (points, sessions) = imported_points(&files, |f| Ok(claude_code::import_file(f)?));
+    // The compaction requests continue their parent's context: left out.
+    let incomplete = sessions.iter().filter(|(_, f)| !f.context_complete).count();
+    assert_eq!(incomplete, files.iter().filter(|f| f.to_string_lossy().contains("agent-acompact")).count());
+    assert!(points.len() > 500, "{} points", points.len());
+    let fit = calibrate::fit(&points).unwrap();
+    assert!((RATIO_MIN..=RATIO_MAX).contains(&fit.ratio), "{fit:?}");
+    assert!(fit.constrained.is_none(), "{fit:?}");
+    // Claude Code's system prompt and tools are some ten to thirty thousand
+    // tokens (the first request of a session reports ~25k with a few bytes
+    // of history).
+    assert!((10_000..=30_000).contains(&fit.overhead_tokens), "{fit:?}");
+    let before = calibrate::errors(&points, 1.0, 0);
+    let after = calibrate::errors(&points, fit.ratio, fit.overhead_tokens);
+    assert!(after.median < before.median / 3.0, "{before:?} {after:?}");
+    assert!(after.p95 < before.p95, "{before:?} {after:?}");
+
+    // Claude Code compacts by itself near 167k tokens; with the fit, smith
+    // under a 200k window (trigger 160k) first compacts a few requests from
+    // there. A manual /compact comes earlier than either.
+    for (messages, f) in sessions.iter().filter(|(_, f)| !f.compact_boundaries.is_empty()) {
+        let real = &f.compact_boundaries[0];
+        let smith = calibrate::first_compaction(messages, calibrate::compare_config(200_000, fit.ratio, fit.overhead_tokens));
+        let smith = smith.expect("every session Claude Code compacted goes over smith's trigger too");
+        if real.trigger.as_deref() == Some("auto") {
+            let apart = smith.request.abs_diff(real.requests_before);
+            assert!(apart <= 25, "{}: Claude Code at request {}, smith at {}", f.id, real.requests_before, smith.request);
+        } else {
+            assert!(smith.request > real.requests_before, "{}", f.id);
+        }
+        // Uncalibrated, smith notices the window filling later, if at all.
+        let blind = calibrate::first_compaction(messages, calibrate::compare_config(200_000, 1.0, 0));
+        assert!(blind.map_or(true, |c| c.request > smith.request), "{}", f.id);
+    }
+    println!(
+        "claude-code: {} points, ratio {} overhead {} (free {:.4} / {:.0}); median/p95 error {:.1}%/{:.1}% before, {:.1}%/{:.1}% after",
+        points.len(),
+        fit.ratio,
+        fit.overhead_tokens,
+        fit.free_ratio,
+        fit.free_overhead,
+        before.median * 100.0,
+        before.p95 * 100.0,
+        after.median * 100.0,
+        after.p95 * 100.0
+    );
+}
+
+#[test]
+fn the_fit_on_the_real_mini_swe_agent_run_improves_the_estimate() {
+    let Some(dir) = data("mini-swe-agent/gemini-3-pro-swebench-verified") else {
+        return;
+    };
+    let files = import::find_files(&dir, Path::new("/nonexistent"), &mini_swe_agent::is_trajectory).unwrap();
+    let (points, sessions) = imported_points(&files, |f| mini_swe_agent::import_file(f, None, mini_swe_agent::Options::default()));
+    assert_eq!(sessions.len(), 500);
+    let requests: usize = sessions.iter().map(|(_, f)| f.requests.len()).sum();
+    assert_eq!(points.len(), requests);
+    let fit = calibrate::fit(&points).unwrap();
+    assert!((RATIO_MIN..=RATIO_MAX).contains(&fit.ratio), "{fit:?}");
+    let before = calibrate::errors(&points, 1.0, 0);
+    let after = calibrate::errors(&points, fit.ratio, fit.overhead_tokens);
+    assert!(after.median < before.median / 2.0, "{before:?} {after:?}");
+    println!(
+        "mini-swe-agent: {} points, ratio {} overhead {} (free {:.4} / {:.0}); median/p95 error {:.1}%/{:.1}% before, {:.1}%/{:.1}% after",
+        points.len(),
+        fit.ratio,
+        fit.overhead_tokens,
+        fit.free_ratio,
+        fit.free_overhead,
+        before.median * 100.0,
+        before.p95 * 100.0,
+        after.median * 100.0,
+        after.p95 * 100.0
+    );
+}

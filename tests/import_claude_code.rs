@@ -1,0 +1,660 @@
+//! `import claude-code`: one test per rule of the conversion, on small logs
+//! written by the tests, then every real log in `../shared/data/claude-code`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+use smith_calibrate::import::{self, claude_code, ImportedSession, NO_RESULT_TEXT};
+use smith_calibrate::transcript::{self, BlockType, Message, Role};
+
+// ---------------------------------------------------------------- builders
+
+/// Lines of a log under construction, each with a fresh uuid chained to the
+/// previous line, as Claude Code writes them.
+struct Log {
+    lines: Vec<String>,
+    n: usize,
+    last: Option<String>,
+}
+
+impl Log {
+    fn new() -> Log {
+        Log {
+            lines: Vec::new(),
+            n: 0,
+            last: None,
+        }
+    }
+
+    fn push(&mut self, mut v: Value) -> &mut Log {
+        self.n += 1;
+        let uuid = format!("00000000-0000-4000-8000-{:012x}", self.n);
+        let obj = v.as_object_mut().unwrap();
+        obj.entry("uuid").or_insert(json!(uuid));
+        obj.entry("parentUuid").or_insert(json!(self.last));
+        obj.entry("sessionId").or_insert(json!("sess"));
+        obj.entry("cwd").or_insert(json!("/work/project"));
+        obj.entry("timestamp")
+            .or_insert(json!(format!("2026-02-10T21:{:02}:00.000Z", self.n % 60)));
+        self.last = obj["uuid"].as_str().map(str::to_string);
+        self.lines.push(v.to_string());
+        self
+    }
+
+    fn raw(&mut self, line: &str) -> &mut Log {
+        self.lines.push(line.to_string());
+        self
+    }
+
+    fn user(&mut self, text: &str) -> &mut Log {
+        self.push(json!({"type": "user", "message": {"role": "user", "content": text}}))
+    }
+
+    fn meta(&mut self, text: &str) -> &mut Log {
+        self.push(json!({"type": "user", "isMeta": true, "message": {"role": "user", "content": text}}))
+    }
+
+    /// One line of the response `id` holding `block`.
+    fn part(&mut self, id: &str, block: Value) -> &mut Log {
+        self.part_usage(id, block, json!({"input_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 1000, "output_tokens": 1}))
+    }
+
+    fn part_usage(&mut self, id: &str, block: Value, usage: Value) -> &mut Log {
+        self.push(json!({"type": "assistant", "message": {
+            "model": "claude-opus-4-6", "id": id, "type": "message", "role": "assistant",
+            "content": [block], "stop_reason": null, "usage": usage}}))
+    }
+
+    fn results(&mut self, results: Value) -> &mut Log {
+        self.push(json!({"type": "user", "message": {"role": "user", "content": results}}))
+    }
+
+    fn result(&mut self, id: &str, content: Value, is_error: Option<bool>) -> &mut Log {
+        let mut r = json!({"type": "tool_result", "tool_use_id": id, "content": content});
+        if let Some(e) = is_error {
+            r["is_error"] = json!(e);
+        }
+        self.results(json!([r]))
+    }
+
+    fn noise(&mut self) -> &mut Log {
+        self.push(json!({"type": "progress", "data": {"type": "hook_progress"}}))
+            .push(json!({"type": "file-history-snapshot", "messageId": "x", "snapshot": {}}))
+            .push(json!({"type": "queue-operation", "operation": "enqueue"}))
+            .push(json!({"type": "system", "subtype": "turn_duration", "durationMs": 5}))
+    }
+
+    fn text(&self) -> String {
+        self.lines.join("\n") + "\n"
+    }
+
+    fn write(&self, path: &Path) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, self.text()).unwrap();
+    }
+
+    fn convert(&self) -> ImportedSession {
+        claude_code::convert(self.text().as_bytes(), Path::new("/logs/project/session.jsonl")).unwrap()
+    }
+}
+
+fn text(t: &str) -> Value {
+    json!({"type": "text", "text": t})
+}
+
+fn tool_use(id: &str, name: &str, input: Value) -> Value {
+    json!({"type": "tool_use", "id": id, "name": name, "input": input})
+}
+
+fn texts(m: &Message) -> Vec<String> {
+    m.content.iter().map(|b| b.text_lossy().into_owned()).collect()
+}
+
+fn roles(s: &ImportedSession) -> Vec<Role> {
+    s.messages.iter().map(|m| m.role).collect()
+}
+
+fn skip_lines(s: &ImportedSession) -> Vec<usize> {
+    s.log.skipped.iter().map(|k| k.line).collect()
+}
+
+// ------------------------------------------------------------------- rules
+
+#[test]
+fn only_user_and_assistant_lines_are_history() {
+    let mut log = Log::new();
+    log.noise().user("hi").noise().part("m1", text("hello")).noise();
+    let s = log.convert();
+    assert_eq!(roles(&s), vec![Role::User, Role::Assistant]);
+    assert!(s.log.skipped.is_empty(), "{:?}", s.log.skipped);
+    assert_eq!(s.log.lines, 14);
+}
+
+#[test]
+fn lines_sharing_a_message_id_are_one_assistant_message() {
+    let mut log = Log::new();
+    log.user("go")
+        .part("m1", text("\n\n"))
+        .part("m1", json!({"type": "thinking", "thinking": "let me see", "signature": "c2ln"}))
+        .part("m1", text("Looking."))
+        .part("m1", tool_use("t1", "Bash", json!({"command": "ls", "timeout": 30000})))
+        .result("t1", json!("a\nb"), Some(false));
+    let s = log.convert();
+    assert_eq!(roles(&s), vec![Role::User, Role::Assistant, Role::Tool]);
+    let a = &s.messages[1];
+    let kinds: Vec<BlockType> = a.content.iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, vec![BlockType::Text, BlockType::Thinking, BlockType::Text, BlockType::ToolUse]);
+    assert_eq!(a.content[1].signature.as_deref(), Some("c2ln"));
+    assert_eq!(a.content[1].text_lossy(), "let me see");
+    let call = &a.content[3];
+    assert_eq!(call.tool_call_id.as_deref(), Some("t1"));
+    assert_eq!(call.tool_args.as_deref(), Some(r#"{"command":"ls","timeout":30000}"#));
+    assert_eq!(s.file.requests.len(), 1);
+}
+
+#[test]
+fn results_become_one_tool_message_in_the_order_of_the_calls() {
+    let mut log = Log::new();
+    log.user("go")
+        .part("m1", tool_use("tA", "Read", json!({"file_path": "/a"})))
+        .part("m1", tool_use("tB", "Grep", json!({"pattern": "x"})))
+        .part("m1", tool_use("tC", "WebFetch", json!({"url": "u"})))
+        // Results arrive out of order, one per line, in every content shape.
+        .result("tC", json!([text("one"), text("two"), {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]), None)
+        .result("tB", json!("no matches"), Some(true))
+        .result("tA", json!(null), None);
+    let s = log.convert();
+    assert_eq!(roles(&s), vec![Role::User, Role::Assistant, Role::Tool]);
+    let tool = &s.messages[2];
+    let ids: Vec<&str> = tool.content.iter().map(|b| b.tool_call_id.as_deref().unwrap()).collect();
+    assert_eq!(ids, vec!["tA", "tB", "tC", "tC"]);
+    let kinds: Vec<BlockType> = tool.content.iter().map(|b| b.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![BlockType::ToolResult, BlockType::ToolResult, BlockType::ToolResult, BlockType::Image]
+    );
+    assert_eq!(tool.content[0].text_lossy(), "");
+    assert_eq!(tool.content[0].is_error, Some(false));
+    assert_eq!(tool.content[1].is_error, Some(true));
+    assert_eq!(tool.content[2].text_lossy(), "one\ntwo");
+    assert_eq!(tool.content[3].media_type.as_deref(), Some("image/png"));
+    assert!(import::pairing_problems(&s.messages).is_empty());
+}
+
+#[test]
+fn results_logged_between_lines_of_their_response_still_follow_it() {
+    // Claude Code runs a call as soon as it streams in: the result of the
+    // first Read is logged before the second Read's line.
+    let mut log = Log::new();
+    log.user("go")
+        .part("m1", tool_use("t1", "Read", json!({"file_path": "/a"})))
+        .result("t1", json!("A"), None)
+        .part("m1", tool_use("t2", "Read", json!({"file_path": "/b"})))
+        .result("t2", json!("B"), None)
+        .part("m2", text("done"));
+    let s = log.convert();
+    assert_eq!(roles(&s), vec![Role::User, Role::Assistant, Role::Tool, Role::Assistant]);
+    assert_eq!(s.messages[1].content.len(), 2);
+    assert_eq!(texts(&s.messages[2]), vec!["A", "B"]);
+    assert_eq!(s.file.requests.len(), 2);
+    assert_eq!(s.file.requests[1].message_index, 3);
+}
+
+#[test]
+fn tool_names_map_to_smiths_where_smith_has_the_tool() {
+    let names = ["Read", "Grep", "Glob", "Bash", "Edit", "MultiEdit", "Write", "WebFetch", "Task"];
+    let mut log = Log::new();
+    log.user("go");
+    for (i, n) in names.iter().enumerate() {
+        log.part("m1", tool_use(&format!("t{i}"), n, json!({})));
+    }
+    for i in 0..names.len() {
+        log.result(&format!("t{i}"), json!("ok"), None);
+    }
+    let s = log.convert();
+    let got: Vec<&str> = s.messages[1].content.iter().map(|b| b.tool_name.as_deref().unwrap()).collect();
+    assert_eq!(
+        got,
+        vec!["read_file", "grep", "glob", "bash", "edit_file", "edit_file", "write_file", "WebFetch", "Task"]
+    );
+}
+
+#[test]
+fn a_compaction_is_marked_in_session_json_and_its_summary_kept_out_of_the_transcript() {
+    let summary = "This session is being continued from a previous conversation. Summary: x";
+    let mut log = Log::new();
+    log.user("go")
+        .part("m1", tool_use("t1", "Bash", json!({"command": "ls"})))
+        .result("t1", json!("out"), None)
+        .push(json!({"type": "system", "subtype": "compact_boundary", "parentUuid": null,
+                     "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 167094}}))
+        .push(json!({"type": "user", "isCompactSummary": true, "isVisibleInTranscriptOnly": true,
+                     "message": {"role": "user", "content": summary}}))
+        .part("m2", text("continuing"));
+    let s = log.convert();
+    assert_eq!(roles(&s), vec![Role::User, Role::Assistant, Role::Tool, Role::Assistant]);
+    assert!(s.messages.iter().all(|m| !texts(m).iter().any(|t| t.contains("continued from"))));
+    let b = &s.file.compact_boundaries;
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0].message_index, 3);
+    assert_eq!(b[0].requests_before, 1);
+    assert_eq!(b[0].pre_tokens, Some(167094));
+    assert_eq!(b[0].trigger.as_deref(), Some("auto"));
+    assert_eq!(b[0].summary_bytes, Some(summary.len() as u64));
+    assert_eq!(b[0].line, 4);
+}
+
+#[test]
+fn meta_and_harness_written_user_lines_are_synthetic() {
+    let mut log = Log::new();
+    log.user("fix the bug")
+        .meta("<local-command-caveat>Caveat: generated by local commands</local-command-caveat>")
+        .user("<command-name>/mcp</command-name>")
+        .user("<local-command-stdout>Reconnected</local-command-stdout>")
+        .user("<task-notification>\n<task-id>b1</task-id>")
+        .results(json!([text("[Request interrupted by user]")]))
+        .meta("Base directory for this skill: /x")
+        .user("thanks");
+    let s = log.convert();
+    let synthetic: Vec<bool> = s.messages.iter().map(|m| m.synthetic).collect();
+    assert_eq!(synthetic, vec![false, true, false, true, true, true, true, false]);
+    assert_eq!(s.file.import.synthetic_user_messages, 5);
+}
+
+#[test]
+fn user_lines_logged_while_a_response_is_open_follow_its_tool_message() {
+    let mut log = Log::new();
+    log.user("go")
+        .part("m1", tool_use("t1", "Edit", json!({"file_path": "/a"})))
+        .meta("<system-reminder>PostToolUse hook: compile error</system-reminder>")
+        .result("t1", json!("edited"), None)
+        .part("m2", text("ok"));
+    let s = log.convert();
+    assert_eq!(roles(&s), vec![Role::User, Role::Assistant, Role::Tool, Role::User, Role::Assistant]);
+    assert!(s.messages[3].synthetic);
+}
+
+#[test]
+fn usage_is_kept_once_per_response_with_the_largest_figures() {
+    let mut log = Log::new();
+    log.user("go")
+        .part_usage("m1", text("a"), json!({"input_tokens": 3, "cache_creation_input_tokens": 10, "cache_read_input_tokens": 500, "output_tokens": 1}))
+        .part_usage("m1", text("b"), json!({"input_tokens": 3, "cache_creation_input_tokens": 12, "cache_read_input_tokens": 500, "output_tokens": 40}))
+        .part_usage("m1", text("c"), json!({"input_tokens": 2, "cache_creation_input_tokens": 12, "cache_read_input_tokens": 500, "output_tokens": 7}))
+        .user("more")
+        .part_usage("m2", text("d"), json!({"input_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 900, "output_tokens": 2}));
+    let s = log.convert();
+    let r = &s.file.requests;
+    assert_eq!(r.len(), 2);
+    assert_eq!(
+        (r[0].message_index, r[0].input_tokens, r[0].cache_creation_input_tokens, r[0].cache_read_input_tokens, r[0].output_tokens),
+        (1, 3, 12, 500, 40)
+    );
+    assert_eq!(r[0].prompt_tokens(), 515);
+    assert_eq!(r[0].model.as_deref(), Some("claude-opus-4-6"));
+    assert_eq!((r[1].message_index, r[1].prompt_tokens()), (3, 901));
+    assert_eq!(s.file.usage.completion_tokens, 42);
+}
+
+#[test]
+fn a_call_without_a_result_gets_an_error_result() {
+    let mut log = Log::new();
+    log.user("go")
+        .part("m1", tool_use("t1", "Bash", json!({"command": "sleep 100"})))
+        .part("m1", tool_use("t2", "Bash", json!({"command": "ls"})))
+        .result("t2", json!("x"), None)
+        .results(json!([text("[Request interrupted by user for tool use]")]))
+        .user("try again");
+    let s = log.convert();
+    assert_eq!(roles(&s), vec![Role::User, Role::Assistant, Role::Tool, Role::User, Role::User]);
+    let tool = &s.messages[2];
+    assert_eq!(tool.content[0].tool_call_id.as_deref(), Some("t1"));
+    assert_eq!(tool.content[0].text_lossy(), NO_RESULT_TEXT);
+    assert_eq!(tool.content[0].is_error, Some(true));
+    assert_eq!(tool.content[1].text_lossy(), "x");
+    assert_eq!(s.file.import.synthetic_results, 1);
+    assert_eq!(s.notes.len(), 1);
+    assert_eq!(s.notes[0].line, 2);
+    assert!(import::pairing_problems(&s.messages).is_empty());
+}
+
+#[test]
+fn unusable_lines_are_reported_with_their_line_and_the_rest_imported() {
+    let mut log = Log::new();
+    log.user("go"); // line 1
+    log.raw("{not json"); // 2
+    log.raw("[1, 2]"); // 3
+    log.raw(r#"{"uuid": "u-x", "message": {}}"#); // 4: no type
+    log.result("nobody", json!("orphan"), None); // 5
+    let dup = log.lines[0].clone();
+    log.raw(&dup); // 6: same uuid as line 1
+    log.push(json!({"type": "assistant", "message": {"model": "<synthetic>", "id": "s", "role": "assistant",
+                    "content": [text("API Error")]}})); // 7
+    log.push(json!({"type": "user", "message": {"role": "user", "content": 5}})); // 8
+    log.part("m1", json!({"type": "server_tool_use", "id": "x"})); // 9: block skipped
+    log.part("m1", text("fine")); // 10
+    let s = log.convert();
+    assert_eq!(skip_lines(&s), vec![2, 3, 4, 5, 6, 7, 8, 9]);
+    let reasons: Vec<&str> = s.log.skipped.iter().map(|k| k.reason.as_str()).collect();
+    assert!(reasons[0].starts_with("not valid JSON"), "{reasons:?}");
+    assert!(reasons[3].contains("nobody"), "{reasons:?}");
+    assert!(reasons[4].contains("repeats line 1"), "{reasons:?}");
+    assert!(reasons[5].contains("<synthetic>"), "{reasons:?}");
+    assert!(reasons[7].contains("server_tool_use"), "{reasons:?}");
+    assert_eq!(roles(&s), vec![Role::User, Role::Assistant]);
+    assert_eq!(texts(&s.messages[1]), vec!["fine"]);
+    assert_eq!(s.file.import.skipped, 8);
+    let mut report = Vec::new();
+    s.report(&mut report).unwrap();
+    let report = String::from_utf8(report).unwrap();
+    assert!(report.contains("/logs/project/session.jsonl:2: skipped: not valid JSON"), "{report}");
+}
+
+#[test]
+fn a_late_line_of_a_response_already_followed_by_another_is_skipped() {
+    let mut log = Log::new();
+    log.user("go").part("m1", text("a")).part("m2", text("b")).part("m1", text("late"));
+    let s = log.convert();
+    assert_eq!(roles(&s), vec![Role::User, Role::Assistant, Role::Assistant]);
+    assert_eq!(skip_lines(&s), vec![4]);
+    assert!(s.log.skipped[0].reason.contains("line 2"));
+}
+
+#[test]
+fn a_subagents_line_in_a_main_log_is_not_its_history() {
+    let mut log = Log::new();
+    log.user("go")
+        .push(json!({"type": "user", "isSidechain": true, "message": {"role": "user", "content": "sub task"}}))
+        .part("m1", text("done"));
+    let s = log.convert();
+    assert_eq!(roles(&s), vec![Role::User, Role::Assistant]);
+    assert_eq!(skip_lines(&s), vec![2]);
+}
+
+#[test]
+fn a_log_that_continues_a_conversation_recorded_elsewhere_has_an_incomplete_context() {
+    let mut log = Log::new();
+    log.push(json!({"type": "user", "parentUuid": "not-in-this-file", "message": {"role": "user", "content": "Summarize"}}))
+        .part("m1", text("summary"));
+    let s = log.convert();
+    assert!(!s.file.context_complete);
+    assert!(s.file.context_note.as_deref().unwrap().contains("not-in-this-file"));
+    let mut whole = Log::new();
+    whole.user("go").part("m1", text("x"));
+    assert!(whole.convert().file.context_complete);
+}
+
+#[test]
+fn subagent_logs_are_sessions_linked_to_their_parent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("projects").join("-home-me-app");
+    let mut main = Log::new();
+    main.user("go")
+        .part("m1", tool_use("t1", "Task", json!({"prompt": "explore"})))
+        .result("t1", json!([text("found it")]), None);
+    main.write(&project.join("abc.jsonl"));
+    let mut sub = Log::new();
+    sub.push(json!({"type": "user", "isSidechain": true, "agentId": "a1", "sessionId": "abc",
+                   "message": {"role": "user", "content": "explore"}}))
+        .push(json!({"type": "assistant", "isSidechain": true, "agentId": "a1", "sessionId": "abc",
+                     "message": {"model": "claude-haiku-4-5", "id": "s1", "role": "assistant",
+                                 "content": [text("found it")], "usage": {"input_tokens": 9}}}));
+    sub.write(&project.join("abc").join("subagents").join("agent-a1.jsonl"));
+    let out = tmp.path().join("out");
+    let files = import::find_files(&tmp.path().join("projects"), &out, &claude_code::is_session_log).unwrap();
+    assert_eq!(files.len(), 2);
+    let outcome = import::import_files(&files, &out, |f| Ok(claude_code::import_file(f)?)).unwrap();
+    let ids: Vec<&str> = outcome.sessions.iter().map(|s| s.file.id.as_str()).collect();
+    assert_eq!(ids, vec!["cc-abc-agent-a1", "cc-abc"]);
+    let child = &outcome.sessions[0].file;
+    assert_eq!(child.parent_id.as_deref(), Some("cc-abc"));
+    assert_eq!(child.source.agent_id.as_deref(), Some("a1"));
+    assert!(child.context_complete);
+    let index: Vec<Value> = serde_json::from_slice(&fs::read(out.join("index.json")).unwrap()).unwrap();
+    let parents: BTreeMap<String, Option<String>> = index
+        .iter()
+        .map(|e| (e["id"].as_str().unwrap().to_string(), e["parent_id"].as_str().map(str::to_string)))
+        .collect();
+    assert_eq!(parents["cc-abc-agent-a1"].as_deref(), Some("cc-abc"));
+    assert_eq!(parents["cc-abc"], None);
+}
+
+#[test]
+fn a_reimport_replaces_its_own_output_and_never_touches_the_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in").join("s1.jsonl");
+    let mut log = Log::new();
+    log.user("go").part("m1", text("ok"));
+    log.write(&input);
+    let before = fs::read(&input).unwrap();
+    let out = tmp.path().join("out");
+    // A stale file from an earlier run must disappear with the replacement.
+    fs::create_dir_all(out.join("cc-s1")).unwrap();
+    fs::write(out.join("cc-s1").join("session.json"), r#"{"id":"cc-s1","source":{"format":"claude-code","path":"x"}}"#).unwrap();
+    fs::write(out.join("cc-s1").join("stale"), "old").unwrap();
+    let files = vec![input.clone()];
+    import::import_files(&files, &out, |f| Ok(claude_code::import_file(f)?)).unwrap();
+    let first = fs::read(out.join("cc-s1").join("transcript.jsonl")).unwrap();
+    import::import_files(&files, &out, |f| Ok(claude_code::import_file(f)?)).unwrap();
+    assert_eq!(fs::read(out.join("cc-s1").join("transcript.jsonl")).unwrap(), first);
+    assert!(!out.join("cc-s1").join("stale").exists());
+    assert_eq!(fs::read(&input).unwrap(), before);
+    let names: BTreeSet<String> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert_eq!(names, BTreeSet::from(["cc-s1".to_string(), "index.json".to_string()]));
+    let index: Vec<Value> = serde_json::from_slice(&fs::read(out.join("index.json")).unwrap()).unwrap();
+    assert_eq!(index.len(), 1);
+    let in_dir: Vec<_> = fs::read_dir(input.parent().unwrap()).unwrap().collect();
+    assert_eq!(in_dir.len(), 1);
+}
+
+#[test]
+fn an_existing_directory_that_is_not_an_import_is_never_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in").join("s1.jsonl");
+    let mut log = Log::new();
+    log.user("go").part("m1", text("ok"));
+    log.write(&input);
+    let out = tmp.path().join("out");
+    let theirs = out.join("cc-s1");
+    fs::create_dir_all(&theirs).unwrap();
+    fs::write(theirs.join("session.json"), r#"{"id":"cc-s1","model":"x"}"#).unwrap();
+    let err = import::import_files(&[input], &out, |f| Ok(claude_code::import_file(f)?)).unwrap_err();
+    assert!(format!("{err:#}").contains("not an imported session"), "{err:#}");
+    assert_eq!(fs::read_to_string(theirs.join("session.json")).unwrap(), r#"{"id":"cc-s1","model":"x"}"#);
+}
+
+#[test]
+fn an_output_directory_inside_the_input_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("projects");
+    fs::create_dir_all(&input).unwrap();
+    assert!(import::check_output_outside(&input.join("out"), &[input.clone()]).is_err());
+    assert!(import::check_output_outside(&tmp.path().join("out"), &[input.clone()]).is_ok());
+    // The binary says so and exits 2 without writing anything.
+    let mut log = Log::new();
+    log.user("go").part("m1", text("ok"));
+    log.write(&input.join("p").join("s.jsonl"));
+    let status = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+        .args(["import", "claude-code"])
+        .arg(&input)
+        .arg("--out")
+        .arg(input.join("p").join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(2), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(!input.join("p").join("out").exists());
+}
+
+#[test]
+fn the_command_imports_a_directory_and_the_sessions_read_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("projects");
+    let mut log = Log::new();
+    log.user("go")
+        .part("m1", tool_use("t1", "Read", json!({"file_path": "/a"})))
+        .result("t1", json!("contents"), None)
+        .part("m2", text("done"));
+    log.write(&input.join("p").join("s.jsonl"));
+    let out = tmp.path().join("out");
+    let run = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+        .args(["import", "claude-code"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("imported 1 sessions from 1 files"), "{stdout}");
+    let found = transcript::resolve_all(&[out.display().to_string()]).unwrap();
+    assert_eq!(found.len(), 1);
+    let session = transcript::load(&found[0]).unwrap();
+    assert!(session.log.skipped.is_empty());
+    assert_eq!(session.messages.len(), 4);
+    assert_eq!(session.meta.as_ref().unwrap().id.as_deref(), Some("cc-s"));
+    assert!(import::pairing_problems(&session.messages).is_empty());
+
+    // Nothing to import is exit 1.
+    let empty = tmp.path().join("empty");
+    fs::create_dir_all(&empty).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+        .args(["import", "claude-code"])
+        .arg(&empty)
+        .arg("--out")
+        .arg(tmp.path().join("out2"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+}
+
+// --------------------------------------------------------------- real data
+
+fn real_data() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/claude-code");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("note: {} is absent; real-data test skipped", dir.display());
+        None
+    }
+}
+
+/// What a log should import to, counted straight from its lines.
+#[derive(Debug, Default, PartialEq)]
+struct Expected {
+    assistants: usize,
+    tool_messages: usize,
+    tool_calls: usize,
+    users: usize,
+    synthetic_users: usize,
+    boundaries: Vec<u64>,
+    /// message.id -> (prompt tokens, largest output tokens)
+    usage: BTreeMap<String, (u64, u64)>,
+}
+
+fn expected(path: &Path) -> Expected {
+    let mut e = Expected::default();
+    let mut responses: Vec<String> = Vec::new();
+    let mut calls: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for line in fs::read_to_string(path).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        match v["type"].as_str() {
+            Some("system") if v["subtype"] == "compact_boundary" => {
+                e.boundaries.push(v["compactMetadata"]["preTokens"].as_u64().unwrap())
+            }
+            Some("assistant") => {
+                let id = v["message"]["id"].as_str().unwrap().to_string();
+                if !responses.contains(&id) {
+                    responses.push(id.clone());
+                }
+                for b in v["message"]["content"].as_array().unwrap() {
+                    if b["type"] == "tool_use" {
+                        calls.entry(id.clone()).or_default().insert(b["id"].as_str().unwrap().to_string());
+                    }
+                }
+                let u = &v["message"]["usage"];
+                let n = |k: &str| u[k].as_u64().unwrap_or(0);
+                let prompt = n("input_tokens") + n("cache_creation_input_tokens") + n("cache_read_input_tokens");
+                let slot = e.usage.entry(id).or_insert((0, 0));
+                slot.0 = slot.0.max(prompt);
+                slot.1 = slot.1.max(n("output_tokens"));
+            }
+            Some("user") if v["isCompactSummary"] != true => {
+                let c = &v["message"]["content"];
+                let first_text = match c {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Array(a) => a.iter().find(|b| b["type"] == "text").and_then(|b| b["text"].as_str().map(str::to_string)),
+                    _ => None,
+                };
+                if let Some(t) = first_text {
+                    e.users += 1;
+                    if v["isMeta"] == true || claude_code::harness_written(&t) {
+                        e.synthetic_users += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    e.assistants = responses.len();
+    e.tool_messages = calls.len();
+    e.tool_calls = calls.values().map(BTreeSet::len).sum();
+    e
+}
+
+#[test]
+fn every_real_claude_code_log_imports_with_the_counts_of_its_source() {
+    let Some(dir) = real_data() else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let files = import::find_files(&dir, &out, &claude_code::is_session_log).unwrap();
+    assert!(files.len() >= 20, "{} logs", files.len());
+    let outcome = import::import_files(&files, &out, |f| Ok(claude_code::import_file(f)?)).unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(outcome.sessions.len(), files.len());
+    let mut messages = 0;
+    for (file, s) in files.iter().zip(&outcome.sessions) {
+        let name = file.display();
+        assert!(s.log.skipped.is_empty(), "{name}: {:?}", s.log.skipped);
+        assert_eq!(s.file.import.synthetic_results, 0, "{name}: {:?}", s.notes);
+        let e = expected(file);
+        let c = &s.file.import;
+        assert_eq!(c.messages, e.assistants + e.tool_messages + e.users, "{name}");
+        assert_eq!(c.tool_calls, e.tool_calls, "{name}");
+        assert_eq!(c.synthetic_user_messages, e.synthetic_users, "{name}");
+        let pre: Vec<u64> = s.file.compact_boundaries.iter().map(|b| b.pre_tokens.unwrap()).collect();
+        assert_eq!(pre, e.boundaries, "{name}");
+        assert!(s.file.compact_boundaries.iter().all(|b| b.summary_bytes.unwrap() > 1000), "{name}");
+        // One request per response, with the largest figures of its lines.
+        assert_eq!(s.file.requests.len(), e.usage.len(), "{name}");
+        let got: BTreeSet<(u64, u64)> = s.file.requests.iter().map(|r| (r.prompt_tokens(), r.output_tokens)).collect();
+        let want: BTreeSet<(u64, u64)> = e.usage.values().copied().collect();
+        assert_eq!(got, want, "{name}");
+
+        // Read back through smith's reader: same messages, every call paired.
+        let back = transcript::session::load_path(&out.join(&s.file.id).join("transcript.jsonl")).unwrap();
+        assert!(back.log.skipped.is_empty(), "{name}");
+        assert_eq!(back.messages.len(), c.messages, "{name}");
+        let problems = import::pairing_problems(&back.messages);
+        assert!(problems.is_empty(), "{name}: {problems:?}");
+        for r in &s.file.requests {
+            assert_eq!(back.messages[r.message_index].role, Role::Assistant, "{name}");
+        }
+        messages += c.messages;
+    }
+    let subagents = outcome.sessions.iter().filter(|s| s.file.parent_id.is_some()).count();
+    assert_eq!(subagents, files.iter().filter(|f| f.to_string_lossy().contains("/subagents/")).count());
+    println!(
+        "imported {} Claude Code logs ({} subagents, {} messages) in {:.2?}",
+        files.len(),
+        subagents,
+        messages,
+        started.elapsed()
+    );
+}

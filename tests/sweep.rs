@@ -1,0 +1,1076 @@
+//! The sweep: the grid (lists, ranges, TOML, impossible combinations, the
+//! baseline), the rows against per-session replays, the aggregates, the
+//! Pareto front, the cost model, the output files and `--json`.
+#![cfg(feature = "full")]
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use polars::prelude::{CsvReadOptions, DataFrame, ParquetReader, SerReader};
+
+use common::*;
+use smith_calibrate::engine::{Config, Engine};
+use smith_calibrate::replay::{self, SessionFacts};
+use smith_calibrate::sweep::aggregate::{percentile, stats, summarize, Delta};
+use smith_calibrate::sweep::cost::Prices;
+use smith_calibrate::sweep::figures;
+use smith_calibrate::sweep::grid::{self, parse_values, GridSpec, Knob};
+use smith_calibrate::sweep::pareto;
+use smith_calibrate::sweep::run::{self, Options, Row, SessionInfo, Sweep};
+use smith_calibrate::transcript::{self, Block, BlockType, Message, Role, SessionRef};
+
+// ---------------------------------------------------------------- helpers
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
+    c.env("SMITH_HOME", "/nonexistent-smith-home")
+        .env("NO_COLOR", "1");
+    c
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Writes `messages` as `<dir>/<name>/transcript.jsonl` and returns its path.
+fn write_session(dir: &Path, name: &str, messages: &[Arc<Message>]) -> PathBuf {
+    let session = dir.join(name);
+    fs::create_dir_all(&session).unwrap();
+    let mut buf = Vec::new();
+    for m in messages {
+        m.write_json(&mut buf);
+        buf.push(b'\n');
+    }
+    let path = session.join("transcript.jsonl");
+    fs::write(&path, buf).unwrap();
+    path
+}
+
+/// A session of `turns` real turns that exercises every stage under a small
+/// window: thinking, an image, repeated reads, large results, and turns to
+/// summarize away. `seed` varies the sizes.
+fn busy_session(turns: usize, seed: usize) -> Vec<Arc<Message>> {
+    let mut h = Vec::new();
+    for t in 0..turns {
+        h.push(user(&format!(
+            "turn {t}: {}",
+            filler_str(100 + (t * 37 + seed * 11) % 300)
+        )));
+        let mut blocks = vec![thinking(&filler_str(200 + (t * 13 + seed) % 400), "sig")];
+        let id = format!("c{t}");
+        let path = format!("{{\"path\":\"src/f{}.rs\"}}", (t + seed) % 3);
+        blocks.push(Block::tool_use(&id, "read_file", &path));
+        h.push(assistant_blocks(blocks));
+        let size = 300 + ((t * 7919 + seed * 104_729) % 6000);
+        let mut result = vec![result_block(&id, &filler(size))];
+        if t % 5 == seed % 5 {
+            result.push(media(
+                BlockType::Image,
+                Some(&id),
+                Some("shot.png"),
+                Some("image/png"),
+            ));
+        }
+        h.push(arc(Message::new(Role::Tool, result, false, None)));
+        h.push(assistant(&format!("done with turn {t}")));
+    }
+    h
+}
+
+/// Small windows so that every config compacts, in several ways.
+fn test_configs() -> Vec<Config> {
+    let mut spec = GridSpec::default();
+    spec.set(Knob::MaxTokens, "3000,6000").unwrap();
+    spec.set(Knob::CompactAt, "0.7,0.9").unwrap();
+    spec.set(Knob::CompactTo, "0.3,0.5").unwrap();
+    spec.set(Knob::SummaryTokens, "0,100").unwrap();
+    grid::build(&spec, 1000).unwrap().configs
+}
+
+fn quiet(jobs: usize) -> Options {
+    Options {
+        jobs: Some(jobs),
+        progress: false,
+        quiet: true,
+    }
+}
+
+fn refs_of(paths: &[PathBuf]) -> Vec<SessionRef> {
+    paths
+        .iter()
+        .map(|p| SessionRef {
+            transcript: p.clone(),
+        })
+        .collect()
+}
+
+fn facts(
+    requests: usize,
+    tokens_sent: i64,
+    cache_read: i64,
+    mangled: u64,
+    peak: i64,
+) -> SessionFacts {
+    let mut f = SessionFacts {
+        requests,
+        tokens_sent,
+        cache_read,
+        cache_write: tokens_sent - cache_read,
+        peak_tokens: peak,
+        ..SessionFacts::default()
+    };
+    f.effects.results_truncated = mangled;
+    f
+}
+
+/// A sweep built by hand: `per_config[c][s]` is session `s` under config `c`.
+fn hand_sweep(configs: Vec<Config>, per_config: Vec<Vec<SessionFacts>>) -> Sweep {
+    let n_sessions = per_config[0].len();
+    let sessions = (0..n_sessions)
+        .map(|s| SessionInfo {
+            label: format!("s{s}"),
+            path: PathBuf::from(format!("s{s}.jsonl")),
+            bytes: 100,
+            lines: 10,
+            lines_skipped: 0,
+            messages: 10,
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for s in 0..n_sessions {
+        for (c, col) in per_config.iter().enumerate() {
+            rows.push(Row {
+                session: s as u32,
+                config: c as u32,
+                facts: col[s].clone(),
+            });
+        }
+    }
+    Sweep {
+        sessions,
+        configs,
+        rows,
+        unreadable: Vec::new(),
+        elapsed: std::time::Duration::ZERO,
+        threads: 1,
+    }
+}
+
+fn read_parquet(path: &Path) -> DataFrame {
+    ParquetReader::new(fs::File::open(path).unwrap())
+        .finish()
+        .unwrap()
+}
+
+fn read_csv(path: &Path) -> DataFrame {
+    CsvReadOptions::default()
+        .with_has_header(true)
+        .try_into_reader_with_file_path(Some(path.to_path_buf()))
+        .unwrap()
+        .finish()
+        .unwrap()
+}
+
+// ------------------------------------------------------------------- grid
+
+#[test]
+fn grid_list_keeps_order_and_drops_repeats() {
+    assert_eq!(
+        parse_values(Knob::CompactAt, "0.7, 0.8,0.9,0.8").unwrap(),
+        vec![0.7, 0.8, 0.9]
+    );
+    assert_eq!(
+        parse_values(Knob::ResultCap, "2048,256,512").unwrap(),
+        vec![2048.0, 256.0, 512.0]
+    );
+}
+
+#[test]
+fn grid_float_range_is_exact_at_every_step() {
+    // Adding 0.05 four times to 0.4 gives 0.6000000000000001; the range
+    // must give the literal 0.6 and include it.
+    assert_eq!(
+        parse_values(Knob::CompactTo, "0.4..0.6:0.05").unwrap(),
+        vec![0.4, 0.45, 0.5, 0.55, 0.6]
+    );
+    assert_eq!(
+        parse_values(Knob::CompactAt, "0.1..0.3:0.1").unwrap(),
+        vec![0.1, 0.2, 0.3]
+    );
+    let many = parse_values(Knob::Ratio, "1..2:0.01").unwrap();
+    assert_eq!(many.len(), 101);
+    assert_eq!(many[37], 1.37);
+    assert_eq!(*many.last().unwrap(), 2.0);
+}
+
+#[test]
+fn grid_integer_range_steps_by_one_unless_told() {
+    assert_eq!(
+        parse_values(Knob::Window, "1..4").unwrap(),
+        vec![1.0, 2.0, 3.0, 4.0]
+    );
+    assert_eq!(
+        parse_values(Knob::MaxTokens, "64000..128000:32000,200000").unwrap(),
+        vec![64000.0, 96000.0, 128000.0, 200000.0]
+    );
+}
+
+#[test]
+fn grid_rejects_values_a_knob_cannot_take() {
+    let err = |k, t| parse_values(k, t).unwrap_err();
+    assert!(err(Knob::CompactAt, "0.4..0.6").contains("needs a step"));
+    assert!(err(Knob::CompactAt, "0.4..0.6:0").contains("above 0"));
+    assert!(err(Knob::CompactAt, "0.6..0.4:0.1").contains("below the start"));
+    assert!(err(Knob::Window, "1.5").contains("whole number"));
+    assert!(err(Knob::ResultCap, "-1").contains("whole number"));
+    assert!(err(Knob::Ratio, "0").contains("ratio"));
+    assert!(err(Knob::MaxTokens, "0").contains("max-tokens"));
+    assert!(err(Knob::CompactTo, "abc").contains("not a number"));
+    assert!(err(Knob::CompactTo, "0.5,,0.6").contains("empty item"));
+    assert!(err(Knob::Window, "0..1000000000").contains("larger step"));
+    let mut spec = GridSpec::default();
+    assert!(spec
+        .set(Knob::CompactTo, "x")
+        .unwrap_err()
+        .starts_with("--compact-to: "));
+}
+
+#[test]
+fn grid_toml_takes_flag_or_field_names_and_the_command_line_wins() {
+    let text = r#"
+compact-at = [0.7, 0.8, "0.9"]
+compact_to = "0.4..0.5:0.05"
+max-tokens = 64000
+window_turns = [1, 3]
+"#;
+    let spec = GridSpec::from_toml(Path::new("g.toml"), text).unwrap();
+    assert_eq!(spec.get(Knob::CompactAt).unwrap(), &[0.7, 0.8, 0.9]);
+    assert_eq!(spec.get(Knob::CompactTo).unwrap(), &[0.4, 0.45, 0.5]);
+    assert_eq!(spec.get(Knob::MaxTokens).unwrap(), &[64000.0]);
+    assert_eq!(spec.get(Knob::Window).unwrap(), &[1.0, 3.0]);
+    assert_eq!(spec.get(Knob::Ratio), None);
+    let mut cli = GridSpec::default();
+    cli.set(Knob::MaxTokens, "200000").unwrap();
+    let merged = spec.overridden_by(&cli);
+    assert_eq!(merged.get(Knob::MaxTokens).unwrap(), &[200000.0]);
+    assert_eq!(merged.get(Knob::Window).unwrap(), &[1.0, 3.0]);
+    assert_eq!(merged.product_len(), 3 * 3 * 2);
+
+    let unknown = GridSpec::from_toml(Path::new("g.toml"), "compact_from = [0.5]").unwrap_err();
+    assert!(
+        unknown.contains("g.toml: unknown key `compact_from`"),
+        "{unknown}"
+    );
+    let bad = GridSpec::from_toml(Path::new("g.toml"), "ratio = [true]").unwrap_err();
+    assert!(bad.contains("`ratio`"), "{bad}");
+    let broken = GridSpec::from_toml(Path::new("g.toml"), "ratio = [").unwrap_err();
+    assert!(broken.contains("not a valid TOML grid"), "{broken}");
+}
+
+#[test]
+fn grid_leaves_out_targets_at_or_above_the_trigger_and_counts_them() {
+    let mut spec = GridSpec::default();
+    spec.set(Knob::CompactAt, "0.5,0.8").unwrap();
+    spec.set(Knob::CompactTo, "0.5,0.6").unwrap();
+    let g = grid::build(&spec, 100).unwrap();
+    // (0.5, 0.5) and (0.5, 0.6) are impossible; (0.8, 0.5) is the baseline.
+    assert_eq!(g.impossible, 2);
+    assert_eq!(g.configs.len(), 2);
+    assert_eq!(g.configs[0], Config::default());
+    assert_eq!(
+        (g.configs[1].compact_at, g.configs[1].compact_to),
+        (0.8, 0.6)
+    );
+    assert!(g.configs.iter().all(|c| !grid::is_impossible(c)));
+}
+
+#[test]
+fn grid_always_starts_with_the_baseline_even_outside_the_product() {
+    let mut spec = GridSpec::default();
+    spec.set(Knob::MaxTokens, "64000,200000").unwrap();
+    spec.set(Knob::Window, "1,5").unwrap();
+    let g = grid::build(&spec, 100).unwrap();
+    assert_eq!(g.configs.len(), 5);
+    assert_eq!(g.configs[0], Config::default());
+    assert_eq!(
+        g.configs
+            .iter()
+            .filter(|c| **c == Config::default())
+            .count(),
+        1
+    );
+    // First knob slowest: 64000 w1, 64000 w5, 200000 w1, 200000 w5.
+    let order: Vec<(u64, usize)> = g.configs[1..]
+        .iter()
+        .map(|c| (c.max_tokens, c.window_turns))
+        .collect();
+    assert_eq!(
+        order,
+        vec![(64000, 1), (64000, 5), (200000, 1), (200000, 5)]
+    );
+    let empty = grid::build(&GridSpec::default(), 100).unwrap();
+    assert_eq!(empty.configs, vec![Config::default()]);
+}
+
+#[test]
+fn grid_above_the_limit_is_refused_before_it_is_built() {
+    let mut spec = GridSpec::default();
+    spec.set(Knob::CompactAt, "0.6..0.9:0.1").unwrap();
+    spec.set(Knob::CompactTo, "0.2..0.5:0.1").unwrap();
+    let err = grid::build(&spec, 10).unwrap_err();
+    assert!(err.contains("16 configs"), "{err}");
+    assert!(err.contains("4 compact-at × 4 compact-to"), "{err}");
+    assert!(err.contains("limit of 10"), "{err}");
+    assert!(grid::build(&spec, 16).is_ok());
+}
+
+#[test]
+fn grid_labels_tell_close_fractions_apart() {
+    let a = Config {
+        compact_at: 0.825,
+        ..Config::default()
+    };
+    let b = Config {
+        compact_at: 0.83,
+        ..Config::default()
+    };
+    assert_ne!(grid::label(&a), grid::label(&b));
+    assert_eq!(grid::label(&Config::default()), Config::default().label());
+}
+
+// ------------------------------------------------------------------- runs
+
+#[test]
+fn sweep_rows_equal_the_replay_of_each_session_under_each_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<PathBuf> = (0..4)
+        .map(|s| write_session(dir.path(), &format!("s{s}"), &busy_session(12 + 9 * s, s)))
+        .collect();
+    let configs = test_configs();
+    assert!(configs.len() > 10);
+    let sweep = run::run(&refs_of(&paths), &configs, &quiet(2)).unwrap();
+    assert_eq!(sweep.sessions.len(), 4);
+    assert_eq!(sweep.rows.len(), 4 * configs.len());
+    let prices = Prices::default();
+    let mut summed = vec![SessionFacts::default(); configs.len()];
+    for (s, path) in paths.iter().enumerate() {
+        assert_eq!(
+            sweep.sessions[s].path, *path,
+            "sessions keep the order given"
+        );
+        let session = transcript::session::load_path(path).unwrap();
+        for (c, config) in configs.iter().enumerate() {
+            let expected = replay::replay(&session.messages, &Engine::new(*config));
+            let row = sweep.row(s, c);
+            assert_eq!((row.session as usize, row.config as usize), (s, c));
+            assert_eq!(row.facts, expected, "session {s} config {c}");
+            let f = &mut summed[c];
+            f.requests += expected.requests;
+            f.compactions += expected.compactions;
+            f.tokens_sent += expected.tokens_sent;
+            f.cache_write += expected.cache_write;
+            f.effects.add(&expected.effects);
+            f.peak_tokens = f.peak_tokens.max(expected.peak_tokens);
+        }
+    }
+    // The configs' totals are the sums of the per-session replays.
+    let summaries = summarize(&sweep, &prices, figures::index("price").unwrap());
+    let mut any_mangled = false;
+    for (c, s) in summaries.iter().enumerate() {
+        let f = &summed[c];
+        assert_eq!(s.total("requests"), f.requests as f64);
+        assert_eq!(s.total("compactions"), f.compactions as f64);
+        assert_eq!(s.total("tokens_sent"), f.tokens_sent as f64);
+        assert_eq!(s.total("cache_write"), f.cache_write as f64);
+        assert_eq!(
+            s.total("results_mangled"),
+            f.effects.results_mangled() as f64
+        );
+        assert_eq!(s.total("reclaimed_truncate"), f.effects.reclaimed[3] as f64);
+        assert_eq!(s.total("peak_tokens"), f.peak_tokens as f64);
+        any_mangled |= f.effects.results_mangled() > 0;
+    }
+    assert!(
+        any_mangled,
+        "the test configs must compact for this test to mean something"
+    );
+    assert!(summaries.iter().any(|s| s.total("summaries") > 0.0));
+    assert!(summaries.iter().any(|s| s.total("drops") > 0.0));
+}
+
+#[test]
+fn sweep_gives_the_same_rows_on_one_thread_and_on_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<PathBuf> = (0..3)
+        .map(|s| write_session(dir.path(), &format!("s{s}"), &busy_session(15, s)))
+        .collect();
+    let configs = test_configs();
+    let one = run::run(&refs_of(&paths), &configs, &quiet(1)).unwrap();
+    let two = run::run(&refs_of(&paths), &configs, &quiet(2)).unwrap();
+    assert_eq!(one.rows, two.rows);
+    assert_eq!((one.threads, two.threads), (1, 2));
+}
+
+#[test]
+fn sweep_reports_unreadable_sessions_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write_session(dir.path(), "good", &busy_session(5, 1));
+    // One bad line in the middle of an otherwise good transcript.
+    let mut text = fs::read_to_string(&good).unwrap();
+    text.insert_str(text.find('\n').unwrap() + 1, "{not json\n");
+    fs::write(&good, text).unwrap();
+    let garbage = dir.path().join("garbage/transcript.jsonl");
+    fs::create_dir_all(garbage.parent().unwrap()).unwrap();
+    fs::write(&garbage, "nope\nstill nope\n").unwrap();
+    let missing = dir.path().join("missing/transcript.jsonl");
+    let refs = refs_of(&[garbage.clone(), good.clone(), missing.clone()]);
+    let sweep = run::run(&refs, &[Config::default()], &quiet(2)).unwrap();
+    assert_eq!(sweep.sessions.len(), 1);
+    assert_eq!(sweep.sessions[0].path, good);
+    assert_eq!(sweep.sessions[0].lines_skipped, 1);
+    assert_eq!(sweep.lines_skipped(), 1);
+    let bad: Vec<&PathBuf> = sweep.unreadable.iter().map(|u| &u.path).collect();
+    assert_eq!(bad, vec![&garbage, &missing]);
+    assert!(sweep.unreadable[0]
+        .reason
+        .contains("no message could be read (2 lines, 2 skipped)"));
+    assert!(sweep.unreadable[1].reason.contains("cannot read"));
+    assert_eq!(sweep.rows.len(), 1);
+}
+
+#[test]
+fn sweep_without_configs_only_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_session(dir.path(), "s", &busy_session(6, 0));
+    let sweep = run::run(&refs_of(std::slice::from_ref(&path)), &[], &quiet(1)).unwrap();
+    assert_eq!(sweep.sessions.len(), 1);
+    assert!(sweep.rows.is_empty());
+    assert_eq!(sweep.bytes(), fs::metadata(&path).unwrap().len());
+    assert_eq!(sweep.sessions[0].messages, 24);
+}
+
+// ------------------------------------------------------------- aggregates
+
+#[test]
+fn percentiles_interpolate_between_ranks() {
+    let mut v: Vec<f64> = (1..=10).rev().map(f64::from).collect();
+    let s = stats(&mut v).unwrap();
+    assert_eq!(s.mean, 5.5);
+    assert_eq!(s.median, 5.5);
+    assert!((s.p95 - 9.55).abs() < 1e-12, "{}", s.p95);
+    let s = stats(&mut [3.0, 1.0, 2.0]).unwrap();
+    assert_eq!((s.mean, s.median, s.p95), (2.0, 2.0, 2.9));
+    assert_eq!(
+        stats(&mut [7.0]).unwrap(),
+        smith_calibrate::sweep::Stats {
+            mean: 7.0,
+            median: 7.0,
+            p95: 7.0
+        }
+    );
+    assert!(stats(&mut []).is_none());
+    assert!(percentile(&[], 50.0).is_nan());
+}
+
+#[test]
+fn deltas_against_the_baseline_in_percent_and_absolute() {
+    assert_eq!(
+        Delta::new(110.0, 100.0),
+        Delta {
+            abs: 10.0,
+            pct: Some(10.0)
+        }
+    );
+    assert_eq!(
+        Delta::new(75.0, 100.0),
+        Delta {
+            abs: -25.0,
+            pct: Some(-25.0)
+        }
+    );
+    assert_eq!(
+        Delta::new(5.0, 0.0),
+        Delta {
+            abs: 5.0,
+            pct: None
+        }
+    );
+    assert_eq!(
+        Delta::new(0.0, 0.0),
+        Delta {
+            abs: 0.0,
+            pct: Some(0.0)
+        }
+    );
+}
+
+#[test]
+fn config_summaries_sum_take_peaks_as_maxima_and_rank() {
+    let base = Config::default();
+    let cheap = Config {
+        compact_to: 0.3,
+        ..base
+    };
+    let rough = Config {
+        compact_to: 0.2,
+        ..base
+    };
+    // Three sessions under each config.
+    let sweep = hand_sweep(
+        vec![base, cheap, rough],
+        vec![
+            vec![
+                facts(10, 1000, 0, 0, 300),
+                facts(20, 3000, 1000, 0, 500),
+                facts(5, 2000, 1000, 1, 900),
+            ],
+            vec![
+                facts(10, 800, 400, 2, 200),
+                facts(20, 2000, 1500, 2, 400),
+                facts(5, 1200, 1000, 2, 600),
+            ],
+            vec![
+                facts(10, 700, 500, 9, 100),
+                facts(20, 1900, 1500, 9, 300),
+                facts(5, 1100, 1000, 9, 500),
+            ],
+        ],
+    );
+    let prices = Prices {
+        input: 1.0,
+        cache_write: 10.0,
+        cache_read: 1.0,
+    };
+    let s = summarize(&sweep, &prices, figures::index("price").unwrap());
+    assert_eq!(s[0].total("requests"), 35.0);
+    assert_eq!(s[0].total("tokens_sent"), 6000.0);
+    assert_eq!(s[0].total("cache_write"), 4000.0);
+    assert_eq!(
+        s[0].total("peak_tokens"),
+        900.0,
+        "a peak is a maximum, not a sum"
+    );
+    let peak = s[0].stats[figures::index("peak_tokens").unwrap()].unwrap();
+    assert_eq!((peak.mean, peak.median), (1700.0 / 3.0, 500.0));
+    assert!((peak.p95 - 860.0).abs() < 1e-9);
+    // price = (write * 10 + read * 1) / 1e6
+    assert!((s[0].total("price") - (4000.0 * 10.0 + 2000.0) / 1e6).abs() < 1e-15);
+    assert!((s[1].total("price") - (1100.0 * 10.0 + 2900.0) / 1e6).abs() < 1e-15);
+    assert_eq!(s[0].total("price_uncached"), 6000.0 / 1e6);
+    // Deltas: the baseline against itself is nothing; the others are %.
+    assert_eq!(s[0].delta("price").abs, 0.0);
+    assert_eq!(
+        s[1].delta("tokens_sent"),
+        Delta {
+            abs: -2000.0,
+            pct: Some(-2000.0 / 6000.0 * 100.0)
+        }
+    );
+    assert_eq!(
+        s[2].delta("results_mangled"),
+        Delta {
+            abs: 26.0,
+            pct: Some(2600.0)
+        }
+    );
+    // Ranked by price: rough (10*1000*... cheapest), cheap, base.
+    let ranks: Vec<usize> = s.iter().map(|c| c.rank).collect();
+    assert_eq!(ranks, vec![3, 2, 1]);
+    assert!(s[0].is_baseline && !s[1].is_baseline);
+    // Every one is a trade-off: cheaper costs more mangled results.
+    assert!(s.iter().all(|c| c.pareto));
+    let by_mangled = summarize(&sweep, &prices, figures::index("results_mangled").unwrap());
+    let ranks: Vec<usize> = by_mangled.iter().map(|c| c.rank).collect();
+    assert_eq!(ranks, vec![1, 2, 3]);
+}
+
+// ----------------------------------------------------------------- pareto
+
+#[test]
+fn pareto_front_keeps_only_undominated_points() {
+    let points = [
+        (1.0, 5.0), // cheapest with its damage: on
+        (2.0, 3.0), // on
+        (3.0, 3.0), // dominated by (2, 3)
+        (4.0, 1.0), // on
+        (2.0, 3.0), // equal to an on-front point: on as well
+        (5.0, 5.0), // dominated
+        (1.0, 6.0), // dominated by (1, 5)
+        (4.0, 1.0), // equal: on
+        (6.0, 0.0), // least damage: on
+    ];
+    let on = pareto::front(&points);
+    assert_eq!(
+        on,
+        vec![true, true, false, true, true, false, false, true, true]
+    );
+    assert!(pareto::front(&[]).is_empty());
+    assert_eq!(pareto::front(&[(3.0, 3.0)]), vec![true]);
+}
+
+// ------------------------------------------------------------------- cost
+
+#[test]
+fn cost_of_three_requests_reads_the_unchanged_prefix_and_writes_the_rest() {
+    // 400-byte user turns and 40-byte answers, far below any trigger:
+    // request 0 sends [u0] = 100 tokens, all written;
+    // request 1 sends [u0 a1 u2] = 210, reads 100 (u0), writes 110;
+    // request 2 sends [u0 .. u4] = 320, reads 210, writes 110.
+    let h = vec![
+        user(&filler_str(400)),
+        assistant(&filler_str(40)),
+        user(&filler_str(400)),
+        assistant(&filler_str(40)),
+        user(&filler_str(400)),
+        assistant(&filler_str(40)),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_session(dir.path(), "three", &h);
+    let sweep = run::run(&refs_of(&[path]), &[Config::default()], &quiet(1)).unwrap();
+    let f = &sweep.row(0, 0).facts;
+    assert_eq!(
+        (f.requests, f.tokens_sent, f.cache_read, f.cache_write),
+        (3, 630, 310, 320)
+    );
+    let prices = Prices::default();
+    let cost = prices.cost(f);
+    assert!((cost.price - (320.0 * 3.75 + 310.0 * 0.30) / 1e6).abs() < 1e-15);
+    assert!((cost.price - 0.001293).abs() < 1e-12);
+    assert!((cost.price_uncached - 630.0 * 3.0 / 1e6).abs() < 1e-15);
+    let v = figures::values(f, &prices);
+    assert_eq!(v[figures::index("price").unwrap()], cost.price);
+    assert_eq!(
+        v[figures::index("price_uncached").unwrap()],
+        cost.price_uncached
+    );
+}
+
+#[test]
+fn prices_parse_three_numbers_or_say_what_is_expected() {
+    assert_eq!("3,3.75,0.3".parse::<Prices>().unwrap(), Prices::default());
+    assert_eq!(
+        " 15 , 18.75, 1.5 ".parse::<Prices>().unwrap(),
+        Prices {
+            input: 15.0,
+            cache_write: 18.75,
+            cache_read: 1.5
+        }
+    );
+    assert!("3,3.75"
+        .parse::<Prices>()
+        .unwrap_err()
+        .contains("input,cache_write,cache_read"));
+    assert!("3,x,0.3"
+        .parse::<Prices>()
+        .unwrap_err()
+        .contains("cache_write"));
+    assert!("3,3.75,-1"
+        .parse::<Prices>()
+        .unwrap_err()
+        .contains("cache_read"));
+}
+
+// -------------------------------------------------------- command + files
+
+fn corpus(dir: &Path) -> Vec<PathBuf> {
+    (0..3)
+        .map(|s| {
+            write_session(
+                &dir.join("sessions"),
+                &format!("s{s}"),
+                &busy_session(10 + 5 * s, s),
+            )
+        })
+        .collect()
+}
+
+const GRID_ARGS: [&str; 6] = [
+    "--max-tokens",
+    "3000,6000",
+    "--compact-at",
+    "0.7,0.9",
+    "--compact-to",
+    "0.3..0.5:0.2",
+];
+
+#[test]
+fn out_dir_holds_every_file_and_they_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let out = dir.path().join("results");
+    let o = bin()
+        .arg("sweep")
+        .arg(dir.path().join("sessions"))
+        .args(GRID_ARGS)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // 2 × 2 × 2 = 8, none impossible, none the baseline: 9 configs.
+    let configs = 9;
+    let mut names: Vec<String> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "configs.csv",
+            "configs.parquet",
+            "sessions.csv",
+            "sessions.parquet",
+            "summary.json"
+        ],
+        "no temporary file is left behind"
+    );
+
+    let sessions = read_parquet(&out.join("sessions.parquet"));
+    assert_eq!(sessions.height(), 3 * configs);
+    let columns: Vec<String> = sessions
+        .get_column_names()
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    for c in [
+        "session",
+        "path",
+        "config",
+        "config_label",
+        "max_tokens",
+        "compact_at",
+        "compact_to",
+        "result_cap",
+        "window_turns",
+        "overhead_tokens",
+        "ratio",
+        "summary_tokens",
+        "is_baseline",
+        "requests",
+        "triggered",
+        "compactions",
+        "fires_thinking",
+        "fires_drop",
+        "reclaimed_thinking",
+        "reclaimed_truncate",
+        "results_mangled",
+        "results_truncated",
+        "results_stubbed",
+        "reads_superseded",
+        "thinking_dropped",
+        "attachments_removed",
+        "summaries",
+        "drops",
+        "messages_summarized",
+        "target_misses",
+        "exhausted",
+        "peak_tokens",
+        "tokens_sent",
+        "cache_read",
+        "cache_write",
+        "price",
+        "price_uncached",
+        "lines_skipped",
+        "bytes",
+    ] {
+        assert!(columns.iter().any(|n| n == c), "sessions has no column {c}");
+    }
+    let csv = read_csv(&out.join("sessions.csv"));
+    assert_eq!(csv.height(), 3 * configs);
+    assert_eq!(csv.get_column_names(), sessions.get_column_names());
+    let baseline_rows = sessions
+        .column("is_baseline")
+        .unwrap()
+        .bool()
+        .unwrap()
+        .sum()
+        .unwrap();
+    assert_eq!(baseline_rows, 3);
+
+    let cfg = read_parquet(&out.join("configs.parquet"));
+    assert_eq!(cfg.height(), configs);
+    let cfg_csv = read_csv(&out.join("configs.csv"));
+    assert_eq!(cfg_csv.height(), configs);
+    for c in [
+        "config_label",
+        "trigger_tokens",
+        "target_tokens",
+        "is_baseline",
+        "sessions",
+        "price",
+        "price_mean",
+        "price_median",
+        "price_p95",
+        "price_delta",
+        "price_delta_pct",
+        "results_mangled_delta",
+        "pareto",
+        "rank",
+    ] {
+        assert!(cfg.column(c).is_ok(), "configs has no column {c}");
+    }
+    let ranks: Vec<i64> = cfg
+        .column("rank")
+        .unwrap()
+        .i64()
+        .unwrap()
+        .into_no_null_iter()
+        .collect();
+    let mut sorted = ranks.clone();
+    sorted.sort();
+    assert_eq!(sorted, (1..=configs as i64).collect::<Vec<_>>());
+    // The configs' totals are the sums of the sessions' rows.
+    let total: i64 = sessions
+        .column("tokens_sent")
+        .unwrap()
+        .i64()
+        .unwrap()
+        .into_no_null_iter()
+        .sum();
+    let cfg_total: i64 = cfg
+        .column("tokens_sent")
+        .unwrap()
+        .i64()
+        .unwrap()
+        .into_no_null_iter()
+        .sum();
+    assert_eq!(total, cfg_total);
+
+    let summary: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["sessions"], 3);
+    assert_eq!(summary["grid"]["configs"], configs);
+    assert_eq!(
+        summary["grid"]["axes"]["compact_to"],
+        serde_json::json!([0.3, 0.5])
+    );
+    assert_eq!(
+        summary["grid"]["axes"]["max_tokens"],
+        serde_json::json!([3000, 6000])
+    );
+    assert_eq!(summary["prices"]["cache_write"], 3.75);
+    assert_eq!(summary["baseline"]["label"], Config::default().label());
+    assert_eq!(summary["best"]["rank"], 1);
+    assert!(summary["pareto_front"]
+        .as_array()
+        .is_some_and(|a| !a.is_empty()));
+}
+
+#[test]
+fn json_flag_prints_the_ranked_config_table() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let o = bin()
+        .arg("sweep")
+        .arg(dir.path().join("sessions"))
+        .args(GRID_ARGS)
+        .args(["--json", "--rank-by", "results_mangled", "-j", "1"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows.len(), 9);
+    let ranks: Vec<i64> = rows.iter().map(|r| r["rank"].as_i64().unwrap()).collect();
+    assert_eq!(ranks, (1..=9).collect::<Vec<_>>(), "best first");
+    let mangled: Vec<f64> = rows
+        .iter()
+        .map(|r| r["results_mangled"].as_f64().unwrap())
+        .collect();
+    assert!(mangled.windows(2).all(|w| w[0] <= w[1]), "{mangled:?}");
+    assert_eq!(rows.iter().filter(|r| r["is_baseline"] == true).count(), 1);
+    assert!(rows[0].get("price_delta_pct").is_some());
+    // Not a terminal: no progress bar on stderr.
+    let err = stderr(&o);
+    assert!(!err.contains("ETA"), "{err}");
+    assert!(err.contains("replayed 3 sessions"), "{err}");
+
+    let top = bin()
+        .arg("sweep")
+        .arg(dir.path().join("sessions"))
+        .args(GRID_ARGS)
+        .args(["--json", "--top", "2"])
+        .output()
+        .unwrap();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&top.stdout).unwrap();
+    assert_eq!(rows.len(), 2);
+}
+
+#[test]
+fn terminal_table_marks_the_baseline_and_the_pareto_front() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let o = bin()
+        .arg("sweep")
+        .arg(dir.path().join("sessions"))
+        .args(GRID_ARGS)
+        .args(["--top", "3"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("baseline"), "{out}");
+    assert!(out.contains('★'), "{out}");
+    assert!(out.contains(&Config::default().label()), "{out}");
+    // The best 3, and the baseline below them unless it is one of them.
+    let base_line = out.lines().find(|l| l.contains("baseline")).unwrap();
+    let base_rank: usize = base_line
+        .split('┆')
+        .next()
+        .unwrap()
+        .trim_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .unwrap();
+    let hidden = if base_rank > 3 { 5 } else { 6 };
+    assert!(
+        out.contains(&format!("{hidden} more configs not shown")),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_grids_are_usage_errors_and_nothing_readable_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let sessions = dir.path().join("sessions");
+    let o = bin()
+        .arg("sweep")
+        .arg(&sessions)
+        .args(["--compact-to", "0.4..0.6"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--compact-to: range \"0.4..0.6\" needs a step"),
+        "{}",
+        stderr(&o)
+    );
+    let o = bin()
+        .arg("sweep")
+        .arg(&sessions)
+        .args([
+            "--compact-at",
+            "0.1..0.9:0.01",
+            "--compact-to",
+            "0.1..0.9:0.01",
+            "--max-configs",
+            "1000",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("more than the limit of 1000"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = bin()
+        .arg("sweep")
+        .arg(&sessions)
+        .args([
+            "--compact-at",
+            "0.5,0.8",
+            "--compact-to",
+            "0.5,0.6",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(
+        stderr(&o).contains("left out 2 of 4 combinations"),
+        "{}",
+        stderr(&o)
+    );
+
+    let empty = dir.path().join("empty/transcript.jsonl");
+    fs::create_dir_all(empty.parent().unwrap()).unwrap();
+    fs::write(&empty, "garbage\n").unwrap();
+    let o = bin().arg("sweep").arg(&empty).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("empty/transcript.jsonl:1: skipped"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("none of the 1 sessions could be read"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = bin().arg("sweep").output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("set SMITH_HOME"), "{}", stderr(&o));
+}
+
+#[test]
+fn grid_file_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let grid = dir.path().join("grid.toml");
+    fs::write(
+        &grid,
+        "max-tokens = [3000]\ncompact-to = \"0.3..0.4:0.1\"\n",
+    )
+    .unwrap();
+    let o = bin()
+        .arg("sweep")
+        .arg(dir.path().join("sessions"))
+        .arg("--grid")
+        .arg(&grid)
+        .args(["--compact-at", "0.6,0.7", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    // baseline + 1 max-tokens × 2 compact-at × 2 compact-to
+    assert_eq!(rows.len(), 5);
+    assert!(rows
+        .iter()
+        .filter(|r| r["is_baseline"] == false)
+        .all(|r| r["max_tokens"] == 3000));
+}
+
+#[test]
+fn out_dir_must_not_be_a_session_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = corpus(dir.path());
+    let session_dir = paths[0].parent().unwrap();
+    let o = bin()
+        .arg("sweep")
+        .arg(dir.path().join("sessions"))
+        .arg("--out")
+        .arg(session_dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("that is a session directory"),
+        "{}",
+        stderr(&o)
+    );
+    // A transcript outside a session directory: its directory is an input.
+    let loose = dir.path().join("loose");
+    fs::create_dir_all(&loose).unwrap();
+    fs::copy(&paths[0], loose.join("run.jsonl")).unwrap();
+    let o = bin()
+        .arg("sweep")
+        .arg(loose.join("run.jsonl"))
+        .arg("--out")
+        .arg(&loose)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is read from there"), "{}", stderr(&o));
+    let names: Vec<_> = fs::read_dir(&loose)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "nothing written beside the input");
+}
