@@ -1,1 +1,117 @@
-fn main() {}
+//! Replay throughput against the parse alone, on generated sessions of 1, 10
+//! and 50 MB (issue 2's benchmark). Run with `cargo bench --bench replay`.
+//!
+//! For each size it prints MB/s of transcript for:
+//! - `serde_json (skim)`: every line parsed into `IgnoredAny`, the floor of
+//!   any JSON reader;
+//! - `serde_json (Value)`: every line parsed into a `serde_json::Value`, what
+//!   "parsing the same bytes with serde_json alone" costs a program that
+//!   keeps the data;
+//! - `read`: this crate's reader, lines into `Message`s;
+//! - `replay only`: the engine over the parsed messages at smith's defaults;
+//! - `read + replay`: what `smith-calibrate replay` does.
+//!
+//! The goal: read + replay at most 1.5× the Value parse, and time per MB
+//! flat across sizes (linear growth). `REPLAY_BENCH_MB=1,10,50` picks sizes.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use smith_calibrate::engine::{Config, Engine};
+use smith_calibrate::replay;
+use smith_calibrate::synth::{self, SessionSpec, Shape};
+use smith_calibrate::transcript::reader::read_from;
+
+fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn lines(bytes: &[u8]) -> impl Iterator<Item = &str> {
+    bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| std::str::from_utf8(l).expect("generated lines are UTF-8"))
+}
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn main() {
+    let sizes: Vec<f64> = std::env::var("REPLAY_BENCH_MB")
+        .unwrap_or_else(|_| "1,10,50".into())
+        .split(',')
+        .map(|s| s.trim().parse().expect("REPLAY_BENCH_MB: numbers separated by commas"))
+        .collect();
+    let engine = Engine::new(Config::default());
+    println!(
+        "{:>7} {:>9} {:>8} {:>12} {:>12} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}",
+        "size MB", "messages", "requests", "skim MB/s", "Value MB/s", "read MB/s", "replay MB/s", "read+rep MB/s", "x Value", "x read", "ms per MB"
+    );
+    for mb in sizes {
+        let bytes = synth::transcript_bytes(7, SessionSpec::of_mb(Shape::Long, mb));
+        let size = bytes.len() as f64 / 1e6;
+        let runs = if size < 5.0 { 7 } else if size < 20.0 { 3 } else { 2 };
+        let skim = best_of(runs, || {
+            for l in lines(&bytes) {
+                black_box(serde_json::from_str::<serde::de::IgnoredAny>(l).ok());
+            }
+        });
+        let value = best_of(runs, || {
+            for l in lines(&bytes) {
+                black_box(serde_json::from_str::<serde_json::Value>(l).ok());
+            }
+        });
+        let read = best_of(runs, || {
+            black_box(read_from(&bytes[..], Path::new("bench")).expect("in memory"));
+        });
+        let transcript = read_from(&bytes[..], Path::new("bench")).expect("in memory");
+        let facts = replay::replay(&transcript.messages, &engine);
+        let replay_only = best_of(runs, || {
+            black_box(replay::replay(&transcript.messages, &engine));
+        });
+        let both = best_of(runs, || {
+            let t = read_from(&bytes[..], Path::new("bench")).expect("in memory");
+            black_box(replay::replay(&t.messages, &engine));
+        });
+        let rate = |d: Duration| size / d.as_secs_f64();
+        println!(
+            "{:>7.1} {:>9} {:>8} {:>12.0} {:>12.0} {:>10.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2} {:>10.2}",
+            size,
+            transcript.messages.len(),
+            facts.requests,
+            rate(skim),
+            rate(value),
+            rate(read),
+            rate(replay_only),
+            rate(both),
+            both.as_secs_f64() / value.as_secs_f64(),
+            both.as_secs_f64() / read.as_secs_f64(),
+            both.as_secs_f64() * 1e3 / size,
+        );
+        println!(
+            "        compactions {} (summaries {}, results mangled {}), peak {} tokens",
+            facts.compactions,
+            facts.summaries,
+            facts.effects.results_mangled(),
+            facts.peak_tokens
+        );
+    }
+    println!("peak RSS {:.0} MB", peak_rss_mb());
+}
