@@ -13,6 +13,8 @@ pub mod export;
 pub mod import;
 pub mod output;
 pub mod replay;
+#[cfg(feature = "full")]
+pub mod report;
 pub mod sweep;
 pub mod synth;
 pub mod transcript;

@@ -19,6 +19,7 @@ struct Cli {
 enum Command {
     Replay(commands::replay::ReplayArgs),
     Sweep(commands::sweep::SweepArgs),
+    Report(commands::report::ReportArgs),
     Transcript(commands::transcript::TranscriptArgs),
     Synth(commands::synth::SynthArgs),
     Import(commands::import::ImportArgs),
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Replay(args) => commands::replay::run(args),
         Command::Sweep(args) => commands::sweep::run(args),
+        Command::Report(args) => commands::report::run(args),
         Command::Transcript(args) => commands::transcript::run(args),
         Command::Synth(args) => commands::synth::run(args),
         Command::Import(args) => commands::import::run(args),

@@ -8,11 +8,18 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use smith_calibrate::calibrate::{self, Excluded, Point, RATIO_MAX, RATIO_MIN};
-use smith_calibrate::import::{self, claude_code, mini_swe_agent, CompactBoundary, RequestUsage, SessionFile};
+use smith_calibrate::import::{
+    self, claude_code, mini_swe_agent, CompactBoundary, RequestUsage, SessionFile,
+};
 use smith_calibrate::transcript::{estimate_tokens, Block, Message, Role};
 
 fn msg(role: Role, text: &str) -> Arc<Message> {
-    Arc::new(Message::new(role, vec![Block::text(text.as_bytes().to_vec())], false, None))
+    Arc::new(Message::new(
+        role,
+        vec![Block::text(text.as_bytes().to_vec())],
+        false,
+        None,
+    ))
 }
 
 fn usage(message_index: usize, prompt: u64) -> RequestUsage {
@@ -52,7 +59,10 @@ fn each_request_pairs_with_the_estimate_of_every_message_before_it() {
     let h = history();
     let f = file(vec![usage(1, 5000), usage(3, 6000), usage(5, 7000)]);
     let p = calibrate::points(&h, &f).unwrap();
-    let got: Vec<(u64, u64, usize)> = p.iter().map(|p| (p.estimate, p.reported, p.message_index)).collect();
+    let got: Vec<(u64, u64, usize)> = p
+        .iter()
+        .map(|p| (p.estimate, p.reported, p.message_index))
+        .collect();
     assert_eq!(got, vec![(100, 5000, 1), (310, 6000, 3), (620, 7000, 5)]);
     assert_eq!(p[2].estimate, estimate_tokens(&h[..5]));
 }
@@ -86,7 +96,10 @@ fn sessions_whose_context_is_not_known_give_no_points() {
     assert_eq!(calibrate::points(&h, &f), Err(Excluded::ContextIncomplete));
     assert_eq!(calibrate::points(&h, &file(vec![])), Err(Excluded::NoUsage));
     // A request that does not point at an assistant message is ignored.
-    assert_eq!(calibrate::points(&h, &file(vec![usage(2, 100)])), Err(Excluded::NoUsage));
+    assert_eq!(
+        calibrate::points(&h, &file(vec![usage(2, 100)])),
+        Err(Excluded::NoUsage)
+    );
 }
 
 #[test]
@@ -151,7 +164,10 @@ fn the_command_fits_an_imported_log_and_prints_the_flags() {
     for i in 0..30u64 {
         let text = "q".repeat(400 + 137 * i as usize);
         bytes += text.len() as u64;
-        push(json!({"type": "user", "message": {"role": "user", "content": text}}), &mut lines);
+        push(
+            json!({"type": "user", "message": {"role": "user", "content": text}}),
+            &mut lines,
+        );
         let prompt = ((bytes / 4 + 3000) as f64 * 1.25).round() as u64;
         let answer = "a".repeat(96);
         push(
@@ -165,9 +181,20 @@ fn the_command_fits_an_imported_log_and_prints_the_flags() {
     std::fs::write(&input, lines.join("\n")).unwrap();
     let out = tmp.path().join("out");
     let bin = env!("CARGO_BIN_EXE_smith-calibrate");
-    let r = Command::new(bin).args(["import", "claude-code"]).arg(tmp.path().join("projects")).arg("--out").arg(&out).output().unwrap();
+    let r = Command::new(bin)
+        .args(["import", "claude-code"])
+        .arg(tmp.path().join("projects"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let r = Command::new(bin).arg("calibrate").arg(&out).arg("--json").output().unwrap();
+    let r = Command::new(bin)
+        .arg("calibrate")
+        .arg(&out)
+        .arg("--json")
+        .output()
+        .unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let v: Value = serde_json::from_slice(&r.stdout).unwrap();
     let fit = &v["fits"][0];
@@ -176,22 +203,39 @@ fn the_command_fits_an_imported_log_and_prints_the_flags() {
     assert_eq!(fit["flags"], "--ratio 1.25 --overhead 3000");
     assert!(fit["after"]["p95"].as_f64().unwrap() < 0.001, "{fit}");
     assert!(fit["before"]["median"].as_f64().unwrap() > 0.2, "{fit}");
-    let text = Command::new(bin).arg("calibrate").arg(&out).output().unwrap();
+    let text = Command::new(bin)
+        .arg("calibrate")
+        .arg(&out)
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("flags for replay and sweep: --ratio 1.25 --overhead 3000"), "{text}");
+    assert!(
+        text.contains("flags for replay and sweep: --ratio 1.25 --overhead 3000"),
+        "{text}"
+    );
 
     // smith's own sessions carry no usage per request: nothing to fit.
     let plain = tmp.path().join("plain");
     std::fs::create_dir_all(&plain).unwrap();
-    std::fs::write(plain.join("transcript.jsonl"), "{\"role\":\"user\",\"content\":[]}\n").unwrap();
-    let r = Command::new(bin).arg("calibrate").arg(&plain).output().unwrap();
+    std::fs::write(
+        plain.join("transcript.jsonl"),
+        "{\"role\":\"user\",\"content\":[]}\n",
+    )
+    .unwrap();
+    let r = Command::new(bin)
+        .arg("calibrate")
+        .arg(&plain)
+        .output()
+        .unwrap();
     assert_eq!(r.status.code(), Some(1));
 }
 
 // --------------------------------------------------------------- real data
 
 fn data(sub: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(sub);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(sub);
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -200,9 +244,15 @@ fn data(sub: &str) -> Option<PathBuf> {
     }
 }
 
+/// A session read back from disk: its messages and its `session.json`.
+type Loaded = (Vec<Arc<Message>>, SessionFile);
+
 /// Imports `files` and returns every point and the sessions, read back from
 /// disk the way `calibrate` reads them.
-fn imported_points(files: &[PathBuf], convert: impl Fn(&Path) -> anyhow::Result<import::ImportedSession> + Sync) -> (Vec<Point>, Vec<(Vec<Arc<Message>>, SessionFile)>) {
+fn imported_points(
+    files: &[PathBuf],
+    convert: impl Fn(&Path) -> anyhow::Result<import::ImportedSession> + Sync,
+) -> (Vec<Point>, Vec<Loaded>) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     import::import_files(files, &out, convert).unwrap();
@@ -224,11 +274,22 @@ fn the_fit_on_the_real_claude_code_logs_is_within_smiths_bounds() {
     let Some(dir) = data("claude-code") else {
         return;
     };
-    let files = import::find_files(&dir, Path::new("/nonexistent"), &claude_code::is_session_log).unwrap();
+    let files = import::find_files(
+        &dir,
+        Path::new("/nonexistent"),
+        &claude_code::is_session_log,
+    )
+    .unwrap();
     let (points, sessions) = imported_points(&files, |f| Ok(claude_code::import_file(f)?));
     // The compaction requests continue their parent's context: left out.
     let incomplete = sessions.iter().filter(|(_, f)| !f.context_complete).count();
-    assert_eq!(incomplete, files.iter().filter(|f| f.to_string_lossy().contains("agent-acompact")).count());
+    assert_eq!(
+        incomplete,
+        files
+            .iter()
+            .filter(|f| f.to_string_lossy().contains("agent-acompact"))
+            .count()
+    );
     assert!(points.len() > 500, "{} points", points.len());
     let fit = calibrate::fit(&points).unwrap();
     assert!((RATIO_MIN..=RATIO_MAX).contains(&fit.ratio), "{fit:?}");
@@ -245,19 +306,37 @@ fn the_fit_on_the_real_claude_code_logs_is_within_smiths_bounds() {
     // Claude Code compacts by itself near 167k tokens; with the fit, smith
     // under a 200k window (trigger 160k) first compacts a few requests from
     // there. A manual /compact comes earlier than either.
-    for (messages, f) in sessions.iter().filter(|(_, f)| !f.compact_boundaries.is_empty()) {
+    for (messages, f) in sessions
+        .iter()
+        .filter(|(_, f)| !f.compact_boundaries.is_empty())
+    {
         let real = &f.compact_boundaries[0];
-        let smith = calibrate::first_compaction(messages, calibrate::compare_config(200_000, fit.ratio, fit.overhead_tokens));
-        let smith = smith.expect("every session Claude Code compacted goes over smith's trigger too");
+        let smith = calibrate::first_compaction(
+            messages,
+            calibrate::compare_config(200_000, fit.ratio, fit.overhead_tokens),
+        );
+        let smith =
+            smith.expect("every session Claude Code compacted goes over smith's trigger too");
         if real.trigger.as_deref() == Some("auto") {
             let apart = smith.request.abs_diff(real.requests_before);
-            assert!(apart <= 25, "{}: Claude Code at request {}, smith at {}", f.id, real.requests_before, smith.request);
+            assert!(
+                apart <= 25,
+                "{}: Claude Code at request {}, smith at {}",
+                f.id,
+                real.requests_before,
+                smith.request
+            );
         } else {
             assert!(smith.request > real.requests_before, "{}", f.id);
         }
         // Uncalibrated, smith notices the window filling later, if at all.
-        let blind = calibrate::first_compaction(messages, calibrate::compare_config(200_000, 1.0, 0));
-        assert!(blind.map_or(true, |c| c.request > smith.request), "{}", f.id);
+        let blind =
+            calibrate::first_compaction(messages, calibrate::compare_config(200_000, 1.0, 0));
+        assert!(
+            blind.map_or(true, |c| c.request > smith.request),
+            "{}",
+            f.id
+        );
     }
     println!(
         "claude-code: {} points, ratio {} overhead {} (free {:.4} / {:.0}); median/p95 error {:.1}%/{:.1}% before, {:.1}%/{:.1}% after",
@@ -278,8 +357,15 @@ fn the_fit_on_the_real_mini_swe_agent_run_improves_the_estimate() {
     let Some(dir) = data("mini-swe-agent/gemini-3-pro-swebench-verified") else {
         return;
     };
-    let files = import::find_files(&dir, Path::new("/nonexistent"), &mini_swe_agent::is_trajectory).unwrap();
-    let (points, sessions) = imported_points(&files, |f| mini_swe_agent::import_file(f, None, mini_swe_agent::Options::default()));
+    let files = import::find_files(
+        &dir,
+        Path::new("/nonexistent"),
+        &mini_swe_agent::is_trajectory,
+    )
+    .unwrap();
+    let (points, sessions) = imported_points(&files, |f| {
+        mini_swe_agent::import_file(f, None, mini_swe_agent::Options::default())
+    });
     assert_eq!(sessions.len(), 500);
     let requests: usize = sessions.iter().map(|(_, f)| f.requests.len()).sum();
     assert_eq!(points.len(), requests);

@@ -52,21 +52,50 @@ fn full() -> Value {
     trajectory(vec![
         json!({"role": "system", "content": SYSTEM}),
         json!({"role": "user", "content": "<pr_description>Fix it</pr_description>"}),
-        answer(&bash("Look at the file.", "cat a.py"), 1000, 0, 1_763_510_516),
+        answer(
+            &bash("Look at the file.", "cat a.py"),
+            1000,
+            0,
+            1_763_510_516,
+        ),
         observe(0, "print(1)\n"),
         answer(&bash("Run it.", "python a.py"), 1100, 900, 1_763_510_520),
         observe(1, "Traceback\n"),
-        answer("THOUGHT: two at once\n\n```bash\nls\n```\n\n```bash\npwd\n```", 1200, 1000, 1_763_510_530),
+        answer(
+            "THOUGHT: two at once\n\n```bash\nls\n```\n\n```bash\npwd\n```",
+            1200,
+            1000,
+            1_763_510_530,
+        ),
         json!({"role": "user", "content": "Please always provide EXACTLY ONE action in triple backticks, found 2 actions."}),
-        answer(&bash("Serve.", "python -m http.server"), 1300, 1100, 1_763_510_540),
+        answer(
+            &bash("Serve.", "python -m http.server"),
+            1300,
+            1100,
+            1_763_510_540,
+        ),
         json!({"role": "user", "content": "The last command <command>python -m http.server</command> timed out and has been killed.\n<output>\n</output>"}),
-        answer(&bash("Done.", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"), 1400, 1200, 1_763_510_550),
+        answer(
+            &bash(
+                "Done.",
+                "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff",
+            ),
+            1400,
+            1200,
+            1_763_510_550,
+        ),
         json!({"role": "user", "content": "diff --git a/a.py b/a.py\n"}),
     ])
 }
 
 fn convert(traj: &Value, options: Options) -> ImportedSession {
-    mini_swe_agent::convert(traj, Path::new("/runs/run-a/demo__demo-1.traj.json"), None, options).unwrap()
+    mini_swe_agent::convert(
+        traj,
+        Path::new("/runs/run-a/demo__demo-1.traj.json"),
+        None,
+        options,
+    )
+    .unwrap()
 }
 
 fn roles(s: &ImportedSession) -> Vec<Role> {
@@ -86,7 +115,10 @@ fn the_system_prompt_is_overhead_and_the_first_user_message_the_task() {
     assert!(s.messages.iter().all(|m| m.role != Role::System));
     assert_eq!(s.messages[0].role, Role::User);
     assert!(!s.messages[0].synthetic);
-    assert_eq!(text(&s.messages[0], 0), "<pr_description>Fix it</pr_description>");
+    assert_eq!(
+        text(&s.messages[0], 0),
+        "<pr_description>Fix it</pr_description>"
+    );
     assert_eq!(s.file.name.as_deref(), Some("demo__demo-1"));
     assert_eq!(s.file.id, "msa-run-a-demo__demo-1");
     assert_eq!(s.file.cwd.as_deref(), Some("/testbed"));
@@ -112,8 +144,14 @@ fn the_output_of_a_command_is_its_result_and_a_nonzero_return_code_an_error() {
     let s = convert(&full(), Options::default());
     let ok = &s.messages[2];
     assert_eq!(ok.role, Role::Tool);
-    assert_eq!(ok.content[0].tool_call_id, s.messages[1].content[1].tool_call_id);
-    assert_eq!(text(ok, 0), "<returncode>0</returncode>\n<output>\nprint(1)\n</output>");
+    assert_eq!(
+        ok.content[0].tool_call_id,
+        s.messages[1].content[1].tool_call_id
+    );
+    assert_eq!(
+        text(ok, 0),
+        "<returncode>0</returncode>\n<output>\nprint(1)\n</output>"
+    );
     assert_eq!(ok.content[0].is_error, Some(false));
     assert_eq!(s.messages[4].content[0].is_error, Some(true));
 }
@@ -175,7 +213,14 @@ fn usage_of_each_answer_is_kept_per_request() {
     assert_eq!(r.len(), 5);
     let idx: Vec<usize> = r.iter().map(|r| r.message_index).collect();
     assert_eq!(idx, vec![1, 3, 5, 7, 9]);
-    assert_eq!((r[1].input_tokens, r[1].cache_read_input_tokens, r[1].output_tokens), (200, 900, 50));
+    assert_eq!(
+        (
+            r[1].input_tokens,
+            r[1].cache_read_input_tokens,
+            r[1].output_tokens
+        ),
+        (200, 900, 50)
+    );
     assert_eq!(r[1].prompt_tokens(), 1100);
     assert_eq!(r[0].model.as_deref(), Some("google/gemini-3-pro-preview"));
 }
@@ -206,7 +251,12 @@ fn messages_that_cannot_be_used_are_reported_by_position() {
         observe(0, "ran anyway"),
     ]);
     let s = convert(&traj, Options::default());
-    let skipped: Vec<(usize, &str)> = s.log.skipped.iter().map(|k| (k.line, k.reason.as_str())).collect();
+    let skipped: Vec<(usize, &str)> = s
+        .log
+        .skipped
+        .iter()
+        .map(|k| (k.line, k.reason.as_str()))
+        .collect();
     assert_eq!(skipped.len(), 3, "{skipped:?}");
     assert_eq!(skipped[0].0, 3);
     assert!(skipped[0].1.contains("\"tool\""));
@@ -217,7 +267,9 @@ fn messages_that_cannot_be_used_are_reported_by_position() {
     assert!(import::pairing_problems(&s.messages).is_empty());
     let mut report = Vec::new();
     s.report(&mut report).unwrap();
-    assert!(String::from_utf8(report).unwrap().contains("demo__demo-1.traj.json:3: skipped: role \"tool\""));
+    assert!(String::from_utf8(report)
+        .unwrap()
+        .contains("demo__demo-1.traj.json:3: skipped: role \"tool\""));
 }
 
 #[test]
@@ -237,26 +289,37 @@ fn the_resolved_label_comes_from_the_results_file_beside_the_folder() {
     )
     .unwrap();
     let traj = run.join("demo__demo-1.traj.json");
-    assert_eq!(mini_swe_agent::results_path_for(&traj), Some(tmp.path().join("run-a.results.json")));
+    assert_eq!(
+        mini_swe_agent::results_path_for(&traj),
+        Some(tmp.path().join("run-a.results.json"))
+    );
     let results = mini_swe_agent::load_results(&tmp.path().join("run-a.results.json")).unwrap();
     let out = tmp.path().join("out");
-    let outcome = import::import_files(
-        &[traj, run.join("demo__demo-2.traj.json")],
-        &out,
-        |f| mini_swe_agent::import_file(f, Some(&results), Options::default()),
-    )
+    let outcome = import::import_files(&[traj, run.join("demo__demo-2.traj.json")], &out, |f| {
+        mini_swe_agent::import_file(f, Some(&results), Options::default())
+    })
     .unwrap();
     let labels: Vec<Option<bool>> = outcome.sessions.iter().map(|s| s.file.resolved).collect();
     assert_eq!(labels, vec![Some(true), Some(false)]);
-    let on_disk: Value = serde_json::from_slice(&fs::read(out.join("msa-run-a-demo__demo-1").join("session.json")).unwrap()).unwrap();
+    let on_disk: Value = serde_json::from_slice(
+        &fs::read(out.join("msa-run-a-demo__demo-1").join("session.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(on_disk["resolved"], json!(true));
     assert_eq!(on_disk["source"]["format"], json!("mini-swe-agent"));
 
     // SWE-bench's own report form.
     let report = tmp.path().join("report.json");
-    fs::write(&report, json!({"resolved_ids": ["a"], "unresolved_ids": ["b"]}).to_string()).unwrap();
+    fs::write(
+        &report,
+        json!({"resolved_ids": ["a"], "unresolved_ids": ["b"]}).to_string(),
+    )
+    .unwrap();
     let r = mini_swe_agent::load_results(&report).unwrap();
-    assert_eq!(r.resolved, HashMap::from([("a".to_string(), true), ("b".to_string(), false)]));
+    assert_eq!(
+        r.resolved,
+        HashMap::from([("a".to_string(), true), ("b".to_string(), false)])
+    );
     fs::write(&report, "{}").unwrap();
     assert!(mini_swe_agent::load_results(&report).is_err());
 }
@@ -264,9 +327,17 @@ fn the_resolved_label_comes_from_the_results_file_beside_the_folder() {
 #[test]
 fn classify_commands_names_reads_so_that_stage_one_supersedes_their_repeats() {
     let big = "x".repeat(40_000);
-    let mut messages = vec![json!({"role": "system", "content": SYSTEM}), json!({"role": "user", "content": "task"})];
+    let mut messages = vec![
+        json!({"role": "system", "content": SYSTEM}),
+        json!({"role": "user", "content": "task"}),
+    ];
     let batch = |messages: &mut Vec<Value>| {
-        messages.push(answer(&bash("Read it.", "nl -ba a.py | sed -n '1,400p'"), 100, 0, 1));
+        messages.push(answer(
+            &bash("Read it.", "nl -ba a.py | sed -n '1,400p'"),
+            100,
+            0,
+            1,
+        ));
         messages.push(observe(0, &big));
         messages.push(answer(&bash("Search.", "grep -rn foo ."), 100, 0, 1));
         messages.push(observe(0, "a.py:1:foo"));
@@ -279,7 +350,12 @@ fn classify_commands_names_reads_so_that_stage_one_supersedes_their_repeats() {
     batch(&mut messages);
     let traj = trajectory(messages);
     let plain = convert(&traj, Options::default());
-    let classified = convert(&traj, Options { classify_commands: true });
+    let classified = convert(
+        &traj,
+        Options {
+            classify_commands: true,
+        },
+    );
     let tools = |s: &ImportedSession| -> Vec<String> {
         s.messages
             .iter()
@@ -289,7 +365,10 @@ fn classify_commands_names_reads_so_that_stage_one_supersedes_their_repeats() {
             .collect()
     };
     assert_eq!(tools(&plain), vec!["bash", "bash", "bash", "bash"]);
-    assert_eq!(tools(&classified), vec!["read_file", "grep", "glob", "bash"]);
+    assert_eq!(
+        tools(&classified),
+        vec!["read_file", "grep", "glob", "bash"]
+    );
     let superseded = |s: &ImportedSession| {
         let history: Vec<Arc<Message>> = s.messages.iter().cloned().map(Arc::new).collect();
         // A trajectory is one real turn (the task): under smith's recency
@@ -341,7 +420,8 @@ fn the_command_imports_a_run_and_exits_1_on_nothing() {
 // --------------------------------------------------------------- real data
 
 fn real_run() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/mini-swe-agent/gemini-3-pro-swebench-verified");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/mini-swe-agent/gemini-3-pro-swebench-verified");
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -362,7 +442,13 @@ fn source_counts(v: &Value) -> (usize, usize, usize) {
         .count();
     let format_errors = msgs
         .iter()
-        .filter(|m| m["role"] == "user" && m["content"].as_str().unwrap().starts_with("Please always provide EXACTLY ONE action"))
+        .filter(|m| {
+            m["role"] == "user"
+                && m["content"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("Please always provide EXACTLY ONE action")
+        })
         .count();
     (answers, ran, format_errors)
 }
@@ -376,9 +462,14 @@ fn all_real_trajectories_import_with_the_counts_of_their_source() {
     let out = tmp.path().join("out");
     let files = import::find_files(&dir, &out, &mini_swe_agent::is_trajectory).unwrap();
     assert_eq!(files.len(), 500);
-    let results = mini_swe_agent::load_results(&mini_swe_agent::results_path_for(&files[0]).unwrap()).unwrap();
+    let results =
+        mini_swe_agent::load_results(&mini_swe_agent::results_path_for(&files[0]).unwrap())
+            .unwrap();
     let started = std::time::Instant::now();
-    let outcome = import::import_files(&files, &out, |f| mini_swe_agent::import_file(f, Some(&results), Options::default())).unwrap();
+    let outcome = import::import_files(&files, &out, |f| {
+        mini_swe_agent::import_file(f, Some(&results), Options::default())
+    })
+    .unwrap();
     let import_time = started.elapsed();
     assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
     assert_eq!(outcome.sessions.len(), 500);
@@ -397,13 +488,23 @@ fn all_real_trajectories_import_with_the_counts_of_their_source() {
         assert_eq!(c.messages, 1 + answers + ran + format_errors, "{name}");
         assert_eq!(c.tool_calls, ran, "{name}");
         assert_eq!(c.synthetic_user_messages, format_errors, "{name}");
-        assert_eq!(answers, ran + format_errors, "{name}: every answer is run or rejected");
+        assert_eq!(
+            answers,
+            ran + format_errors,
+            "{name}: every answer is run or rejected"
+        );
         assert_eq!(s.file.requests.len(), answers, "{name}");
         let system = v["messages"][0]["content"].as_str().unwrap();
-        assert_eq!(s.file.overhead.as_ref().unwrap().system_prompt_bytes, system.len() as u64);
+        assert_eq!(
+            s.file.overhead.as_ref().unwrap().system_prompt_bytes,
+            system.len() as u64
+        );
         resolved += s.file.resolved.expect("every task has a label") as usize;
     }
-    let passed = serde_json::from_slice::<Value>(&fs::read(&results.path).unwrap()).unwrap()["passed"].as_u64().unwrap();
+    let passed = serde_json::from_slice::<Value>(&fs::read(&results.path).unwrap()).unwrap()
+        ["passed"]
+        .as_u64()
+        .unwrap();
     assert_eq!(resolved as u64, passed);
 
     // Every transcript reads back cleanly and keeps the pairing invariant.
@@ -414,7 +515,11 @@ fn all_real_trajectories_import_with_the_counts_of_their_source() {
         let back = transcript::load(r).unwrap();
         assert!(back.log.skipped.is_empty(), "{}", r.transcript.display());
         let problems = import::pairing_problems(&back.messages);
-        assert!(problems.is_empty(), "{}: {problems:?}", r.transcript.display());
+        assert!(
+            problems.is_empty(),
+            "{}: {problems:?}",
+            r.transcript.display()
+        );
         messages += back.messages.len();
     }
     assert_eq!(messages, outcome.totals.messages);

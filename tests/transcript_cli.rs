@@ -875,3 +875,62 @@ fn stats_equal_independently_computed_values() {
         "{table}"
     );
 }
+
+#[test]
+fn at_k_marks_dropped_thinking_and_a_replaced_attachment() {
+    let dir = tempfile::tempdir().unwrap();
+    let messages = vec![
+        user("one"),
+        json!({"role": "assistant", "content": [
+            {"type": "thinking", "text": "t".repeat(2000), "signature": "s"},
+            {"type": "tool_use", "tool_call_id": "c1", "tool_name": "screenshot", "tool_args": {}}
+        ]}),
+        json!({"role": "tool", "content": [
+            {"type": "tool_result", "tool_call_id": "c1", "text": "took it", "is_error": false},
+            {"type": "image", "tool_call_id": "c1", "media_type": "image/png", "media_ref": "abc123"}
+        ]}),
+        say("saw it"),
+        user("two"),
+        say("ok"),
+        user(&format!("three {}", "q".repeat(4500))),
+        say("fine"),
+    ];
+    let path = write_session(dir.path(), &messages);
+    let k = trace(dir.path(), &path)
+        .iter()
+        .find(|(_, _, stages)| stages.contains(&"attachments".to_string()))
+        .map(|r| r.0)
+        .expect("the attachment is removed at some request");
+    let out = show_at(dir.path(), &path, k, &[]);
+    let call = out.find("→ screenshot").expect("the call");
+    let (before, after) = out.split_at(call);
+    assert!(
+        before
+            .contains("✂ at this request: 1 thinking block dropped (2.0 KiB lost at this request)"),
+        "{out}"
+    );
+    // The tool message is shown only through its call: its mark goes there.
+    assert!(
+        after.contains("│ [image/png — removed to stay within the context window"),
+        "{out}"
+    );
+    assert!(
+        after.contains("✂ at this request: 1 attachment replaced by a note"),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("attachment replaced by a note").count(),
+        1,
+        "{out}"
+    );
+    // In the record, the same attachment is shown by type and reference.
+    let plain = ok(run_in(
+        dir.path(),
+        &["transcript", "show", path.to_str().unwrap()],
+        &[],
+    ));
+    assert!(
+        plain.contains("[attachment: image · image/png · ref abc123]"),
+        "{plain}"
+    );
+}

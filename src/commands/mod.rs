@@ -5,6 +5,8 @@ pub mod calibrate;
 pub mod import;
 pub mod replay;
 #[cfg(feature = "full")]
+pub mod report;
+#[cfg(feature = "full")]
 pub mod sweep;
 pub mod synth;
 pub mod transcript;

@@ -79,7 +79,9 @@ pub struct SynthArgs {
 
 fn mb_to_bytes(flag: &str, mb: f64) -> Result<u64> {
     if !mb.is_finite() || mb <= 0.0 || mb > 1e6 {
-        return Err(usage(format!("--{flag} {mb}: give a size in MB above 0, e.g. --{flag} 1.5")));
+        return Err(usage(format!(
+            "--{flag} {mb}: give a size in MB above 0, e.g. --{flag} 1.5"
+        )));
     }
     Ok((mb * 1e6) as u64)
 }
@@ -87,7 +89,9 @@ fn mb_to_bytes(flag: &str, mb: f64) -> Result<u64> {
 /// Runs `synth`.
 pub fn run(args: SynthArgs) -> Result<()> {
     if args.sessions == 0 {
-        return Err(usage("--sessions 0: nothing to generate; ask for at least one session"));
+        return Err(usage(
+            "--sessions 0: nothing to generate; ask for at least one session",
+        ));
     }
     let size = match (args.mb_per_session, args.min_mb, args.max_mb) {
         (Some(mb), _, _) => SizeSpec::Fixed(mb_to_bytes("mb-per-session", mb)?),

@@ -209,11 +209,13 @@ impl Chart for ContextCurve {
         for (y, dash, _) in Self::thresholds(&self.budget) {
             draw_line(&mut chart, line(y), palette::THRESHOLD.stroke_width(2), dash)?;
         }
-        let base_lines_differ = !self.same && Self::thresholds(&self.base_budget) != Self::thresholds(&self.budget);
-        if base_lines_differ {
-            for (y, dash, _) in Self::thresholds(&self.base_budget) {
-                draw_line(&mut chart, line(y), palette::BASELINE.stroke_width(1), dash)?;
-            }
+        let mine = Self::thresholds(&self.budget);
+        let base_lines: Vec<_> = Self::thresholds(&self.base_budget)
+            .into_iter()
+            .filter(|t| !self.same && !mine.iter().any(|m| m.0 == t.0))
+            .collect();
+        for &(y, dash, _) in &base_lines {
+            draw_line(&mut chart, line(y), palette::BASELINE.stroke_width(1), dash)?;
         }
         if !self.same {
             draw_line(&mut chart, at(&self.baseline), palette::BASELINE.stroke_width(2), Dash::Dashed)?;
@@ -293,12 +295,15 @@ impl Chart for ContextCurve {
             y += 22;
             r
         };
-        note(format!("chosen: {}", self.chosen_label))?;
+        note("chosen:".to_string())?;
+        note(format!("  {}", self.chosen_label))?;
         if !self.same {
-            note(format!("defaults: {}", self.baseline_label))?;
+            note("smith's defaults:".to_string())?;
+            note(format!("  {}", self.baseline_label))?;
         }
-        if base_lines_differ {
-            note("thin grey lines: the defaults' thresholds".to_string())?;
+        if !base_lines.is_empty() {
+            note("thin grey lines: the".to_string())?;
+            note("  defaults' thresholds".to_string())?;
         }
         let peak = self.full.iter().copied().max().unwrap_or(0) as f64;
         if peak > y_max {

@@ -271,6 +271,16 @@ pub fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &
     Ok(())
 }
 
+/// The label of the category at `v` on an axis whose categories sit at
+/// 0, 1, 2, ...: empty between them, so ticks at fractions stay blank.
+pub fn label_at(labels: &[String], v: f64) -> String {
+    let i = v.round();
+    if (v - i).abs() > 1e-6 || i < 0.0 {
+        return String::new();
+    }
+    labels.get(i as usize).cloned().unwrap_or_default()
+}
+
 /// A note in small grey type at pixel `(x, y)` of `area`.
 pub fn draw_note<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, note: &str, (x, y): (i32, i32)) -> DrawResult<DB> {
     let style = (FONT, font_size::NOTE).into_font().color(&RGBColor(0x55, 0x55, 0x55));

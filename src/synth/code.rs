@@ -71,7 +71,13 @@ pub fn code_line(lang: &Language, rng: &mut Rng, out: &mut String) {
         return;
     }
     let depth = rng.weighted(&[3, 6, 5, 3, 1]);
-    let width = if lang.name == "go" { 1 } else if lang.name == "python" || lang.name == "rust" { 4 } else { 2 };
+    let width = if lang.name == "go" {
+        1
+    } else if lang.name == "python" || lang.name == "rust" {
+        4
+    } else {
+        2
+    };
     let indent = if lang.name == "go" { '\t' } else { ' ' };
     for _ in 0..depth * width {
         out.push(indent);
@@ -122,7 +128,7 @@ pub fn markdown_line(rng: &mut Rng, out: &mut String) {
             out.push_str(&fn_name(rng));
             out.push_str("(--");
             out.push_str(rng.pick(NOUNS));
-            out.push_str(")");
+            out.push(')');
         }
     }
 }

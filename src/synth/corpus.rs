@@ -65,7 +65,9 @@ impl CorpusSpec {
     pub fn session(&self, index: usize) -> Planned {
         let seed = mix64(self.seed ^ mix64(index as u64 + 1));
         let mut rng = Rng::new(seed ^ 0xc0_4905);
-        let shape = self.shape.unwrap_or_else(|| [Shape::Long, Shape::Short, Shape::OneTurn][rng.weighted(&[40, 40, 20])]);
+        let shape = self.shape.unwrap_or_else(|| {
+            [Shape::Long, Shape::Short, Shape::OneTurn][rng.weighted(&[40, 40, 20])]
+        });
         let target_bytes = match self.size {
             SizeSpec::ShapeDefault => {
                 let (lo, hi) = shape.default_bytes();
@@ -75,11 +77,15 @@ impl CorpusSpec {
             SizeSpec::Range(lo, hi) => rng.log_uniform(lo, hi),
         };
         let start = EPOCH_2025 + Rng::new(self.seed).below(300 * 86_400);
-        let created_unix = start + index as u64 * SESSION_SPACING_SECS + rng.below(SESSION_SPACING_SECS - 600);
+        let created_unix =
+            start + index as u64 * SESSION_SPACING_SECS + rng.below(SESSION_SPACING_SECS - 600);
         Planned {
             id: format!("session-{created_unix}-{}", rng.hex(6)),
             seed,
-            spec: SessionSpec { shape, target_bytes },
+            spec: SessionSpec {
+                shape,
+                target_bytes,
+            },
             created_unix,
         }
     }
@@ -106,7 +112,11 @@ pub struct CorpusStats {
 
 /// Streams one session's transcript to `out` as smith-format JSONL and
 /// returns its generator, spent, for what it learned along the way.
-pub fn write_transcript<W: Write + ?Sized>(seed: u64, spec: SessionSpec, out: &mut W) -> io::Result<(SessionGen, u64, u64)> {
+pub fn write_transcript<W: Write + ?Sized>(
+    seed: u64,
+    spec: SessionSpec,
+    out: &mut W,
+) -> io::Result<(SessionGen, u64, u64)> {
     let mut generator = SessionGen::new(seed, spec);
     let (mut bytes, mut messages) = (0u64, 0u64);
     while generator.next().is_some() {
@@ -126,9 +136,14 @@ pub fn write_session(dir: &Path, planned: &Planned) -> Result<SessionStats> {
 
 /// [`write_session`], with a name none of `taken` has (smith keeps session
 /// names unique: a clash gets the next free numeric suffix).
-fn write_named_session(dir: &Path, planned: &Planned, taken: &mut HashSet<String>) -> Result<SessionStats> {
+fn write_named_session(
+    dir: &Path,
+    planned: &Planned,
+    taken: &mut HashSet<String>,
+) -> Result<SessionStats> {
     let session_dir = dir.join(&planned.id);
-    fs::create_dir_all(&session_dir).with_context(|| format!("{}: cannot create", session_dir.display()))?;
+    fs::create_dir_all(&session_dir)
+        .with_context(|| format!("{}: cannot create", session_dir.display()))?;
     let mut written = None;
     write_atomic_with(&session_dir.join(TRANSCRIPT_FILE), |out| {
         written = Some(write_transcript(planned.seed, planned.spec, out)?);
@@ -176,7 +191,12 @@ fn write_named_session(dir: &Path, planned: &Planned, taken: &mut HashSet<String
 /// Refuses a non-empty `out` that an earlier run did not write, unless
 /// `force`; sessions an earlier run wrote and this one does not are removed,
 /// and entries of `index.json` that are not the generator's are kept.
-pub fn write_corpus(out: &Path, spec: &CorpusSpec, force: bool, mut each: impl FnMut(&SessionStats)) -> Result<CorpusStats> {
+pub fn write_corpus(
+    out: &Path,
+    spec: &CorpusSpec,
+    force: bool,
+    mut each: impl FnMut(&SessionStats),
+) -> Result<CorpusStats> {
     let previous = prepare_dir(out, force)?;
     let planned: Vec<Planned> = (0..spec.sessions).map(|i| spec.session(i)).collect();
     let ours: HashSet<&str> = planned.iter().map(|p| p.id.as_str()).collect();
@@ -198,7 +218,10 @@ pub fn write_corpus(out: &Path, spec: &CorpusSpec, force: bool, mut each: impl F
 
     let mut index = foreign_index_entries(out, &previous, &ours);
     index.extend(stats.sessions.iter().map(|s| meta::index_entry(&s.meta)));
-    write_atomic(&out.join("index.json"), &serde_json::to_vec_pretty(&Value::Array(index))?)?;
+    write_atomic(
+        &out.join("index.json"),
+        &serde_json::to_vec_pretty(&Value::Array(index))?,
+    )?;
 
     let marker = json!({
         "generator": "smith-calibrate synth",
@@ -218,7 +241,10 @@ fn prepare_dir(out: &Path, force: bool) -> Result<Vec<String>> {
         return Ok(Vec::new());
     }
     if !out.is_dir() {
-        bail!("{}: not a directory; give a directory to write sessions into", out.display());
+        bail!(
+            "{}: not a directory; give a directory to write sessions into",
+            out.display()
+        );
     }
     let marker = out.join(MARKER_FILE);
     if marker.is_file() {
@@ -228,7 +254,11 @@ fn prepare_dir(out: &Path, force: bool) -> Result<Vec<String>> {
             .unwrap_or(Value::Null);
         let ids = value["ids"]
             .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         return Ok(ids);
     }

@@ -30,11 +30,31 @@ pub fn test_run(project: &Project, rng: &mut Rng, target: usize, failing: bool) 
             passed += 1;
         }
         match runner {
-            Runner::Cargo => out.push_str(&format!("test {name} ... {}\n", if fail { "FAILED" } else { "ok" })),
+            Runner::Cargo => out.push_str(&format!(
+                "test {name} ... {}\n",
+                if fail { "FAILED" } else { "ok" }
+            )),
             Runner::CrystalSpec => out.push(if fail { 'F' } else { '.' }),
-            Runner::Vitest => out.push_str(&format!(" {} src/{}.test.ts > {} ({} ms)\n", if fail { "✗" } else { "✓" }, rng.pick(NOUNS), phrase_of(rng, 3, 8), rng.range(0, 400))),
-            Runner::Pytest => out.push_str(&format!("tests/test_{}.py::test_{} {}\n", rng.pick(NOUNS), fn_name(rng), if fail { "FAILED" } else { "PASSED" })),
-            Runner::GoTest => out.push_str(&format!("=== RUN   Test{}\n--- {}: Test{} (0.{:02}s)\n", type_name(rng), if fail { "FAIL" } else { "PASS" }, type_name(rng), rng.range(0, 99))),
+            Runner::Vitest => out.push_str(&format!(
+                " {} src/{}.test.ts > {} ({} ms)\n",
+                if fail { "✗" } else { "✓" },
+                rng.pick(NOUNS),
+                phrase_of(rng, 3, 8),
+                rng.range(0, 400)
+            )),
+            Runner::Pytest => out.push_str(&format!(
+                "tests/test_{}.py::test_{} {}\n",
+                rng.pick(NOUNS),
+                fn_name(rng),
+                if fail { "FAILED" } else { "PASSED" }
+            )),
+            Runner::GoTest => out.push_str(&format!(
+                "=== RUN   Test{}\n--- {}: Test{} (0.{:02}s)\n",
+                type_name(rng),
+                if fail { "FAIL" } else { "PASS" },
+                type_name(rng),
+                rng.range(0, 99)
+            )),
         }
         if runner == Runner::CrystalSpec && (passed as usize + failed.len()) % 80 == 0 {
             out.push('\n');
@@ -46,7 +66,13 @@ pub fn test_run(project: &Project, rng: &mut Rng, target: usize, failing: bool) 
     for (i, name) in failed.iter().enumerate() {
         let expected = rng.range(0, 5000);
         let got = expected + rng.range(1, 300);
-        let file = format!("{}/{}/{}.{}", project.lang.src_dir, rng.pick(DIRS), rng.pick(NOUNS), project.lang.ext);
+        let file = format!(
+            "{}/{}/{}.{}",
+            project.lang.src_dir,
+            rng.pick(DIRS),
+            rng.pick(NOUNS),
+            project.lang.ext
+        );
         let line = rng.range(10, 900);
         match runner {
             Runner::Cargo => out.push_str(&format!("\n---- {name} stdout ----\nthread '{name}' panicked at {file}:{line}:9:\nassertion `left == right` failed\n  left: {got}\n right: {expected}\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n")),
@@ -75,7 +101,13 @@ pub fn build_run(project: &Project, rng: &mut Rng, target: usize, failing: bool)
     let mut out = String::with_capacity(target + 256);
     let mut line = String::new();
     while out.len() < target {
-        let file = format!("{}/{}/{}.{}", project.lang.src_dir, rng.pick(DIRS), rng.pick(NOUNS), project.lang.ext);
+        let file = format!(
+            "{}/{}/{}.{}",
+            project.lang.src_dir,
+            rng.pick(DIRS),
+            rng.pick(NOUNS),
+            project.lang.ext
+        );
         let row = rng.range(1, 1200);
         let col = rng.range(1, 60);
         let error = failing && rng.chance(0.3);
@@ -83,16 +115,32 @@ pub fn build_run(project: &Project, rng: &mut Rng, target: usize, failing: bool)
         code_line(project.lang, rng, &mut line);
         let label = if error { "error" } else { "warning" };
         let what = if error {
-            format!("mismatched types: expected `{}`, found `{}`", type_name(rng), type_name(rng))
+            format!(
+                "mismatched types: expected `{}`, found `{}`",
+                type_name(rng),
+                type_name(rng)
+            )
         } else {
             format!("unused variable: `{}`", var_name(rng))
         };
-        out.push_str(&format!("{label}: {what}\n  --> {file}:{row}:{col}\n   |\n{row:>4} | {}\n   |     ^^^^ {}\n\n", line.trim_start(), phrase(rng, 5)));
+        out.push_str(&format!(
+            "{label}: {what}\n  --> {file}:{row}:{col}\n   |\n{row:>4} | {}\n   |     ^^^^ {}\n\n",
+            line.trim_start(),
+            phrase(rng, 5)
+        ));
     }
     if failing {
-        out.push_str(&format!("error: could not compile `{}` due to {} previous errors\n", project.name, rng.range(1, 9)));
+        out.push_str(&format!(
+            "error: could not compile `{}` due to {} previous errors\n",
+            project.name,
+            rng.range(1, 9)
+        ));
     } else {
-        out.push_str(&format!("    Finished `dev` profile [unoptimized + debuginfo] target(s) in {}.{:02}s\n", rng.range(0, 90), rng.range(0, 99)));
+        out.push_str(&format!(
+            "    Finished `dev` profile [unoptimized + debuginfo] target(s) in {}.{:02}s\n",
+            rng.range(0, 90),
+            rng.range(0, 99)
+        ));
     }
     out
 }
@@ -113,11 +161,34 @@ pub fn server_log(rng: &mut Rng, target: usize) -> String {
             h = (h + 1) % 24;
         }
         let level = rng.pick(&["INFO ", "INFO ", "INFO ", "DEBUG", "WARN ", "ERROR"]);
-        out.push_str(&format!("2025-03-{day:02}T{h:02}:{m:02}:{s:02}.{:03}Z {level} {}: ", rng.range(0, 999), rng.pick(LOG_COMPONENTS)));
+        out.push_str(&format!(
+            "2025-03-{day:02}T{h:02}:{m:02}:{s:02}.{:03}Z {level} {}: ",
+            rng.range(0, 999),
+            rng.pick(LOG_COMPONENTS)
+        ));
         match rng.below(4) {
-            0 => out.push_str(&format!("{} /api/v1/{}/{} {} {}ms", rng.pick(&["GET", "POST", "PUT", "DELETE"]), rng.pick(NOUNS), rng.range(1, 99_999), rng.pick(&["200", "200", "201", "204", "404", "500"]), rng.range(0, 2500))),
-            1 => out.push_str(&format!("{} {}={} {}={}", phrase(rng, 4), var_name(rng), rng.range(0, 1_000_000), var_name(rng), rng.pick(NON_ASCII))),
-            2 => out.push_str(&format!("job {} finished in {}ms ({} items)", fn_name(rng), rng.range(1, 90_000), rng.range(0, 5000))),
+            0 => out.push_str(&format!(
+                "{} /api/v1/{}/{} {} {}ms",
+                rng.pick(&["GET", "POST", "PUT", "DELETE"]),
+                rng.pick(NOUNS),
+                rng.range(1, 99_999),
+                rng.pick(&["200", "200", "201", "204", "404", "500"]),
+                rng.range(0, 2500)
+            )),
+            1 => out.push_str(&format!(
+                "{} {}={} {}={}",
+                phrase(rng, 4),
+                var_name(rng),
+                rng.range(0, 1_000_000),
+                var_name(rng),
+                rng.pick(NON_ASCII)
+            )),
+            2 => out.push_str(&format!(
+                "job {} finished in {}ms ({} items)",
+                fn_name(rng),
+                rng.range(1, 90_000),
+                rng.range(0, 5000)
+            )),
             _ => out.push_str(&phrase_of(rng, 5, 16)),
         }
         out.push('\n');
@@ -131,10 +202,19 @@ pub fn git_diff(project: &Project, rng: &mut Rng, target: usize) -> String {
     let mut line = String::new();
     while out.len() < target {
         let file = &project.files[rng.below(project.files.len() as u64) as usize].path;
-        out.push_str(&format!("diff --git a/{file} b/{file}\nindex {}..{} 100644\n--- a/{file}\n+++ b/{file}\n", rng.hex(7), rng.hex(7)));
+        out.push_str(&format!(
+            "diff --git a/{file} b/{file}\nindex {}..{} 100644\n--- a/{file}\n+++ b/{file}\n",
+            rng.hex(7),
+            rng.hex(7)
+        ));
         for _ in 0..rng.range(1, 6) {
             let at = rng.range(1, 900);
-            out.push_str(&format!("@@ -{at},{} +{at},{} @@ {}\n", rng.range(3, 20), rng.range(3, 20), fn_name(rng)));
+            out.push_str(&format!(
+                "@@ -{at},{} +{at},{} @@ {}\n",
+                rng.range(3, 20),
+                rng.range(3, 20),
+                fn_name(rng)
+            ));
             for _ in 0..rng.range(4, 30) {
                 line.clear();
                 code_line(project.lang, rng, &mut line);
@@ -159,12 +239,31 @@ pub fn small_command(project: &Project, rng: &mut Rng, command: &str) -> String 
         }
     } else if command.starts_with("git log") {
         for _ in 0..rng.range(5, 20) {
-            out.push_str(&format!("{} {}: {}\n", rng.hex(7), rng.pick(&["fix", "feat", "refactor", "test", "docs"]), phrase_of(rng, 3, 9)));
+            out.push_str(&format!(
+                "{} {}: {}\n",
+                rng.hex(7),
+                rng.pick(&["fix", "feat", "refactor", "test", "docs"]),
+                phrase_of(rng, 3, 9)
+            ));
         }
     } else if command.starts_with("ls") {
         for _ in 0..rng.range(3, 25) {
             let dir = rng.chance(0.3);
-            out.push_str(&format!("{} {:>2} {} staff {:>7} Mar {:>2} {:02}:{:02} {}\n", if dir { "drwxr-xr-x" } else { "-rw-r--r--" }, rng.range(1, 9), project.cwd.split('/').nth(2).unwrap_or("dev"), rng.log_uniform(64, 200_000), rng.range(1, 28), rng.range(0, 23), rng.range(0, 59), if dir { rng.pick(DIRS).to_string() } else { format!("{}.{}", rng.pick(NOUNS), project.lang.ext) }));
+            out.push_str(&format!(
+                "{} {:>2} {} staff {:>7} Mar {:>2} {:02}:{:02} {}\n",
+                if dir { "drwxr-xr-x" } else { "-rw-r--r--" },
+                rng.range(1, 9),
+                project.cwd.split('/').nth(2).unwrap_or("dev"),
+                rng.log_uniform(64, 200_000),
+                rng.range(1, 28),
+                rng.range(0, 23),
+                rng.range(0, 59),
+                if dir {
+                    rng.pick(DIRS).to_string()
+                } else {
+                    format!("{}.{}", rng.pick(NOUNS), project.lang.ext)
+                }
+            ));
         }
     } else if command.starts_with("wc") {
         let mut total = 0;

@@ -40,7 +40,13 @@ pub fn derive_name(prompt: &str) -> Option<String> {
     let cleaned: String = prompt
         .to_lowercase()
         .chars()
-        .map(|c| if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c.is_whitespace() { c } else { ' ' })
+        .map(|c| {
+            if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c.is_whitespace() {
+                c
+            } else {
+                ' '
+            }
+        })
         .collect();
     let words: Vec<&str> = cleaned.split_whitespace().take(5).collect();
     let name = words.join("-");
@@ -121,8 +127,14 @@ mod tests {
 
     #[test]
     fn names_are_the_first_five_words_of_the_prompt() {
-        assert_eq!(derive_name("Fix the failing test in src/x.rs, please now").as_deref(), Some("fix-the-failing-test-in"));
-        assert_eq!(derive_name("Bitte prüfe die Änderungen").as_deref(), Some("bitte-pr-fe-die-nderungen"));
+        assert_eq!(
+            derive_name("Fix the failing test in src/x.rs, please now").as_deref(),
+            Some("fix-the-failing-test-in")
+        );
+        assert_eq!(
+            derive_name("Bitte prüfe die Änderungen").as_deref(),
+            Some("bitte-pr-fe-die-nderungen")
+        );
         assert_eq!(derive_name("!!! ???"), None);
     }
 

@@ -33,7 +33,10 @@ pub mod vocab;
 
 use std::sync::Arc;
 
-pub use corpus::{write_corpus, write_session, write_transcript, CorpusSpec, CorpusStats, Planned, SessionStats, SizeSpec};
+pub use corpus::{
+    write_corpus, write_session, write_transcript, CorpusSpec, CorpusStats, Planned, SessionStats,
+    SizeSpec,
+};
 pub use rng::Rng;
 pub use session::{Profile, SessionGen, SessionSpec, Shape, Usage};
 

@@ -73,8 +73,17 @@ pub const LANGUAGES: &[Language] = &[
             "Ok($v)",
             "",
         ],
-        test_cmds: &["cargo test", "cargo test --lib", "cargo test --test engine_rules", "cargo test -- --nocapture"],
-        build_cmds: &["cargo build", "cargo clippy --all-targets -- -D warnings", "cargo check"],
+        test_cmds: &[
+            "cargo test",
+            "cargo test --lib",
+            "cargo test --test engine_rules",
+            "cargo test -- --nocapture",
+        ],
+        build_cmds: &[
+            "cargo build",
+            "cargo clippy --all-targets -- -D warnings",
+            "cargo check",
+        ],
         runner: Runner::Cargo,
     },
     Language {
@@ -106,8 +115,16 @@ pub const LANGUAGES: &[Language] = &[
             "property $v : Int32 = $n",
             "",
         ],
-        test_cmds: &["crystal spec", "crystal spec spec/context_spec.cr", "make test"],
-        build_cmds: &["shards build", "crystal build src/main.cr --no-codegen", "make"],
+        test_cmds: &[
+            "crystal spec",
+            "crystal spec spec/context_spec.cr",
+            "make test",
+        ],
+        build_cmds: &[
+            "shards build",
+            "crystal build src/main.cr --no-codegen",
+            "make",
+        ],
         runner: Runner::CrystalSpec,
     },
     Language {
@@ -166,7 +183,11 @@ pub const LANGUAGES: &[Language] = &[
             "\"\"\"$c\"\"\"",
             "",
         ],
-        test_cmds: &["pytest -q", "pytest -x tests/", "python -m pytest -k budget"],
+        test_cmds: &[
+            "pytest -q",
+            "pytest -x tests/",
+            "python -m pytest -k budget",
+        ],
         build_cmds: &["ruff check .", "mypy app", "python -m compileall app"],
         runner: Runner::Pytest,
     },
@@ -196,7 +217,11 @@ pub const LANGUAGES: &[Language] = &[
             "if got := $v.$F(); got != $n {",
             "",
         ],
-        test_cmds: &["go test ./...", "go test -run TestBudget ./internal/engine", "go test -race ./..."],
+        test_cmds: &[
+            "go test ./...",
+            "go test -run TestBudget ./internal/engine",
+            "go test -race ./...",
+        ],
         build_cmds: &["go build ./...", "go vet ./...", "golangci-lint run"],
         runner: Runner::GoTest,
     },
@@ -261,7 +286,11 @@ impl Project {
             let dir = rng.pick(DIRS);
             for _ in 0..rng.range(3, 12) {
                 let stem = format!("{}_{}", rng.pick(VERBS), rng.pick(NOUNS));
-                let stem = if rng.chance(0.5) { rng.pick(NOUNS).to_string() } else { stem };
+                let stem = if rng.chance(0.5) {
+                    rng.pick(NOUNS).to_string()
+                } else {
+                    stem
+                };
                 // Most source files are a few KB; a few are the 5,000-line
                 // monsters every project has, whose read alone is 200 KB.
                 let bytes = if rng.chance(0.04) {
@@ -269,28 +298,60 @@ impl Project {
                 } else {
                     rng.log_uniform(300, 40_000)
                 };
-                specs.push((format!("{}/{dir}/{stem}.{}", lang.src_dir, lang.ext), FileKind::Code, bytes));
+                specs.push((
+                    format!("{}/{dir}/{stem}.{}", lang.src_dir, lang.ext),
+                    FileKind::Code,
+                    bytes,
+                ));
             }
         }
         for _ in 0..rng.range(4, 14) {
             let stem = format!("{}{}", rng.pick(NOUNS), lang.test_suffix);
             let bytes = rng.log_uniform(1_000, 40_000);
-            specs.push((format!("{}/{stem}.{}", lang.test_dir, lang.ext), FileKind::Test, bytes));
+            specs.push((
+                format!("{}/{stem}.{}", lang.test_dir, lang.ext),
+                FileKind::Test,
+                bytes,
+            ));
         }
-        specs.push(("README.md".into(), FileKind::Markdown, rng.log_uniform(1_500, 25_000)));
-        specs.push(("CHANGELOG.md".into(), FileKind::Markdown, rng.log_uniform(2_000, 60_000)));
+        specs.push((
+            "README.md".into(),
+            FileKind::Markdown,
+            rng.log_uniform(1_500, 25_000),
+        ));
+        specs.push((
+            "CHANGELOG.md".into(),
+            FileKind::Markdown,
+            rng.log_uniform(2_000, 60_000),
+        ));
         for _ in 0..rng.range(1, 4) {
             let bytes = rng.log_uniform(1_000, 30_000);
-            specs.push((format!("docs/{}.md", rng.pick(NOUNS)), FileKind::Markdown, bytes));
+            specs.push((
+                format!("docs/{}.md", rng.pick(NOUNS)),
+                FileKind::Markdown,
+                bytes,
+            ));
         }
-        specs.push((lang.manifest.into(), FileKind::Manifest, rng.range(300, 2_500)));
+        specs.push((
+            lang.manifest.into(),
+            FileKind::Manifest,
+            rng.range(300, 2_500),
+        ));
         for _ in 0..rng.range(1, 4) {
             let bytes = rng.log_uniform(8_000, 900_000);
-            specs.push((format!("assets/{}-{}.png", rng.pick(NOUNS), rng.pick(ADJ_SUFFIX)), FileKind::Image, bytes));
+            specs.push((
+                format!("assets/{}-{}.png", rng.pick(NOUNS), rng.pick(ADJ_SUFFIX)),
+                FileKind::Image,
+                bytes,
+            ));
         }
         for _ in 0..rng.range(0, 2) {
             let bytes = rng.log_uniform(40_000, 3_000_000);
-            specs.push((format!("docs/{}-spec.pdf", rng.pick(NOUNS)), FileKind::Pdf, bytes));
+            specs.push((
+                format!("docs/{}-spec.pdf", rng.pick(NOUNS)),
+                FileKind::Pdf,
+                bytes,
+            ));
         }
         // Duplicate paths (two dirs drawing the same stem) would make two
         // files answer to one name; keep the first.
@@ -306,18 +367,29 @@ impl Project {
                 version: 0,
             })
             .collect();
-        Project { name, cwd, lang, files }
+        Project {
+            name,
+            cwd,
+            lang,
+            files,
+        }
     }
 
     /// Indices of files of the given kinds.
     pub fn of_kind(&self, kinds: &[FileKind]) -> Vec<usize> {
-        (0..self.files.len()).filter(|&i| kinds.contains(&self.files[i].kind)).collect()
+        (0..self.files.len())
+            .filter(|&i| kinds.contains(&self.files[i].kind))
+            .collect()
     }
 
     /// A path no file has yet, for `write_file` to create.
     pub fn new_path(&self, rng: &mut Rng) -> String {
         for attempt in 0u32.. {
-            let suffix = if attempt < 20 { String::new() } else { format!("_{attempt}") };
+            let suffix = if attempt < 20 {
+                String::new()
+            } else {
+                format!("_{attempt}")
+            };
             let path = format!(
                 "{}/{}/{}_{}{suffix}.{}",
                 self.lang.src_dir,
@@ -335,4 +407,6 @@ impl Project {
 }
 
 /// Suffixes for asset names.
-const ADJ_SUFFIX: &[&str] = &["dark", "light", "before", "after", "mobile", "v2", "draft", "final"];
+const ADJ_SUFFIX: &[&str] = &[
+    "dark", "light", "before", "after", "mobile", "v2", "draft", "final",
+];

@@ -69,9 +69,7 @@ pub const SHORT_MAX_ESTIMATE_BYTES: u64 = 80_000 * BYTES_PER_TOKEN;
 const SHORT_HEADROOM_BYTES: u64 = 90_000;
 
 // The ceiling must leave the headroom below the default trigger.
-const _: () = assert!(
-    SHORT_MAX_ESTIMATE_BYTES < (defaults::MAX_TOKENS * 4 / 5) * BYTES_PER_TOKEN
-);
+const _: () = assert!(SHORT_MAX_ESTIMATE_BYTES < (defaults::MAX_TOKENS * 4 / 5) * BYTES_PER_TOKEN);
 
 /// What to generate: the shape and about how many bytes of transcript.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,7 +230,10 @@ impl SessionGen {
         if role == Role::Assistant {
             // One request per assistant message: what it sent, roughly what
             // a cache served, and what came back.
-            let sent = self.estimate_bytes.min(defaults::MAX_TOKENS * BYTES_PER_TOKEN) / BYTES_PER_TOKEN;
+            let sent = self
+                .estimate_bytes
+                .min(defaults::MAX_TOKENS * BYTES_PER_TOKEN)
+                / BYTES_PER_TOKEN;
             let fresh = ((self.estimate_bytes - self.request_bytes) / BYTES_PER_TOKEN).min(sent);
             if self.profile.provider == "anthropic" {
                 // Anthropic reports the uncached remainder as prompt tokens
@@ -271,9 +272,14 @@ impl SessionGen {
     fn sizing(&self, heavy: bool, calls: usize) -> Sizing {
         let remaining = self.spec.target_bytes.saturating_sub(self.planned_bytes);
         let share = remaining / calls.max(1) as u64;
-        let mut cap = if heavy { share.clamp(16_000, 300_000) } else { (share / 3).clamp(2_000, 300_000) };
+        let mut cap = if heavy {
+            share.clamp(16_000, 300_000)
+        } else {
+            (share / 3).clamp(2_000, 300_000)
+        };
         if self.spec.shape == Shape::Short {
-            let room = SHORT_MAX_ESTIMATE_BYTES.saturating_sub(self.estimate_bytes + SHORT_HEADROOM_BYTES);
+            let room =
+                SHORT_MAX_ESTIMATE_BYTES.saturating_sub(self.estimate_bytes + SHORT_HEADROOM_BYTES);
             cap = cap.min((room / 4).max(500));
         }
         Sizing { cap, heavy }
@@ -304,8 +310,8 @@ impl SessionGen {
         if rng.chance(if first { 0.15 } else { 0.08 }) {
             content.extend(user_attachments(rng));
         }
-        let giant = self.profile.giant_finale
-            && self.planned_bytes * 10 >= self.spec.target_bytes * 8;
+        let giant =
+            self.profile.giant_finale && self.planned_bytes * 10 >= self.spec.target_bytes * 8;
         let planned = match self.spec.shape {
             Shape::OneTurn => None,
             _ if giant => None,
@@ -397,7 +403,11 @@ impl SessionGen {
         said.truncate(cut);
         content.push(Block::text(said.into_bytes()));
         self.push(Role::Assistant, content, false);
-        let ask = if was_tool_call { text::RETRY_SMALLER_TEXT } else { text::CONTINUE_TEXT };
+        let ask = if was_tool_call {
+            text::RETRY_SMALLER_TEXT
+        } else {
+            text::CONTINUE_TEXT
+        };
         self.push(Role::User, vec![Block::text(ask.as_bytes().to_vec())], true);
     }
 
@@ -420,7 +430,11 @@ impl SessionGen {
         self.push(Role::Assistant, content, false);
         if self.rng.chance(0.04) {
             // Cut off at the output limit: continued after a synthetic ask.
-            self.push(Role::User, vec![Block::text(text::CONTINUE_TEXT.as_bytes().to_vec())], true);
+            self.push(
+                Role::User,
+                vec![Block::text(text::CONTINUE_TEXT.as_bytes().to_vec())],
+                true,
+            );
             let length = self.rng.range_usize(100, 1_500);
             let rest = text::paragraph(&mut self.rng, length);
             self.push(Role::Assistant, vec![Block::text(rest.into_bytes())], false);
@@ -433,7 +447,11 @@ impl SessionGen {
             self.state = State::InTurn(turn);
             return;
         }
-        self.state = if self.spec.shape == Shape::OneTurn { State::Done } else { State::StartTurn };
+        self.state = if self.spec.shape == Shape::OneTurn {
+            State::Done
+        } else {
+            State::StartTurn
+        };
     }
 
     /// Thinking for an assistant message, when the model thinks: usually
@@ -491,18 +509,35 @@ fn user_attachments(rng: &mut Rng) -> Vec<Block> {
             0 => Block {
                 kind: BlockType::Image,
                 media_type: Some("image/png".into()),
-                source: Some(format!("Screenshot {}.png", rng.range(1, 28)).as_str().into()),
+                source: Some(
+                    format!("Screenshot {}.png", rng.range(1, 28))
+                        .as_str()
+                        .into(),
+                ),
                 ..Block::default()
             },
             1 => Block {
                 kind: BlockType::Image,
-                media_type: Some(rng.pick(&["image/png", "image/jpeg"]).to_string().as_str().into()),
+                media_type: Some(
+                    rng.pick(&["image/png", "image/jpeg"])
+                        .to_string()
+                        .as_str()
+                        .into(),
+                ),
                 ..Block::default()
             },
             2 => Block {
                 kind: BlockType::Document,
                 media_type: Some("application/pdf".into()),
-                source: Some(format!("{}-Entwurf–v{}.pdf", rng.pick(super::vocab::NOUNS), rng.range(1, 9)).as_str().into()),
+                source: Some(
+                    format!(
+                        "{}-Entwurf–v{}.pdf",
+                        rng.pick(super::vocab::NOUNS),
+                        rng.range(1, 9)
+                    )
+                    .as_str()
+                    .into(),
+                ),
                 ..Block::default()
             },
             _ => Block {

@@ -66,8 +66,8 @@ pub fn user_prompt(project: &Project, rng: &mut Rng, first: bool) -> String {
             1 => format!("Add a --{}-{} flag to the {} command. It should {}.", rng.pick(ADJECTIVES), rng.pick(NOUNS), rng.pick(VERBS), phrase(rng, 8)),
             2 => format!("Why does `{f}` return {} results? It started after the last change to @{path}.", rng.pick(ADJECTIVES)),
             3 => format!("Refactor {path} so that {}. Keep the public API as it is.", phrase(rng, 9)),
-            4 => "Run the tests and fix whatever fails.".to_string(),
-            5 => format!("Bitte prüfe die Änderungen an {path} — der Test für `{f}` schlägt seit gestern fehl. Danke!"),
+            4 => format!("Run `{}` and fix whatever fails.", rng.pick(project.lang.test_cmds)),
+            5 => format!("`{f}` schlägt seit gestern fehl — bitte prüfe die Änderungen an {path}. Danke!"),
             _ => format!("Implement {} for {} in {path}: {}", type_name(rng), rng.pick(NOUNS), paragraph_of(rng, 80, 600)),
         }
     } else {
@@ -75,10 +75,16 @@ pub fn user_prompt(project: &Project, rng: &mut Rng, first: bool) -> String {
             0 => "yes, go ahead".to_string(),
             1 => "looks good. now also update the README".to_string(),
             2 => format!("that broke `{f}`, can you check?"),
-            3 => format!("can you explain what `{f}` does and why it needs the {}?", rng.pick(NOUNS)),
+            3 => format!(
+                "can you explain what `{f}` does and why it needs the {}?",
+                rng.pick(NOUNS)
+            ),
             4 => "commit this with a good message".to_string(),
             5 => format!("perfect 🚀 next: {}", phrase(rng, 7)),
-            6 => format!("no, I meant the {} in {path}, not that one", rng.pick(NOUNS)),
+            6 => format!(
+                "no, I meant the {} in {path}, not that one",
+                rng.pick(NOUNS)
+            ),
             _ => "run the tests again".to_string(),
         }
     };
@@ -137,7 +143,11 @@ pub fn final_answer(project: &Project, rng: &mut Rng) -> String {
 /// A thinking block's text: the model reasoning about the task.
 pub fn thinking(project: &Project, rng: &mut Rng) -> String {
     let mut s = format!("The user wants {}. ", phrase(rng, 6));
-    s.push_str(&format!("I should check `{}` in {} before changing anything. ", fn_name(rng), some_path(project, rng)));
+    s.push_str(&format!(
+        "I should check `{}` in {} before changing anything. ",
+        fn_name(rng),
+        some_path(project, rng)
+    ));
     let target = rng.log_uniform(80, 5_000) as usize;
     s.push_str(&paragraph(rng, target));
     s

@@ -51,13 +51,27 @@ pub struct Call {
     pub media: Option<Block>,
 }
 
+/// A call as made: the tool's name, its arguments (compact JSON), its
+/// result and the attachment that came back with it.
+type Made = (&'static str, String, Block, Option<Block>);
+
 /// A read-only call that can be made again with the same arguments.
 #[derive(Clone, Debug)]
 struct Recent {
-    tool: &'static str,
     args: String,
-    /// The file a `read_file` reads, and its line range.
-    file: Option<(usize, Option<(u64, u64)>)>,
+    what: Lookup,
+}
+
+/// What a read-only call looked at, enough to answer it again.
+#[derive(Clone, Debug)]
+enum Lookup {
+    /// `read_file` of a file, whole or a line range.
+    Read(usize, Option<(u64, u64)>),
+    Grep {
+        query: String,
+        wide: bool,
+    },
+    Glob(String),
 }
 
 /// The session's tools and their memory.
@@ -127,7 +141,11 @@ impl Toolbox {
     /// of a session ever share one, plus random digits for looks.
     fn next_id(&mut self, rng: &mut Rng) -> String {
         self.ids += 1;
-        format!("toolu_{:016x}{}", mix64(self.id_salt.wrapping_add(self.ids)), rng.hex(8))
+        format!(
+            "toolu_{:016x}{}",
+            mix64(self.id_salt.wrapping_add(self.ids)),
+            rng.hex(8)
+        )
     }
 
     /// One call for a round of `phase`, its result, and its attachment.
@@ -178,14 +196,31 @@ impl Toolbox {
                 list.push(b',');
             }
             list.extend_from_slice(b"{\"content\":");
-            write_str(&format!("{} the {} {}", rng.pick(VERBS), rng.pick(NOUNS), code::phrase(rng, 3)), &mut list);
-            let status = if i < done { "completed" } else if i == done { "in_progress" } else { "pending" };
+            write_str(
+                &format!(
+                    "{} the {} {}",
+                    rng.pick(VERBS),
+                    rng.pick(NOUNS),
+                    code::phrase(rng, 3)
+                ),
+                &mut list,
+            );
+            let status = if i < done {
+                "completed"
+            } else if i == done {
+                "in_progress"
+            } else {
+                "pending"
+            };
             list.extend_from_slice(format!(",\"status\":\"{status}\"}}").as_bytes());
         }
         list.push(b']');
         let list = String::from_utf8(list).unwrap_or_default();
         let args = Args::new().raw("todos", &list).done();
-        let text = format!("Todo list updated: 1 in progress, {} pending, {done} completed.", n - done - 1);
+        let text = format!(
+            "Todo list updated: 1 in progress, {} pending, {done} completed.",
+            n - done - 1
+        );
         let mut res = result(text, false);
         res.tool_call_id = Some(id.as_str().into());
         Call {
@@ -197,13 +232,17 @@ impl Toolbox {
 
     /// `read_file`, of a whole file or a line range; of an image or a PDF it
     /// attaches the file.
-    fn read(&mut self, rng: &mut Rng, sizing: Sizing, ranged: bool) -> (&'static str, String, Block, Option<Block>) {
+    fn read(&mut self, rng: &mut Rng, sizing: Sizing, ranged: bool) -> Made {
         let p = &self.project;
         let index = if rng.chance(0.04) {
-            p.of_kind(&[FileKind::Image, FileKind::Pdf]).first().copied()
+            p.of_kind(&[FileKind::Image, FileKind::Pdf])
+                .first()
+                .copied()
         } else if sizing.heavy {
             // The biggest of a few candidates: giant turns read giant files.
-            (0..4).map(|_| rng.below(p.files.len() as u64) as usize).max_by_key(|&i| p.files[i].bytes)
+            (0..4)
+                .map(|_| rng.below(p.files.len() as u64) as usize)
+                .max_by_key(|&i| p.files[i].bytes)
         } else {
             Some(rng.below(p.files.len() as u64) as usize)
         };
@@ -212,7 +251,12 @@ impl Toolbox {
         if rng.chance(0.02) {
             let missing = format!("{}/{}.{}", p.lang.src_dir, rng.pick(NOUNS), p.lang.ext);
             let args = Args::new().str("path", &missing).done();
-            return ("read_file", args, result(format!("Error: File '{missing}' does not exist."), true), None);
+            return (
+                "read_file",
+                args,
+                result(format!("Error: File '{missing}' does not exist."), true),
+                None,
+            );
         }
         if matches!(file.kind, FileKind::Image | FileKind::Pdf) {
             let (kind, media_type) = if file.kind == FileKind::Image {
@@ -221,7 +265,16 @@ impl Toolbox {
                 (BlockType::Document, "application/pdf")
             };
             let args = Args::new().str("path", &file.path).done();
-            let text = format!("Attached {} '{}' ({media_type}, {} KiB).", if kind == BlockType::Image { "image" } else { "document" }, file.path, file.bytes / 1024);
+            let text = format!(
+                "Attached {} '{}' ({media_type}, {} KiB).",
+                if kind == BlockType::Image {
+                    "image"
+                } else {
+                    "document"
+                },
+                file.path,
+                file.bytes / 1024
+            );
             let media = Block {
                 kind,
                 media_type: Some(media_type.into()),
@@ -229,7 +282,7 @@ impl Toolbox {
                 media_ref: Some(media_ref(file.seed, file.version).into()),
                 ..Block::default()
             };
-            self.remember("read_file", &args, Some((index, None)));
+            self.remember(&args, Lookup::Read(index, None));
             return ("read_file", args, result(text, false), Some(media));
         }
         let range = if ranged || file.bytes > sizing.cap {
@@ -248,86 +301,100 @@ impl Toolbox {
         let args = args.done();
         let mut text = read_output(p, file, range);
         straddle_512(&mut file_rng(file), &mut text);
-        self.remember("read_file", &args, Some((index, range)));
+        self.remember(&args, Lookup::Read(index, range));
         ("read_file", args, result(text, false), None)
     }
 
     /// The same read-only call as an earlier one, arguments byte for byte.
-    fn repeat(&mut self, rng: &mut Rng) -> Option<(&'static str, String, Block, Option<Block>)> {
+    fn repeat(&mut self, rng: &mut Rng) -> Option<Made> {
         if self.recent.is_empty() {
             return None;
         }
         // Mostly something from the last few calls, sometimes from long ago.
         let n = self.recent.len();
-        let back = if rng.chance(0.7) { rng.below(n.min(8) as u64) } else { rng.below(n as u64) } as usize;
-        let r = self.recent[n - 1 - back].clone();
-        let block = match (r.tool, r.file) {
-            ("read_file", Some((index, range))) => {
+        let back = if rng.chance(0.7) {
+            rng.below(n.min(8) as u64)
+        } else {
+            rng.below(n as u64)
+        } as usize;
+        let Recent { args, what } = self.recent[n - 1 - back].clone();
+        let (tool, text) = match what {
+            Lookup::Read(index, range) => {
                 let file = &self.project.files[index];
                 if matches!(file.kind, FileKind::Image | FileKind::Pdf) {
                     return None;
                 }
                 let mut text = read_output(&self.project, file, range);
                 straddle_512(&mut file_rng(file), &mut text);
-                result(text, false)
+                ("read_file", text)
             }
-            ("grep", _) => result(self.grep_text(&r.args), false),
-            ("glob", _) => result(self.glob_text(&r.args), false),
-            _ => return None,
+            Lookup::Grep { query, wide } => {
+                ("grep", self.grep_text(&query, wide, OUTPUT_CAP_BYTES))
+            }
+            Lookup::Glob(pattern) => ("glob", self.glob_text(&pattern)),
         };
-        Some((r.tool, r.args, block, None))
+        Some((tool, args, result(text, false), None))
     }
 
-    fn remember(&mut self, tool: &'static str, args: &str, file: Option<(usize, Option<(u64, u64)>)>) {
+    fn remember(&mut self, args: &str, what: Lookup) {
         self.recent.push(Recent {
-            tool,
             args: args.to_string(),
-            file,
+            what,
         });
     }
 
     /// `grep`: matches across the project; a repo-wide one in heavy turns.
-    fn grep(&mut self, rng: &mut Rng, sizing: Sizing) -> (&'static str, String, Block, Option<Block>) {
-        let query = if rng.chance(0.5) { code::fn_name(rng) } else { format!("{}\\(", rng.pick(VERBS)) };
-        let wide = sizing.heavy || rng.chance(0.1);
-        let path = if wide { ".".to_string() } else { self.project.lang.src_dir.to_string() };
-        let args = Args::new().str("query", &query).str("path", &path).done();
-        let text = self.grep_text(&args);
-        let limit = (sizing.cap.max(2_000) as usize).min(OUTPUT_CAP_BYTES);
-        let text = if text.len() > limit {
-            let cut = code::floor_char_boundary(&text, limit);
-            format!("{}\n\n... [{} more matches omitted]", &text[..cut], rng.range(1, 400))
+    fn grep(&mut self, rng: &mut Rng, sizing: Sizing) -> Made {
+        let query = if rng.chance(0.5) {
+            code::fn_name(rng)
         } else {
-            text
+            format!("{}\\(", rng.pick(VERBS))
         };
-        self.remember("grep", &args, None);
+        let wide = sizing.heavy || rng.chance(0.1);
+        let path = if wide {
+            ".".to_string()
+        } else {
+            self.project.lang.src_dir.to_string()
+        };
+        let args = Args::new().str("query", &query).str("path", &path).done();
+        let limit = (sizing.cap.max(2_000) as usize).min(OUTPUT_CAP_BYTES);
+        let text = self.grep_text(&query, wide, limit);
+        self.remember(&args, Lookup::Grep { query, wide });
         ("grep", args, result(text, false), None)
     }
 
-    /// The output of a grep, fixed by its arguments: the same search gives
-    /// the same matches.
-    fn grep_text(&self, args: &str) -> String {
-        let mut rng = Rng::new(hash(args) ^ self.id_salt);
-        let wide = args.contains("\"path\":\".\"");
+    /// The output of a grep, fixed by what it searched: the same search gives
+    /// the same matches. Cut to `limit` bytes.
+    fn grep_text(&self, query: &str, wide: bool, limit: usize) -> String {
+        let mut rng = Rng::new(hash(query) ^ wide as u64 ^ self.id_salt);
         let count = match rng.below(10) {
             0 => 0,
             1..=6 => rng.log_uniform(1, 40) as usize,
             _ => rng.log_uniform(40, 200) as usize,
         };
         if count == 0 {
-            let query = args.split('"').nth(3).unwrap_or("");
             return format!("No matches found for query: '{query}'");
         }
         let mut text = grep_output(&self.project, &mut rng, count, wide);
-        if count == 200 {
-            text.push_str(&format!("\n\n... [{} more matches omitted]", rng.range(1, 3000)));
+        if text.len() > limit {
+            let cut = code::floor_char_boundary(&text, limit);
+            text.truncate(cut);
+            text.push_str(&format!(
+                "\n\n... [{} more matches omitted]",
+                rng.range(1, 400)
+            ));
+        } else if count == 200 {
+            text.push_str(&format!(
+                "\n\n... [{} more matches omitted]",
+                rng.range(1, 3000)
+            ));
         }
         straddle_512(&mut rng, &mut text);
         text
     }
 
     /// `glob`: the project's paths that a pattern matches.
-    fn glob(&mut self, rng: &mut Rng) -> (&'static str, String, Block, Option<Block>) {
+    fn glob(&mut self, rng: &mut Rng) -> Made {
         let lang = self.project.lang;
         let pattern = match rng.below(4) {
             0 => format!("**/*.{}", lang.ext),
@@ -336,15 +403,20 @@ impl Toolbox {
             _ => "**/*.md".to_string(),
         };
         let args = Args::new().str("pattern", &pattern).done();
-        let text = self.glob_text(&args);
-        self.remember("glob", &args, None);
+        let text = self.glob_text(&pattern);
+        self.remember(&args, Lookup::Glob(pattern));
         ("glob", args, result(text, false), None)
     }
 
-    fn glob_text(&self, args: &str) -> String {
-        let pattern = args.split('"').nth(3).unwrap_or("");
+    /// The project's paths a pattern matches (by its fixed prefix and its
+    /// suffix: enough for the patterns the model uses here).
+    fn glob_text(&self, pattern: &str) -> String {
         let suffix = pattern.rsplit('*').next().unwrap_or("");
-        let prefix = pattern.split("/**").next().filter(|p| !p.contains('*')).unwrap_or("");
+        let prefix = pattern
+            .split("/**")
+            .next()
+            .filter(|p| !p.contains('*'))
+            .unwrap_or("");
         let matches: Vec<&str> = self
             .project
             .files
@@ -358,14 +430,17 @@ impl Toolbox {
         let shown = matches.len().min(200);
         let mut text = matches[..shown].join("\n");
         if matches.len() > shown {
-            text.push_str(&format!("\n\n... [{} more files omitted]", matches.len() - shown));
+            text.push_str(&format!(
+                "\n\n... [{} more files omitted]",
+                matches.len() - shown
+            ));
         }
         text
     }
 
     /// `bash`: tests, builds, diffs, logs and small commands. A test run is
     /// often the same command as the last one: a before and an after.
-    fn bash(&mut self, rng: &mut Rng, phase: Phase, sizing: Sizing) -> (&'static str, String, Block, Option<Block>) {
+    fn bash(&mut self, rng: &mut Rng, phase: Phase, sizing: Sizing) -> Made {
         let p = &self.project;
         let cap = sizing.cap.max(200) as usize;
         let kind = match phase {
@@ -379,18 +454,26 @@ impl Toolbox {
                     _ => rng.pick(p.lang.test_cmds).to_string(),
                 };
                 self.last_test = Some(command.clone());
-                let size = if sizing.heavy { rng.log_uniform(20_000, 240_000) } else { rng.log_uniform(200, 40_000) };
+                let size = if sizing.heavy {
+                    rng.log_uniform(20_000, 240_000)
+                } else {
+                    rng.log_uniform(200, 40_000)
+                };
                 let failing = rng.chance(0.4);
                 let mut out = logs::test_run(p, rng, (size as usize).min(cap), failing);
                 if failing {
-                    out.push_str(&format!("\nCommand failed with exit code {}", if p.lang.name == "rust" { 101 } else { 1 }));
+                    out.push_str(&format!(
+                        "\nCommand failed with exit code {}",
+                        if p.lang.name == "rust" { 101 } else { 1 }
+                    ));
                 }
                 (command, out)
             }
             1 => {
                 let command = rng.pick(p.lang.build_cmds).to_string();
                 let failing = rng.chance(0.3);
-                let size = rng.log_uniform(100, if sizing.heavy { 120_000 } else { 20_000 }) as usize;
+                let size =
+                    rng.log_uniform(100, if sizing.heavy { 120_000 } else { 20_000 }) as usize;
                 let mut out = logs::build_run(p, rng, size.min(cap), failing);
                 if failing {
                     out.push_str("\nCommand failed with exit code 1");
@@ -399,15 +482,35 @@ impl Toolbox {
             }
             2 => {
                 let size = rng.log_uniform(300, 50_000) as usize;
-                ("git diff".to_string(), logs::git_diff(p, rng, size.min(cap)))
+                (
+                    "git diff".to_string(),
+                    logs::git_diff(p, rng, size.min(cap)),
+                )
             }
             3 => {
-                let size = if sizing.heavy { rng.log_uniform(60_000, 300_000) } else { rng.log_uniform(500, 80_000) } as usize;
-                let command = format!("tail -n {} log/{}.log", size / 90, rng.pick(&["development", "server", "worker", "test"]));
+                let size = if sizing.heavy {
+                    rng.log_uniform(60_000, 300_000)
+                } else {
+                    rng.log_uniform(500, 80_000)
+                } as usize;
+                let command = format!(
+                    "tail -n {} log/{}.log",
+                    size / 90,
+                    rng.pick(&["development", "server", "worker", "test"])
+                );
                 (command, logs::server_log(rng, size.min(cap)))
             }
             _ => {
-                let command = rng.pick(&["git status", "git log --oneline -20", "ls -la", "wc -l src/*", "mkdir -p tmp", "echo ok"]).to_string();
+                let command = rng
+                    .pick(&[
+                        "git status",
+                        "git log --oneline -20",
+                        "ls -la",
+                        "wc -l src/*",
+                        "mkdir -p tmp",
+                        "echo ok",
+                    ])
+                    .to_string();
                 let text = logs::small_command(p, rng, &command);
                 (command, text)
             }
@@ -425,8 +528,10 @@ impl Toolbox {
 
     /// `edit_file`: a unique target replaced; sometimes the target is not
     /// found, an error result.
-    fn edit(&mut self, rng: &mut Rng) -> (&'static str, String, Block, Option<Block>) {
-        let sources = self.project.of_kind(&[FileKind::Code, FileKind::Test, FileKind::Markdown]);
+    fn edit(&mut self, rng: &mut Rng) -> Made {
+        let sources = self
+            .project
+            .of_kind(&[FileKind::Code, FileKind::Test, FileKind::Markdown]);
         let index = rng.pick(&sources);
         let lang = self.project.lang;
         let snippet = |rng: &mut Rng| {
@@ -443,19 +548,28 @@ impl Toolbox {
         let target = snippet(rng);
         let replacement = snippet(rng);
         let file = &mut self.project.files[index];
-        let args = Args::new().str("path", &file.path).str("target", &target).str("replacement", &replacement).done();
+        let args = Args::new()
+            .str("path", &file.path)
+            .str("target", &target)
+            .str("replacement", &replacement)
+            .done();
         let res = if rng.chance(0.08) {
-            result(format!("Error: Target string not found in '{}'.", file.path), true)
+            result(
+                format!("Error: Target string not found in '{}'.", file.path),
+                true,
+            )
         } else {
             file.version += 1;
-            file.bytes = (file.bytes + replacement.len() as u64).saturating_sub(target.len() as u64).max(100);
+            file.bytes = (file.bytes + replacement.len() as u64)
+                .saturating_sub(target.len() as u64)
+                .max(100);
             result(format!("Successfully updated '{}'.", file.path), false)
         };
         ("edit_file", args, res, None)
     }
 
     /// `write_file`: a whole new file, its content carried in the arguments.
-    fn write(&mut self, rng: &mut Rng, sizing: Sizing) -> (&'static str, String, Block, Option<Block>) {
+    fn write(&mut self, rng: &mut Rng, sizing: Sizing) -> Made {
         let path = self.project.new_path(rng);
         let size = rng.log_uniform(300, 30_000).min(sizing.cap.max(300)) as usize;
         let mut content = String::with_capacity(size + 80);
@@ -463,7 +577,10 @@ impl Toolbox {
             code::code_line(self.project.lang, rng, &mut content);
             content.push('\n');
         }
-        let args = Args::new().str("path", &path).str("content", &content).done();
+        let args = Args::new()
+            .str("path", &path)
+            .str("content", &content)
+            .done();
         let text = format!("Successfully wrote {} bytes to '{path}'.", content.len());
         self.project.files.push(super::project::File {
             path,
@@ -485,13 +602,17 @@ fn file_rng(file: &super::project::File) -> Rng {
 /// A SHA-256-looking content address for an attachment (smith names media
 /// files by digest); fixed by the file and its version.
 pub fn media_ref(seed: u64, version: u32) -> String {
-    (0..4u64).map(|i| format!("{:016x}", mix64(seed ^ mix64(version as u64 + i)))).collect()
+    (0..4u64)
+        .map(|i| format!("{:016x}", mix64(seed ^ mix64(version as u64 + i))))
+        .collect()
 }
 
-/// FNV-1a: a stable hash of call arguments (std's hasher is not promised
+/// FNV-1a: a stable hash of a search (std's hasher is not promised
 /// to stay the same between Rust versions).
 fn hash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 /// Now and then places a multi-byte character so that it spans byte 512:
@@ -530,10 +651,16 @@ mod tests {
             straddle_512(&mut rng, &mut text);
             if text.len() > 700 {
                 hits += 1;
-                assert!(!text.is_char_boundary(512), "seed {seed}: byte 512 starts a character");
+                assert!(
+                    !text.is_char_boundary(512),
+                    "seed {seed}: byte 512 starts a character"
+                );
             }
         }
-        assert!(hits > 10, "only {hits} of 200 texts got a straddling character");
+        assert!(
+            hits > 10,
+            "only {hits} of 200 texts got a straddling character"
+        );
     }
 
     #[test]

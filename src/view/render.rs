@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use regex::bytes::Regex;
 
+use crate::engine::Strategy;
 use crate::transcript::{Block, BlockType, Message, Role};
 
 use super::args;
@@ -140,6 +141,7 @@ pub fn render(
         opts,
         paint,
         done: HashSet::new(),
+        marked: HashSet::new(),
         last_turn: None,
         shown: Shown::default(),
         line: String::new(),
@@ -160,6 +162,8 @@ struct Renderer<'a, 'd> {
     paint: Painter,
     /// Blocks already shown (results under their calls).
     done: HashSet<Pos>,
+    /// Messages whose message-level marks were written.
+    marked: HashSet<usize>,
     last_turn: Option<usize>,
     shown: Shown,
     /// Scratch for cleaning lines.
@@ -278,8 +282,18 @@ impl Renderer<'_, '_> {
             )?;
         }
         writeln!(self.out)?;
+        self.message_marks(i, 2)
+    }
+
+    /// The marks on message `i` as a whole, once: under its header, or
+    /// under the first of its results shown beneath a call.
+    fn message_marks(&mut self, i: usize, indent: usize) -> io::Result<()> {
+        if !self.marked.insert(i) {
+            return Ok(());
+        }
+        let doc = self.doc;
         for mark in doc.marks[i].iter().filter(|k| k.block.is_none()) {
-            self.mark_line(mark, 2)?;
+            self.mark_line(mark, indent)?;
         }
         Ok(())
     }
@@ -314,7 +328,23 @@ impl Renderer<'_, '_> {
                 } else {
                     Some(TEXT_LINES)
                 };
-                self.text(b.text_bytes(), 2, limit, None)?;
+                // Blank lines around a reply say nothing; indentation does.
+                let text = b.text_bytes();
+                let start = text.iter().position(|c| !matches!(c, b'\n' | b'\r'));
+                match start {
+                    None if text.is_empty() => {}
+                    None => {
+                        let note = format!("(blank text · {})", human_bytes(text.len() as u64));
+                        writeln!(self.out, "  {}", self.paint.paint(Style::Dim, note))?;
+                    }
+                    Some(start) => {
+                        let end = text
+                            .iter()
+                            .rposition(|c| !matches!(c, b'\n' | b'\r'))
+                            .map_or(text.len(), |e| e + 1);
+                        self.text(&text[start..end], 2, limit, None)?;
+                    }
+                }
             }
             BlockType::Thinking => {
                 if self.opts.thinking {
@@ -344,7 +374,8 @@ impl Renderer<'_, '_> {
                 writeln!(self.out, "  {}", self.paint.paint(Style::Dim, note))?;
             }
             BlockType::ToolUse => self.call(i, j)?,
-            BlockType::ToolResult => self.standalone_result(i, j)?,
+            // Its marks go under its text, with the result's indent.
+            BlockType::ToolResult => return self.standalone_result(i, j),
             BlockType::Image | BlockType::Document => self.attachment(b, 2)?,
         }
         self.block_marks((i, j), 2)
@@ -465,7 +496,8 @@ impl Renderer<'_, '_> {
                 self.attachment(&m.content[c], indent)?;
             }
         }
-        self.block_marks(pos, indent)
+        self.block_marks(pos, indent)?;
+        self.message_marks(pos.0, indent)
     }
 
     fn attachment(&mut self, b: &Block, indent: usize) -> io::Result<()> {
@@ -651,22 +683,29 @@ pub fn write_at_header(
         if stages.is_empty() { "none".to_string() } else { stages.join(", ") },
         f.history_len
     )?;
-    if at.edits > 0 || at.cut.is_some() {
-        let mut line = format!(
-            "this request's compaction rewrote {} blocks or messages",
-            at.edits
-        );
+    let mut did = Vec::new();
+    if at.edits > 0 {
+        let mut rewrote = format!("rewrote {} blocks or messages", at.edits);
         if at.edits_summarized > 0 {
-            line.push_str(&format!(
-                " ({} of them on messages its summary then replaced)",
+            rewrote.push_str(&format!(
+                " ({} of them in messages its summary then replaced)",
                 at.edits_summarized
             ));
         }
-        if let Some(cut) = at.cut {
-            line.push_str(&format!(
-                " and replaced the first {cut} messages of the history by a summary"
-            ));
-        }
+        did.push(rewrote);
+    }
+    if let Some(cut) = at.cut {
+        let by = if at.strategy() == Strategy::Dropped {
+            "a drop note"
+        } else {
+            "a summary"
+        };
+        did.push(format!(
+            "replaced the first {cut} messages of the history by {by}"
+        ));
+    }
+    if !did.is_empty() {
+        let line = format!("this request's compaction {}", did.join(" and "));
         writeln!(out, "{}", paint.paint(Style::Mark, line))?;
     }
     if let Some(r) = at.summary_request.filter(|_| at.cut.is_none()) {

@@ -1,0 +1,79 @@
+//! `report`: HTML and PNG charts from a sweep's output folder.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::report::{self, Metric, Selection, SweepOutput};
+
+use super::{nothing_read, usage};
+
+/// Draw a sweep's results: one self-contained index.html and a PNG per chart.
+///
+/// Reads configs.parquet, sessions.parquet and summary.json from the folder
+/// `sweep --out` wrote, replays the chosen sessions again for their context
+/// curves, and writes the report folder. The page has no scripts and loads
+/// nothing: it opens offline from disk and prints.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  smith-calibrate sweep datasets/sessions --compact-at 0.7,0.8,0.9 --compact-to 0.4..0.6:0.1 --out results/datasets
+  smith-calibrate report results/datasets --out reports/datasets
+  smith-calibrate report results/datasets --metric results_mangled --session fix-parser --session add-tests
+  smith-calibrate report results/datasets --config 3        # compare the third-ranked config instead of the best
+
+The report folder holds index.html (open it in a browser) and cost-loss.png,
+heatmap.png, stages.png, distribution.png and context-<session>.png.")]
+pub struct ReportArgs {
+    /// The folder `smith-calibrate sweep --out` wrote
+    #[arg(value_name = "SWEEP_OUT_DIR")]
+    pub dir: PathBuf,
+    /// Where to write index.html and the PNGs (created if missing)
+    /// [default: reports/<name of SWEEP_OUT_DIR>]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// A session to chart request by request: its label as in sessions.csv,
+    /// or its transcript path; repeat for more [default: the 3 whose tokens
+    /// sent changed most]
+    #[arg(long = "session", value_name = "LABEL")]
+    pub sessions: Vec<String>,
+    /// The figure the heatmap shows; tokens_sent also puts tokens instead of
+    /// price on the cost axis
+    #[arg(long, value_enum, default_value_t = Metric::Price)]
+    pub metric: Metric,
+    /// The config compared with smith's defaults: a rank (1 = best) or a
+    /// config label [default: 1]
+    #[arg(long, value_name = "RANK|LABEL")]
+    pub config: Option<String>,
+}
+
+/// `reports/<last component of dir>`.
+fn default_out(dir: &Path) -> PathBuf {
+    let name = std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_os_string()))
+        .unwrap_or_else(|| "sweep".into());
+    Path::new("reports").join(name)
+}
+
+pub fn run(args: ReportArgs) -> Result<()> {
+    let data = SweepOutput::read(&args.dir).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let selection = Selection::new(&data, args.config.as_deref(), &args.sessions).map_err(usage)?;
+    let out = args.out.unwrap_or_else(|| default_out(&args.dir));
+    let written = report::write(&data, &selection, args.metric, &out)?;
+    say_written(&written);
+    Ok(())
+}
+
+/// Tells the user what was written and where to look.
+pub fn say_written(written: &report::Written) {
+    for w in &written.warnings {
+        eprintln!("{w}");
+    }
+    eprintln!(
+        "wrote {} and {} PNG charts; open {}",
+        written.index.file_name().map_or("index.html".into(), |n| n.to_string_lossy()),
+        written.pngs.len(),
+        written.index.display()
+    );
+}

@@ -1,0 +1,185 @@
+//! The distribution of tool results mangled per session, under smith's
+//! defaults and under the chosen config: a box (quartiles, median, whiskers
+//! to the extremes) over one dot per session, each session's two dots joined
+//! so a reader sees which sessions got better and which worse, not only
+//! whether the totals moved.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::data::SweepOutput;
+use super::format::count;
+use super::palette;
+use super::{draw_legend, font, font_size, Chart, DrawResult, Swatch, FONT};
+use crate::sweep::aggregate::percentile;
+
+/// Beyond this many sessions the pairs are not joined (a grey wash).
+const MAX_JOINED: usize = 300;
+
+/// Per-session results mangled under two configs.
+#[derive(Clone, Debug)]
+pub struct Distribution {
+    /// Results mangled per session, same session order in both.
+    pub baseline: Vec<f64>,
+    pub chosen: Vec<f64>,
+    chosen_rank: usize,
+    chosen_label: String,
+    /// The chosen config is the baseline.
+    same: bool,
+}
+
+/// Quartiles and extremes of `values`.
+fn five(values: &[f64]) -> [f64; 5] {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return [0.0; 5];
+    }
+    [v[0], percentile(&v, 25.0), percentile(&v, 50.0), percentile(&v, 75.0), v[v.len() - 1]]
+}
+
+/// A deterministic spread in `[-1, 1]` for the `i`th dot (golden-ratio
+/// sequence), so dots with equal values do not hide each other.
+fn jitter(i: usize) -> f64 {
+    ((i as f64 * 0.618_033_988_75).fract() - 0.5) * 2.0
+}
+
+impl Distribution {
+    /// Per-session results mangled under the baseline and `chosen`.
+    pub fn new(data: &SweepOutput, chosen: usize) -> anyhow::Result<Distribution> {
+        let base = data.baseline()?;
+        let mangled = data.per_session("results_mangled")?;
+        let c = &data.configs[chosen];
+        Ok(Distribution {
+            baseline: mangled.iter().map(|s| s[base]).collect(),
+            chosen: mangled.iter().map(|s| s[chosen]).collect(),
+            chosen_rank: c.rank,
+            chosen_label: c.label.clone(),
+            same: chosen == base,
+        })
+    }
+
+    /// Sessions better, equal and worse under the chosen config.
+    pub fn moved(&self) -> (usize, usize, usize) {
+        let mut n = (0, 0, 0);
+        for (b, c) in self.baseline.iter().zip(&self.chosen) {
+            match c.total_cmp(b) {
+                std::cmp::Ordering::Less => n.0 += 1,
+                std::cmp::Ordering::Equal => n.1 += 1,
+                std::cmp::Ordering::Greater => n.2 += 1,
+            }
+        }
+        n
+    }
+}
+
+impl Chart for Distribution {
+    fn stem(&self) -> String {
+        "distribution".to_string()
+    }
+
+    fn title(&self) -> String {
+        format!("Tool results mangled per session ({} sessions)", self.baseline.len())
+    }
+
+    fn caption(&self) -> String {
+        let (better, equal, worse) = self.moved();
+        if self.same {
+            return "One dot per session: how many tool results compaction cut to a head or a stub under smith's defaults, \
+                    which are also the best config of this sweep. The box spans the middle half of the sessions, the bar \
+                    inside is the median, the whiskers reach the extremes."
+                .to_string();
+        }
+        format!(
+            "One dot per session: how many tool results compaction cut to a head or a stub, under smith's defaults (left) \
+             and the chosen config {} (right); the lines join each session's two dots. The box spans the middle half of the \
+             sessions, the bar inside is the median, the whiskers reach the extremes. {better} sessions lose fewer results \
+             under the chosen config, {worse} lose more, {equal} are unchanged.",
+            self.chosen_label
+        )
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let (w, _) = area.dim_in_pixel();
+        let (main, side) = area.split_horizontally(w.saturating_sub(230));
+        let top = self.baseline.iter().chain(&self.chosen).copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+        let y_hi = top.max(1.0) * 1.12;
+        let columns = [
+            ("smith's defaults".to_string(), &self.baseline, palette::BASELINE),
+            (format!("chosen config (#{})", self.chosen_rank), &self.chosen, palette::CHOSEN),
+        ];
+        let mut chart = ChartBuilder::on(&main)
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size(90)
+            .build_cartesian_2d(-0.6f64..1.6f64, 0f64..y_hi)?;
+        let names = [columns[0].0.clone(), columns[1].0.clone()];
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .set_tick_mark_size(LabelAreaPosition::Bottom, 0)
+            .x_labels(12)
+            .x_label_formatter(&|v| {
+                let i = v.round();
+                if (v - i).abs() < 1e-6 && (0.0..=1.0).contains(&i) {
+                    names[i as usize].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|v| if v.fract() == 0.0 { format!("{v:.0}") } else { String::new() })
+            .y_desc("tool results mangled in the session (count)")
+            .label_style(font(font_size::TICK))
+            .axis_desc_style(font(font_size::AXIS))
+            .bold_line_style(palette::FAINT.mix(0.6))
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+
+        let spread = 0.16;
+        let n = self.baseline.len();
+        if n <= MAX_JOINED && !self.same {
+            chart.draw_series((0..n).map(|i| {
+                let j = jitter(i) * spread;
+                PathElement::new(
+                    vec![(j, self.baseline[i]), (1.0 + j, self.chosen[i])],
+                    palette::FAINT.stroke_width(1),
+                )
+            }))?;
+        }
+        let radius = if n > MAX_JOINED { 2 } else { 4 };
+        for (x, (_, values, colour)) in columns.iter().enumerate() {
+            let x = x as f64;
+            let [lo, q1, med, q3, hi] = five(values);
+            let half = 0.28;
+            let style = colour.stroke_width(2);
+            chart.draw_series([
+                PathElement::new(vec![(x, lo), (x, q1)], style),
+                PathElement::new(vec![(x, q3), (x, hi)], style),
+                PathElement::new(vec![(x - half / 2.0, lo), (x + half / 2.0, lo)], style),
+                PathElement::new(vec![(x - half / 2.0, hi), (x + half / 2.0, hi)], style),
+            ])?;
+            chart.draw_series(std::iter::once(Rectangle::new([(x - half, q1), (x + half, q3)], style)))?;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x - half, med), (x + half, med)],
+                colour.stroke_width(4),
+            )))?;
+            chart.draw_series(
+                values.iter().enumerate().map(|(i, &v)| Circle::new((x + jitter(i) * spread, v), radius, colour.mix(0.75).filled())),
+            )?;
+            let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
+            let note = (FONT, font_size::NOTE).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+            chart.draw_series(std::iter::once(Text::new(
+                format!("median {}, mean {}", count(med), count((mean * 10.0).round() / 10.0)),
+                (x + half + 0.04, med),
+                note,
+            )))?;
+        }
+        let entries = vec![
+            ("smith's defaults".to_string(), Swatch::Dot(palette::BASELINE)),
+            ("chosen config".to_string(), Swatch::Dot(palette::CHOSEN)),
+            ("same session".to_string(), Swatch::Line(palette::FAINT, 2, super::Dash::Solid)),
+        ];
+        draw_legend(&side.margin(16, 0, 6, 0), &entries)
+    }
+}

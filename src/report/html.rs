@@ -1,0 +1,521 @@
+//! `index.html`: the whole report in one file that opens from disk with no
+//! network: the CSS is inline, the charts are inline SVG, there are no
+//! scripts, images, fonts or links out of the page (its only links are
+//! anchors within it), and the text uses the system's own fonts. It prints:
+//! the contents list is hidden on paper, and figures and tables are kept
+//! whole on a page.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use serde_json::Value;
+
+use super::data::{SweepOutput, CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
+use super::format::{change, count, money, tokens};
+use super::{palette, Figure, Metric, SessionSection, TOP_CONFIGS};
+use crate::engine::Stage;
+
+/// Rows of the table of every session before the page says "and N more".
+const MAX_SESSION_ROWS: usize = 200;
+
+/// The figures of the key-number cards and the per-session tables: name in
+/// the sweep's tables, heading, how a value is written.
+const KEY_FIGURES: [(&str, &str, fn(f64) -> String); 8] = [
+    ("price", "price", money),
+    ("tokens_sent", "tokens sent", tokens),
+    ("cache_write", "cache writes", tokens),
+    ("results_mangled", "results mangled", count),
+    ("summaries", "summaries", count),
+    ("drops", "drops", count),
+    ("compactions", "compactions", count),
+    ("exhausted", "over the window", count),
+];
+
+/// Everything the page shows.
+pub struct Page<'a> {
+    pub data: &'a SweepOutput,
+    /// Index of the chosen config.
+    pub chosen: usize,
+    pub metric: Metric,
+    /// The charts over all sessions.
+    pub overview: &'a [Figure],
+    pub sessions: &'a [SessionSection],
+    /// Sessions that could not be charted.
+    pub warnings: &'a [String],
+}
+
+/// `text` with HTML's special characters escaped, for text and attributes.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The SVG plotters wrote, ready to sit inside HTML: without the XML
+/// namespace (the HTML parser supplies it, and the page then holds no URL at
+/// all), tagged with the chart's name and its title for screen readers.
+pub fn inline_svg(figure: &Figure) -> String {
+    let svg = figure.svg.trim();
+    let svg = svg.strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>").unwrap_or(svg).trim_start();
+    let svg = svg.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1);
+    svg.replacen(
+        "<svg ",
+        &format!(
+            "<svg class=\"chart\" data-chart=\"{}\" role=\"img\" aria-label=\"{}\" ",
+            escape(&figure.stem),
+            escape(&figure.title)
+        ),
+        1,
+    )
+}
+
+const CSS: &str = r#"
+:root { color-scheme: light; --ink: #1a1a1a; --muted: #555; --line: #ddd; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #f4f4f4; color: var(--ink);
+  font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "DejaVu Sans", sans-serif; }
+main { max-width: 1200px; margin: 0 auto; padding: 28px 32px 64px; background: #fff; }
+h1 { font-size: 1.9rem; margin: 0 0 .3rem; }
+h2 { font-size: 1.4rem; margin: 2.4rem 0 .7rem; padding-bottom: .2rem; border-bottom: 1px solid var(--line); }
+h3 { font-size: 1.15rem; margin: 2rem 0 .4rem; }
+p, li, dd { max-width: 75em; }
+.lead { color: var(--muted); margin-top: 0; }
+code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: .88em;
+  background: #f3f3f3; padding: 0 .25em; border-radius: 3px; word-break: break-all; }
+nav ol { columns: 2; margin: .4rem 0; }
+a { color: #0b5394; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1.2rem; margin: 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 12px; margin: .8rem 0; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: .55rem .8rem; }
+.card .k { color: var(--muted); font-size: .85rem; }
+.card .v { font-size: 1.3rem; font-weight: 600; }
+.card .d { font-size: .9rem; }
+.better { color: #1b7f3b; }
+.worse { color: #b3261e; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: .88rem; width: 100%; }
+th, td { padding: .3rem .55rem; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+th { border-bottom: 2px solid var(--line); background: #fafafa; position: sticky; top: 0; }
+th.l, td.l { text-align: left; }
+tr.baseline td { background: #f1f1f1; }
+tr.chosen td { font-weight: 600; }
+.mark { display: inline-block; font-size: .75rem; font-weight: 600; border-radius: 3px; padding: 0 .35em; margin-left: .3em; border: 1px solid currentColor; }
+figure { margin: 1.2rem 0 2.2rem; }
+figure svg.chart { display: block; width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { color: var(--muted); font-size: .93rem; margin-top: .4rem; }
+.swatch { display: inline-block; width: .95em; height: .95em; border-radius: 2px; vertical-align: -.12em; margin-right: .3em; }
+.stages { display: flex; flex-wrap: wrap; gap: .3rem 1.2rem; padding: 0; list-style: none; }
+.warning { border-left: 4px solid #b3261e; background: #fdf3f2; padding: .4rem .8rem; }
+footer { margin-top: 3rem; color: var(--muted); font-size: .85rem; }
+@media (max-width: 700px) { main { padding: 16px; } nav ol { columns: 1; } }
+@media print {
+  @page { margin: 14mm; }
+  body { background: #fff; font-size: 10.5pt; }
+  main { max-width: none; padding: 0; }
+  nav { display: none; }
+  h2, h3 { break-after: avoid; page-break-after: avoid; }
+  figure, table, .card, dl.facts { break-inside: avoid; page-break-inside: avoid; }
+  section.session { break-before: page; page-break-before: always; }
+  .scroll { overflow: visible; }
+  th { position: static; }
+  a { color: inherit; text-decoration: none; }
+}
+"#;
+
+/// A number from `summary.json`, or `?`.
+fn json_num(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::Number(n)) => n.to_string(),
+        _ => "?".to_string(),
+    }
+}
+
+/// A change as text with the class saying whether lower (better) or
+/// higher (worse).
+fn change_html(value: f64, base: f64) -> String {
+    let class = if value < base {
+        "better"
+    } else if value > base {
+        "worse"
+    } else {
+        ""
+    };
+    format!("<span class=\"{class}\">{}</span>", escape(&change(value, base)))
+}
+
+impl Page<'_> {
+    /// The page.
+    pub fn render(&self) -> Result<String> {
+        let mut h = String::new();
+        let d = self.data;
+        let chosen = &d.configs[self.chosen];
+        let base = &d.configs[d.baseline()?];
+        let rank_by = d.summary_str("/rank_by").unwrap_or_else(|| "price".into());
+        let _ = write!(
+            h,
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <title>Compaction report: {} sessions × {} configs</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n",
+            d.sessions.len(),
+            d.configs.len()
+        );
+        let _ = write!(
+            h,
+            "<header>\n<h1>How smith's compaction would have done</h1>\n<p class=\"lead\">{} sessions replayed under {} configs of \
+             the compaction engine, ranked by {} (lowest first). Best: <strong>{}</strong>{}.</p>\n</header>\n",
+            d.sessions.len(),
+            d.configs.len(),
+            escape(&rank_by),
+            escape(&d.configs[d.by_rank()[0]].label),
+            if d.configs[d.by_rank()[0]].is_baseline { ", which is smith's own defaults" } else { "" }
+        );
+        h.push_str(
+            "<nav><strong>Contents</strong><ol>\n<li><a href=\"#swept\">What was swept</a></li>\n\
+             <li><a href=\"#verdict\">Chosen config against smith's defaults</a></li>\n\
+             <li><a href=\"#configs\">Configs, ranked</a></li>\n",
+        );
+        for f in self.overview {
+            let _ = writeln!(h, "<li><a href=\"#{}\">{}</a></li>", escape(&f.stem), escape(&f.title));
+        }
+        h.push_str("<li><a href=\"#sessions\">Sessions up close</a></li>\n<li><a href=\"#all-sessions\">Every session</a></li>\n</ol></nav>\n");
+        for w in self.warnings {
+            let _ = writeln!(h, "<p class=\"warning\">{}</p>", escape(w));
+        }
+        self.swept(&mut h);
+        self.verdict(&mut h, chosen, base);
+        self.config_table(&mut h, &rank_by);
+        h.push_str("<section id=\"charts\">\n<h2>Charts</h2>\n<p>Every stage of compaction has one colour in every chart:</p>\n");
+        h.push_str(&stage_legend());
+        for f in self.overview {
+            figure(&mut h, f);
+        }
+        h.push_str("</section>\n");
+        self.session_sections(&mut h)?;
+        self.all_sessions(&mut h)?;
+        let _ = write!(
+            h,
+            "<footer>Made by {} from <code>{}</code> ({}, {}, {}). The numbers are estimates: tokens are bytes/4 as smith \
+             counts them, prices assume prompt caching as the sweep's cost model describes. The PNG files beside this page \
+             are the same charts.</footer>\n</main>\n</body>\n</html>\n",
+            escape(&d.summary_str("/tool").unwrap_or_else(|| "smith-calibrate".into())),
+            escape(&d.dir.display().to_string()),
+            CONFIGS_FILE,
+            SESSIONS_FILE,
+            SUMMARY_FILE
+        );
+        Ok(h)
+    }
+
+    fn swept(&self, h: &mut String) {
+        let d = self.data;
+        let s = &d.summary;
+        h.push_str("<section id=\"swept\">\n<h2>What was swept</h2>\n<dl class=\"facts\">\n");
+        let paths: Vec<String> = s
+            .pointer("/paths")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|p| format!("<code>{}</code>", escape(p.as_str().unwrap_or("?")))).collect())
+            .unwrap_or_default();
+        let _ = writeln!(h, "<dt>Sessions from</dt><dd>{}</dd>", if paths.is_empty() { "?".into() } else { paths.join(", ") });
+        let bytes = s.pointer("/bytes").and_then(Value::as_f64).unwrap_or(f64::NAN);
+        let _ = writeln!(
+            h,
+            "<dt>Sessions</dt><dd>{} read ({:.1} MB of transcript){}{}</dd>",
+            d.sessions.len(),
+            bytes / 1e6,
+            match s.pointer("/sessions_skipped").and_then(Value::as_u64) {
+                Some(n) if n > 0 => format!(", {n} could not be read"),
+                _ => String::new(),
+            },
+            match s.pointer("/lines_skipped").and_then(Value::as_u64) {
+                Some(n) if n > 0 => format!(", {n} bad lines skipped"),
+                _ => String::new(),
+            }
+        );
+        let _ = write!(h, "<dt>Grid</dt><dd>{} configs", json_num(s.pointer("/grid/configs")));
+        if let Some(n) = s.pointer("/grid/impossible_left_out").and_then(Value::as_u64).filter(|&n| n > 0) {
+            let _ = write!(h, " ({n} combinations left out: their target was at or above their trigger)");
+        }
+        h.push_str("; smith's defaults are always in as the baseline</dd>\n");
+        if let Some(axes) = s.pointer("/grid/axes").and_then(Value::as_object) {
+            for (knob, values) in axes {
+                let values: Vec<String> = values
+                    .as_array()
+                    .map(|a| a.iter().map(|v| v.to_string()).collect())
+                    .unwrap_or_default();
+                let _ = writeln!(h, "<dt><code>{}</code></dt><dd>{}</dd>", escape(knob), escape(&values.join(", ")));
+            }
+        }
+        if let Some(file) = s.pointer("/grid/file").and_then(Value::as_str) {
+            let _ = writeln!(h, "<dt>Grid file</dt><dd><code>{}</code></dd>", escape(file));
+        }
+        let price = |k: &str| json_num(s.pointer(&format!("/prices/{k}")));
+        let _ = writeln!(
+            h,
+            "<dt>Prices</dt><dd>${} input, ${} cache write, ${} cache read per million tokens</dd>",
+            price("input"),
+            price("cache_write"),
+            price("cache_read")
+        );
+        let _ = writeln!(
+            h,
+            "<dt>Ranked by</dt><dd>{} (lowest first; ties go to fewer results mangled, then lower price)</dd>",
+            escape(&d.summary_str("/rank_by").unwrap_or_else(|| "?".into()))
+        );
+        h.push_str("</dl>\n</section>\n");
+    }
+
+    fn verdict(&self, h: &mut String, chosen: &super::data::ConfigRow, base: &super::data::ConfigRow) {
+        let _ = write!(
+            h,
+            "<section id=\"verdict\">\n<h2>Chosen config against smith's defaults</h2>\n<p>Chosen: <strong>{}</strong> \
+             (rank {} of {}{}); smith's defaults: <strong>{}</strong> (rank {}). Totals over all {} sessions; the change is \
+             against the defaults, green where it is lower.</p>\n<div class=\"cards\">\n",
+            escape(&chosen.label),
+            chosen.rank,
+            self.data.configs.len(),
+            if chosen.pareto { ", on the Pareto front" } else { "" },
+            escape(&base.label),
+            base.rank,
+            self.data.sessions.len()
+        );
+        for (name, heading, fmt) in KEY_FIGURES {
+            let (v, b) = (chosen.total(name), base.total(name));
+            let _ = writeln!(
+                h,
+                "<div class=\"card\"><div class=\"k\">{heading}</div><div class=\"v\">{}</div><div class=\"d\">{} vs {}</div></div>",
+                escape(&fmt(v)),
+                change_html(v, b),
+                escape(&fmt(b))
+            );
+        }
+        h.push_str("</div>\n</section>\n");
+    }
+
+    fn config_table(&self, h: &mut String, rank_by: &str) {
+        let d = self.data;
+        let base_i = d.configs.iter().position(|c| c.is_baseline).unwrap_or(0);
+        let base = &d.configs[base_i];
+        let mut rows: Vec<usize> = d.by_rank().into_iter().take(TOP_CONFIGS).collect();
+        for extra in [self.chosen, base_i] {
+            if !rows.contains(&extra) {
+                rows.push(extra);
+            }
+        }
+        rows.sort_by_key(|&i| (d.configs[i].rank, i));
+        let _ = write!(
+            h,
+            "<section id=\"configs\">\n<h2>Configs, ranked by {}</h2>\n<p>Totals over all sessions; Δ is the change against \
+             smith's defaults. <span class=\"mark\">defaults</span> marks smith's own config, <span class=\"mark\">★ front</span> \
+             the Pareto front of price against results mangled (no other config is both cheaper and mangles fewer), \
+             <span class=\"mark\">chosen</span> the config the charts compare with the defaults.{}</p>\n",
+            escape(rank_by),
+            if d.configs.len() > rows.len() {
+                format!(
+                    " The best {} are shown; <code>{}</code> holds all {}.",
+                    TOP_CONFIGS,
+                    CONFIGS_FILE.replace("parquet", "csv"),
+                    d.configs.len()
+                )
+            } else {
+                String::new()
+            }
+        );
+        h.push_str(
+            "<div class=\"scroll\"><table>\n<thead><tr><th>#</th><th class=\"l\">config</th><th class=\"l\"></th>\
+             <th>price</th><th>Δ price</th><th>tokens sent</th><th>Δ tokens</th><th>results mangled</th><th>Δ mangled</th>\
+             <th>summaries</th><th>drops</th><th>compactions</th><th>over window</th><th>peak</th></tr></thead>\n<tbody>\n",
+        );
+        for i in rows {
+            let c = &d.configs[i];
+            let mut class = Vec::new();
+            let mut marks = String::new();
+            if c.is_baseline {
+                class.push("baseline");
+                marks.push_str("<span class=\"mark\">defaults</span>");
+            }
+            if c.pareto {
+                marks.push_str("<span class=\"mark\">★ front</span>");
+            }
+            if i == self.chosen {
+                class.push("chosen");
+                marks.push_str("<span class=\"mark\">chosen</span>");
+            }
+            let t = |n: &str| c.total(n);
+            let b = |n: &str| base.total(n);
+            let _ = writeln!(
+                h,
+                "<tr class=\"{}\"><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{marks}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                class.join(" "),
+                c.rank,
+                escape(&c.label),
+                money(t("price")),
+                change_html(t("price"), b("price")),
+                tokens(t("tokens_sent")),
+                change_html(t("tokens_sent"), b("tokens_sent")),
+                count(t("results_mangled")),
+                change_html(t("results_mangled"), b("results_mangled")),
+                count(t("summaries")),
+                count(t("drops")),
+                count(t("compactions")),
+                count(t("exhausted")),
+                tokens(t("peak_tokens")),
+            );
+        }
+        h.push_str("</tbody></table></div>\n</section>\n");
+    }
+
+    fn session_sections(&self, h: &mut String) -> Result<()> {
+        let d = self.data;
+        let base = d.baseline()?;
+        h.push_str("<section id=\"sessions\">\n<h2>Sessions up close</h2>\n");
+        let _ = writeln!(
+            h,
+            "<p>{} session(s) replayed request by request: by default the ones whose tokens sent changed most between \
+             smith's defaults and the chosen config (<code>report --session LABEL</code> picks others).</p>",
+            self.sessions.len()
+        );
+        let columns: Vec<Vec<Vec<f64>>> =
+            KEY_FIGURES.iter().map(|(name, _, _)| d.per_session(name)).collect::<Result<_>>()?;
+        let requests = d.per_session("requests")?;
+        for section in self.sessions {
+            let s = section.session;
+            let info = &d.sessions[s];
+            let _ = write!(
+                h,
+                "<section class=\"session\">\n<h3>{}</h3>\n<p><code>{}</code>: {} requests, {:.1} MB of transcript.</p>\n",
+                escape(&info.label),
+                escape(&info.path.display().to_string()),
+                count(requests[s][base]),
+                info.bytes as f64 / 1e6
+            );
+            h.push_str(
+                "<div class=\"scroll\"><table>\n<thead><tr><th class=\"l\">this session</th><th>smith's defaults</th>\
+                 <th>chosen config</th><th>change</th></tr></thead>\n<tbody>\n",
+            );
+            for ((_, heading, fmt), values) in KEY_FIGURES.iter().zip(&columns) {
+                let (b, c) = (values[s][base], values[s][self.chosen]);
+                let _ = writeln!(
+                    h,
+                    "<tr><td class=\"l\">{heading}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(&fmt(b)),
+                    escape(&fmt(c)),
+                    change_html(c, b)
+                );
+            }
+            h.push_str("</tbody></table></div>\n");
+            match &section.figure {
+                Ok(f) => figure(h, f),
+                Err(why) => {
+                    let _ = writeln!(h, "<p class=\"warning\">No context curve: {}</p>", escape(why));
+                }
+            }
+            h.push_str("</section>\n");
+        }
+        h.push_str("</section>\n");
+        Ok(())
+    }
+
+    fn all_sessions(&self, h: &mut String) -> Result<()> {
+        let d = self.data;
+        let base = d.baseline()?;
+        let sent = d.per_session("tokens_sent")?;
+        let mangled = d.per_session("results_mangled")?;
+        let requests = d.per_session("requests")?;
+        h.push_str(
+            "<section id=\"all-sessions\">\n<h2>Every session</h2>\n<div class=\"scroll\"><table>\n<thead><tr>\
+             <th class=\"l\">session</th><th>requests</th><th>transcript</th><th>bad lines</th><th>tokens sent, defaults</th>\
+             <th>tokens sent, chosen</th><th>change</th><th>mangled, defaults</th><th>mangled, chosen</th></tr></thead>\n<tbody>\n",
+        );
+        for (s, info) in d.sessions.iter().enumerate().take(MAX_SESSION_ROWS) {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"l\" title=\"{}\">{}</td><td>{}</td><td>{:.2} MB</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td>{}</td><td>{}</td></tr>",
+                escape(&info.path.display().to_string()),
+                escape(&info.label),
+                count(requests[s][base]),
+                info.bytes as f64 / 1e6,
+                info.lines_skipped,
+                tokens(sent[s][base]),
+                tokens(sent[s][self.chosen]),
+                change_html(sent[s][self.chosen], sent[s][base]),
+                count(mangled[s][base]),
+                count(mangled[s][self.chosen]),
+            );
+        }
+        h.push_str("</tbody></table></div>\n");
+        if d.sessions.len() > MAX_SESSION_ROWS {
+            let _ = writeln!(
+                h,
+                "<p>{} more sessions; <code>{}</code> has every one.</p>",
+                d.sessions.len() - MAX_SESSION_ROWS,
+                SESSIONS_FILE.replace("parquet", "csv")
+            );
+        }
+        h.push_str("</section>\n");
+        Ok(())
+    }
+}
+
+/// The stage colours as an HTML list.
+fn stage_legend() -> String {
+    let mut h = String::from("<ul class=\"stages\">\n");
+    for s in Stage::ALL {
+        let _ = writeln!(
+            h,
+            "<li><span class=\"swatch\" style=\"background:{}\"></span>{}</li>",
+            palette::hex(palette::stage(s)),
+            s.as_str()
+        );
+    }
+    h.push_str("</ul>\n");
+    h
+}
+
+fn figure(h: &mut String, f: &Figure) {
+    let _ = write!(
+        h,
+        "<figure id=\"{}\">\n{}\n<figcaption><strong>{}.</strong> {} <span class=\"file\">(<code>{}.png</code>)</span></figcaption>\n</figure>\n",
+        escape(&f.stem),
+        inline_svg(f),
+        escape(&f.title),
+        escape(&f.caption),
+        escape(&f.stem)
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_covers_text_and_attribute_specials() {
+        assert_eq!(escape(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    }
+
+    #[test]
+    fn inline_svg_drops_the_namespace_url_and_names_the_chart() {
+        let f = Figure {
+            stem: "heatmap".into(),
+            title: "a <b>".into(),
+            caption: String::new(),
+            svg: "<svg width=\"10\" height=\"10\" viewBox=\"0 0 10 10\" xmlns=\"http://www.w3.org/2000/svg\">\n</svg>\n".into(),
+            png: Vec::new(),
+        };
+        let s = inline_svg(&f);
+        assert!(!s.contains("http"), "{s}");
+        assert!(s.starts_with("<svg class=\"chart\" data-chart=\"heatmap\" role=\"img\" aria-label=\"a &lt;b&gt;\" width=\"10\""), "{s}");
+    }
+}

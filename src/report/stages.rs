@@ -1,0 +1,173 @@
+//! Stage contribution: for each config (the best [`TOP_CONFIGS`] and the
+//! baseline), the tokens each stage reclaimed over every session and request,
+//! stacked in stage order. A stage that grew the history (a summary stand-in
+//! larger than what it replaced) is drawn left of zero.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::data::SweepOutput;
+use super::format::tokens;
+use super::palette;
+use super::{draw_legend, draw_note, font, font_size, label_at, Chart, DrawResult, Swatch, TOP_CONFIGS};
+use crate::engine::Stage;
+
+/// One bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    /// `#rank label`, and whether it is the baseline or the chosen config.
+    pub label: String,
+    pub is_baseline: bool,
+    pub is_chosen: bool,
+    /// Tokens reclaimed by each stage, by [`Stage::index`].
+    pub reclaimed: [f64; 6],
+}
+
+/// The stage-contribution bars.
+#[derive(Clone, Debug)]
+pub struct StageBars {
+    /// Top to bottom: best rank first.
+    pub bars: Vec<Bar>,
+    /// Configs of the sweep not shown.
+    pub hidden: usize,
+}
+
+impl StageBars {
+    /// The bars of the best [`TOP_CONFIGS`] configs, the chosen one and the
+    /// baseline, in rank order.
+    pub fn new(data: &SweepOutput, chosen: usize) -> StageBars {
+        let mut shown: Vec<usize> = data.by_rank().into_iter().take(TOP_CONFIGS).collect();
+        for extra in [Some(chosen), data.baseline().ok()].into_iter().flatten() {
+            if !shown.contains(&extra) {
+                shown.push(extra);
+            }
+        }
+        shown.sort_by_key(|&i| (data.configs[i].rank, i));
+        let bars = shown
+            .iter()
+            .map(|&i| {
+                let c = &data.configs[i];
+                let mut reclaimed = [0.0; 6];
+                for s in Stage::ALL {
+                    reclaimed[s.index()] = c.total(&format!("reclaimed_{}", s.as_str()));
+                }
+                Bar {
+                    label: format!("#{} {}", c.rank, c.label),
+                    is_baseline: c.is_baseline,
+                    is_chosen: i == chosen,
+                    reclaimed,
+                }
+            })
+            .collect();
+        StageBars {
+            bars,
+            hidden: data.configs.len() - shown.len(),
+        }
+    }
+
+    /// The x range: the most negative and most positive stack.
+    fn range(&self) -> (f64, f64) {
+        let mut lo: f64 = 0.0;
+        let mut hi: f64 = 0.0;
+        for b in &self.bars {
+            let pos: f64 = b.reclaimed.iter().filter(|v| **v > 0.0).sum();
+            let neg: f64 = b.reclaimed.iter().filter(|v| **v < 0.0).sum();
+            hi = hi.max(pos);
+            lo = lo.min(neg);
+        }
+        if hi <= lo {
+            hi = lo + 1.0;
+        }
+        let pad = (hi - lo) * 0.03;
+        (if lo < 0.0 { lo - pad } else { 0.0 }, hi + pad)
+    }
+}
+
+impl Chart for StageBars {
+    fn stem(&self) -> String {
+        "stages".to_string()
+    }
+
+    fn title(&self) -> String {
+        "Tokens reclaimed per stage, by config".to_string()
+    }
+
+    fn caption(&self) -> String {
+        let mut s = "Each bar is one config, best rank at the top: how many tokens of history each compaction stage removed, \
+                     summed over every request of every session. Cheap stages (thinking, duplicates) reclaim without losing \
+                     anything the model still needs; truncate, summarize and drop lose content."
+            .to_string();
+        if self.hidden > 0 {
+            s.push_str(&format!(
+                " {} more configs are not drawn; configs.csv has reclaimed_<stage> for all of them.",
+                self.hidden
+            ));
+        }
+        s
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let (w, _) = area.dim_in_pixel();
+        let (main, side) = area.split_horizontally(w.saturating_sub(190));
+        let n = self.bars.len();
+        let (lo, hi) = self.range();
+        // Row 0 (the best) at the top: bar `i` sits at y = n - 1 - i.
+        let labels: Vec<String> = self
+            .bars
+            .iter()
+            .rev()
+            .map(|b| {
+                let mark = match (b.is_chosen, b.is_baseline) {
+                    (true, true) => "  ◆ ■",
+                    (true, false) => "  ◆",
+                    (false, true) => "  ■",
+                    _ => "",
+                };
+                format!("{}{mark}", b.label)
+            })
+            .collect();
+        let mut chart = ChartBuilder::on(&main)
+            .margin(12)
+            .x_label_area_size(56)
+            .y_label_area_size(330)
+            .build_cartesian_2d(lo..hi, -0.5..n as f64 - 0.5)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n + 1)
+            .y_label_formatter(&|v| label_at(&labels, *v))
+            .x_label_formatter(&|v| tokens(*v))
+            .x_desc("tokens reclaimed, all sessions (estimated: bytes/4)")
+            .label_style(font(if n > 14 { font_size::TICK - 2 } else { font_size::TICK }))
+            .axis_desc_style(font(font_size::AXIS))
+            .bold_line_style(palette::FAINT.mix(0.6))
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+        for s in Stage::ALL {
+            let colour = palette::stage(s);
+            chart.draw_series(self.bars.iter().enumerate().filter_map(|(i, b)| {
+                let v = b.reclaimed[s.index()];
+                if v == 0.0 {
+                    return None;
+                }
+                // Stack after the earlier stages with the same sign.
+                let before: f64 = b.reclaimed[..s.index()].iter().filter(|x| x.signum() == v.signum()).sum();
+                let y = (n - 1 - i) as f64;
+                Some(Rectangle::new([(before, y - 0.36), (before + v, y + 0.36)], colour.filled()))
+            }))?;
+        }
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, -0.5), (0.0, n as f64 - 0.5)],
+            BLACK.stroke_width(1),
+        )))?;
+
+        let entries: Vec<(String, Swatch)> =
+            Stage::ALL.iter().map(|&s| (s.as_str().to_string(), Swatch::Fill(palette::stage(s)))).collect();
+        let side = side.margin(16, 0, 4, 0);
+        draw_legend(&side, &entries)?;
+        let y = 14 + 30 * entries.len() as i32 + 12;
+        draw_note(&side, "◆ chosen config", (6, y))?;
+        draw_note(&side, "■ smith's defaults", (6, y + 22))?;
+        Ok(())
+    }
+}
