@@ -24,7 +24,7 @@ bench:
 
 # Regenerate the committed datasets (see datasets/README.md).
 datasets:
-    cargo run --release -- synth --seed 7 --sessions 16 --out datasets/sessions --force
+    cargo run --release -- synth --seed 15 --sessions 12 --min-mb 0.05 --max-mb 1.3 --out datasets/sessions
 
 # Fuzz each target for MINUTES minutes (needs cargo-fuzz).
 fuzz minutes="10":

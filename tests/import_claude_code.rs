@@ -574,6 +574,10 @@ fn a_reimport_replaces_its_own_output_and_never_touches_the_input() {
     )
     .unwrap();
     fs::write(out.join("cc-s1").join("stale"), "old").unwrap();
+    // So must what an interrupted run left behind.
+    let leftover = out.join(".cc-s1.tmp-999-0");
+    fs::create_dir_all(&leftover).unwrap();
+    fs::write(leftover.join("transcript.jsonl"), "").unwrap();
     let files = vec![input.clone()];
     import::import_files(&files, &out, |f| Ok(claude_code::import_file(f)?)).unwrap();
     let first = fs::read(out.join("cc-s1").join("transcript.jsonl")).unwrap();

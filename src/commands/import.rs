@@ -71,7 +71,9 @@ pub struct MiniSweAgentArgs {
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Name plain reads (cat, nl, head, tail, sed -n) read_file, grep/rg grep
-    /// and find/ls glob, so that smith's duplicate stage sees them
+    /// and find/ls glob, so that smith's duplicate stage sees them. A
+    /// trajectory is one real turn (the task), which smith's recency window
+    /// protects whole: replay with --window 0 to let that stage act
     #[arg(long)]
     pub classify_commands: bool,
     /// The results file with each task's resolved label [default:

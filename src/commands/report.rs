@@ -60,6 +60,12 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let data = SweepOutput::read(&args.dir).map_err(|e| nothing_read(format!("{e:#}")))?;
     let selection = Selection::new(&data, args.config.as_deref(), &args.sessions).map_err(usage)?;
     let out = args.out.unwrap_or_else(|| default_out(&args.dir));
+    if out.join(crate::transcript::locate::TRANSCRIPT_FILE).exists() {
+        return Err(usage(format!(
+            "--out {}: that is a session directory; write the report somewhere else",
+            out.display()
+        )));
+    }
     let written = report::write(&data, &selection, args.metric, &out)?;
     say_written(&written);
     Ok(())

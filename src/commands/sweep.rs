@@ -43,7 +43,8 @@ Flags given on the command line replace the file's values for that knob.
 --out DIR writes sessions.parquet and sessions.csv (one row per session and
 config), configs.parquet and configs.csv (one row per config, with sums,
 means, medians, p95, changes against the baseline, the Pareto flag and the
-rank) and summary.json; each file is written whole or not at all.")]
+rank) and summary.json; each file is written whole or not at all.
+--report DIR also draws them: index.html and a PNG per chart (see `report --help`).")]
 pub struct SweepArgs {
     /// Transcripts, session directories, trees of them, or session ids or
     /// names [default: $SMITH_HOME/sessions]
@@ -97,6 +98,10 @@ pub struct SweepArgs {
     /// into DIR (created if missing)
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Also draw the report (index.html and PNG charts, as `report` does)
+    /// into DIR; the data files go there too unless --out is given
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
     /// Print the config table as a JSON array of objects, best first
     #[arg(long)]
     pub json: bool,
@@ -181,7 +186,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
         )));
     }
 
-    if let Some(dir) = &args.out {
+    let data_dir = args.out.as_ref().or(args.report.as_ref());
+    for dir in [data_dir, args.report.as_ref()].into_iter().flatten() {
         prepare_out_dir(dir, &refs)?;
     }
 
@@ -223,7 +229,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     );
 
     let summaries = summarize(&sweep, &args.price, rank_by);
-    if let Some(dir) = &args.out {
+    if let Some(dir) = data_dir {
         let input = SummaryInput {
             paths: &paths,
             grid_file: args.grid.as_deref(),
@@ -239,6 +245,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
         eprintln!("wrote {} into {}", names.join(", "), dir.display());
+    }
+    if let (Some(data), Some(dir)) = (data_dir, &args.report) {
+        let written = crate::report::write_default(data, dir)?;
+        super::report::say_written(&written);
     }
 
     let order = tables::rank_order(&summaries);

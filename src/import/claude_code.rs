@@ -291,15 +291,20 @@ impl Converter {
         let Some(message) = obj.get("message").and_then(Value::as_object) else {
             return self.skip(line, "no \"message\" object");
         };
-        let blocks: Vec<Value> = match message.get("content") {
-            Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
-            Some(Value::Array(a)) => a.clone(),
+        // A plain string is one text block.
+        let wrapped;
+        let blocks: &[Value] = match message.get("content") {
+            Some(Value::String(s)) => {
+                wrapped = [serde_json::json!({"type": "text", "text": s})];
+                &wrapped
+            }
+            Some(Value::Array(a)) => a,
             _ => return self.skip(line, "message.content is neither a string nor a list"),
         };
         if obj.get("type").and_then(Value::as_str) == Some("assistant") {
-            self.assistant(line, message, &blocks, uuid)
+            self.assistant(line, message, blocks, uuid)
         } else {
-            self.user(line, obj, &blocks, uuid)
+            self.user(line, obj, blocks, uuid)
         }
     }
 

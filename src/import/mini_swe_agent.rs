@@ -389,6 +389,122 @@ enum Answer {
     None,
 }
 
+/// The session being built from a trajectory's messages.
+#[derive(Default)]
+struct Builder {
+    messages: Vec<Message>,
+    log: ReadLog,
+    notes: Vec<Skip>,
+    synthetic_results: usize,
+    classify_commands: bool,
+}
+
+fn text_message(role: Role, text: String, synthetic: bool) -> Message {
+    Message::new(role, vec![Block::text(text.into_bytes())], synthetic, None)
+}
+
+impl Builder {
+    fn skip(&mut self, line: usize, reason: String) {
+        self.log.skipped.push(Skip { line, reason });
+    }
+
+    fn note(&mut self, line: usize, reason: String) {
+        self.notes.push(Skip { line, reason });
+    }
+
+    /// The first user message is the task; any later one that answers no
+    /// command came from the harness.
+    fn user(&mut self, at: usize, text: String) {
+        let synthetic = self.messages.iter().any(|m| m.role == Role::User);
+        if synthetic {
+            self.note(
+                at,
+                "a user message that answers no command; kept as a synthetic user message".into(),
+            );
+        }
+        self.messages
+            .push(text_message(Role::User, text, synthetic));
+    }
+
+    /// An answer of the model and the harness's reply to it (message `at`
+    /// and the one after).
+    fn assistant(&mut self, at: usize, text: String, answer: Answer) {
+        let actions = bash_actions(&text);
+        let action = match answer {
+            Answer::FormatError(reply) => {
+                self.messages
+                    .push(text_message(Role::Assistant, text, false));
+                self.messages.push(text_message(Role::User, reply, true));
+                return;
+            }
+            _ if actions.is_empty() => {
+                self.messages
+                    .push(text_message(Role::Assistant, text, false));
+                if let Answer::Output { text: reply, .. } = answer {
+                    self.note(
+                        at + 1,
+                        "answers an assistant message without a bash block; kept as a synthetic user message".into(),
+                    );
+                    self.messages.push(text_message(Role::User, reply, true));
+                }
+                return;
+            }
+            _ => &actions[0],
+        };
+        if actions.len() > 1 {
+            self.note(
+                at,
+                format!(
+                    "{} bash blocks, yet the harness ran a command; the first is taken",
+                    actions.len()
+                ),
+            );
+        }
+        // The thought around the block stays text; the block is the call.
+        let mut thought = text[..action.start].trim_end().to_string();
+        let tail = text[action.end..].trim();
+        if !tail.is_empty() {
+            if !thought.is_empty() {
+                thought.push_str("\n\n");
+            }
+            thought.push_str(tail);
+        }
+        let tool = if self.classify_commands {
+            classify(&action.command)
+        } else {
+            "bash"
+        };
+        let id = format!("call-{at}");
+        let args = value_to_string(&serde_json::json!({ "command": action.command }));
+        let mut content = Vec::with_capacity(2);
+        if !thought.trim().is_empty() {
+            content.push(Block::text(thought.into_bytes()));
+        }
+        content.push(Block::tool_use(&id, tool, &args));
+        self.messages
+            .push(Message::new(Role::Assistant, content, false, None));
+        let result = match answer {
+            Answer::Output { text, is_error } => {
+                Block::tool_result(Some(id.as_str().into()), text.into_bytes(), is_error)
+            }
+            _ => {
+                self.synthetic_results += 1;
+                self.note(
+                    at,
+                    format!("the command has no output in the trajectory; given the error result {NO_RESULT_TEXT:?}"),
+                );
+                Block::tool_result(
+                    Some(id.as_str().into()),
+                    NO_RESULT_TEXT.as_bytes().to_vec(),
+                    true,
+                )
+            }
+        };
+        self.messages
+            .push(Message::new(Role::Tool, vec![result], false, None));
+    }
+}
+
 /// Converts a parsed trajectory. `path` names it in reports and in
 /// `source.path`; skipped messages are reported as `path:N` with N the
 /// 1-based position in `messages`.
@@ -403,11 +519,6 @@ pub fn convert(
             "{}: no \"messages\" list, not a mini-swe-agent trajectory",
             path.display()
         );
-    };
-    let mut log = ReadLog {
-        path: path.to_path_buf(),
-        lines: raw.len(),
-        ..ReadLog::default()
     };
     let mut notes = Vec::new();
     if let Some(format) = traj.get("trajectory_format").and_then(Value::as_str) {
@@ -430,10 +541,18 @@ pub fn convert(
     let format_error = template("format_error_template", FORMAT_ERROR_PREFIX);
     let timeout = template("timeout_template", TIMEOUT_PREFIX);
 
-    let mut messages: Vec<Message> = Vec::new();
+    let mut b = Builder {
+        log: ReadLog {
+            path: path.to_path_buf(),
+            lines: raw.len(),
+            ..ReadLog::default()
+        },
+        notes,
+        classify_commands: options.classify_commands,
+        ..Builder::default()
+    };
     let mut requests = Vec::new();
     let mut system_bytes: Option<u64> = None;
-    let mut synthetic_results = 0;
     let mut times: Vec<i64> = Vec::new();
     let mut model = None;
     let mut i = 0;
@@ -441,47 +560,41 @@ pub fn convert(
         let m = &raw[i];
         let at = i + 1;
         i += 1;
-        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
         let Some(text) = content_text(m) else {
-            log.skipped.push(Skip {
-                line: at,
-                reason: "message without a text content".into(),
-            });
+            b.skip(at, "message without a text content".into());
             continue;
         };
-        match role {
-            "system" if system_bytes.is_none() && messages.is_empty() => {
+        match m.get("role").and_then(Value::as_str).unwrap_or("") {
+            "system" if system_bytes.is_none() && b.messages.is_empty() => {
                 system_bytes = Some(text.len() as u64);
             }
-            "user" => {
-                // The task is the first; any other user message that answers
-                // no command came from the harness.
-                let synthetic = messages.iter().any(|m| m.role == Role::User);
-                if synthetic {
-                    notes.push(Skip {
-                        line: at,
-                        reason: "user message that answers no command; kept as a synthetic user message".into(),
-                    });
-                }
-                messages.push(Message::new(Role::User, vec![Block::text(text.into_bytes())], synthetic, None));
-            }
+            "user" => b.user(at, text),
             "assistant" => {
+                // The harness's answer is the next message, if it is a user's.
                 let answer = match raw.get(i) {
                     Some(next) if next.get("role").and_then(Value::as_str) == Some("user") => {
                         i += 1;
                         let reply = content_text(next).unwrap_or_default();
-                        if reply.trim_start().starts_with(&format_error) {
+                        let opening = reply.trim_start();
+                        if opening.starts_with(&format_error) {
                             Answer::FormatError(reply)
                         } else {
-                            let is_error = reply.trim_start().starts_with(&timeout) || return_code(&reply).is_some_and(|rc| rc != 0);
-                            Answer::Output { text: reply, is_error }
+                            let is_error = opening.starts_with(&timeout)
+                                || return_code(&reply).is_some_and(|rc| rc != 0);
+                            Answer::Output {
+                                text: reply,
+                                is_error,
+                            }
                         }
                     }
                     _ => Answer::None,
                 };
                 if let Some(mut u) = usage_of(m) {
-                    u.message_index = messages.len();
-                    u.model = m.pointer("/extra/response/model").and_then(Value::as_str).map(str::to_string);
+                    u.message_index = b.messages.len();
+                    u.model = m
+                        .pointer("/extra/response/model")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
                     if model.is_none() {
                         model = u.model.clone();
                     }
@@ -490,73 +603,21 @@ pub fn convert(
                 if let Some(t) = m.pointer("/extra/response/created").and_then(Value::as_i64) {
                     times.push(t);
                 }
-                let actions = bash_actions(&text);
-                let call_id = format!("call-{at}");
-                match answer {
-                    Answer::FormatError(reply) => {
-                        messages.push(Message::new(Role::Assistant, vec![Block::text(text.into_bytes())], false, None));
-                        messages.push(Message::new(Role::User, vec![Block::text(reply.into_bytes())], true, None));
-                    }
-                    Answer::Output { .. } | Answer::None if actions.is_empty() => {
-                        messages.push(Message::new(Role::Assistant, vec![Block::text(text.into_bytes())], false, None));
-                        if let Answer::Output { text: reply, .. } = answer {
-                            log.skipped.push(Skip {
-                                line: at + 1,
-                                reason: "answers an assistant message without a bash block; kept as a synthetic user message".into(),
-                            });
-                            messages.push(Message::new(Role::User, vec![Block::text(reply.into_bytes())], true, None));
-                        }
-                    }
-                    answer => {
-                        if actions.len() > 1 {
-                            notes.push(Skip {
-                                line: at,
-                                reason: format!("{} bash blocks, yet the harness ran a command; the first is taken", actions.len()),
-                            });
-                        }
-                        let action = &actions[0];
-                        let mut rest = String::with_capacity(text.len());
-                        rest.push_str(text[..action.start].trim_end());
-                        let tail = text[action.end..].trim();
-                        if !tail.is_empty() {
-                            if !rest.is_empty() {
-                                rest.push_str("\n\n");
-                            }
-                            rest.push_str(tail);
-                        }
-                        let tool = if options.classify_commands {
-                            classify(&action.command)
-                        } else {
-                            "bash"
-                        };
-                        let args = value_to_string(&serde_json::json!({ "command": action.command }));
-                        let mut content = Vec::with_capacity(2);
-                        if !rest.trim().is_empty() {
-                            content.push(Block::text(rest.into_bytes()));
-                        }
-                        content.push(Block::tool_use(&call_id, tool, &args));
-                        messages.push(Message::new(Role::Assistant, content, false, None));
-                        let result = match answer {
-                            Answer::Output { text, is_error } => Block::tool_result(Some(call_id.as_str().into()), text.into_bytes(), is_error),
-                            _ => {
-                                synthetic_results += 1;
-                                notes.push(Skip {
-                                    line: at,
-                                    reason: format!("the command has no output in the trajectory; given the error result {NO_RESULT_TEXT:?}"),
-                                });
-                                Block::tool_result(Some(call_id.as_str().into()), NO_RESULT_TEXT.as_bytes().to_vec(), true)
-                            }
-                        };
-                        messages.push(Message::new(Role::Tool, vec![result], false, None));
-                    }
-                }
+                b.assistant(at, text, answer);
             }
-            other => log.skipped.push(Skip {
-                line: at,
-                reason: format!("role {other:?} not imported (only the first system prompt, user and assistant messages are)"),
-            }),
+            other => b.skip(
+                at,
+                format!("role {other:?} not imported (only the first system prompt, user and assistant messages are)"),
+            ),
         }
     }
+    let Builder {
+        messages,
+        log,
+        mut notes,
+        synthetic_results,
+        ..
+    } = b;
 
     let stem = path
         .file_name()

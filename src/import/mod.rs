@@ -568,6 +568,23 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
         .with_context(|| format!("{}: cannot write", path.display()))
 }
 
+/// Removes the hidden temporary directories an interrupted import left in
+/// `out` (`.<id>.tmp-*` and `.<id>.old-*`): the transcript inside one would
+/// otherwise be found by a search of `out` as if it were a session.
+fn remove_leftovers(out: &Path) {
+    let Ok(entries) = fs::read_dir(out) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = name.starts_with('.') && (name.contains(".tmp-") || name.contains(".old-"));
+        if ours && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Whether `dir` holds a session an import wrote.
 fn is_import_dir(dir: &Path) -> bool {
     fs::read(dir.join(SESSION_FILE))
@@ -650,6 +667,7 @@ where
     use rayon::prelude::*;
     fs::create_dir_all(out)
         .with_context(|| format!("{}: cannot create the output directory", out.display()))?;
+    remove_leftovers(out);
     let converted: Vec<Result<ImportedSession>> = files.par_iter().map(|f| convert(f)).collect();
     let mut outcome = Outcome::default();
     let mut sessions = Vec::with_capacity(converted.len());

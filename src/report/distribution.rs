@@ -118,8 +118,7 @@ impl Chart for Distribution {
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .set_tick_mark_size(LabelAreaPosition::Bottom, 0)
-            .x_labels(12)
+            .x_labels(5)
             .x_label_formatter(&|v| {
                 let i = v.round();
                 if (v - i).abs() < 1e-6 && (0.0..=1.0).contains(&i) {

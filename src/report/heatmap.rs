@@ -107,7 +107,7 @@ impl Chart for Heatmap {
     }
 
     fn title(&self) -> String {
-        format!("{} by compact_at × compact_to", self.metric.figure())
+        format!("{} by compact_at × compact_to", self.metric.name())
     }
 
     fn caption(&self) -> String {

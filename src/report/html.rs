@@ -96,7 +96,7 @@ a { color: #0b5394; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1.2rem; margin: 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
-.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 12px; margin: .8rem 0; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(128px, 1fr)); gap: 12px; margin: .8rem 0; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: .55rem .8rem; }
 .card .k { color: var(--muted); font-size: .85rem; }
 .card .v { font-size: 1.3rem; font-weight: 600; }
@@ -105,8 +105,8 @@ dl.facts dd { margin: 0; }
 .worse { color: #b3261e; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: .88rem; width: 100%; }
-th, td { padding: .3rem .55rem; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-th { border-bottom: 2px solid var(--line); background: #fafafa; position: sticky; top: 0; }
+th, td { padding: .3rem .45rem; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+th { border-bottom: 2px solid var(--line); background: #fafafa; white-space: normal; vertical-align: bottom; }
 th.l, td.l { text-align: left; }
 tr.baseline td { background: #f1f1f1; }
 tr.chosen td { font-weight: 600; }
@@ -128,7 +128,6 @@ footer { margin-top: 3rem; color: var(--muted); font-size: .85rem; }
   figure, table, .card, dl.facts { break-inside: avoid; page-break-inside: avoid; }
   section.session { break-before: page; page-break-before: always; }
   .scroll { overflow: visible; }
-  th { position: static; }
   a { color: inherit; text-decoration: none; }
 }
 "#;
@@ -332,7 +331,7 @@ impl Page<'_> {
             }
         );
         h.push_str(
-            "<div class=\"scroll\"><table>\n<thead><tr><th>#</th><th class=\"l\">config</th><th class=\"l\"></th>\
+            "<div class=\"scroll\"><table>\n<thead><tr><th>#</th><th class=\"l\">config</th>\
              <th>price</th><th>Δ price</th><th>tokens sent</th><th>Δ tokens</th><th>results mangled</th><th>Δ mangled</th>\
              <th>summaries</th><th>drops</th><th>compactions</th><th>over window</th><th>peak</th></tr></thead>\n<tbody>\n",
         );
@@ -355,7 +354,7 @@ impl Page<'_> {
             let b = |n: &str| base.total(n);
             let _ = writeln!(
                 h,
-                "<tr class=\"{}\"><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{marks}</td><td>{}</td><td>{}</td><td>{}</td>\
+                "<tr class=\"{}\"><td>{}</td><td class=\"l\">{}{marks}</td><td>{}</td><td>{}</td><td>{}</td>\
                  <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 class.join(" "),
                 c.rank,

@@ -91,6 +91,16 @@ impl Metric {
         }
     }
 
+    /// The figure's name in a title.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Price => "Price",
+            Metric::TokensSent => "Tokens sent",
+            Metric::ResultsMangled => "Tool results mangled",
+            Metric::Summaries => "Summaries",
+        }
+    }
+
     /// An axis or colour-bar label, with its unit.
     pub fn axis(self) -> &'static str {
         match self {

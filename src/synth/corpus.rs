@@ -58,15 +58,21 @@ pub struct Planned {
 const EPOCH_2025: u64 = 1_735_689_600;
 /// Sessions of a corpus start this far apart (plus less than this again).
 const SESSION_SPACING_SECS: u64 = 6 * 3600;
+/// How often each shape is drawn under `--shape mixed`: long, short, one-turn.
+const MIX_WEIGHTS: [u32; 3] = [40, 40, 20];
+/// Salts that keep a session's planning draws (shape, size, time, id) and
+/// its timing draws apart from the stream that generates its messages.
+const PLAN_SALT: u64 = 0xc0_4905;
+const TIMING_SALT: u64 = 0x7157;
 
 impl CorpusSpec {
     /// The `index`-th session: independent of every other, so any one can
     /// be regenerated alone.
     pub fn session(&self, index: usize) -> Planned {
         let seed = mix64(self.seed ^ mix64(index as u64 + 1));
-        let mut rng = Rng::new(seed ^ 0xc0_4905);
+        let mut rng = Rng::new(seed ^ PLAN_SALT);
         let shape = self.shape.unwrap_or_else(|| {
-            [Shape::Long, Shape::Short, Shape::OneTurn][rng.weighted(&[40, 40, 20])]
+            [Shape::Long, Shape::Short, Shape::OneTurn][rng.weighted(&MIX_WEIGHTS)]
         });
         let target_bytes = match self.size {
             SizeSpec::ShapeDefault => {
@@ -110,13 +116,22 @@ pub struct CorpusStats {
     pub messages: u64,
 }
 
-/// Streams one session's transcript to `out` as smith-format JSONL and
-/// returns its generator, spent, for what it learned along the way.
+/// A transcript streamed out by [`write_transcript`].
+pub struct Written {
+    /// The generator, spent: what it learned along the way (profile, first
+    /// prompt, turns, usage).
+    pub generator: SessionGen,
+    /// Bytes written, newlines included.
+    pub bytes: u64,
+    pub messages: u64,
+}
+
+/// Streams one session's transcript to `out` as smith-format JSONL.
 pub fn write_transcript<W: Write + ?Sized>(
     seed: u64,
     spec: SessionSpec,
     out: &mut W,
-) -> io::Result<(SessionGen, u64, u64)> {
+) -> io::Result<Written> {
     let mut generator = SessionGen::new(seed, spec);
     let (mut bytes, mut messages) = (0u64, 0u64);
     while generator.next().is_some() {
@@ -126,7 +141,11 @@ pub fn write_transcript<W: Write + ?Sized>(
         bytes += line.len() as u64 + 1;
         messages += 1;
     }
-    Ok((generator, bytes, messages))
+    Ok(Written {
+        generator,
+        bytes,
+        messages,
+    })
 }
 
 /// Writes one planned session into `dir/<id>/`.
@@ -149,13 +168,18 @@ fn write_named_session(
         written = Some(write_transcript(planned.seed, planned.spec, out)?);
         Ok(())
     })?;
-    let Some((generator, bytes, messages)) = written else {
+    let Some(Written {
+        generator,
+        bytes,
+        messages,
+    }) = written
+    else {
         bail!("{}: the transcript was not written", session_dir.display());
     };
 
     // A request every half minute or so: the session lasted as long as its
     // messages took.
-    let mut rng = Rng::new(planned.seed ^ 0x7157);
+    let mut rng = Rng::new(planned.seed ^ TIMING_SALT);
     let duration = messages * rng.range(8, 40) + rng.below(600);
     let prompt = generator.first_prompt().unwrap_or("");
     let name = meta::derive_name(&meta::first_prompt_label(prompt)).map(|name| {

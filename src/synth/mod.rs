@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 pub use corpus::{
     write_corpus, write_session, write_transcript, CorpusSpec, CorpusStats, Planned, SessionStats,
-    SizeSpec,
+    SizeSpec, Written,
 };
 pub use rng::Rng;
 pub use session::{Profile, SessionGen, SessionSpec, Shape, Usage};

@@ -62,13 +62,40 @@ pub fn user_prompt(project: &Project, rng: &mut Rng, first: bool) -> String {
     let f = fn_name(rng);
     let mut s = if first || rng.chance(0.35) {
         match rng.below(7) {
-            0 => format!("The {} {} is broken when {}. Can you look at {path} and fix it?", rng.pick(NOUNS), rng.pick(NOUNS), phrase(rng, 5)),
-            1 => format!("Add a --{}-{} flag to the {} command. It should {}.", rng.pick(ADJECTIVES), rng.pick(NOUNS), rng.pick(VERBS), phrase(rng, 8)),
-            2 => format!("Why does `{f}` return {} results? It started after the last change to @{path}.", rng.pick(ADJECTIVES)),
-            3 => format!("Refactor {path} so that {}. Keep the public API as it is.", phrase(rng, 9)),
-            4 => format!("Run `{}` and fix whatever fails.", rng.pick(project.lang.test_cmds)),
-            5 => format!("`{f}` schlägt seit gestern fehl — bitte prüfe die Änderungen an {path}. Danke!"),
-            _ => format!("Implement {} for {} in {path}: {}", type_name(rng), rng.pick(NOUNS), paragraph_of(rng, 80, 600)),
+            0 => format!(
+                "The {} {} is broken when {}. Can you look at {path} and fix it?",
+                rng.pick(NOUNS),
+                rng.pick(NOUNS),
+                phrase(rng, 5)
+            ),
+            1 => format!(
+                "Add a --{}-{} flag to the {} command. It should {}.",
+                rng.pick(ADJECTIVES),
+                rng.pick(NOUNS),
+                rng.pick(VERBS),
+                phrase(rng, 8)
+            ),
+            2 => format!(
+                "Why does `{f}` return {} results? It started after the last change to @{path}.",
+                rng.pick(ADJECTIVES)
+            ),
+            3 => format!(
+                "Refactor {path} so that {}. Keep the public API as it is.",
+                phrase(rng, 9)
+            ),
+            4 => format!(
+                "Run `{}` and fix whatever fails.",
+                rng.pick(project.lang.test_cmds)
+            ),
+            5 => format!(
+                "`{f}` schlägt seit gestern fehl — bitte prüfe die Änderungen an {path}. Danke!"
+            ),
+            _ => format!(
+                "Implement {} for {} in {path}: {}",
+                type_name(rng),
+                rng.pick(NOUNS),
+                paragraph_of(rng, 80, 600)
+            ),
         }
     } else {
         match rng.below(8) {
