@@ -235,7 +235,7 @@ fn index_html_says_what_was_swept_and_ranks_the_configs() {
     // The ranked table: every config (9 ≤ the top shown), best first, the
     // baseline and the front marked.
     let table = &html[html.find("<section id=\"configs\">").unwrap()..];
-    let table = &table[..table.find("</section>").unwrap()];
+    let table = &table[table.find("<tbody>").unwrap()..table.find("</tbody>").unwrap()];
     let mut last = 0;
     for &i in &data.by_rank() {
         let c = &data.configs[i];
@@ -439,11 +439,22 @@ fn chromium() -> Option<PathBuf> {
     None
 }
 
+/// What headless Chromium did: its exit status, what it printed, and the
+/// net log of the run.
+struct Run {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+    net_log: PathBuf,
+}
+
 /// Runs headless Chromium on `page` with networking made to fail, logging
-/// every network event to `<profile>/net.json`; `extra` adds flags. Kills it
-/// after two minutes.
-fn headless(browser: &Path, profile: &Path, page: &Path, extra: &[String]) -> (Output, PathBuf) {
-    let net_log = profile.join("net.json");
+/// every network event to `<dir>/net.json`; `extra` adds flags. Its output
+/// goes to files (a DOM dump overflows a pipe nobody reads while waiting).
+/// Kills it after two minutes.
+fn headless(browser: &Path, dir: &Path, page: &Path, extra: &[String]) -> Run {
+    let net_log = dir.join("net.json");
+    let (out, err) = (dir.join("stdout"), dir.join("stderr"));
     let mut child = Command::new(browser)
         .args([
             "--headless",
@@ -457,26 +468,33 @@ fn headless(browser: &Path, profile: &Path, page: &Path, extra: &[String]) -> (O
             "--disable-dev-shm-usage",
             "--host-resolver-rules=MAP * ~NOTFOUND",
         ])
-        .arg(format!("--user-data-dir={}", profile.join("profile").display()))
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
         .arg(format!("--log-net-log={}", net_log.display()))
         .args(extra)
         .arg(format!("file://{}", page.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(&out).unwrap())
+        .stderr(fs::File::create(&err).unwrap())
         .spawn()
         .expect("chromium starts");
     let started = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
         }
         if started.elapsed() > Duration::from_secs(120) {
             let _ = child.kill();
+            let _ = child.wait();
             panic!("chromium did not finish in two minutes");
         }
         std::thread::sleep(Duration::from_millis(100));
+    };
+    Run {
+        ok: status.success(),
+        stdout: fs::read_to_string(&out).unwrap_or_default(),
+        stderr: fs::read_to_string(&err).unwrap_or_default(),
+        net_log,
     }
-    (child.wait_with_output().unwrap(), net_log)
 }
 
 /// The URLs of the network requests the page made (not those of the
@@ -514,16 +532,16 @@ fn chromium_renders_every_chart_and_the_page_requests_nothing() {
     let probe = f.tmp.path().join("probe.html");
     fs::write(&probe, "<!DOCTYPE html><p>x</p><img src=\"http://example.invalid/x.png\">").unwrap();
     let probe_dir = tempfile::tempdir().unwrap();
-    let (o, net_log) = headless(&browser, probe_dir.path(), &probe, &["--dump-dom".to_string()]);
-    assert!(o.status.success(), "chromium failed: {}", stderr(&o));
-    let caught = page_requests(&net_log);
+    let r = headless(&browser, probe_dir.path(), &probe, &["--dump-dom".to_string()]);
+    assert!(r.ok, "chromium failed: {}", r.stderr);
+    let caught = page_requests(&r.net_log);
     assert!(caught.iter().any(|u| u.contains("example.invalid")), "the net-log check misses a page request: {caught:?}");
 
     // The report: every chart in the rendered DOM, with its drawing.
-    let profile = tempfile::tempdir().unwrap();
-    let (o, net_log) = headless(&browser, profile.path(), &index, &["--dump-dom".to_string()]);
-    assert!(o.status.success(), "chromium failed: {}", stderr(&o));
-    let dom = String::from_utf8_lossy(&o.stdout);
+    let dir = tempfile::tempdir().unwrap();
+    let r = headless(&browser, dir.path(), &index, &["--dump-dom".to_string()]);
+    assert!(r.ok, "chromium failed: {}", r.stderr);
+    let dom = &r.stdout;
     for stem in &charts {
         let at = dom.find(&format!("data-chart=\"{stem}\"")).unwrap_or_else(|| panic!("{stem} is not in the rendered DOM"));
         let svg = &dom[at..];
@@ -531,18 +549,19 @@ fn chromium_renders_every_chart_and_the_page_requests_nothing() {
         assert!(svg.matches("<text").count() >= 5, "{stem}: too few labels in the rendered SVG");
         assert!(svg.contains("<polyline") || svg.contains("<rect") || svg.contains("<circle"), "{stem}: nothing drawn");
     }
-    let requests = page_requests(&net_log);
+    let requests = page_requests(&r.net_log);
     assert!(requests.is_empty(), "the page made network requests: {requests:?}");
 
     // A screenshot of the top of the page has text and the first charts.
-    let shot = profile.path().join("shot.png");
-    let (o, _) = headless(
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("shot.png");
+    let r = headless(
         &browser,
-        profile.path(),
+        dir.path(),
         &index,
         &[format!("--screenshot={}", shot.display()), "--window-size=1280,2000".to_string(), "--hide-scrollbars".to_string()],
     );
-    assert!(o.status.success(), "chromium failed: {}", stderr(&o));
+    assert!(r.ok, "chromium failed: {}", r.stderr);
     let (w, h, inked) = decode(&shot);
     assert_eq!((w, h), (1280, 2000));
     assert!(inked > 0.05, "the screenshot is nearly blank: {:.1}% inked", inked * 100.0);

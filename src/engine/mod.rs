@@ -356,6 +356,44 @@ impl Engine {
     }
 }
 
+/// Anything the replay can run before each request: smith's engine, or
+/// another agent's policy modelled on the same estimate (see
+/// `crate::policy`). Each returns a [`Compaction`] so every policy's row
+/// reads like smith's.
+pub trait Compactor: Sync {
+    /// A short name for tables and files ("smith", "masking", ...).
+    fn name(&self) -> &str;
+
+    /// The budget requests are charged under: its `charged` prices every
+    /// request and its thresholds draw the charts.
+    fn budget(&self) -> &Budget;
+
+    /// Compacts `messages`, whose byte total the caller keeps, before a
+    /// request. Below its threshold a policy returns them untouched.
+    fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction;
+
+    /// What enters the history when the record appends `message`. smith keeps
+    /// every message as it is; a policy that caps results on arrival (Codex)
+    /// rewrites them here.
+    fn admit(&self, message: &Arc<Message>) -> Arc<Message> {
+        message.clone()
+    }
+}
+
+impl Compactor for Engine {
+    fn name(&self) -> &str {
+        "smith"
+    }
+
+    fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
+        Engine::compact_measured(self, messages, bytes)
+    }
+}
+
 /// Compacts `messages` under `config`: the whole engine in one call.
 pub fn compact(messages: &[Arc<Message>], config: &Config) -> Compaction {
     Engine::new(*config).compact(messages)

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::{Compaction, Effects, Engine, Stage, Strategy};
+use crate::engine::{Compaction, Compactor, Effects, Stage, Strategy};
 use crate::transcript::{Message, Role};
 
 /// What happened at one request.
@@ -97,12 +97,12 @@ impl SessionFacts {
 /// the working history as sent, and the compaction that produced it (whose
 /// `messages` has been moved into that history, so it reads `None`); return
 /// `false` from it to stop early.
-pub fn replay_with(
+pub fn replay_with<C: Compactor + ?Sized>(
     messages: &[Arc<Message>],
-    engine: &Engine,
+    engine: &C,
     mut observe: impl FnMut(&RequestFacts, &[Arc<Message>], &Compaction) -> bool,
 ) -> SessionFacts {
-    let budget = &engine.budget;
+    let budget = engine.budget();
     let mut facts = SessionFacts {
         messages: messages.len(),
         ..SessionFacts::default()
@@ -152,13 +152,14 @@ pub fn replay_with(
                 return facts;
             }
         }
-        bytes += message.bytes();
-        working.push(message.clone());
+        let admitted = engine.admit(message);
+        bytes += admitted.bytes();
+        working.push(admitted);
     }
     facts
 }
 
 /// Replays `messages` under `engine` and returns the sums.
-pub fn replay(messages: &[Arc<Message>], engine: &Engine) -> SessionFacts {
+pub fn replay<C: Compactor + ?Sized>(messages: &[Arc<Message>], engine: &C) -> SessionFacts {
     replay_with(messages, engine, |_, _, _| true)
 }
