@@ -57,17 +57,37 @@ fn main() {
     let sizes: Vec<f64> = std::env::var("REPLAY_BENCH_MB")
         .unwrap_or_else(|_| "1,10,50".into())
         .split(',')
-        .map(|s| s.trim().parse().expect("REPLAY_BENCH_MB: numbers separated by commas"))
+        .map(|s| {
+            s.trim()
+                .parse()
+                .expect("REPLAY_BENCH_MB: numbers separated by commas")
+        })
         .collect();
     let engine = Engine::new(Config::default());
     println!(
         "{:>7} {:>9} {:>8} {:>12} {:>12} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}",
-        "size MB", "messages", "requests", "skim MB/s", "Value MB/s", "read MB/s", "replay MB/s", "read+rep MB/s", "x Value", "x read", "ms per MB"
+        "size MB",
+        "messages",
+        "requests",
+        "skim MB/s",
+        "Value MB/s",
+        "read MB/s",
+        "replay MB/s",
+        "read+rep MB/s",
+        "x Value",
+        "x read",
+        "ms per MB"
     );
     for mb in sizes {
         let bytes = synth::transcript_bytes(7, SessionSpec::of_mb(Shape::Long, mb));
         let size = bytes.len() as f64 / 1e6;
-        let runs = if size < 5.0 { 7 } else if size < 20.0 { 3 } else { 2 };
+        let runs = if size < 5.0 {
+            7
+        } else if size < 20.0 {
+            3
+        } else {
+            2
+        };
         let skim = best_of(runs, || {
             for l in lines(&bytes) {
                 black_box(serde_json::from_str::<serde::de::IgnoredAny>(l).ok());

@@ -15,7 +15,8 @@ const GOOD_ASSISTANT: &str = r#"{"role":"assistant","content":[{"type":"text","t
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home").env("NO_COLOR", "1");
+    c.env("SMITH_HOME", "/nonexistent-smith-home")
+        .env("NO_COLOR", "1");
     c
 }
 
@@ -27,7 +28,13 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn replay(path: &Path, extra: &[&str]) -> Output {
-    bin().arg("replay").arg(path).arg("--json").args(extra).output().unwrap()
+    bin()
+        .arg("replay")
+        .arg(path)
+        .arg("--json")
+        .args(extra)
+        .output()
+        .unwrap()
 }
 
 fn stderr(o: &Output) -> String {
@@ -70,7 +77,11 @@ fn assert_skipped_line_2(bad: &[u8], reason: &str) {
     assert_eq!(v["lines_skipped"], 1);
     assert_eq!(v["requests"], 1);
     let strict = replay(&p, &["--strict"]);
-    assert_eq!(strict.status.code(), Some(1), "--strict fails on a skipped line");
+    assert_eq!(
+        strict.status.code(),
+        Some(1),
+        "--strict fails on a skipped line"
+    );
 }
 
 #[test]
@@ -80,7 +91,11 @@ fn empty_file_reads_nothing_and_exits_1() {
     let o = replay(&p, &[]);
     no_panic(&o);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("no message could be read"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no message could be read"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -101,7 +116,11 @@ fn final_line_cut_mid_json_is_skipped_and_the_rest_used() {
     let o = replay(&p, &[]);
     no_panic(&o);
     assert_eq!(o.status.code(), Some(0));
-    assert!(stderr(&o).contains(&format!("{}:4: skipped: EOF while parsing", p.display())), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("{}:4: skipped: EOF while parsing", p.display())),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(json(&o)["messages"], 3);
 }
 
@@ -140,7 +159,10 @@ fn a_message_without_role_or_content_is_skipped() {
 
 #[test]
 fn unknown_role_and_unknown_block_type_are_skipped_by_name() {
-    assert_skipped_line_2(br#"{"role":"narrator","content":[]}"#, "unknown role \"narrator\"");
+    assert_skipped_line_2(
+        br#"{"role":"narrator","content":[]}"#,
+        "unknown role \"narrator\"",
+    );
     assert_skipped_line_2(
         br#"{"role":"user","content":[{"type":"video","text":"x"}]}"#,
         "content[0]: unknown block type \"video\"",
@@ -168,8 +190,14 @@ fn tool_args_that_are_a_string_or_an_array_are_kept_as_json() {
     .join("\n");
     let p = write(dir.path(), "transcript.jsonl", data.as_bytes());
     let t = read_transcript(&p).unwrap();
-    assert_eq!(t.messages[1].content[0].tool_args.as_deref(), Some("\"ls -la\""));
-    assert_eq!(t.messages[3].content[0].tool_args.as_deref(), Some("[1,\"two\"]"));
+    assert_eq!(
+        t.messages[1].content[0].tool_args.as_deref(),
+        Some("\"ls -la\"")
+    );
+    assert_eq!(
+        t.messages[3].content[0].tool_args.as_deref(),
+        Some("[1,\"two\"]")
+    );
     let o = replay(&p, &["--strict"]);
     assert_eq!(o.status.code(), Some(0));
 }
@@ -187,7 +215,9 @@ fn tool_args_nested_10000_levels_deep_is_skipped_not_a_crash() {
 fn a_single_line_of_200_mb_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let big = "x".repeat(200 << 20);
-    let line = format!(r#"{{"role":"tool","content":[{{"type":"tool_result","tool_call_id":"a","text":"{big}"}}]}}"#);
+    let line = format!(
+        r#"{{"role":"tool","content":[{{"type":"tool_result","tool_call_id":"a","text":"{big}"}}]}}"#
+    );
     drop(big);
     let data = format!(
         "{GOOD_USER}\n{}\n{line}\n{GOOD_ASSISTANT}\n",
@@ -239,7 +269,9 @@ fn unpaired_results_calls_and_duplicate_ids_replay_without_loss() {
 fn a_session_that_is_one_huge_result_replays() {
     let dir = tempfile::tempdir().unwrap();
     let big = "z".repeat(3 << 20);
-    let data = format!(r#"{{"role":"tool","content":[{{"type":"tool_result","tool_call_id":"a","text":"{big}"}}]}}"#);
+    let data = format!(
+        r#"{{"role":"tool","content":[{{"type":"tool_result","tool_call_id":"a","text":"{big}"}}]}}"#
+    );
     let p = write(dir.path(), "transcript.jsonl", data.as_bytes());
     let o = replay(&p, &[]);
     no_panic(&o);
@@ -261,12 +293,20 @@ fn session_json_missing_corrupt_or_disagreeing_never_stops_the_replay() {
     write(dir.path(), "b/session.json", b"{\"id\": \"b\", ");
     let o = replay(&b, &[]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(stderr(&o).contains("session.json: not valid JSON, metadata ignored"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("session.json: not valid JSON, metadata ignored"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(json(&o)["messages"], 3);
     // Disagreeing: session.json's own messages are not the transcript's; the
     // transcript is what is replayed.
     let c = write(dir.path(), "c/transcript.jsonl", &data);
-    write(dir.path(), "c/session.json", br#"{"id":"session-1-abc","name":"named","messages":[]}"#);
+    write(
+        dir.path(),
+        "c/session.json",
+        br#"{"id":"session-1-abc","name":"named","messages":[]}"#,
+    );
     let o = replay(&c, &[]);
     assert_eq!(o.status.code(), Some(0));
     let v = json(&o);
@@ -281,19 +321,31 @@ fn a_tree_with_unreadable_files_a_symlink_loop_and_a_non_transcript_is_walked() 
     write(&root, "s1/transcript.jsonl", &around(b""));
     write(&root, "notes/readme.txt", b"not a transcript");
     // A file named like a transcript that is not one: read, all lines bad.
-    write(&root, "junk/transcript.jsonl", b"\x89PNG\r\n\x1a\n\x00\x00binary");
+    write(
+        &root,
+        "junk/transcript.jsonl",
+        b"\x89PNG\r\n\x1a\n\x00\x00binary",
+    );
     // A symlink loop and a dangling link named like a transcript.
     std::os::unix::fs::symlink(&root, root.join("s1/loop")).unwrap();
     fs::create_dir_all(root.join("gone")).unwrap();
     std::os::unix::fs::symlink(root.join("nowhere"), root.join("gone/transcript.jsonl")).unwrap();
     let found = smith_calibrate::transcript::resolve(root.to_str().unwrap()).unwrap();
     let names: Vec<String> = found.iter().map(|s| s.label()).collect();
-    assert_eq!(names, vec!["junk", "s1"], "the loop ends, the dangling link is passed over");
+    assert_eq!(
+        names,
+        vec!["junk", "s1"],
+        "the loop ends, the dangling link is passed over"
+    );
     // Reading the junk transcript reports its lines and reads nothing.
     let o = replay(&root.join("junk"), &[]);
     no_panic(&o);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("junk/transcript.jsonl:1: skipped: invalid UTF-8"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("junk/transcript.jsonl:1: skipped: invalid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -308,7 +360,10 @@ fn skipped_lines_are_described_for_the_first_five_then_counted() {
     let o = replay(&p, &[]);
     let err = stderr(&o);
     assert_eq!(err.matches(": skipped: ").count(), 5, "{err}");
-    assert!(err.contains("skipped 7 more bad lines (12 in all)"), "{err}");
+    assert!(
+        err.contains("skipped 7 more bad lines (12 in all)"),
+        "{err}"
+    );
     assert_eq!(json(&o)["lines_skipped"], 12);
 }
 
@@ -330,7 +385,10 @@ fn an_index_naming_a_missing_session_is_a_clear_error() {
     no_panic(&o);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("session \"session-1-abcdef\" is in") && err.contains("does not exist"), "{err}");
+    assert!(
+        err.contains("session \"session-1-abcdef\" is in") && err.contains("does not exist"),
+        "{err}"
+    );
     let o = bin()
         .env("SMITH_HOME", home.path())
         .args(["replay", "no-such-thing"])
@@ -363,7 +421,10 @@ fn a_session_is_found_by_id_and_by_name_through_the_index() {
 
 #[test]
 fn bad_arguments_exit_2() {
-    let o = bin().args(["replay", "x", "--ratio", "0"]).output().unwrap();
+    let o = bin()
+        .args(["replay", "x", "--ratio", "0"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("ratio must be a positive number"));
     let o = bin().args(["replay"]).output().unwrap();
@@ -374,12 +435,22 @@ fn bad_arguments_exit_2() {
 fn nothing_is_written_into_the_session_directory() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "s/transcript.jsonl", &around(b"broken"));
-    let before: Vec<_> = fs::read_dir(dir.path().join("s")).unwrap().map(|e| e.unwrap().path()).collect();
+    let before: Vec<_> = fs::read_dir(dir.path().join("s"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     let bytes = fs::read(&p).unwrap();
-    for args in [vec!["--json"], vec!["--trace"], vec!["--emit-history-at", "0"]] {
+    for args in [
+        vec!["--json"],
+        vec!["--trace"],
+        vec!["--emit-history-at", "0"],
+    ] {
         bin().arg("replay").arg(&p).args(&args).output().unwrap();
     }
-    let after: Vec<_> = fs::read_dir(dir.path().join("s")).unwrap().map(|e| e.unwrap().path()).collect();
+    let after: Vec<_> = fs::read_dir(dir.path().join("s"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(before, after);
     assert_eq!(fs::read(&p).unwrap(), bytes);
 }

@@ -37,32 +37,71 @@ struct Turn {
 const TOOLS: [&str; 5] = ["read_file", "grep", "glob", "bash", "edit_file"];
 
 fn call_strategy() -> impl Strategy<Value = Call> {
-    (0..TOOLS.len(), 0..3usize, prop_oneof![0..600usize, 400..3000usize, 3000..9000usize], any::<bool>(), prop::bool::weighted(0.1))
-        .prop_map(|(tool, args, size, error, image)| Call { tool, args, size, error, image })
+    (
+        0..TOOLS.len(),
+        0..3usize,
+        prop_oneof![0..600usize, 400..3000usize, 3000..9000usize],
+        any::<bool>(),
+        prop::bool::weighted(0.1),
+    )
+        .prop_map(|(tool, args, size, error, image)| Call {
+            tool,
+            args,
+            size,
+            error,
+            image,
+        })
 }
 
 fn step_strategy() -> impl Strategy<Value = Step> {
-    (prop::option::of(0..800usize), 0..400usize, prop::collection::vec(call_strategy(), 0..4))
-        .prop_map(|(thinking, text, calls)| Step { thinking, text, calls })
+    (
+        prop::option::of(0..800usize),
+        0..400usize,
+        prop::collection::vec(call_strategy(), 0..4),
+    )
+        .prop_map(|(thinking, text, calls)| Step {
+            thinking,
+            text,
+            calls,
+        })
 }
 
 fn turn_strategy() -> impl Strategy<Value = Turn> {
-    (prop::bool::weighted(0.2), prop::bool::weighted(0.1), prop::collection::vec(step_strategy(), 1..4))
-        .prop_map(|(synthetic, image, steps)| Turn { synthetic, image, steps })
+    (
+        prop::bool::weighted(0.2),
+        prop::bool::weighted(0.1),
+        prop::collection::vec(step_strategy(), 1..4),
+    )
+        .prop_map(|(synthetic, image, steps)| Turn {
+            synthetic,
+            image,
+            steps,
+        })
 }
 
 fn config_strategy() -> impl Strategy<Value = Config> {
-    (200u64..6000, 0.3f64..1.0, 0.05f64..0.9, 8usize..1024, 0usize..5, 0u64..300, 1.0f64..2.0, 0u64..300)
-        .prop_map(|(max, at, to, cap, window, overhead, ratio, summary)| Config {
-            max_tokens: max,
-            compact_at: at,
-            compact_to: to.min(at),
-            result_cap: cap,
-            window_turns: window,
-            overhead_tokens: overhead,
-            ratio,
-            summary_tokens: summary,
-        })
+    (
+        200u64..6000,
+        0.3f64..1.0,
+        0.05f64..0.9,
+        8usize..1024,
+        0usize..5,
+        0u64..300,
+        1.0f64..2.0,
+        0u64..300,
+    )
+        .prop_map(
+            |(max, at, to, cap, window, overhead, ratio, summary)| Config {
+                max_tokens: max,
+                compact_at: at,
+                compact_to: to.min(at),
+                result_cap: cap,
+                window_turns: window,
+                overhead_tokens: overhead,
+                ratio,
+                summary_tokens: summary,
+            },
+        )
 }
 
 /// Text of `n` bytes with a two-byte character every 97 bytes, so heads
@@ -87,7 +126,12 @@ fn build(turns: &[Turn]) -> Vec<Arc<Message>> {
         if turn.image {
             content.push(media(BlockType::Image, None, Some("shot.png"), None));
         }
-        h.push(arc(Message::new(Role::User, content, turn.synthetic && t > 0, None)));
+        h.push(arc(Message::new(
+            Role::User,
+            content,
+            turn.synthetic && t > 0,
+            None,
+        )));
         for step in &turn.steps {
             let mut blocks = Vec::new();
             if let Some(n) = step.thinking {
@@ -104,7 +148,12 @@ fn build(turns: &[Turn]) -> Vec<Arc<Message>> {
                 r.is_error = Some(c.error);
                 results.push(r);
                 if c.image {
-                    results.push(media(BlockType::Image, Some(&call_id), None, Some("image/png")));
+                    results.push(media(
+                        BlockType::Image,
+                        Some(&call_id),
+                        None,
+                        Some("image/png"),
+                    ));
                 }
             }
             h.push(arc(Message::new(Role::Assistant, blocks, false, None)));

@@ -39,7 +39,13 @@ fn old_results(sizes: &[usize]) -> Vec<Arc<Message>> {
         h.push(call(&format!("t{i}"), "bash", r#"{"command":"x"}"#));
         h.push(result(&format!("t{i}"), &filler(*size)));
     }
-    h.extend([user("u2"), assistant("a2"), user("u3"), assistant("a3"), user("u4")]);
+    h.extend([
+        user("u2"),
+        assistant("a2"),
+        user("u3"),
+        assistant("a3"),
+        user("u4"),
+    ]);
     h
 }
 
@@ -91,14 +97,19 @@ fn estimate_counts_tool_args_as_compact_json_with_key_order_kept() {
         r#"{"role":"assistant","content":[{"type":"tool_use","tool_call_id":"a","tool_name":"glob","tool_args":{ "pattern" : "*.rs", "n": 1.50 }}]}"#,
     )
     .unwrap();
-    assert_eq!(m.content[0].tool_args.as_deref(), Some(r#"{"pattern":"*.rs","n":1.5}"#));
+    assert_eq!(
+        m.content[0].tool_args.as_deref(),
+        Some(r#"{"pattern":"*.rs","n":1.5}"#)
+    );
     assert_eq!(m.bytes(), 26 + 4);
 }
 
 #[test]
 fn transcript_roles_and_block_types_match_case_insensitively() {
-    let m = parse_line(r#"{"role":"TOOL","content":[{"type":"Tool_Result","text":"x","tool_call_id":"a"}]}"#)
-        .unwrap();
+    let m = parse_line(
+        r#"{"role":"TOOL","content":[{"type":"Tool_Result","text":"x","tool_call_id":"a"}]}"#,
+    )
+    .unwrap();
     assert_eq!(m.role, Role::Tool);
     assert_eq!(m.content[0].kind, BlockType::ToolResult);
 }
@@ -222,7 +233,10 @@ fn stages_stop_as_soon_as_the_history_fits_the_target() {
 fn stage0_thinking_is_dropped_only_before_the_current_turn() {
     let h = vec![
         user("u1"),
-        assistant_blocks(vec![thinking("old thoughts", "s1"), Block::text(b"a1".to_vec())]),
+        assistant_blocks(vec![
+            thinking("old thoughts", "s1"),
+            Block::text(b"a1".to_vec()),
+        ]),
         user("u2"),
         assistant_blocks(vec![
             Block {
@@ -234,7 +248,10 @@ fn stage0_thinking_is_dropped_only_before_the_current_turn() {
         ]),
         result("t1", b"ok"),
         user("u3"),
-        assistant_blocks(vec![thinking("current", "s3"), Block::tool_use("t2", "bash", "{}")]),
+        assistant_blocks(vec![
+            thinking("current", "s3"),
+            Block::tool_use("t2", "bash", "{}"),
+        ]),
         result("t2", b"ok"),
     ];
     let (w, effects, changed) = run_stage(&h, |w, l| stages::thinking::run(w, 0, l));
@@ -265,14 +282,28 @@ fn stage0b_media_in_a_tool_message_is_appended_to_its_result() {
         Role::Tool,
         vec![
             result_block("t1", b"out"),
-            media(BlockType::Image, Some("t1"), Some("a.png"), Some("image/png")),
-            media(BlockType::Document, Some("t1"), None, Some("application/pdf")),
+            media(
+                BlockType::Image,
+                Some("t1"),
+                Some("a.png"),
+                Some("image/png"),
+            ),
+            media(
+                BlockType::Document,
+                Some("t1"),
+                None,
+                Some("application/pdf"),
+            ),
             media(BlockType::Image, None, Some("orphan.png"), None),
         ],
         false,
         Some("00000000000000aa".into()),
     ));
-    let mut h = vec![user("u1"), call("t1", "read_file", r#"{"path":"a.png"}"#), tool];
+    let mut h = vec![
+        user("u1"),
+        call("t1", "read_file", r#"{"path":"a.png"}"#),
+        tool,
+    ];
     h.extend([user("u2"), user("u3"), user("u4")]);
     let (w, effects, changed) = run_stage(&h, |w, l| stages::attachments::run(w, 0, 3, false, l));
     assert!(changed);
@@ -313,7 +344,9 @@ fn stage0b_media_in_other_roles_becomes_a_text_note_labelled_by_source_then_type
         "[attachment — removed to stay within the context window; mention it again to re-attach it]"
     );
     assert_eq!(note.len(), 92);
-    assert!(String::from_utf8(text_of(m, 2)).unwrap().starts_with("[image/jpeg — "));
+    assert!(String::from_utf8(text_of(m, 2))
+        .unwrap()
+        .starts_with("[image/jpeg — "));
 }
 
 #[test]
@@ -326,7 +359,10 @@ fn stage0b_media_inside_the_three_turn_window_is_kept() {
     ));
     let h = vec![user("u1"), img, user("u3"), user("u4")];
     let (_, _, changed) = run_stage(&h, |w, l| stages::attachments::run(w, 0, 3, false, l));
-    assert!(!changed, "index 1 is after the window start (u2 is not there: u1 starts it)");
+    assert!(
+        !changed,
+        "index 1 is after the window start (u2 is not there: u1 starts it)"
+    );
     let h = vec![user("u0"), h[1].clone(), user("u2"), user("u3"), user("u4")];
     let (_, _, changed) = run_stage(&h, |w, l| stages::attachments::run(w, 0, 3, false, l));
     assert!(changed);
@@ -382,7 +418,10 @@ fn stage1_key_is_tool_name_and_exact_compact_arguments() {
     let mut h = read_session("read_file", r#"{"path":"a","limit":5}"#, 2500);
     h[8] = call("r2", "read_file", r#"{"limit":5,"path":"a"}"#);
     let (_, e, _) = run_stage(&h, |w, l| stages::duplicates::run(w, 0, 3, l));
-    assert_eq!(e.reads_superseded, 0, "key order differs, so the calls differ");
+    assert_eq!(
+        e.reads_superseded, 0,
+        "key order differs, so the calls differ"
+    );
 }
 
 #[test]
@@ -421,7 +460,10 @@ fn stage2_head_may_split_a_multibyte_character_and_counts_512_bytes() {
     assert_eq!(cut[511], 0xC3, "the head ends inside the character");
     assert_eq!(cut.len(), 512 + 70);
     let json = w.messages[2].to_json();
-    assert!(json.contains("a\u{FFFD}\\n\\n[... 1 KiB truncated by smith"), "{json}");
+    assert!(
+        json.contains("a\u{FFFD}\\n\\n[... 1 KiB truncated by smith"),
+        "{json}"
+    );
 }
 
 #[test]
@@ -430,13 +472,17 @@ fn stage2_takes_largest_results_first_and_ties_in_transcript_order() {
     // go: the larger of 1000 and 3000, then the earlier of two equals.
     let h = old_results(&[1000, 3000]);
     let target = (total_bytes(&h) - 3000 + 582) / 4;
-    let (w, _, _) = run_stage(&h, |w, l| stages::truncate::run(w, target as i64, 3, 512, l));
+    let (w, _, _) = run_stage(&h, |w, l| {
+        stages::truncate::run(w, target as i64, 3, 512, l)
+    });
     assert_eq!(text_of(&w.messages[2], 0), filler(1000));
     assert_eq!(text_of(&w.messages[4], 0).len(), 582);
 
     let h = old_results(&[3000, 3000]);
     let target = (total_bytes(&h) - 3000 + 582) / 4;
-    let (w, _, _) = run_stage(&h, |w, l| stages::truncate::run(w, target as i64, 3, 512, l));
+    let (w, _, _) = run_stage(&h, |w, l| {
+        stages::truncate::run(w, target as i64, 3, 512, l)
+    });
     assert_eq!(text_of(&w.messages[2], 0).len(), 582);
     assert_eq!(text_of(&w.messages[4], 0), filler(3000));
 }
@@ -450,7 +496,10 @@ fn stage2_collapses_an_already_marked_result_to_a_stub() {
     h.insert(2, result("t9", &text));
     let (w, e, _) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, l));
     let stub = String::from_utf8(text_of(&w.messages[2], 0)).unwrap();
-    assert_eq!(stub, "[2 KiB truncated by smith to stay within the context window]");
+    assert_eq!(
+        stub,
+        "[2 KiB truncated by smith to stay within the context window]"
+    );
     assert_eq!(stub.len(), 60);
     assert_eq!(e.results_stubbed, 1);
 }
@@ -462,7 +511,10 @@ fn stage2_rewrites_a_result_only_when_that_makes_it_shorter() {
     h[4] = result("t0", stub);
     h[2] = result("t0", &filler(512));
     let (_, e, changed) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, l));
-    assert!(!changed, "512 bytes stay, and a stub of itself is not shorter");
+    assert!(
+        !changed,
+        "512 bytes stay, and a stub of itself is not shorter"
+    );
     assert_eq!(e.results_mangled(), 0);
 }
 
@@ -471,7 +523,12 @@ fn stage2_rewrite_keeps_call_id_error_flag_role_synthetic_and_message_id() {
     let mut block = result_block("t0", &filler(4000));
     block.is_error = Some(true);
     block.tool_name = Some("bash".into());
-    let tool = common::arc(Message::new(Role::Tool, vec![block], false, Some("feedfacefeedface".into())));
+    let tool = common::arc(Message::new(
+        Role::Tool,
+        vec![block],
+        false,
+        Some("feedfacefeedface".into()),
+    ));
     let mut h = old_results(&[]);
     h.insert(1, call("t0", "bash", "{}"));
     h.insert(2, tool);
@@ -483,7 +540,10 @@ fn stage2_rewrite_keeps_call_id_error_flag_role_synthetic_and_message_id() {
     let b = &m.content[0];
     assert_eq!(b.tool_call_id.as_deref(), Some("t0"));
     assert_eq!(b.is_error, Some(true));
-    assert_eq!(b.tool_name, None, "smith rebuilds a result from id, text and flag only");
+    assert_eq!(
+        b.tool_name, None,
+        "smith rebuilds a result from id, text and flag only"
+    );
 }
 
 #[test]
@@ -492,7 +552,9 @@ fn stage2_result_cap_knob_sets_the_head_size() {
     let (w, _, _) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 256, l));
     let t = text_of(&w.messages[2], 0);
     assert_eq!(&t[..256], &filler(256)[..]);
-    assert!(t.ends_with(b"\n\n[... 3 KiB truncated by smith to stay within the context window ...]"));
+    assert!(
+        t.ends_with(b"\n\n[... 3 KiB truncated by smith to stay within the context window ...]")
+    );
     assert_eq!(t.len(), 256 + 70);
 }
 
@@ -509,7 +571,11 @@ fn recency_window_starts_at_the_nth_last_real_user_message() {
     ];
     let w = Working::new(&h, total_bytes(&h));
     assert_eq!(w.window_start(1), 6);
-    assert_eq!(w.window_start(3), 3, "synthetic messages do not start turns");
+    assert_eq!(
+        w.window_start(3),
+        3,
+        "synthetic messages do not start turns"
+    );
     assert_eq!(w.window_start(4), 0, "N or fewer real turns: index 0");
     assert_eq!(w.window_start(9), 0);
     assert_eq!(w.window_start(0), h.len(), "N = 0 protects nothing");
@@ -518,22 +584,50 @@ fn recency_window_starts_at_the_nth_last_real_user_message() {
 #[test]
 fn stage3_cut_is_the_first_real_user_message_whose_suffix_fits() {
     let big = filler_str(1600);
-    let h = vec![user(&big), assistant(&big), user(&big), assistant(&big), user(&big), assistant(&big), user("x".repeat(100).as_str())];
+    let h = vec![
+        user(&big),
+        assistant(&big),
+        user(&big),
+        assistant(&big),
+        user(&big),
+        assistant(&big),
+        user("x".repeat(100).as_str()),
+    ];
     let total = total_bytes(&h);
     assert_eq!(stages::summarize::safe_cut_index(&h, total, 500), 6);
     assert_eq!(stages::summarize::safe_cut_index(&h, total, 825), 4);
-    assert_eq!(stages::summarize::safe_cut_index(&h, total, 10), 6, "none fits: the last one");
+    assert_eq!(
+        stages::summarize::safe_cut_index(&h, total, 10),
+        6,
+        "none fits: the last one"
+    );
 }
 
 #[test]
 fn stage3_cut_skips_synthetic_users_and_index_zero() {
-    let h = vec![user("u1"), assistant("a"), synthetic_user("go on"), assistant("b")];
-    assert_eq!(stages::summarize::safe_cut_index(&h, total_bytes(&h), 1000), 0);
+    let h = vec![
+        user("u1"),
+        assistant("a"),
+        synthetic_user("go on"),
+        assistant("b"),
+    ];
+    assert_eq!(
+        stages::summarize::safe_cut_index(&h, total_bytes(&h), 1000),
+        0
+    );
 }
 
 fn long_turns(last: &str) -> Vec<Arc<Message>> {
     let big = filler_str(1600);
-    vec![user(&big), assistant(&big), user(&big), assistant(&big), user(&big), assistant(&big), user(last)]
+    vec![
+        user(&big),
+        assistant(&big),
+        user(&big),
+        assistant(&big),
+        user(&big),
+        assistant(&big),
+        user(last),
+    ]
 }
 
 #[test]
@@ -551,7 +645,10 @@ fn stage3_summary_replaces_the_prefix_with_one_exact_user_message() {
     let out = c.messages.clone().unwrap();
     assert_eq!(out.len(), 2);
     let s = &out[0];
-    assert_eq!((s.role, s.synthetic, s.id.clone()), (Role::User, false, None));
+    assert_eq!(
+        (s.role, s.synthetic, s.id.clone()),
+        (Role::User, false, None)
+    );
     let text = text_of(s, 0);
     assert!(text.starts_with(b"Summary of the earlier conversation: "));
     assert_eq!(text.len(), 37 + 40);
@@ -599,13 +696,19 @@ fn desperate_pass_truncates_inside_the_window_when_there_is_no_turn_to_cut() {
 fn desperate_pass_removes_tool_media_but_not_what_the_user_attached() {
     let user_img = common::arc(Message::new(
         Role::User,
-        vec![Block::text(b"look".to_vec()), media(BlockType::Image, None, Some("mine.png"), None)],
+        vec![
+            Block::text(b"look".to_vec()),
+            media(BlockType::Image, None, Some("mine.png"), None),
+        ],
         false,
         None,
     ));
     let tool = common::arc(Message::new(
         Role::Tool,
-        vec![result_block("t1", b"shot"), media(BlockType::Image, Some("t1"), Some("screen.png"), None)],
+        vec![
+            result_block("t1", b"shot"),
+            media(BlockType::Image, Some("t1"), Some("screen.png"), None),
+        ],
         false,
         None,
     ));
@@ -615,7 +718,9 @@ fn desperate_pass_removes_tool_media_but_not_what_the_user_attached() {
     let out = c.messages.unwrap();
     assert!(Arc::ptr_eq(&out[0], &h[0]));
     assert_eq!(out[2].content.len(), 1);
-    assert!(String::from_utf8(text_of(&out[2], 0)).unwrap().starts_with("shot\n\n[screen.png — "));
+    assert!(String::from_utf8(text_of(&out[2], 0))
+        .unwrap()
+        .starts_with("shot\n\n[screen.png — "));
 }
 
 #[test]
@@ -635,7 +740,10 @@ fn stages_are_listed_once_each_in_the_order_they_ran() {
     ];
     let c = Engine::new(cfg).compact(&h);
     assert_eq!(c.stages, vec![Stage::Truncate]);
-    assert_eq!((c.effects.results_truncated, c.effects.results_stubbed), (2, 2));
+    assert_eq!(
+        (c.effects.results_truncated, c.effects.results_stubbed),
+        (2, 2)
+    );
 }
 
 #[test]
@@ -650,14 +758,25 @@ fn after_reached_target_and_exhausted_follow_the_charged_history() {
     let huge = vec![user(&filler_str(20_000))];
     let c = Engine::new(cfg).compact(&huge);
     assert!(!c.reached_target(&b) && c.exhausted(&b));
-    assert_eq!(c.strategy, Strategy::None, "nothing to cut, nothing to truncate");
+    assert_eq!(
+        c.strategy,
+        Strategy::None,
+        "nothing to cut, nothing to truncate"
+    );
 }
 
 // ---------------------------------------------------------------- §5 replay
 
 #[test]
 fn replay_compacts_before_each_assistant_message_then_appends_it() {
-    let h = vec![user("u1"), assistant("a1"), user("u2"), call("t", "bash", "{}"), result("t", b"x"), assistant("a2")];
+    let h = vec![
+        user("u1"),
+        assistant("a1"),
+        user("u2"),
+        call("t", "bash", "{}"),
+        result("t", b"x"),
+        assistant("a2"),
+    ];
     let mut seen = Vec::new();
     let facts = replay::replay_with(&h, &Engine::new(Config::default()), |r, hist, _| {
         seen.push((r.request, r.message_index, r.history_len, hist.len()));
@@ -703,7 +822,15 @@ fn replay_trace_has_the_required_keys_first_and_in_order() {
     let keys: Vec<&str> = obj.keys().map(String::as_str).take(7).collect();
     assert_eq!(
         keys,
-        ["request", "message_index", "before", "after", "strategy", "stages", "history_len"]
+        [
+            "request",
+            "message_index",
+            "before",
+            "after",
+            "strategy",
+            "stages",
+            "history_len"
+        ]
     );
     assert_eq!(obj["strategy"], "none");
     assert_eq!(obj["stages"], serde_json::json!([]));
@@ -712,7 +839,12 @@ fn replay_trace_has_the_required_keys_first_and_in_order() {
 
 #[test]
 fn replay_sums_tokens_sent_and_peak_over_requests() {
-    let h = vec![user(&filler_str(400)), assistant(&filler_str(400)), user("x"), assistant("y")];
+    let h = vec![
+        user(&filler_str(400)),
+        assistant(&filler_str(400)),
+        user("x"),
+        assistant("y"),
+    ];
     let facts = replay::replay(&h, &Engine::new(Config::default()));
     assert_eq!(facts.tokens_sent, 100 + (800 + 1) / 4);
     assert_eq!(facts.peak_tokens, 200);
@@ -720,7 +852,12 @@ fn replay_sums_tokens_sent_and_peak_over_requests() {
 
 #[test]
 fn replay_cache_reads_the_unchanged_prefix_and_writes_the_rest() {
-    let h = vec![user(&filler_str(400)), assistant(&filler_str(400)), user(&filler_str(400)), assistant("y")];
+    let h = vec![
+        user(&filler_str(400)),
+        assistant(&filler_str(400)),
+        user(&filler_str(400)),
+        assistant("y"),
+    ];
     let mut got = Vec::new();
     replay::replay_with(&h, &Engine::new(Config::default()), |r, _, _| {
         got.push((r.cache_read, r.cache_write));

@@ -48,11 +48,19 @@ impl Config {
     /// positive number, fractions that are not fractions, a window of 0.
     pub fn validate(&self) -> Result<(), String> {
         if !(self.ratio.is_finite() && self.ratio > 0.0) {
-            return Err(format!("ratio must be a positive number, not {}", self.ratio));
+            return Err(format!(
+                "ratio must be a positive number, not {}",
+                self.ratio
+            ));
         }
-        for (name, v) in [("compact-at", self.compact_at), ("compact-to", self.compact_to)] {
+        for (name, v) in [
+            ("compact-at", self.compact_at),
+            ("compact-to", self.compact_to),
+        ] {
             if !(v.is_finite() && v >= 0.0) {
-                return Err(format!("{name} must be a fraction of the window such as 0.8, not {v}"));
+                return Err(format!(
+                    "{name} must be a fraction of the window such as 0.8, not {v}"
+                ));
             }
         }
         if self.max_tokens == 0 || self.max_tokens > i32::MAX as u64 {
@@ -126,7 +134,8 @@ impl Budget {
     /// What a request costs given the raw history estimate: overhead added,
     /// ratio applied, rounded half to even as Crystal's `Float#round` does.
     pub fn charged(&self, history_tokens: u64) -> i64 {
-        ((history_tokens as i64 + self.overhead_tokens) as f64 * self.ratio).round_ties_even() as i64
+        ((history_tokens as i64 + self.overhead_tokens) as f64 * self.ratio).round_ties_even()
+            as i64
     }
 
     /// The largest raw history estimate whose charged cost fits `limit`.

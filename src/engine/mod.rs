@@ -250,15 +250,17 @@ impl Engine {
                 effects: &mut effects,
                 edits: &mut edits,
             };
-            let mut step = |stage: Stage, w: &mut Working, ledger: &mut Ledger, f: &mut dyn FnMut(&mut Working, &mut Ledger) -> bool| {
-                let tokens = w.tokens() as i64;
-                if f(w, ledger) {
-                    if !stages_run.contains(&stage) {
+            let mut step =
+                |stage: Stage,
+                 w: &mut Working,
+                 ledger: &mut Ledger,
+                 f: &mut dyn FnMut(&mut Working, &mut Ledger) -> bool| {
+                    let tokens = w.tokens() as i64;
+                    if f(w, ledger) && !stages_run.contains(&stage) {
                         stages_run.push(stage);
                     }
-                }
-                ledger.effects.reclaimed[stage.index()] += tokens - w.tokens() as i64;
-            };
+                    ledger.effects.reclaimed[stage.index()] += tokens - w.tokens() as i64;
+                };
             step(Stage::Thinking, &mut w, &mut ledger, &mut |w, l| {
                 stages::thinking::run(w, target, l)
             });
@@ -323,7 +325,11 @@ impl Engine {
     ) -> Compaction {
         let staged_tokens = w.tokens() as i64;
         let (summary, strategy, stage) = if self.config.summary_tokens == 0 {
-            (stages::summarize::drop_message(cut), Strategy::Dropped, Stage::Drop)
+            (
+                stages::summarize::drop_message(cut),
+                Strategy::Dropped,
+                Stage::Drop,
+            )
         } else {
             (
                 stages::summarize::summary_message(&self.stand_in),

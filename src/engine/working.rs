@@ -85,7 +85,10 @@ impl Working {
     /// before `end`, in transcript order.
     pub fn tool_result_positions(&self, end: usize) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
-        for (i, m) in self.messages[..end.min(self.messages.len())].iter().enumerate() {
+        for (i, m) in self.messages[..end.min(self.messages.len())]
+            .iter()
+            .enumerate()
+        {
             if m.role != crate::transcript::Role::Tool {
                 continue;
             }

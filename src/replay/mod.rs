@@ -126,7 +126,8 @@ pub fn replay_with<C: Compactor + ?Sized>(
                         None => prev_bytes,
                         Some(f) => working[..f.min(prev_len)].iter().map(|m| m.bytes()).sum(),
                     };
-                    let read = budget.charged(prefix_bytes / crate::engine::constants::BYTES_PER_TOKEN);
+                    let read =
+                        budget.charged(prefix_bytes / crate::engine::constants::BYTES_PER_TOKEN);
                     (read, compaction.after - read)
                 }
             };

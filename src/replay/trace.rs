@@ -31,12 +31,21 @@ pub fn trace_line(r: &RequestFacts) -> Value {
     }
     obj.insert("reclaimed".into(), Value::Object(reclaimed));
     obj.insert("results_mangled".into(), json!(r.effects.results_mangled()));
-    obj.insert("results_truncated".into(), json!(r.effects.results_truncated));
+    obj.insert(
+        "results_truncated".into(),
+        json!(r.effects.results_truncated),
+    );
     obj.insert("results_stubbed".into(), json!(r.effects.results_stubbed));
     obj.insert("reads_superseded".into(), json!(r.effects.reads_superseded));
     obj.insert("thinking_dropped".into(), json!(r.effects.thinking_dropped));
-    obj.insert("attachments_removed".into(), json!(r.effects.attachments_removed));
-    obj.insert("messages_summarized".into(), json!(r.effects.messages_summarized));
+    obj.insert(
+        "attachments_removed".into(),
+        json!(r.effects.attachments_removed),
+    );
+    obj.insert(
+        "messages_summarized".into(),
+        json!(r.effects.messages_summarized),
+    );
     obj.insert("target_missed".into(), json!(r.target_missed));
     obj.insert("exhausted".into(), json!(r.exhausted));
     obj.insert("cache_read".into(), json!(r.cache_read));

@@ -56,7 +56,9 @@ pub fn smith_home() -> PathBuf {
     if let Some(home) = std::env::var_os("SMITH_HOME") {
         return PathBuf::from(home);
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     home.join(".smith")
 }
 

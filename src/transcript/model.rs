@@ -278,7 +278,8 @@ impl Message {
         let mut out = Vec::with_capacity(self.bytes as usize + 64);
         self.write_json(&mut out);
         // The writer only emits valid UTF-8: broken text becomes U+FFFD.
-        String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 }
 

@@ -54,9 +54,10 @@ impl<'de> Visitor<'de> for MessageVisitor {
                     let name: String = map
                         .next_value()
                         .map_err(|e| de::Error::custom(format!("role: {e}")))?;
-                    role = Some(Role::parse(&name).ok_or_else(|| {
-                        de::Error::custom(format!("unknown role {name:?}"))
-                    })?);
+                    role = Some(
+                        Role::parse(&name)
+                            .ok_or_else(|| de::Error::custom(format!("unknown role {name:?}")))?,
+                    );
                 }
                 "content" => content = Some(map.next_value_seed(ContentSeed)?),
                 "synthetic" => {
@@ -181,7 +182,9 @@ impl<'de> Visitor<'de> for BlockVisitor {
                         .map(|v| Str::from(value_to_string(&v)))
                 }
                 "is_error" => {
-                    block.is_error = map.next_value::<Option<bool>>().map_err(|e| wrong(field, e))?
+                    block.is_error = map
+                        .next_value::<Option<bool>>()
+                        .map_err(|e| wrong(field, e))?
                 }
                 "tool_call_id" | "tool_name" | "signature" | "media_type" | "source"
                 | "media_ref" => {
@@ -203,7 +206,8 @@ impl<'de> Visitor<'de> for BlockVisitor {
                 }
             }
         }
-        block.kind = kind.ok_or_else(|| de::Error::custom(format!("content[{at}]: no \"type\"")))?;
+        block.kind =
+            kind.ok_or_else(|| de::Error::custom(format!("content[{at}]: no \"type\"")))?;
         Ok(block)
     }
 }
@@ -217,7 +221,10 @@ mod tests {
         let m = parse_line(r#"{"role":"Assistant","content":[{"type":"TOOL_USE","tool_call_id":"a","tool_name":"grep","tool_args":{"b": 1, "a": 2.50}},{"type":"thinking","text":"hm","signature":"sig"}],"synthetic":false,"id":"0123456789abcdef","extra":[1]}"#).unwrap();
         assert_eq!(m.role, Role::Assistant);
         assert_eq!(m.content[0].kind, BlockType::ToolUse);
-        assert_eq!(m.content[0].tool_args.as_deref(), Some(r#"{"b":1,"a":2.5}"#));
+        assert_eq!(
+            m.content[0].tool_args.as_deref(),
+            Some(r#"{"b":1,"a":2.5}"#)
+        );
         assert_eq!(m.id.as_deref(), Some("0123456789abcdef"));
         // text 2 + args 15 + name 4 + signature 3
         assert_eq!(m.bytes(), 2 + 15 + 4 + 3);
@@ -232,8 +239,14 @@ mod tests {
             (r#"{"content":[]}"#, "role"),
             (r#"{"role":"user"}"#, "content"),
             (r#"{"role":"wizard","content":[]}"#, "unknown role"),
-            (r#"{"role":"user","content":[{"type":"video"}]}"#, "unknown block type"),
-            (r#"{"role":"user","content":[{"type":"text","text":5}]}"#, "content[0].text"),
+            (
+                r#"{"role":"user","content":[{"type":"video"}]}"#,
+                "unknown block type",
+            ),
+            (
+                r#"{"role":"user","content":[{"type":"text","text":5}]}"#,
+                "content[0].text",
+            ),
             (r#"{"role":"user","content":[{"text":"x"}]}"#, "no \"type\""),
             (r#"{"role":"user","content":[]"#, "EOF"),
         ] {

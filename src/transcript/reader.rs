@@ -101,13 +101,17 @@ pub fn read_from<R: Read>(reader: R, path: &Path) -> io::Result<Transcript> {
             ..ReadLog::default()
         },
     };
-    for_each_line(reader, &mut out.log, |line_no, line, log| match parse_line(line) {
-        Ok(m) => out.messages.push(Arc::new(m)),
-        Err(reason) => log.skipped.push(Skip {
-            line: line_no,
-            reason,
-        }),
-    })?;
+    for_each_line(
+        reader,
+        &mut out.log,
+        |line_no, line, log| match parse_line(line) {
+            Ok(m) => out.messages.push(Arc::new(m)),
+            Err(reason) => log.skipped.push(Skip {
+                line: line_no,
+                reason,
+            }),
+        },
+    )?;
     Ok(out)
 }
 

@@ -16,11 +16,21 @@ pub fn user(text: &str) -> Arc<Message> {
 }
 
 pub fn synthetic_user(text: &str) -> Arc<Message> {
-    arc(Message::new(Role::User, vec![Block::text(text.as_bytes().to_vec())], true, None))
+    arc(Message::new(
+        Role::User,
+        vec![Block::text(text.as_bytes().to_vec())],
+        true,
+        None,
+    ))
 }
 
 pub fn assistant(text: &str) -> Arc<Message> {
-    arc(Message::new(Role::Assistant, vec![Block::text(text.as_bytes().to_vec())], false, None))
+    arc(Message::new(
+        Role::Assistant,
+        vec![Block::text(text.as_bytes().to_vec())],
+        false,
+        None,
+    ))
 }
 
 pub fn thinking(text: &str, signature: &str) -> Block {
@@ -52,10 +62,20 @@ pub fn result_block(id: &str, text: &[u8]) -> Block {
 
 /// A tool message with one result.
 pub fn result(id: &str, text: &[u8]) -> Arc<Message> {
-    arc(Message::new(Role::Tool, vec![result_block(id, text)], false, None))
+    arc(Message::new(
+        Role::Tool,
+        vec![result_block(id, text)],
+        false,
+        None,
+    ))
 }
 
-pub fn media(kind: BlockType, id: Option<&str>, source: Option<&str>, media_type: Option<&str>) -> Block {
+pub fn media(
+    kind: BlockType,
+    id: Option<&str>,
+    source: Option<&str>,
+    media_type: Option<&str>,
+) -> Block {
     Block {
         kind,
         tool_call_id: id.map(Str::from),
@@ -97,7 +117,9 @@ pub fn pairing_holds(h: &[Arc<Message>]) -> Result<(), String> {
     let mut calls: HashMap<&str, (usize, usize)> = HashMap::new();
     for (i, m) in h.iter().enumerate() {
         for b in &m.content {
-            let Some(id) = b.tool_call_id.as_deref() else { continue };
+            let Some(id) = b.tool_call_id.as_deref() else {
+                continue;
+            };
             match b.kind {
                 BlockType::ToolUse => {
                     calls.insert(id, (i, 0));

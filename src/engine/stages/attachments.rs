@@ -82,8 +82,7 @@ pub fn without_media(message: &Message) -> Message {
                 if block.kind != BlockType::ToolResult {
                     return block.clone();
                 }
-                let Some(lines) = block.tool_call_id.as_deref().and_then(|id| notes.get(id))
-                else {
+                let Some(lines) = block.tool_call_id.as_deref().and_then(|id| notes.get(id)) else {
                     return block.clone();
                 };
                 let mut text = block.text_bytes().to_vec();

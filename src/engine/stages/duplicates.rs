@@ -59,7 +59,10 @@ impl Calls {
 
 /// The note that replaces a superseded result of `bytes` bytes.
 pub fn superseded_stub(tool: &str, bytes: usize) -> String {
-    format!("[{tool}: {SUPERSEDED_MARKER}, {} KiB omitted by smith]", bytes / 1024)
+    format!(
+        "[{tool}: {SUPERSEDED_MARKER}, {} KiB omitted by smith]",
+        bytes / 1024
+    )
 }
 
 /// Replaces each superseded read before the `window_turns` window.
@@ -92,7 +95,11 @@ pub fn run(w: &mut Working, target: i64, window_turns: usize, ledger: &mut Ledge
         }
         let is_error = block.is_error.unwrap_or(false);
         let before = w.messages[index].bytes();
-        w.replace_block(index, block_index, Block::tool_result(Some(id), stub.into_bytes(), is_error));
+        w.replace_block(
+            index,
+            block_index,
+            Block::tool_result(Some(id), stub.into_bytes(), is_error),
+        );
         ledger.effects.reads_superseded += 1;
         ledger.edits.push(Edit {
             message: index,

@@ -45,7 +45,11 @@ pub fn shorten(text: &[u8], cap: usize) -> Shortened {
     let mut out = Vec::with_capacity(cap + 80);
     out.extend_from_slice(&text[..cap]);
     out.extend_from_slice(
-        format!("\n\n[... {} KiB {TRUNCATION_MARKER} ...]", (text.len() - cap) / 1024).as_bytes(),
+        format!(
+            "\n\n[... {} KiB {TRUNCATION_MARKER} ...]",
+            (text.len() - cap) / 1024
+        )
+        .as_bytes(),
     );
     Shortened::Head(out)
 }
@@ -66,7 +70,7 @@ pub fn run(
         .map(|(i, j)| (w.messages[i].content[j].text_len(), i, j))
         .collect();
     // Stable: equal sizes keep transcript order.
-    candidates.sort_by(|a, b| b.0.cmp(&a.0));
+    candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
     let mut changed = false;
     for (_, index, block_index) in candidates {
         if w.fits(target) {
