@@ -2,7 +2,7 @@
 
 # The main job: sweep the bundled sessions and write a report.
 sweep:
-    cargo run --release -- sweep datasets/sessions --out reports/datasets-sweep
+    cargo run --release -- sweep datasets/sessions --compact-at 0.7,0.8,0.9 --compact-to 0.4..0.6:0.1 --report reports/datasets
 
 # The test suite, as CI runs it.
 test:

@@ -150,7 +150,14 @@ pub fn summary_table(session: &Session, engine: &Engine, f: &SessionFacts) -> St
     let b = &engine.budget;
     let mut head = Table::new();
     head.load_preset(UTF8_FULL_CONDENSED);
-    head.set_header(vec!["session", "config", "trigger", "target", "messages", "bad lines"]);
+    head.set_header(vec![
+        "session",
+        "config",
+        "trigger",
+        "target",
+        "messages",
+        "bad lines",
+    ]);
     head.add_row(vec![
         session.label(),
         engine.config.label(),
@@ -167,20 +174,46 @@ pub fn summary_table(session: &Session, engine: &Engine, f: &SessionFacts) -> St
         ("requests", f.requests.to_string()),
         ("over the trigger", f.triggered.to_string()),
         ("compactions", f.compactions.to_string()),
-        ("results mangled (head kept / stubbed)", format!("{} ({} / {})", f.effects.results_mangled(), f.effects.results_truncated, f.effects.results_stubbed)),
+        (
+            "results mangled (head kept / stubbed)",
+            format!(
+                "{} ({} / {})",
+                f.effects.results_mangled(),
+                f.effects.results_truncated,
+                f.effects.results_stubbed
+            ),
+        ),
         ("reads superseded", f.effects.reads_superseded.to_string()),
-        ("thinking blocks dropped", f.effects.thinking_dropped.to_string()),
-        ("attachments removed", f.effects.attachments_removed.to_string()),
-        ("summaries / drops", format!("{} / {}", f.summaries, f.drops)),
-        ("messages summarized away", f.effects.messages_summarized.to_string()),
+        (
+            "thinking blocks dropped",
+            f.effects.thinking_dropped.to_string(),
+        ),
+        (
+            "attachments removed",
+            f.effects.attachments_removed.to_string(),
+        ),
+        (
+            "summaries / drops",
+            format!("{} / {}", f.summaries, f.drops),
+        ),
+        (
+            "messages summarized away",
+            f.effects.messages_summarized.to_string(),
+        ),
         ("target misses", f.target_misses.to_string()),
         ("exhausted requests", f.exhausted.to_string()),
         ("peak tokens sent", f.peak_tokens.to_string()),
         ("total tokens sent", f.tokens_sent.to_string()),
-        ("cache read / write tokens", format!("{} / {}", f.cache_read, f.cache_write)),
+        (
+            "cache read / write tokens",
+            format!("{} / {}", f.cache_read, f.cache_write),
+        ),
     ];
     for (k, v) in rows {
-        totals.add_row(vec![Cell::new(k), Cell::new(v).set_alignment(CellAlignment::Right)]);
+        totals.add_row(vec![
+            Cell::new(k),
+            Cell::new(v).set_alignment(CellAlignment::Right),
+        ]);
     }
 
     let mut stages = Table::new();

@@ -17,10 +17,11 @@ use super::{nothing_read, usage};
 /// nothing: it opens offline from disk and prints.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
-  smith-calibrate sweep datasets/sessions --compact-at 0.7,0.8,0.9 --compact-to 0.4..0.6:0.1 --out results/datasets
-  smith-calibrate report results/datasets --out reports/datasets
-  smith-calibrate report results/datasets --metric results_mangled --session fix-parser --session add-tests
-  smith-calibrate report results/datasets --config 3        # compare the third-ranked config instead of the best
+  smith-calibrate sweep datasets/sessions --compact-at 0.7,0.8,0.9 --out results/ds
+  smith-calibrate report results/ds --out reports/ds
+  smith-calibrate report results/ds --metric results_mangled --session fix-parser
+  smith-calibrate report results/ds --config 3      # the third-ranked config, not the best
+  smith-calibrate sweep datasets/sessions --compact-at 0.7,0.8,0.9 --report reports/ds  # both
 
 The report folder holds index.html (open it in a browser) and cost-loss.png,
 heatmap.png, stages.png, distribution.png and context-<session>.png.")]
@@ -29,7 +30,7 @@ pub struct ReportArgs {
     #[arg(value_name = "SWEEP_OUT_DIR")]
     pub dir: PathBuf,
     /// Where to write index.html and the PNGs (created if missing)
-    /// [default: reports/<name of SWEEP_OUT_DIR>]
+    /// [default: reports/NAME, NAME being the folder name of SWEEP_OUT_DIR]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// A session to chart request by request: its label as in sessions.csv,
@@ -60,7 +61,10 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let data = SweepOutput::read(&args.dir).map_err(|e| nothing_read(format!("{e:#}")))?;
     let selection = Selection::new(&data, args.config.as_deref(), &args.sessions).map_err(usage)?;
     let out = args.out.unwrap_or_else(|| default_out(&args.dir));
-    if out.join(crate::transcript::locate::TRANSCRIPT_FILE).exists() {
+    if out
+        .join(crate::transcript::locate::TRANSCRIPT_FILE)
+        .exists()
+    {
         return Err(usage(format!(
             "--out {}: that is a session directory; write the report somewhere else",
             out.display()
@@ -78,7 +82,10 @@ pub fn say_written(written: &report::Written) {
     }
     eprintln!(
         "wrote {} and {} PNG charts; open {}",
-        written.index.file_name().map_or("index.html".into(), |n| n.to_string_lossy()),
+        written
+            .index
+            .file_name()
+            .map_or("index.html".into(), |n| n.to_string_lossy()),
         written.pngs.len(),
         written.index.display()
     );

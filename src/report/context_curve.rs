@@ -15,9 +15,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::data::ConfigRow;
+use super::draw::{draw_legend, draw_line, draw_note, font, Dash, Swatch};
 use super::format::tokens;
 use super::palette;
-use super::{draw_legend, draw_line, draw_note, font, font_size, Chart, Dash, DrawResult, Swatch};
+use super::{font_size, Chart, DrawResult};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Engine, Stage};
 use crate::replay;
@@ -59,7 +60,13 @@ pub struct ContextCurve {
 impl ContextCurve {
     /// Replays `messages` under `chosen` and `baseline` and measures the
     /// uncompacted prefix before every request.
-    pub fn new(session: &str, stem: String, messages: &[Arc<Message>], chosen: &ConfigRow, baseline: &ConfigRow) -> Self {
+    pub fn new(
+        session: &str,
+        stem: String,
+        messages: &[Arc<Message>],
+        chosen: &ConfigRow,
+        baseline: &ConfigRow,
+    ) -> Self {
         let budget = Budget::new(&chosen.config);
         let mut prefix = Vec::with_capacity(messages.len() + 1);
         let mut bytes = 0u64;
@@ -123,7 +130,13 @@ impl ContextCurve {
     /// uncompacted curve up to twice that (beyond, it is clipped, or the
     /// compacted curves would be a flat line at the bottom).
     fn y_max(&self) -> f64 {
-        let sent = self.chosen.iter().chain(&self.baseline).copied().max().unwrap_or(0);
+        let sent = self
+            .chosen
+            .iter()
+            .chain(&self.baseline)
+            .copied()
+            .max()
+            .unwrap_or(0);
         let window = self.budget.max_tokens.max(self.base_budget.max_tokens);
         let floor = sent.max(window) as f64;
         let full = self.full.iter().copied().max().unwrap_or(0) as f64;
@@ -200,14 +213,24 @@ impl Chart for ContextCurve {
             .light_line_style(TRANSPARENT)
             .draw()?;
 
-        let at = |v: &[i64]| -> Vec<(f64, f64)> { v.iter().enumerate().map(|(i, &y)| (i as f64, y as f64)).collect() };
+        let at = |v: &[i64]| -> Vec<(f64, f64)> {
+            v.iter()
+                .enumerate()
+                .map(|(i, &y)| (i as f64, y as f64))
+                .collect()
+        };
         chart.draw_series(
             AreaSeries::new(at(&self.full), 0.0, palette::NO_COMPACTION_FILL.filled())
                 .border_style(palette::NO_COMPACTION_LINE.stroke_width(2)),
         )?;
         let line = |y: i64| vec![(0.0, y as f64), (x_max, y as f64)];
         for (y, dash, _) in Self::thresholds(&self.budget) {
-            draw_line(&mut chart, line(y), palette::THRESHOLD.stroke_width(2), dash)?;
+            draw_line(
+                &mut chart,
+                line(y),
+                palette::THRESHOLD.stroke_width(2),
+                dash,
+            )?;
         }
         let mine = Self::thresholds(&self.budget);
         let base_lines: Vec<_> = Self::thresholds(&self.base_budget)
@@ -218,9 +241,19 @@ impl Chart for ContextCurve {
             draw_line(&mut chart, line(y), palette::BASELINE.stroke_width(1), dash)?;
         }
         if !self.same {
-            draw_line(&mut chart, at(&self.baseline), palette::BASELINE.stroke_width(2), Dash::Dashed)?;
+            draw_line(
+                &mut chart,
+                at(&self.baseline),
+                palette::BASELINE.stroke_width(2),
+                Dash::Dashed,
+            )?;
         }
-        draw_line(&mut chart, at(&self.chosen), palette::CHOSEN.stroke_width(2), Dash::Solid)?;
+        draw_line(
+            &mut chart,
+            at(&self.chosen),
+            palette::CHOSEN.stroke_width(2),
+            Dash::Solid,
+        )?;
         for m in &self.marks {
             let last = m.stages.last().copied().unwrap_or(Stage::Truncate);
             let c = palette::stage(last);
@@ -229,7 +262,11 @@ impl Chart for ContextCurve {
                 vec![(x, m.before as f64), (x, m.after as f64)],
                 c.stroke_width(2),
             )))?;
-            chart.draw_series(std::iter::once(Circle::new((x, m.after as f64), 5, c.filled())))?;
+            chart.draw_series(std::iter::once(Circle::new(
+                (x, m.after as f64),
+                5,
+                c.filled(),
+            )))?;
         }
 
         // One lane per stage, first stage on top.
@@ -265,24 +302,41 @@ impl Chart for ContextCurve {
         let half = (x_max / 500.0).max(0.3);
         for s in Stage::ALL {
             let y = lane(s);
-            strip.draw_series(self.marks.iter().filter(|m| m.stages.contains(&s)).map(|m| {
-                let x = m.request as f64;
-                Rectangle::new([(x - half, y - 0.32), (x + half, y + 0.32)], palette::stage(s).filled())
-            }))?;
+            strip.draw_series(
+                self.marks
+                    .iter()
+                    .filter(|m| m.stages.contains(&s))
+                    .map(|m| {
+                        let x = m.request as f64;
+                        Rectangle::new(
+                            [(x - half, y - 0.32), (x + half, y + 0.32)],
+                            palette::stage(s).filled(),
+                        )
+                    }),
+            )?;
         }
 
-        let mut entries = vec![("no compaction".to_string(), Swatch::Fill(palette::NO_COMPACTION_FILL))];
+        let mut entries = vec![(
+            "no compaction".to_string(),
+            Swatch::Fill(palette::NO_COMPACTION_FILL),
+        )];
         if !self.same {
-            entries.push(("smith's defaults".to_string(), Swatch::Line(palette::BASELINE, 2, Dash::Dashed)));
+            entries.push((
+                "smith's defaults".to_string(),
+                Swatch::Line(palette::BASELINE, 2, Dash::Dashed),
+            ));
         }
         let chosen = if self.same {
-            "smith's defaults (best)".to_string()
+            format!("smith's defaults (#{})", self.chosen_rank)
         } else {
             format!("chosen config (#{})", self.chosen_rank)
         };
         entries.push((chosen, Swatch::Line(palette::CHOSEN, 2, Dash::Solid)));
         for (y, dash, name) in Self::thresholds(&self.budget) {
-            entries.push((format!("{name} {}", tokens(y as f64)), Swatch::Line(palette::THRESHOLD, 2, dash)));
+            entries.push((
+                format!("{name} {}", tokens(y as f64)),
+                Swatch::Line(palette::THRESHOLD, 2, dash),
+            ));
         }
         for s in Stage::ALL {
             entries.push((s.as_str().to_string(), Swatch::Fill(palette::stage(s))));

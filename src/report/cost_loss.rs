@@ -9,8 +9,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::data::SweepOutput;
+use super::draw::{draw_legend, draw_line, font, Dash, Swatch};
+use super::format::plural;
 use super::palette;
-use super::{draw_legend, font, font_size, Chart, Dash, DrawResult, Metric, Swatch, FONT};
+use super::{font_size, Chart, DrawResult, Metric, FONT};
 use crate::sweep::pareto;
 
 /// Front points labelled with their rank when there are at most this many.
@@ -64,7 +66,12 @@ impl CostLoss {
                 front: false,
             })
             .collect();
-        let on = pareto::front(&points.iter().map(|p| (p.cost, p.mangled)).collect::<Vec<_>>());
+        let on = pareto::front(
+            &points
+                .iter()
+                .map(|p| (p.cost, p.mangled))
+                .collect::<Vec<_>>(),
+        );
         for (p, on) in points.iter_mut().zip(on) {
             p.front = on;
         }
@@ -77,11 +84,17 @@ impl CostLoss {
             .iter()
             .map(|p| p.cost)
             .filter(|v| v.is_finite())
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            });
         if lo > hi {
             return (0.0, 1.0);
         }
-        let pad = if hi > lo { (hi - lo) * 0.08 } else { hi.abs().max(1e-6) * 0.05 };
+        let pad = if hi > lo {
+            (hi - lo) * 0.08
+        } else {
+            hi.abs().max(1e-6) * 0.05
+        };
         ((lo - pad).max(0.0), hi + pad)
     }
 
@@ -105,7 +118,13 @@ impl CostLoss {
             .build_cartesian_2d(x_lo..x_hi, 0f64..y_hi)?;
         let cost = self.cost;
         let x_label = |v: &f64| cost.format(*v);
-        let y_label = |v: &f64| if v.fract() == 0.0 { format!("{v:.0}") } else { String::new() };
+        let y_label = |v: &f64| {
+            if v.fract() == 0.0 {
+                format!("{v:.0}")
+            } else {
+                String::new()
+            }
+        };
         let mut mesh = chart.configure_mesh();
         mesh.y_desc(y_desc)
             .x_labels(8)
@@ -137,14 +156,29 @@ impl CostLoss {
                 }
                 steps.push((p.cost, y(p)));
             }
-            super::draw_line(&mut chart, steps, palette::CHOSEN.stroke_width(2), Dash::Solid)?;
+            draw_line(
+                &mut chart,
+                steps,
+                palette::CHOSEN.stroke_width(2),
+                Dash::Solid,
+            )?;
         }
-        chart.draw_series(front.iter().map(|p| Circle::new((p.cost, y(p)), 6, palette::CHOSEN.filled())))?;
-        let tag = (FONT, font_size::NOTE).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Bottom));
+        chart.draw_series(
+            front
+                .iter()
+                .map(|p| Circle::new((p.cost, y(p)), 6, palette::CHOSEN.filled())),
+        )?;
+        let tag = (FONT, font_size::NOTE)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Left, VPos::Bottom));
         if front.len() <= MAX_LABELLED {
-            chart.draw_series(front.iter().filter(|p| !p.is_chosen && !p.is_baseline).map(|p| {
-                EmptyElement::at((p.cost, y(p))) + Text::new(format!("#{}", p.rank), (7, -5), tag.clone())
-            }))?;
+            chart.draw_series(front.iter().filter(|p| !p.is_chosen && !p.is_baseline).map(
+                |p| {
+                    EmptyElement::at((p.cost, y(p)))
+                        + Text::new(format!("#{}", p.rank), (7, -5), tag.clone())
+                },
+            ))?;
         }
         for p in self.points.iter().filter(|p| p.is_baseline) {
             chart.draw_series(std::iter::once(
@@ -154,11 +188,19 @@ impl CostLoss {
             ))?;
         }
         for p in self.points.iter().filter(|p| p.is_chosen) {
-            let name = if p.is_baseline { String::new() } else { format!("#{} chosen", p.rank) };
+            let name = if p.is_baseline {
+                String::new()
+            } else {
+                format!("#{} chosen", p.rank)
+            };
             chart.draw_series(std::iter::once(
                 EmptyElement::at((p.cost, y(p)))
                     + Circle::new((0, 0), 11, palette::CHOSEN.stroke_width(2))
-                    + Text::new(name, (13, 18), tag.clone().pos(Pos::new(HPos::Left, VPos::Top))),
+                    + Text::new(
+                        name,
+                        (13, 18),
+                        tag.clone().pos(Pos::new(HPos::Left, VPos::Top)),
+                    ),
             ))?;
         }
         Ok(())
@@ -171,7 +213,7 @@ impl Chart for CostLoss {
     }
 
     fn title(&self) -> String {
-        format!("Cost against loss: {} configs", self.points.len())
+        format!("Cost against loss: {}", plural(self.points.len(), "config"))
     }
 
     fn caption(&self) -> String {
@@ -190,11 +232,20 @@ impl Chart for CostLoss {
         let (main, side) = area.split_horizontally(w.saturating_sub(230));
         let (top, bottom) = main.split_vertically((h as f64 * 0.58) as u32);
         self.panel(&top, |p| p.mangled, "results mangled (count)", None, true)?;
-        self.panel(&bottom, |p| p.lost, "summaries + drops (count)", Some(self.cost.axis()), false)?;
+        self.panel(
+            &bottom,
+            |p| p.lost,
+            "summaries + drops (count)",
+            Some(self.cost.axis()),
+            false,
+        )?;
         let entries = vec![
             ("config".to_string(), Swatch::Dot(palette::OTHER)),
             ("Pareto front".to_string(), Swatch::Dot(palette::CHOSEN)),
-            ("smith's defaults".to_string(), Swatch::Square(palette::BASELINE)),
+            (
+                "smith's defaults".to_string(),
+                Swatch::Square(palette::BASELINE),
+            ),
             ("chosen config".to_string(), Swatch::Ring(palette::CHOSEN)),
         ];
         draw_legend(&side.margin(16, 0, 6, 0), &entries)

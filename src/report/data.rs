@@ -42,7 +42,7 @@ pub struct ConfigRow {
 impl ConfigRow {
     /// The total of the figure named `name` (a name of [`FIGURES`]).
     pub fn total(&self, name: &str) -> f64 {
-        self.totals[figures::index(name).unwrap_or_else(|| panic!("no figure named {name}"))]
+        self.totals[figures::at(name)]
     }
 }
 
@@ -80,7 +80,8 @@ fn read_parquet(path: &Path) -> Result<DataFrame> {
         format!(
             "{}: cannot open it; run `smith-calibrate sweep PATHS --out {}` to write it",
             path.display(),
-            path.parent().map_or(".".into(), |p| p.display().to_string())
+            path.parent()
+                .map_or(".".into(), |p| p.display().to_string())
         )
     })?;
     ParquetReader::new(file)
@@ -119,11 +120,7 @@ fn bools(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<bool>> {
         .collect())
 }
 
-fn column<'a>(
-    frame: &'a DataFrame,
-    file: &str,
-    name: &str,
-) -> Result<&'a polars::prelude::Column> {
+fn column<'a>(frame: &'a DataFrame, file: &str, name: &str) -> Result<&'a polars::prelude::Column> {
     frame.column(name).map_err(|_| {
         anyhow!(
             "{file}: no column {name}; it was written by another version of smith-calibrate: run the sweep again"
@@ -226,7 +223,10 @@ impl SweepOutput {
             .with_context(|| format!("{}: not valid JSON", summary_path.display()))?;
 
         let configs_path = dir.join(CONFIGS_FILE);
-        let configs = read_configs(&read_parquet(&configs_path)?, &configs_path.display().to_string())?;
+        let configs = read_configs(
+            &read_parquet(&configs_path)?,
+            &configs_path.display().to_string(),
+        )?;
 
         let sessions_path = dir.join(SESSIONS_FILE);
         let file = sessions_path.display().to_string();
@@ -274,12 +274,15 @@ impl SweepOutput {
 
     /// The index of the baseline config (smith's defaults).
     pub fn baseline(&self) -> Result<usize> {
-        self.configs.iter().position(|c| c.is_baseline).ok_or_else(|| {
-            anyhow!(
-                "{}: no config is flagged as the baseline; run the sweep again",
-                self.dir.join(CONFIGS_FILE).display()
-            )
-        })
+        self.configs
+            .iter()
+            .position(|c| c.is_baseline)
+            .ok_or_else(|| {
+                anyhow!(
+                    "{}: no config is flagged as the baseline; run the sweep again",
+                    self.dir.join(CONFIGS_FILE).display()
+                )
+            })
     }
 
     /// Config indices, best rank first.

@@ -9,9 +9,11 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::data::SweepOutput;
+use super::draw::{draw_legend, font, Dash, Swatch};
 use super::format::count;
+use super::format::plural;
 use super::palette;
-use super::{draw_legend, font, font_size, Chart, DrawResult, Swatch, FONT};
+use super::{font_size, Chart, DrawResult, FONT};
 use crate::sweep::aggregate::percentile;
 
 /// Beyond this many sessions the pairs are not joined (a grey wash).
@@ -36,7 +38,13 @@ fn five(values: &[f64]) -> [f64; 5] {
     if v.is_empty() {
         return [0.0; 5];
     }
-    [v[0], percentile(&v, 25.0), percentile(&v, 50.0), percentile(&v, 75.0), v[v.len() - 1]]
+    [
+        v[0],
+        percentile(&v, 25.0),
+        percentile(&v, 50.0),
+        percentile(&v, 75.0),
+        v[v.len() - 1],
+    ]
 }
 
 /// A deterministic spread in `[-1, 1]` for the `i`th dot (golden-ratio
@@ -80,7 +88,10 @@ impl Chart for Distribution {
     }
 
     fn title(&self) -> String {
-        format!("Tool results mangled per session ({} sessions)", self.baseline.len())
+        format!(
+            "Tool results mangled per session ({})",
+            plural(self.baseline.len(), "session")
+        )
     }
 
     fn caption(&self) -> String {
@@ -103,17 +114,33 @@ impl Chart for Distribution {
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         let (w, _) = area.dim_in_pixel();
         let (main, side) = area.split_horizontally(w.saturating_sub(230));
-        let top = self.baseline.iter().chain(&self.chosen).copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+        let top = self
+            .baseline
+            .iter()
+            .chain(&self.chosen)
+            .copied()
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max);
         let y_hi = top.max(1.0) * 1.12;
         let columns = [
-            ("smith's defaults".to_string(), &self.baseline, palette::BASELINE),
-            (format!("chosen config (#{})", self.chosen_rank), &self.chosen, palette::CHOSEN),
+            (
+                "smith's defaults".to_string(),
+                &self.baseline,
+                palette::BASELINE,
+            ),
+            (
+                format!("chosen config (#{})", self.chosen_rank),
+                &self.chosen,
+                palette::CHOSEN,
+            ),
         ];
         let mut chart = ChartBuilder::on(&main)
             .margin(12)
             .x_label_area_size(50)
             .y_label_area_size(90)
-            .build_cartesian_2d(-0.6f64..1.6f64, 0f64..y_hi)?;
+            // A little room below zero: most sessions often lose nothing,
+            // and their dots must not hide in the axis.
+            .build_cartesian_2d(-0.6f64..1.6f64, -y_hi * 0.04..y_hi)?;
         let names = [columns[0].0.clone(), columns[1].0.clone()];
         chart
             .configure_mesh()
@@ -127,7 +154,13 @@ impl Chart for Distribution {
                     String::new()
                 }
             })
-            .y_label_formatter(&|v| if v.fract() == 0.0 { format!("{v:.0}") } else { String::new() })
+            .y_label_formatter(&|v| {
+                if v.fract() == 0.0 && *v >= 0.0 {
+                    format!("{v:.0}")
+                } else {
+                    String::new()
+                }
+            })
             .y_desc("tool results mangled in the session (count)")
             .label_style(font(font_size::TICK))
             .axis_desc_style(font(font_size::AXIS))
@@ -158,26 +191,50 @@ impl Chart for Distribution {
                 PathElement::new(vec![(x - half / 2.0, lo), (x + half / 2.0, lo)], style),
                 PathElement::new(vec![(x - half / 2.0, hi), (x + half / 2.0, hi)], style),
             ])?;
-            chart.draw_series(std::iter::once(Rectangle::new([(x - half, q1), (x + half, q3)], style)))?;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x - half, q1), (x + half, q3)],
+                style,
+            )))?;
             chart.draw_series(std::iter::once(PathElement::new(
                 vec![(x - half, med), (x + half, med)],
                 colour.stroke_width(4),
             )))?;
-            chart.draw_series(
-                values.iter().enumerate().map(|(i, &v)| Circle::new((x + jitter(i) * spread, v), radius, colour.mix(0.75).filled())),
-            )?;
+            chart.draw_series(values.iter().enumerate().map(|(i, &v)| {
+                Circle::new(
+                    (x + jitter(i) * spread, v),
+                    radius,
+                    colour.mix(0.75).filled(),
+                )
+            }))?;
             let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
-            let note = (FONT, font_size::NOTE).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
-            chart.draw_series(std::iter::once(Text::new(
-                format!("median {}, mean {}", count(med), count((mean * 10.0).round() / 10.0)),
-                (x + half + 0.04, med),
-                note,
-            )))?;
+            let note = (FONT, font_size::NOTE)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Bottom));
+            // Above the top whisker, where no dot can be.
+            chart.draw_series(std::iter::once(
+                EmptyElement::at((x, hi))
+                    + Text::new(
+                        format!(
+                            "median {}, mean {}",
+                            count(med),
+                            count((mean * 10.0).round() / 10.0)
+                        ),
+                        (0, -12),
+                        note,
+                    ),
+            ))?;
         }
         let entries = vec![
-            ("smith's defaults".to_string(), Swatch::Dot(palette::BASELINE)),
+            (
+                "smith's defaults".to_string(),
+                Swatch::Dot(palette::BASELINE),
+            ),
             ("chosen config".to_string(), Swatch::Dot(palette::CHOSEN)),
-            ("same session".to_string(), Swatch::Line(palette::FAINT, 2, super::Dash::Solid)),
+            (
+                "same session".to_string(),
+                Swatch::Line(palette::FAINT, 2, Dash::Solid),
+            ),
         ];
         draw_legend(&side.margin(16, 0, 6, 0), &entries)
     }

@@ -54,6 +54,15 @@ pub fn change(value: f64, base: f64) -> String {
     }
 }
 
+/// `n` and the noun, singular or plural: `1 config`, `9 configs`.
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// A fraction of the window as the knobs are written: `0.80`.
 pub fn fraction(v: f64) -> String {
     format!("{v:.2}")

@@ -9,9 +9,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::data::{ConfigRow, SweepOutput};
+use super::draw::{draw_line, draw_note, font, label_at, Dash};
 use super::format::fraction;
 use super::palette;
-use super::{draw_line, draw_note, font, font_size, label_at, Chart, Dash, DrawResult, Metric, FONT};
+use super::{font_size, Chart, DrawResult, Metric, FONT};
 use crate::sweep::grid::Knob;
 
 /// Axes beyond this many values are drawn without a number in every cell.
@@ -31,6 +32,8 @@ pub struct Heatmap {
     pub baseline: Option<(usize, usize)>,
     /// The config whose other knobs the slice holds.
     anchor_label: String,
+    /// The lowest and highest value of any cell: the ends of the scale.
+    range: (f64, f64),
 }
 
 /// Whether `a` and `b` agree on every knob but the two the heatmap varies.
@@ -52,15 +55,27 @@ impl Heatmap {
     /// whichever holds more configs.
     pub fn new(data: &SweepOutput, metric: Metric, chosen: usize, baseline: usize) -> Heatmap {
         let slice = |anchor: usize| -> Vec<usize> {
-            (0..data.configs.len()).filter(|&i| same_slice(&data.configs[i], &data.configs[anchor])).collect()
+            (0..data.configs.len())
+                .filter(|&i| same_slice(&data.configs[i], &data.configs[anchor]))
+                .collect()
         };
         let (mut members, mut anchor) = (slice(chosen), chosen);
         let base_members = slice(baseline);
         if base_members.len() > members.len() {
             (members, anchor) = (base_members, baseline);
         }
-        let at = distinct(members.iter().map(|&i| data.configs[i].config.compact_at).collect());
-        let to = distinct(members.iter().map(|&i| data.configs[i].config.compact_to).collect());
+        let at = distinct(
+            members
+                .iter()
+                .map(|&i| data.configs[i].config.compact_at)
+                .collect(),
+        );
+        let to = distinct(
+            members
+                .iter()
+                .map(|&i| data.configs[i].config.compact_to)
+                .collect(),
+        );
         let mut cells = vec![vec![None; to.len()]; at.len()];
         let cell_of = |c: &ConfigRow| -> Option<(usize, usize)> {
             let i = at.iter().position(|&v| v == c.config.compact_at)?;
@@ -72,32 +87,42 @@ impl Heatmap {
                 cells[i][j].get_or_insert(data.configs[m].total(metric.figure()));
             }
         }
-        let in_slice = |c: usize| members.contains(&c).then(|| cell_of(&data.configs[c])).flatten();
+        let in_slice = |c: usize| {
+            members
+                .contains(&c)
+                .then(|| cell_of(&data.configs[c]))
+                .flatten()
+        };
         Heatmap {
             metric,
             chosen: in_slice(chosen),
             baseline: in_slice(baseline),
             anchor_label: data.configs[anchor].label.clone(),
+            range: value_range(&cells),
             at,
             to,
             cells,
         }
     }
 
-    /// The lowest and highest value of any cell.
-    fn range(&self) -> (f64, f64) {
-        let values = self.cells.iter().flatten().flatten().copied().filter(|v| v.is_finite());
-        let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
-        if lo > hi {
-            (0.0, 1.0)
-        } else {
-            (lo, hi)
-        }
-    }
-
     fn colour(&self, v: f64) -> RGBColor {
-        let (lo, hi) = self.range();
+        let (lo, hi) = self.range;
         palette::ramp(if hi > lo { (v - lo) / (hi - lo) } else { 0.0 })
+    }
+}
+
+/// The lowest and highest value of any cell, `(0, 1)` when there is none.
+fn value_range(cells: &[Vec<Option<f64>>]) -> (f64, f64) {
+    let values = cells.iter().flatten().flatten().copied();
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if lo > hi {
+        (0.0, 1.0)
+    } else {
+        (lo, hi)
     }
 }
 
@@ -141,8 +166,10 @@ impl Chart for Heatmap {
             .x_label_area_size(64)
             .y_label_area_size(96)
             .build_cartesian_2d(-0.5..nx as f64 - 0.5, -0.5..ny as f64 - 0.5)?;
-        let (at, to): (Vec<String>, Vec<String>) =
-            (self.at.iter().map(|&v| fraction(v)).collect(), self.to.iter().map(|&v| fraction(v)).collect());
+        let (at, to): (Vec<String>, Vec<String>) = (
+            self.at.iter().map(|&v| fraction(v)).collect(),
+            self.to.iter().map(|&v| fraction(v)).collect(),
+        );
         chart
             .configure_mesh()
             .disable_mesh()
@@ -165,7 +192,10 @@ impl Chart for Heatmap {
             for (j, v) in column.iter().enumerate() {
                 let fill = v.map_or(palette::EMPTY_CELL, |v| self.colour(v));
                 chart.draw_series(std::iter::once(Rectangle::new(cell(i, j), fill.filled())))?;
-                chart.draw_series(std::iter::once(Rectangle::new(cell(i, j), WHITE.stroke_width(2))))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    cell(i, j),
+                    WHITE.stroke_width(2),
+                )))?;
                 if annotate {
                     let ink = if palette::is_dark(fill) { WHITE } else { BLACK };
                     let text = v.map_or("–".to_string(), |v| self.metric.format(v));
@@ -185,19 +215,61 @@ impl Chart for Heatmap {
             if self.chosen != Some((i, j)) {
                 let [(x0, y0), (x1, y1)] = cell(i, j);
                 let ring = vec![(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)];
-                draw_line(&mut chart, ring, palette::BASELINE.stroke_width(4), Dash::Dashed)?;
+                draw_line(
+                    &mut chart,
+                    ring,
+                    palette::BASELINE.stroke_width(4),
+                    Dash::Dashed,
+                )?;
             }
         }
         if let Some((i, j)) = self.chosen {
-            chart.draw_series(std::iter::once(Rectangle::new(cell(i, j), palette::CHOSEN.stroke_width(4))))?;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                cell(i, j),
+                palette::CHOSEN.stroke_width(4),
+            )))?;
         }
 
-        // The colour bar.
-        let (lo, hi) = self.range();
-        let top = if hi > lo { hi } else { lo + 1.0 };
-        let mut scale = ChartBuilder::on(&bar)
+        // The colour bar; with one value there is no scale to read.
+        let (lo, hi) = self.range;
+        let (_, bh) = bar.dim_in_pixel();
+        let bh = bh as i32;
+        if hi > lo {
+            self.draw_scale(&bar, lo, hi)?;
+        } else {
+            bar.draw(&Rectangle::new(
+                [(4, 14), (60, 70)],
+                self.colour(lo).filled(),
+            ))?;
+            draw_note(
+                &bar,
+                &format!("every cell: {}", self.metric.format(lo)),
+                (4, 90),
+            )?;
+        }
+        draw_note(&bar, self.metric.figure(), (4, bh - 132))?;
+        draw_note(&bar, "(sum over sessions)", (4, bh - 110))?;
+        if self.chosen.is_some() {
+            draw_note(&bar, "black frame: chosen", (4, bh - 76))?;
+        }
+        if self.baseline.is_some() && self.baseline != self.chosen {
+            draw_note(&bar, "dashed: smith's defaults", (4, bh - 54))?;
+        }
+        Ok(())
+    }
+}
+
+impl Heatmap {
+    /// The colour bar from `lo` to `hi`, labelled in the metric's unit.
+    fn draw_scale<DB: DrawingBackend>(
+        &self,
+        bar: &DrawingArea<DB, Shift>,
+        lo: f64,
+        top: f64,
+    ) -> DrawResult<DB> {
+        let mut scale = ChartBuilder::on(bar)
             .margin_top(14)
-            .margin_bottom(78)
+            .margin_bottom(150)
             .margin_right(10)
             .y_label_area_size(0)
             .right_y_label_area_size(110)
@@ -216,9 +288,6 @@ impl Chart for Heatmap {
             let b = lo + (top - lo) * (k + 1) as f64 / steps as f64;
             Rectangle::new([(0.0, a), (1.0, b)], self.colour((a + b) / 2.0).filled())
         }))?;
-        let (_, bh) = bar.dim_in_pixel();
-        draw_note(&bar, self.metric.figure(), (4, bh as i32 - 60))?;
-        draw_note(&bar, "(sum over sessions)", (4, bh as i32 - 38))?;
         Ok(())
     }
 }

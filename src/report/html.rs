@@ -11,16 +11,19 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::data::{SweepOutput, CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
-use super::format::{change, count, money, tokens};
+use super::format::{change, count, money, plural, tokens};
 use super::{palette, Figure, Metric, SessionSection, TOP_CONFIGS};
 use crate::engine::Stage;
 
 /// Rows of the table of every session before the page says "and N more".
 const MAX_SESSION_ROWS: usize = 200;
 
-/// The figures of the key-number cards and the per-session tables: name in
-/// the sweep's tables, heading, how a value is written.
-const KEY_FIGURES: [(&str, &str, fn(f64) -> String); 8] = [
+/// A figure as the page shows it: its name in the sweep's tables, its
+/// heading, and how a value is written.
+type KeyFigure = (&'static str, &'static str, fn(f64) -> String);
+
+/// The figures of the key-number cards and the per-session tables.
+const KEY_FIGURES: [KeyFigure; 8] = [
     ("price", "price", money),
     ("tokens_sent", "tokens sent", tokens),
     ("cache_write", "cache writes", tokens),
@@ -65,7 +68,10 @@ pub fn escape(text: &str) -> String {
 /// all), tagged with the chart's name and its title for screen readers.
 pub fn inline_svg(figure: &Figure) -> String {
     let svg = figure.svg.trim();
-    let svg = svg.strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>").unwrap_or(svg).trim_start();
+    let svg = svg
+        .strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+        .unwrap_or(svg)
+        .trim_start();
     let svg = svg.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1);
     svg.replacen(
         "<svg ",
@@ -106,6 +112,8 @@ dl.facts dd { margin: 0; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: .88rem; width: 100%; }
 th, td { padding: .3rem .45rem; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.l { white-space: normal; }
+.cfg { white-space: nowrap; margin-right: .2em; }
 th { border-bottom: 2px solid var(--line); background: #fafafa; white-space: normal; vertical-align: bottom; }
 th.l, td.l { text-align: left; }
 tr.baseline td { background: #f1f1f1; }
@@ -150,7 +158,10 @@ fn change_html(value: f64, base: f64) -> String {
     } else {
         ""
     };
-    format!("<span class=\"{class}\">{}</span>", escape(&change(value, base)))
+    format!(
+        "<span class=\"{class}\">{}</span>",
+        escape(&change(value, base))
+    )
 }
 
 impl Page<'_> {
@@ -165,16 +176,16 @@ impl Page<'_> {
             h,
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>Compaction report: {} sessions × {} configs</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n",
-            d.sessions.len(),
-            d.configs.len()
+             <title>Compaction report: {} × {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n",
+            plural(d.sessions.len(), "session"),
+            plural(d.configs.len(), "config")
         );
         let _ = write!(
             h,
-            "<header>\n<h1>How smith's compaction would have done</h1>\n<p class=\"lead\">{} sessions replayed under {} configs of \
+            "<header>\n<h1>How smith's compaction would have done</h1>\n<p class=\"lead\">{} replayed under {} of \
              the compaction engine, ranked by {} (lowest first). Best: <strong>{}</strong>{}.</p>\n</header>\n",
-            d.sessions.len(),
-            d.configs.len(),
+            plural(d.sessions.len(), "session"),
+            plural(d.configs.len(), "config"),
             escape(&rank_by),
             escape(&d.configs[d.by_rank()[0]].label),
             if d.configs[d.by_rank()[0]].is_baseline { ", which is smith's own defaults" } else { "" }
@@ -185,7 +196,12 @@ impl Page<'_> {
              <li><a href=\"#configs\">Configs, ranked</a></li>\n",
         );
         for f in self.overview {
-            let _ = writeln!(h, "<li><a href=\"#{}\">{}</a></li>", escape(&f.stem), escape(&f.title));
+            let _ = writeln!(
+                h,
+                "<li><a href=\"#{}\">{}</a></li>",
+                escape(&f.stem),
+                escape(&f.title)
+            );
         }
         h.push_str("<li><a href=\"#sessions\">Sessions up close</a></li>\n<li><a href=\"#all-sessions\">Every session</a></li>\n</ol></nav>\n");
         for w in self.warnings {
@@ -223,10 +239,25 @@ impl Page<'_> {
         let paths: Vec<String> = s
             .pointer("/paths")
             .and_then(Value::as_array)
-            .map(|a| a.iter().map(|p| format!("<code>{}</code>", escape(p.as_str().unwrap_or("?")))).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|p| format!("<code>{}</code>", escape(p.as_str().unwrap_or("?"))))
+                    .collect()
+            })
             .unwrap_or_default();
-        let _ = writeln!(h, "<dt>Sessions from</dt><dd>{}</dd>", if paths.is_empty() { "?".into() } else { paths.join(", ") });
-        let bytes = s.pointer("/bytes").and_then(Value::as_f64).unwrap_or(f64::NAN);
+        let _ = writeln!(
+            h,
+            "<dt>Sessions from</dt><dd>{}</dd>",
+            if paths.is_empty() {
+                "?".into()
+            } else {
+                paths.join(", ")
+            }
+        );
+        let bytes = s
+            .pointer("/bytes")
+            .and_then(Value::as_f64)
+            .unwrap_or(f64::NAN);
         let _ = writeln!(
             h,
             "<dt>Sessions</dt><dd>{} read ({:.1} MB of transcript){}{}</dd>",
@@ -241,9 +272,20 @@ impl Page<'_> {
                 _ => String::new(),
             }
         );
-        let _ = write!(h, "<dt>Grid</dt><dd>{} configs", json_num(s.pointer("/grid/configs")));
-        if let Some(n) = s.pointer("/grid/impossible_left_out").and_then(Value::as_u64).filter(|&n| n > 0) {
-            let _ = write!(h, " ({n} combinations left out: their target was at or above their trigger)");
+        let _ = write!(
+            h,
+            "<dt>Grid</dt><dd>{} configs",
+            json_num(s.pointer("/grid/configs"))
+        );
+        if let Some(n) = s
+            .pointer("/grid/impossible_left_out")
+            .and_then(Value::as_u64)
+            .filter(|&n| n > 0)
+        {
+            let _ = write!(
+                h,
+                " ({n} combinations left out: their target was at or above their trigger)"
+            );
         }
         h.push_str("; smith's defaults are always in as the baseline</dd>\n");
         if let Some(axes) = s.pointer("/grid/axes").and_then(Value::as_object) {
@@ -252,11 +294,20 @@ impl Page<'_> {
                     .as_array()
                     .map(|a| a.iter().map(|v| v.to_string()).collect())
                     .unwrap_or_default();
-                let _ = writeln!(h, "<dt><code>{}</code></dt><dd>{}</dd>", escape(knob), escape(&values.join(", ")));
+                let _ = writeln!(
+                    h,
+                    "<dt><code>{}</code></dt><dd>{}</dd>",
+                    escape(knob),
+                    escape(&values.join(", "))
+                );
             }
         }
         if let Some(file) = s.pointer("/grid/file").and_then(Value::as_str) {
-            let _ = writeln!(h, "<dt>Grid file</dt><dd><code>{}</code></dd>", escape(file));
+            let _ = writeln!(
+                h,
+                "<dt>Grid file</dt><dd><code>{}</code></dd>",
+                escape(file)
+            );
         }
         let price = |k: &str| json_num(s.pointer(&format!("/prices/{k}")));
         let _ = writeln!(
@@ -274,7 +325,12 @@ impl Page<'_> {
         h.push_str("</dl>\n</section>\n");
     }
 
-    fn verdict(&self, h: &mut String, chosen: &super::data::ConfigRow, base: &super::data::ConfigRow) {
+    fn verdict(
+        &self,
+        h: &mut String,
+        chosen: &super::data::ConfigRow,
+        base: &super::data::ConfigRow,
+    ) {
         let _ = write!(
             h,
             "<section id=\"verdict\">\n<h2>Chosen config against smith's defaults</h2>\n<p>Chosen: <strong>{}</strong> \
@@ -354,7 +410,7 @@ impl Page<'_> {
             let b = |n: &str| base.total(n);
             let _ = writeln!(
                 h,
-                "<tr class=\"{}\"><td>{}</td><td class=\"l\">{}{marks}</td><td>{}</td><td>{}</td><td>{}</td>\
+                "<tr class=\"{}\"><td>{}</td><td class=\"l\"><span class=\"cfg\">{}</span>{marks}</td><td>{}</td><td>{}</td><td>{}</td>\
                  <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 class.join(" "),
                 c.rank,
@@ -381,12 +437,14 @@ impl Page<'_> {
         h.push_str("<section id=\"sessions\">\n<h2>Sessions up close</h2>\n");
         let _ = writeln!(
             h,
-            "<p>{} session(s) replayed request by request: by default the ones whose tokens sent changed most between \
+            "<p>{} replayed request by request: by default the ones whose tokens sent changed most between \
              smith's defaults and the chosen config (<code>report --session LABEL</code> picks others).</p>",
-            self.sessions.len()
+            plural(self.sessions.len(), "session")
         );
-        let columns: Vec<Vec<Vec<f64>>> =
-            KEY_FIGURES.iter().map(|(name, _, _)| d.per_session(name)).collect::<Result<_>>()?;
+        let columns: Vec<Vec<Vec<f64>>> = KEY_FIGURES
+            .iter()
+            .map(|(name, _, _)| d.per_session(name))
+            .collect::<Result<_>>()?;
         let requests = d.per_session("requests")?;
         for section in self.sessions {
             let s = section.session;
@@ -417,7 +475,11 @@ impl Page<'_> {
             match &section.figure {
                 Ok(f) => figure(h, f),
                 Err(why) => {
-                    let _ = writeln!(h, "<p class=\"warning\">No context curve: {}</p>", escape(why));
+                    let _ = writeln!(
+                        h,
+                        "<p class=\"warning\">No context curve: {}</p>",
+                        escape(why)
+                    );
                 }
             }
             h.push_str("</section>\n");
@@ -501,7 +563,10 @@ mod tests {
 
     #[test]
     fn escape_covers_text_and_attribute_specials() {
-        assert_eq!(escape(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            escape(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! Each chart is one small file behind [`Chart`]: it holds the numbers it
 //! shows and draws them on any plotters backend, so the same code makes the
 //! inline SVG of `index.html` and the PNG beside it. [`palette`] gives every
-//! stage one colour across all of them; [`html`] lays out the page;
-//! [`data`] reads the sweep's files back.
+//! stage one colour across all of them and [`draw`] the shared pieces
+//! (legends, dashes, notes); [`html`] lays out the page; [`data`] reads the
+//! sweep's files back and [`select`] picks the config and sessions to show.
 //!
 //! The charts: [`cost_loss`] (one point per config, price against damage,
 //! Pareto front), [`heatmap`] (`compact_at` × `compact_to` for one metric),
@@ -18,10 +19,12 @@ pub mod context_curve;
 pub mod cost_loss;
 pub mod data;
 pub mod distribution;
+pub mod draw;
 pub mod format;
 pub mod heatmap;
 pub mod html;
 pub mod palette;
+pub mod select;
 pub mod stages;
 
 use std::path::{Path, PathBuf};
@@ -29,9 +32,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 pub use data::SweepOutput;
+pub use select::Selection;
 
 use crate::transcript::{self, SessionRef};
 
@@ -59,11 +62,6 @@ pub const DEFAULT_SESSIONS: usize = 3;
 /// Rows of the ranked tables and bars when the sweep has more configs: the
 /// best ones and the baseline; the files hold the rest.
 pub const TOP_CONFIGS: usize = 20;
-
-/// A text style of `size` pixels in black.
-pub fn font(size: u32) -> TextStyle<'static> {
-    (FONT, size).into_font().color(&BLACK)
-}
 
 /// The metric the heatmap colours by and the cost axis measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -122,7 +120,8 @@ impl Metric {
 }
 
 /// What drawing on a backend returns.
-pub type DrawResult<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+pub type DrawResult<DB> =
+    std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
 /// One chart: the numbers it shows and how to draw them.
 pub trait Chart {
@@ -148,11 +147,17 @@ pub struct Figure {
     pub png: Vec<u8>,
 }
 
-fn draw_titled<DB: DrawingBackend, C: Chart>(chart: &C, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+fn draw_titled<DB: DrawingBackend, C: Chart>(
+    chart: &C,
+    root: &DrawingArea<DB, Shift>,
+) -> DrawResult<DB> {
     root.fill(&WHITE)?;
     let area = root.titled(
         &chart.title(),
-        (FONT, font_size::TITLE).into_font().style(FontStyle::Bold).color(&BLACK),
+        (FONT, font_size::TITLE)
+            .into_font()
+            .style(FontStyle::Bold)
+            .color(&BLACK),
     )?;
     chart.draw(&area)?;
     root.present()
@@ -165,19 +170,22 @@ pub fn render<C: Chart>(chart: &C) -> Result<Figure> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
-        draw_titled(chart, &root).map_err(|e| anyhow!("{}: cannot draw the SVG: {e} {fonts_hint}", chart.stem()))?;
+        draw_titled(chart, &root)
+            .map_err(|e| anyhow!("{}: cannot draw the SVG: {e} {fonts_hint}", chart.stem()))?;
     }
     let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-        draw_titled(chart, &root).map_err(|e| anyhow!("{}: cannot draw the PNG: {e} {fonts_hint}", chart.stem()))?;
+        draw_titled(chart, &root)
+            .map_err(|e| anyhow!("{}: cannot draw the PNG: {e} {fonts_hint}", chart.stem()))?;
     }
     Ok(Figure {
         stem: chart.stem(),
         title: chart.title(),
         caption: chart.caption(),
         svg,
-        png: encode_png(&rgb, w, h).with_context(|| format!("{}: cannot encode the PNG", chart.stem()))?,
+        png: encode_png(&rgb, w, h)
+            .with_context(|| format!("{}: cannot encode the PNG", chart.stem()))?,
     })
 }
 
@@ -194,212 +202,6 @@ fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// How a legend entry looks.
-#[derive(Clone, Copy, Debug)]
-pub enum Swatch {
-    /// A filled square (a stage, an area).
-    Fill(RGBColor),
-    /// A line of a width, dashed or not.
-    Line(RGBColor, u32, Dash),
-    /// A filled dot.
-    Dot(RGBColor),
-    /// A hollow square (the baseline's marker).
-    Square(RGBColor),
-    /// A ring around a dot (the chosen config's marker).
-    Ring(RGBColor),
-}
-
-/// Line patterns, told apart in greyscale.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dash {
-    Solid,
-    Dashed,
-    Dotted,
-}
-
-impl Dash {
-    /// Dash and gap in pixels.
-    fn pattern(self) -> Option<(i32, i32)> {
-        match self {
-            Dash::Solid => None,
-            Dash::Dashed => Some((10, 6)),
-            Dash::Dotted => Some((3, 4)),
-        }
-    }
-}
-
-/// Draws a polyline in chart coordinates with a dash pattern.
-pub fn draw_line<DB, X, Y>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
-    points: Vec<(X::ValueType, Y::ValueType)>,
-    style: ShapeStyle,
-    dash: Dash,
-) -> DrawResult<DB>
-where
-    DB: DrawingBackend,
-    X: plotters::coord::ranged1d::Ranged,
-    Y: plotters::coord::ranged1d::Ranged,
-    X::ValueType: Clone + 'static,
-    Y::ValueType: Clone + 'static,
-{
-    match dash.pattern() {
-        None => chart.draw_series(std::iter::once(PathElement::new(points, style)))?,
-        Some((on, off)) => chart.draw_series(DashedLineSeries::new(points, on, off, style))?,
-    };
-    Ok(())
-}
-
-/// Draws a legend down `area` (pixel coordinates), one entry per row.
-pub fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[(String, Swatch)]) -> DrawResult<DB> {
-    let row = 30;
-    let text = font(font_size::LEGEND).pos(Pos::new(HPos::Left, VPos::Center));
-    for (i, (label, swatch)) in entries.iter().enumerate() {
-        let y = 14 + row * i as i32;
-        let (x0, x1) = (6, 36);
-        match *swatch {
-            Swatch::Fill(c) => {
-                area.draw(&Rectangle::new([(x0 + 6, y - 9), (x1 - 6, y + 9)], c.filled()))?;
-            }
-            Swatch::Line(c, width, dash) => {
-                let style = c.stroke_width(width);
-                match dash.pattern() {
-                    None => area.draw(&PathElement::new(vec![(x0, y), (x1, y)], style))?,
-                    Some((on, off)) => {
-                        area.draw(&plotters::element::DashedPathElement::new(vec![(x0, y), (x1, y)], on, off, style))?
-                    }
-                }
-            }
-            Swatch::Dot(c) => area.draw(&Circle::new((21, y), 5, c.filled()))?,
-            Swatch::Square(c) => area.draw(&Rectangle::new([(14, y - 7), (28, y + 7)], c.stroke_width(3)))?,
-            Swatch::Ring(c) => {
-                area.draw(&Circle::new((21, y), 4, c.filled()))?;
-                area.draw(&Circle::new((21, y), 9, c.stroke_width(2)))?;
-            }
-        }
-        area.draw(&Text::new(label.clone(), (x1 + 8, y), text.clone()))?;
-    }
-    Ok(())
-}
-
-/// The label of the category at `v` on an axis whose categories sit at
-/// 0, 1, 2, ...: empty between them, so ticks at fractions stay blank.
-pub fn label_at(labels: &[String], v: f64) -> String {
-    let i = v.round();
-    if (v - i).abs() > 1e-6 || i < 0.0 {
-        return String::new();
-    }
-    labels.get(i as usize).cloned().unwrap_or_default()
-}
-
-/// A note in small grey type at pixel `(x, y)` of `area`.
-pub fn draw_note<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, note: &str, (x, y): (i32, i32)) -> DrawResult<DB> {
-    let style = (FONT, font_size::NOTE).into_font().color(&RGBColor(0x55, 0x55, 0x55));
-    area.draw(&Text::new(note.to_string(), (x, y), style))
-}
-
-/// The config compared with the baseline, and the sessions given a section.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Selection {
-    /// Index of the chosen config.
-    pub chosen: usize,
-    /// Indices of the sessions charted, in the order given.
-    pub sessions: Vec<usize>,
-}
-
-impl Selection {
-    /// The config `config` names (a rank such as `1`, or a label; the best
-    /// when `None`) and the sessions `sessions` name (labels or transcript
-    /// paths; when empty, the [`DEFAULT_SESSIONS`] sessions whose tokens sent
-    /// changed most against the baseline). The error says what to give
-    /// instead.
-    pub fn new(data: &SweepOutput, config: Option<&str>, sessions: &[String]) -> std::result::Result<Selection, String> {
-        let chosen = match config {
-            None => data.by_rank()[0],
-            Some(spec) => choose_config(data, spec)?,
-        };
-        let sessions = if sessions.is_empty() {
-            most_changed(data, chosen).map_err(|e| format!("{e:#}"))?
-        } else {
-            let mut picked = Vec::new();
-            for spec in sessions {
-                let s = choose_session(data, spec)?;
-                if !picked.contains(&s) {
-                    picked.push(s);
-                }
-            }
-            picked
-        };
-        Ok(Selection { chosen, sessions })
-    }
-}
-
-fn choose_config(data: &SweepOutput, spec: &str) -> std::result::Result<usize, String> {
-    if let Ok(rank) = spec.trim().parse::<usize>() {
-        return data.configs.iter().position(|c| c.rank == rank).ok_or_else(|| {
-            format!(
-                "--config {spec}: the sweep ranked {} configs; give a rank from 1 to {} or a config label",
-                data.configs.len(),
-                data.configs.len()
-            )
-        });
-    }
-    data.configs.iter().position(|c| c.label == spec).ok_or_else(|| {
-        let some: Vec<String> =
-            data.by_rank().iter().take(5).map(|&i| format!("{:?}", data.configs[i].label)).collect();
-        format!(
-            "--config {spec:?}: no config has that label; give a rank (1 = best) or a label such as {}",
-            some.join(", ")
-        )
-    })
-}
-
-fn choose_session(data: &SweepOutput, spec: &str) -> std::result::Result<usize, String> {
-    let by_label: Vec<usize> = (0..data.sessions.len()).filter(|&s| data.sessions[s].label == spec).collect();
-    match by_label.as_slice() {
-        [one] => return Ok(*one),
-        [] => {}
-        _ => {
-            return Err(format!(
-                "--session {spec:?}: {} sessions have that label; give the transcript path instead",
-                by_label.len()
-            ))
-        }
-    }
-    let path = Path::new(spec);
-    if let Some(s) = data.sessions.iter().position(|s| s.path == path) {
-        return Ok(s);
-    }
-    let some: Vec<String> = data.sessions.iter().take(8).map(|s| format!("{:?}", s.label)).collect();
-    Err(format!(
-        "--session {spec:?}: the sweep has no session with that label or transcript path; its sessions include {}",
-        some.join(", ")
-    ))
-}
-
-/// The sessions whose tokens sent under `chosen` differ most from the
-/// baseline's, largest change first (ties: the larger session first).
-fn most_changed(data: &SweepOutput, chosen: usize) -> Result<Vec<usize>> {
-    let base = data.baseline()?;
-    let sent = data.per_session("tokens_sent")?;
-    let mut order: Vec<usize> = (0..data.sessions.len()).collect();
-    let change = |s: usize| {
-        let d = (sent[s][chosen] - sent[s][base]).abs();
-        if d.is_nan() {
-            -1.0
-        } else {
-            d
-        }
-    };
-    order.sort_by(|&a, &b| {
-        change(b)
-            .total_cmp(&change(a))
-            .then(sent[b][base].total_cmp(&sent[a][base]))
-            .then(a.cmp(&b))
-    });
-    order.truncate(DEFAULT_SESSIONS);
-    Ok(order)
-}
-
 /// A chosen session's section: its figures, or why it could not be charted.
 #[derive(Clone, Debug)]
 pub struct SessionSection {
@@ -408,7 +210,7 @@ pub struct SessionSection {
     pub figure: std::result::Result<Figure, String>,
 }
 
-/// What [`write`] wrote.
+/// What [`write()`] wrote.
 #[derive(Clone, Debug)]
 pub struct Written {
     /// `index.html`.
@@ -438,22 +240,40 @@ fn slug(label: &str) -> String {
 }
 
 /// Reads a chosen session again and charts it.
-fn session_figure(data: &SweepOutput, session: usize, chosen: usize, stem: String) -> Result<Figure> {
+fn session_figure(
+    data: &SweepOutput,
+    session: usize,
+    chosen: usize,
+    stem: String,
+) -> Result<Figure> {
     let info = &data.sessions[session];
-    let loaded = transcript::load(&SessionRef { transcript: info.path.clone() })
-        .with_context(|| format!("{}: cannot read the session again", info.path.display()))?;
+    let loaded = transcript::load(&SessionRef {
+        transcript: info.path.clone(),
+    })
+    .with_context(|| format!("{}: cannot read the session again", info.path.display()))?;
     if loaded.messages.is_empty() {
         return Err(anyhow!("{}: no message could be read", info.path.display()));
     }
     let base = &data.configs[data.baseline()?];
-    let curve = context_curve::ContextCurve::new(&info.label, stem, &loaded.messages, &data.configs[chosen], base);
+    let curve = context_curve::ContextCurve::new(
+        &info.label,
+        stem,
+        &loaded.messages,
+        &data.configs[chosen],
+        base,
+    );
     render(&curve)
 }
 
 /// Draws every chart of the sweep in `data` and writes `index.html` and one
 /// PNG per chart into `out` (created if missing), each file atomically;
 /// `index.html` last, so a page that exists has all its PNGs beside it.
-pub fn write(data: &SweepOutput, selection: &Selection, metric: Metric, out: &Path) -> Result<Written> {
+pub fn write(
+    data: &SweepOutput,
+    selection: &Selection,
+    metric: Metric,
+    out: &Path,
+) -> Result<Written> {
     let chosen = selection.chosen;
     let base = data.baseline()?;
     let overview = vec![
@@ -481,9 +301,12 @@ pub fn write(data: &SweepOutput, selection: &Selection, metric: Metric, out: &Pa
         sections.push(SessionSection { session: s, figure });
     }
 
-    std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create the report folder", out.display()))?;
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("{}: cannot create the report folder", out.display()))?;
     let mut pngs = Vec::new();
-    let figures = overview.iter().chain(sections.iter().filter_map(|s| s.figure.as_ref().ok()));
+    let figures = overview
+        .iter()
+        .chain(sections.iter().filter_map(|s| s.figure.as_ref().ok()));
     for f in figures {
         let path = out.join(format!("{}.png", f.stem));
         crate::output::write_atomic(&path, &f.png)?;
@@ -499,7 +322,11 @@ pub fn write(data: &SweepOutput, selection: &Selection, metric: Metric, out: &Pa
     };
     let index = out.join("index.html");
     crate::output::write_atomic(&index, page.render()?.as_bytes())?;
-    Ok(Written { index, pngs, warnings })
+    Ok(Written {
+        index,
+        pngs,
+        warnings,
+    })
 }
 
 /// Reads the sweep output in `sweep_dir` and writes its report into `out`

@@ -7,9 +7,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::data::SweepOutput;
+use super::draw::{draw_legend, draw_note, font, label_at, Swatch};
 use super::format::tokens;
 use super::palette;
-use super::{draw_legend, draw_note, font, font_size, label_at, Chart, DrawResult, Swatch, TOP_CONFIGS};
+use super::{font_size, Chart, DrawResult, TOP_CONFIGS};
 use crate::engine::Stage;
 
 /// One bar.
@@ -138,7 +139,11 @@ impl Chart for StageBars {
             .y_label_formatter(&|v| label_at(&labels, *v))
             .x_label_formatter(&|v| tokens(*v))
             .x_desc("tokens reclaimed, all sessions (estimated: bytes/4)")
-            .label_style(font(if n > 14 { font_size::TICK - 2 } else { font_size::TICK }))
+            .label_style(font(if n > 14 {
+                font_size::TICK - 2
+            } else {
+                font_size::TICK
+            }))
             .axis_desc_style(font(font_size::AXIS))
             .bold_line_style(palette::FAINT.mix(0.6))
             .light_line_style(TRANSPARENT)
@@ -151,9 +156,15 @@ impl Chart for StageBars {
                     return None;
                 }
                 // Stack after the earlier stages with the same sign.
-                let before: f64 = b.reclaimed[..s.index()].iter().filter(|x| x.signum() == v.signum()).sum();
+                let before: f64 = b.reclaimed[..s.index()]
+                    .iter()
+                    .filter(|x| x.signum() == v.signum())
+                    .sum();
                 let y = (n - 1 - i) as f64;
-                Some(Rectangle::new([(before, y - 0.36), (before + v, y + 0.36)], colour.filled()))
+                Some(Rectangle::new(
+                    [(before, y - 0.36), (before + v, y + 0.36)],
+                    colour.filled(),
+                ))
             }))?;
         }
         chart.draw_series(std::iter::once(PathElement::new(
@@ -161,8 +172,10 @@ impl Chart for StageBars {
             BLACK.stroke_width(1),
         )))?;
 
-        let entries: Vec<(String, Swatch)> =
-            Stage::ALL.iter().map(|&s| (s.as_str().to_string(), Swatch::Fill(palette::stage(s)))).collect();
+        let entries: Vec<(String, Swatch)> = Stage::ALL
+            .iter()
+            .map(|&s| (s.as_str().to_string(), Swatch::Fill(palette::stage(s))))
+            .collect();
         let side = side.margin(16, 0, 4, 0);
         draw_legend(&side, &entries)?;
         let y = 14 + 30 * entries.len() as i32 + 12;

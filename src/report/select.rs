@@ -1,0 +1,123 @@
+//! What the report looks at: the config compared with smith's defaults and
+//! the sessions charted request by request, from the command line's names
+//! or by default.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::{SweepOutput, DEFAULT_SESSIONS};
+
+/// The config compared with the baseline, and the sessions given a section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// Index of the chosen config.
+    pub chosen: usize,
+    /// Indices of the sessions charted, in the order given.
+    pub sessions: Vec<usize>,
+}
+
+impl Selection {
+    /// The config `config` names (a rank such as `1`, or a label; the best
+    /// when `None`) and the sessions `sessions` name (labels or transcript
+    /// paths; when empty, the [`DEFAULT_SESSIONS`] sessions whose tokens sent
+    /// changed most against the baseline). The error says what to give
+    /// instead.
+    pub fn new(
+        data: &SweepOutput,
+        config: Option<&str>,
+        sessions: &[String],
+    ) -> std::result::Result<Selection, String> {
+        let chosen = match config {
+            None => data.by_rank()[0],
+            Some(spec) => choose_config(data, spec)?,
+        };
+        let sessions = if sessions.is_empty() {
+            most_changed(data, chosen).map_err(|e| format!("{e:#}"))?
+        } else {
+            let mut picked = Vec::new();
+            for spec in sessions {
+                let s = choose_session(data, spec)?;
+                if !picked.contains(&s) {
+                    picked.push(s);
+                }
+            }
+            picked
+        };
+        Ok(Selection { chosen, sessions })
+    }
+}
+
+fn choose_config(data: &SweepOutput, spec: &str) -> std::result::Result<usize, String> {
+    if let Ok(rank) = spec.trim().parse::<usize>() {
+        return data.configs.iter().position(|c| c.rank == rank).ok_or_else(|| {
+            format!(
+                "--config {spec}: the sweep ranked {} configs; give a rank from 1 to {} or a config label",
+                data.configs.len(),
+                data.configs.len()
+            )
+        });
+    }
+    data.configs.iter().position(|c| c.label == spec).ok_or_else(|| {
+        let some: Vec<String> =
+            data.by_rank().iter().take(5).map(|&i| format!("{:?}", data.configs[i].label)).collect();
+        format!(
+            "--config {spec:?}: no config has that label; give a rank (1 = best) or a label such as {}",
+            some.join(", ")
+        )
+    })
+}
+
+fn choose_session(data: &SweepOutput, spec: &str) -> std::result::Result<usize, String> {
+    let by_label: Vec<usize> = (0..data.sessions.len())
+        .filter(|&s| data.sessions[s].label == spec)
+        .collect();
+    match by_label.as_slice() {
+        [one] => return Ok(*one),
+        [] => {}
+        _ => {
+            return Err(format!(
+                "--session {spec:?}: {} sessions have that label; give the transcript path instead",
+                by_label.len()
+            ))
+        }
+    }
+    let path = Path::new(spec);
+    if let Some(s) = data.sessions.iter().position(|s| s.path == path) {
+        return Ok(s);
+    }
+    let some: Vec<String> = data
+        .sessions
+        .iter()
+        .take(8)
+        .map(|s| format!("{:?}", s.label))
+        .collect();
+    Err(format!(
+        "--session {spec:?}: the sweep has no session with that label or transcript path; its sessions include {}",
+        some.join(", ")
+    ))
+}
+
+/// The sessions whose tokens sent under `chosen` differ most from the
+/// baseline's, largest change first (ties: the larger session first).
+fn most_changed(data: &SweepOutput, chosen: usize) -> Result<Vec<usize>> {
+    let base = data.baseline()?;
+    let sent = data.per_session("tokens_sent")?;
+    let mut order: Vec<usize> = (0..data.sessions.len()).collect();
+    let change = |s: usize| {
+        let d = (sent[s][chosen] - sent[s][base]).abs();
+        if d.is_nan() {
+            -1.0
+        } else {
+            d
+        }
+    };
+    order.sort_by(|&a, &b| {
+        change(b)
+            .total_cmp(&change(a))
+            .then(sent[b][base].total_cmp(&sent[a][base]))
+            .then(a.cmp(&b))
+    });
+    order.truncate(DEFAULT_SESSIONS);
+    Ok(order)
+}
