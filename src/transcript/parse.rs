@@ -13,7 +13,7 @@ use serde::Deserializer;
 use serde_json::Value;
 
 use super::json::value_to_string;
-use super::model::{Block, BlockType, Message, Role, Str};
+use super::model::{Block, BlockType, Message, Role, Str, Text};
 
 /// Parses one line (without its newline) into a message, or says why not.
 pub fn parse_line(line: &str) -> Result<Message, String> {
@@ -171,9 +171,8 @@ impl<'de> Visitor<'de> for BlockVisitor {
                 }
                 "text" => {
                     block.text = map
-                        .next_value::<Option<String>>()
+                        .next_value_seed(OptionalText)
                         .map_err(|e| wrong(field, e))?
-                        .map(|s| s.into_bytes().into())
                 }
                 "tool_args" => {
                     block.tool_args = map
@@ -209,6 +208,38 @@ impl<'de> Visitor<'de> for BlockVisitor {
         block.kind =
             kind.ok_or_else(|| de::Error::custom(format!("content[{at}]: no \"type\"")))?;
         Ok(block)
+    }
+}
+
+/// A block's text straight into its shared buffer: one copy from the line
+/// (or from serde_json's unescaping scratch), no intermediate `String`. Text
+/// is most of a transcript's bytes, so this is most of the reader's work.
+struct OptionalText;
+
+impl<'de> DeserializeSeed<'de> for OptionalText {
+    type Value = Option<Text>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Text>, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OptionalText {
+    type Value = Option<Text>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Option<Text>, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Option<Text>, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<Text>, D::Error> {
+        d.deserialize_str(self)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<Text>, E> {
+        Ok(Some(Text::from(v.as_bytes())))
     }
 }
 
