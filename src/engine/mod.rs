@@ -362,10 +362,42 @@ impl Engine {
     }
 }
 
+/// What enters the working history when the record appends a message, and
+/// what was cut from it on the way in.
+#[derive(Clone, Debug)]
+pub struct Admitted {
+    /// The message as the history holds it.
+    pub message: Arc<Message>,
+    /// Counts of what admission cut (results capped on arrival count as
+    /// `results_truncated`, their tokens as reclaimed by truncation).
+    pub effects: Effects,
+    /// The rewrites, with `message` left 0: the replay sets it to the
+    /// position the message takes in the history.
+    pub edits: Vec<Edit>,
+}
+
+impl Admitted {
+    /// The message kept as it is.
+    pub fn unchanged(message: &Arc<Message>) -> Admitted {
+        Admitted {
+            message: message.clone(),
+            effects: Effects::default(),
+            edits: Vec::new(),
+        }
+    }
+}
+
 /// Anything the replay can run before each request: smith's engine, or
 /// another agent's policy modelled on the same estimate (see
 /// `crate::policy`). Each returns a [`Compaction`] so every policy's row
 /// reads like smith's.
+///
+/// What the replay, `show --at` and the loss measure rely on: without a
+/// `cut`, the history returned has the input's messages at the same
+/// positions (rewritten in place at most); with a `cut`, it is some carried
+/// messages of the input (Codex keeps recent user messages), then the
+/// summary or drop note, then the input's `[cut..]` rewritten in place at
+/// most. A tool call and its result are never separated.
 pub trait Compactor: Sync {
     /// A short name for tables and files ("smith", "masking", ...).
     fn name(&self) -> &str;
@@ -380,9 +412,10 @@ pub trait Compactor: Sync {
 
     /// What enters the history when the record appends `message`. smith keeps
     /// every message as it is; a policy that caps results on arrival (Codex)
-    /// rewrites them here.
-    fn admit(&self, message: &Arc<Message>) -> Arc<Message> {
-        message.clone()
+    /// rewrites them here. The replay adds the effects and edits to those of
+    /// the next request, the first to send the message.
+    fn admit(&self, message: &Arc<Message>) -> Admitted {
+        Admitted::unchanged(message)
     }
 }
 

@@ -4,20 +4,20 @@
 //! twice is a before and an after, not a duplicate. The earlier result gives
 //! way to a note saying why it is not there, so the model understands the gap.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
-use crate::engine::constants::{SUPERSEDABLE_TOOLS, SUPERSEDED_MARKER};
+use crate::engine::constants::{BYTES_PER_TOKEN, SUPERSEDABLE_TOOLS, SUPERSEDED_MARKER};
 use crate::engine::working::Working;
 use crate::engine::{Edit, EditKind};
 use std::sync::Arc;
 
-use crate::transcript::{Block, BlockType, Message, Str};
+use crate::transcript::{Block, BlockType, Message};
 
 use super::Ledger;
 
 /// The key of a call: tool name and compact JSON of its arguments ("" when
 /// it has none).
-type CallKey = (Str, Str);
+type CallKey<'a> = (&'a str, &'a str);
 
 /// Which call each id names and which id is the newest of each key.
 ///
@@ -25,33 +25,35 @@ type CallKey = (Str, Str);
 /// first seen and the key it was last given, then takes the last id per key
 /// in that order. Duplicate ids are rare but real (hand-merged logs), and
 /// this reproduces smith's choice for them too.
-struct Calls {
-    by_id: HashMap<Str, CallKey>,
-    newest: HashMap<CallKey, Str>,
+struct Calls<'a> {
+    by_id: HashMap<&'a str, CallKey<'a>>,
+    newest: HashMap<CallKey<'a>, &'a str>,
 }
 
-impl Calls {
-    fn new(messages: &[Arc<Message>]) -> Calls {
-        let mut order: Vec<Str> = Vec::new();
-        let mut by_id: HashMap<Str, CallKey> = HashMap::new();
-        let no_args: Str = Str::from("");
+impl<'a> Calls<'a> {
+    fn new(messages: &'a [Arc<Message>]) -> Calls<'a> {
+        let mut order: Vec<&'a str> = Vec::new();
+        let mut by_id: HashMap<&'a str, CallKey<'a>> = HashMap::default();
         for message in messages {
             for block in &message.content {
                 if block.kind != BlockType::ToolUse {
                     continue;
                 }
-                let (Some(id), Some(name)) = (&block.tool_call_id, &block.tool_name) else {
+                let (Some(id), Some(name)) =
+                    (block.tool_call_id.as_deref(), block.tool_name.as_deref())
+                else {
                     continue;
                 };
-                let args = block.tool_args.clone().unwrap_or_else(|| no_args.clone());
-                if by_id.insert(id.clone(), (name.clone(), args)).is_none() {
-                    order.push(id.clone());
+                let key = (name, block.tool_args.as_deref().unwrap_or(""));
+                if by_id.insert(id, key).is_none() {
+                    order.push(id);
                 }
             }
         }
-        let mut newest = HashMap::with_capacity(order.len());
+        let mut newest = HashMap::default();
+        newest.reserve(order.len());
         for id in order {
-            newest.insert(by_id[&id].clone(), id);
+            newest.insert(by_id[id], id);
         }
         Calls { by_id, newest }
     }
@@ -66,40 +68,52 @@ pub fn superseded_stub(tool: &str, bytes: usize) -> String {
 }
 
 /// Replaces each superseded read before the `window_turns` window.
+///
+/// Decided first against a running total, then applied: the decisions only
+/// depend on that total, and deciding on a borrowed history lets the call
+/// table borrow its strings instead of copying them.
 pub fn run(w: &mut Working, target: i64, window_turns: usize, ledger: &mut Ledger) -> bool {
     let protected_from = w.window_start(window_turns);
     let positions = w.tool_result_positions(protected_from);
-    let mut changed = false;
-    // Built on first need: the stage only rewrites results, never calls, so
-    // the table stays true while it runs.
-    let mut calls: Option<Calls> = None;
-    for (index, block_index) in positions {
-        if w.fits(target) {
-            return changed;
+    let mut plan: Vec<(usize, usize, Block)> = Vec::new();
+    {
+        let messages = &w.messages;
+        let mut bytes = w.bytes;
+        // Built on first need; the stage rewrites results, never calls.
+        let mut calls: Option<Calls> = None;
+        for (index, block_index) in positions {
+            if ((bytes / BYTES_PER_TOKEN) as i64) <= target {
+                break;
+            }
+            let block = &messages[index].content[block_index];
+            let Some(id) = block.tool_call_id.as_deref() else {
+                continue;
+            };
+            let calls = calls.get_or_insert_with(|| Calls::new(messages));
+            let Some(&key) = calls.by_id.get(id) else {
+                continue;
+            };
+            if !SUPERSEDABLE_TOOLS.contains(&key.0) || calls.newest.get(&key) == Some(&id) {
+                continue;
+            }
+            let text_len = block.text_len();
+            let stub = superseded_stub(key.0, text_len);
+            if stub.len() >= text_len {
+                continue;
+            }
+            let rewritten = Block::tool_result(
+                block.tool_call_id.clone(),
+                stub.into_bytes(),
+                block.is_error.unwrap_or(false),
+            );
+            bytes = bytes - block.bytes() + rewritten.bytes();
+            plan.push((index, block_index, rewritten));
         }
-        let block = &w.messages[index].content[block_index];
-        let Some(id) = block.tool_call_id.clone() else {
-            continue;
-        };
-        let calls = calls.get_or_insert_with(|| Calls::new(&w.messages));
-        let Some(key) = calls.by_id.get(&id) else {
-            continue;
-        };
-        if !SUPERSEDABLE_TOOLS.contains(&key.0.as_ref()) || calls.newest.get(key) == Some(&id) {
-            continue;
-        }
-        let text_len = block.text_len();
-        let stub = superseded_stub(&key.0, text_len);
-        if stub.len() >= text_len {
-            continue;
-        }
-        let is_error = block.is_error.unwrap_or(false);
+    }
+    let changed = !plan.is_empty();
+    for (index, block_index, rewritten) in plan {
         let before = w.messages[index].bytes();
-        w.replace_block(
-            index,
-            block_index,
-            Block::tool_result(Some(id), stub.into_bytes(), is_error),
-        );
+        w.replace_block(index, block_index, rewritten);
         ledger.effects.reads_superseded += 1;
         ledger.edits.push(Edit {
             message: index,
@@ -108,7 +122,6 @@ pub fn run(w: &mut Working, target: i64, window_turns: usize, ledger: &mut Ledge
             bytes_before: before,
             bytes_after: w.messages[index].bytes(),
         });
-        changed = true;
     }
     changed
 }

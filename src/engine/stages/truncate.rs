@@ -6,6 +6,8 @@
 //! stub: keeping its head forever would leave, across hundreds of results, a
 //! mass larger than the window.
 
+use std::sync::LazyLock;
+
 use memchr::memmem;
 
 use crate::engine::constants::{SUPERSEDED_MARKER, TRUNCATION_MARKER};
@@ -32,9 +34,12 @@ pub enum Shortened {
 /// accounting counts those bytes, and only output replaces the broken
 /// sequence with U+FFFD.
 pub fn shorten(text: &[u8], cap: usize) -> Shortened {
-    if memmem::find(text, TRUNCATION_MARKER.as_bytes()).is_some()
-        || memmem::find(text, SUPERSEDED_MARKER.as_bytes()).is_some()
-    {
+    // Searchers built once: building one costs more than a short search.
+    static TRUNCATED: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(TRUNCATION_MARKER.as_bytes()));
+    static SUPERSEDED: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(SUPERSEDED_MARKER.as_bytes()));
+    if TRUNCATED.find(text).is_some() || SUPERSEDED.find(text).is_some() {
         return Shortened::Stub(
             format!("[{} KiB {TRUNCATION_MARKER}]", text.len() / 1024).into_bytes(),
         );
