@@ -1,0 +1,228 @@
+//! The commands on real sessions: every Claude Code log and a slice of the
+//! mini-swe-agent trajectories in `../shared/data`, imported, then read back
+//! with `transcript show`, `transcript stats` and `sweep`.
+//!
+//! `../shared/data` is present in CI and absent in a user's clone; there these
+//! tests print a note and pass without checking anything.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use smith_calibrate::transcript::{self, BlockType};
+
+fn shared_data() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} is not here (CI has it)", p.display());
+        None
+    }
+}
+
+fn bin(args: &[&str]) -> Output {
+    let o = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("SMITH_HOME", "/nonexistent-smith-home")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    o
+}
+
+/// Imports all Claude Code logs and the first `n` trajectories into `out`.
+fn import(data: &Path, out: &Path, n: usize) -> Vec<PathBuf> {
+    let cc = out.join("cc");
+    let o = bin(&[
+        "import",
+        "claude-code",
+        data.join("claude-code").to_str().unwrap(),
+        "--out",
+        cc.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let msa_dir = data.join("mini-swe-agent/gemini-3-pro-swebench-verified");
+    let mut trajs: Vec<PathBuf> = std::fs::read_dir(&msa_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".traj.json"))
+        .collect();
+    trajs.sort();
+    trajs.truncate(n);
+    let msa = out.join("msa");
+    let mut args: Vec<String> = vec!["import".into(), "mini-swe-agent".into()];
+    args.extend(trajs.iter().map(|p| p.display().to_string()));
+    args.extend(["--out".to_string(), msa.display().to_string()]);
+    let o = bin(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut sessions = transcript::resolve(cc.to_str().unwrap()).unwrap();
+    sessions.extend(transcript::resolve(msa.to_str().unwrap()).unwrap());
+    assert_eq!(
+        sessions.len() - n,
+        20,
+        "20 Claude Code sessions (8 main, 12 subagents)"
+    );
+    sessions
+        .into_iter()
+        .map(|s| s.dir().to_path_buf())
+        .collect()
+}
+
+#[test]
+fn transcript_show_renders_every_real_tool_call_with_its_result() {
+    let Some(data) = shared_data() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = import(&data, tmp.path(), 40);
+    for dir in &sessions {
+        let session =
+            transcript::load(&transcript::resolve(dir.to_str().unwrap()).unwrap()[0]).unwrap();
+        let count = |kind: BlockType| {
+            session
+                .messages
+                .iter()
+                .flat_map(|m| &m.content)
+                .filter(|b| b.kind == kind)
+                .count()
+        };
+        let (calls, results) = (count(BlockType::ToolUse), count(BlockType::ToolResult));
+        let tools: std::collections::BTreeSet<String> = session
+            .messages
+            .iter()
+            .flat_map(|m| &m.content)
+            .filter_map(|b| b.tool_name.as_deref().map(|n| format!("  → {n}  ")))
+            .collect();
+        assert_eq!(
+            calls,
+            results,
+            "{}: imports keep the pairing",
+            dir.display()
+        );
+        let o = bin(&[
+            "transcript",
+            "show",
+            dir.to_str().unwrap(),
+            "--no-pager",
+            "--color",
+            "never",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", dir.display());
+        let out = String::from_utf8_lossy(&o.stdout);
+        // A call is "  → NAME  args" at the message's indent; its result
+        // "    ← ok|ERROR · ..." right under it. (Model text can contain
+        // arrows too, so the tool name anchors the match.)
+        let shown_calls = out
+            .lines()
+            .filter(|l| tools.iter().any(|t| l.starts_with(t.as_str())))
+            .count();
+        let shown_results = out
+            .lines()
+            .filter(|l| l.starts_with("    ← ok ") || l.starts_with("    ← ERROR "))
+            .count();
+        assert_eq!(
+            (shown_calls, shown_results),
+            (calls, results),
+            "{}",
+            dir.display()
+        );
+        let footer = out.lines().last().unwrap_or_default();
+        assert!(
+            footer.contains(&format!(
+                "{} messages · {calls} tool calls, {results} results shown",
+                session.messages.len()
+            )),
+            "{}: {footer}",
+            dir.display()
+        );
+        let o = bin(&["transcript", "stats", dir.to_str().unwrap(), "--json"]);
+        assert_eq!(o.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["messages"], session.messages.len());
+    }
+}
+
+#[test]
+fn sweep_and_show_at_work_on_imported_real_sessions() {
+    let Some(data) = shared_data() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = import(&data, tmp.path(), 10);
+    let o = bin(&[
+        "sweep",
+        tmp.path().to_str().unwrap(),
+        "--max-tokens",
+        "64000,200000",
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert!(rows.len() >= 3, "baseline plus two windows");
+    assert!(rows.iter().all(|r| r["sessions"] == sessions.len()));
+    // The 64k window makes the long Claude Code sessions compact.
+    let compacted: i64 = rows
+        .iter()
+        .map(|r| r["compactions"].as_i64().unwrap())
+        .sum();
+    assert!(compacted > 0);
+    let main = sessions
+        .iter()
+        .find(|d| d.ends_with("cc-4d5611e5-241a-462a-8d15-5122611a9569"))
+        .unwrap();
+    let o = bin(&[
+        "transcript",
+        "show",
+        main.to_str().unwrap(),
+        "--at",
+        "60",
+        "--max-tokens",
+        "64000",
+        "--no-pager",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o2 = bin(&[
+        "replay",
+        main.to_str().unwrap(),
+        "--emit-history-at",
+        "60",
+        "--max-tokens",
+        "64000",
+    ]);
+    let o3 = bin(&[
+        "transcript",
+        "show",
+        main.to_str().unwrap(),
+        "--at",
+        "60",
+        "--max-tokens",
+        "64000",
+        "--json",
+    ]);
+    assert_eq!(
+        o2.stdout, o3.stdout,
+        "show --at --json is the replay's history"
+    );
+    assert!(!o2.stdout.is_empty());
+}
