@@ -11,7 +11,10 @@ pub mod engine;
 #[cfg(feature = "full")]
 pub mod export;
 pub mod import;
+pub mod interrupt;
+pub mod loss;
 pub mod output;
+pub mod policy;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;

@@ -40,12 +40,20 @@ pub fn write_atomic_with(
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
-        return Err(io::Error::new(
-            e.kind(),
-            format!("{}: cannot write: {e}", path.display()),
-        ));
+        let what = if is_disk_full(&e) {
+            "the disk is full; free some space or write somewhere else (any previous file of this name is untouched)".to_string()
+        } else {
+            format!("cannot write: {e}")
+        };
+        return Err(io::Error::new(e.kind(), format!("{}: {what}", path.display())));
     }
     Ok(())
+}
+
+/// ENOSPC or EDQUOT: out of space or out of quota.
+fn is_disk_full(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded)
+        || matches!(e.raw_os_error(), Some(28) | Some(122))
 }
 
 /// `.<name>.tmp-<pid>-<n>` in the directory of `path`: hidden, and unique per
@@ -66,6 +74,22 @@ fn temp_name(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_full_disk_is_named_and_leaves_the_previous_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions.csv");
+        write_atomic(&path, b"previous").unwrap();
+        let err = write_atomic_with(&path, |out| {
+            out.write_all(b"half")?;
+            Err(io::Error::from_raw_os_error(28))
+        })
+        .unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("sessions.csv: the disk is full; free some space"), "{msg}");
+        assert_eq!(fs::read(&path).unwrap(), b"previous");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary left");
+    }
 
     #[test]
     fn write_atomic_replaces_the_file_and_leaves_no_temporary() {

@@ -454,3 +454,34 @@ fn nothing_is_written_into_the_session_directory() {
     assert_eq!(before, after);
     assert_eq!(fs::read(&p).unwrap(), bytes);
 }
+
+#[test]
+fn a_session_too_large_for_memory_is_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "transcript.jsonl", &around(b""));
+    let o = bin()
+        .env("SMITH_CALIBRATE_MEMORY_LIMIT", "100")
+        .arg("replay")
+        .arg(&p)
+        .output()
+        .unwrap();
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("of memory to replay") && err.contains("free memory"), "{err}");
+}
+
+#[test]
+fn a_grid_of_millions_of_configs_is_refused_before_it_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "transcript.jsonl", &around(b""));
+    let o = bin()
+        .arg("sweep")
+        .arg(&p)
+        .args(["--compact-at", "0.5..0.99:0.001", "--compact-to", "0.1..0.49:0.001", "--result-cap", "100..200"])
+        .output()
+        .unwrap();
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--max-configs"), "{}", stderr(&o));
+}

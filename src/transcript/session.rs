@@ -36,9 +36,51 @@ impl Session {
     }
 }
 
+/// Memory a transcript needs per byte of file while it is replayed: its text
+/// held once in the messages, plus the structures around it, with room to
+/// spare. Measured peak: about 1.5 bytes per transcript byte.
+pub const MEMORY_PER_TRANSCRIPT_BYTE: u64 = 2;
+
+/// Overrides the memory this process may count on, in bytes (tests set it;
+/// otherwise `MemAvailable` from /proc/meminfo).
+pub const MEMORY_LIMIT_ENV: &str = "SMITH_CALIBRATE_MEMORY_LIMIT";
+
+fn available_memory() -> Option<u64> {
+    if let Some(v) = std::env::var(MEMORY_LIMIT_ENV).ok().and_then(|v| v.parse().ok()) {
+        return Some(v);
+    }
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Refuses a transcript that cannot fit in memory, before reading it,
+/// instead of letting the system kill the process halfway.
+fn check_memory(path: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let needed = meta.len().saturating_mul(MEMORY_PER_TRANSCRIPT_BYTE);
+    match available_memory() {
+        Some(available) if needed > available => anyhow::bail!(
+            "{}: this {:.1} MB transcript needs about {:.1} MB of memory to replay (the whole \
+             history is held, since compaction looks back over all of it) and only {:.1} MB is \
+             available; free memory, or use a machine with more",
+            path.display(),
+            meta.len() as f64 / 1e6,
+            needed as f64 / 1e6,
+            available as f64 / 1e6
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// Loads a session: the transcript line by line, then `session.json` if it is
-/// there. Fails only when the transcript itself cannot be opened or read.
+/// there. Fails when the transcript cannot be opened or read, or would not
+/// fit in memory.
 pub fn load(source: &SessionRef) -> Result<Session> {
+    check_memory(&source.transcript)?;
     let transcript = read_transcript(&source.transcript)
         .with_context(|| format!("{}: cannot read", source.transcript.display()))?;
     let (meta, meta_error) = match read_meta(source) {
