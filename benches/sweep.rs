@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use smith_calibrate::engine::Config;
+use smith_calibrate::policy::Setup;
 use smith_calibrate::sweep::grid::{self, GridSpec, Knob};
 use smith_calibrate::sweep::run::{self, Options, Sweep};
 use smith_calibrate::synth::{self, CorpusSpec, SizeSpec};
@@ -88,7 +89,8 @@ fn time(what: &str, refs: &[SessionRef], configs: &[Config], threads: usize) -> 
         quiet: true,
     };
     let started = Instant::now();
-    let sweep: Sweep = run::run(refs, configs, &opts).expect("sweep");
+    let setups: Vec<Setup> = configs.iter().copied().map(Setup::smith).collect();
+    let sweep: Sweep = run::run(refs, &setups, &opts).expect("sweep");
     let secs = started.elapsed().as_secs_f64();
     let m = Measure {
         what: what.to_string(),

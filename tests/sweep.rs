@@ -14,7 +14,9 @@ use polars::prelude::{CsvReadOptions, DataFrame, ParquetReader, SerReader};
 
 use common::*;
 use smith_calibrate::engine::{Config, Engine};
-use smith_calibrate::replay::{self, SessionFacts};
+use smith_calibrate::loss;
+use smith_calibrate::policy::Setup;
+use smith_calibrate::replay::SessionFacts;
 use smith_calibrate::sweep::aggregate::{percentile, stats, summarize, Delta};
 use smith_calibrate::sweep::cost::Prices;
 use smith_calibrate::sweep::figures;
@@ -99,6 +101,11 @@ fn quiet(jobs: usize) -> Options {
     }
 }
 
+/// smith under each config.
+fn smith(configs: &[Config]) -> Vec<Setup> {
+    configs.iter().copied().map(Setup::smith).collect()
+}
+
 fn refs_of(paths: &[PathBuf]) -> Vec<SessionRef> {
     paths
         .iter()
@@ -152,7 +159,7 @@ fn hand_sweep(configs: Vec<Config>, per_config: Vec<Vec<SessionFacts>>) -> Sweep
     }
     Sweep {
         sessions,
-        configs,
+        configs: smith(&configs),
         rows,
         unreadable: Vec::new(),
         elapsed: std::time::Duration::ZERO,
@@ -352,7 +359,7 @@ fn sweep_rows_equal_the_replay_of_each_session_under_each_config() {
         .collect();
     let configs = test_configs();
     assert!(configs.len() > 10);
-    let sweep = run::run(&refs_of(&paths), &configs, &quiet(2)).unwrap();
+    let sweep = run::run(&refs_of(&paths), &smith(&configs), &quiet(2)).unwrap();
     assert_eq!(sweep.sessions.len(), 4);
     assert_eq!(sweep.rows.len(), 4 * configs.len());
     let prices = Prices::default();
@@ -364,7 +371,7 @@ fn sweep_rows_equal_the_replay_of_each_session_under_each_config() {
         );
         let session = transcript::session::load_path(path).unwrap();
         for (c, config) in configs.iter().enumerate() {
-            let expected = replay::replay(&session.messages, &Engine::new(*config));
+            let expected = loss::replay(&session.messages, &Engine::new(*config));
             let row = sweep.row(s, c);
             assert_eq!((row.session as usize, row.config as usize), (s, c));
             assert_eq!(row.facts, expected, "session {s} config {c}");
@@ -409,8 +416,8 @@ fn sweep_gives_the_same_rows_on_one_thread_and_on_two() {
         .map(|s| write_session(dir.path(), &format!("s{s}"), &busy_session(15, s)))
         .collect();
     let configs = test_configs();
-    let one = run::run(&refs_of(&paths), &configs, &quiet(1)).unwrap();
-    let two = run::run(&refs_of(&paths), &configs, &quiet(2)).unwrap();
+    let one = run::run(&refs_of(&paths), &smith(&configs), &quiet(1)).unwrap();
+    let two = run::run(&refs_of(&paths), &smith(&configs), &quiet(2)).unwrap();
     assert_eq!(one.rows, two.rows);
     assert_eq!((one.threads, two.threads), (1, 2));
 }
@@ -428,7 +435,7 @@ fn sweep_reports_unreadable_sessions_and_goes_on() {
     fs::write(&garbage, "nope\nstill nope\n").unwrap();
     let missing = dir.path().join("missing/transcript.jsonl");
     let refs = refs_of(&[garbage.clone(), good.clone(), missing.clone()]);
-    let sweep = run::run(&refs, &[Config::default()], &quiet(2)).unwrap();
+    let sweep = run::run(&refs, &smith(&[Config::default()]), &quiet(2)).unwrap();
     assert_eq!(sweep.sessions.len(), 1);
     assert_eq!(sweep.sessions[0].path, good);
     assert_eq!(sweep.sessions[0].lines_skipped, 1);
@@ -630,7 +637,7 @@ fn cost_of_three_requests_reads_the_unchanged_prefix_and_writes_the_rest() {
     ];
     let dir = tempfile::tempdir().unwrap();
     let path = write_session(dir.path(), "three", &h);
-    let sweep = run::run(&refs_of(&[path]), &[Config::default()], &quiet(1)).unwrap();
+    let sweep = run::run(&refs_of(&[path]), &smith(&[Config::default()]), &quiet(1)).unwrap();
     let f = &sweep.row(0, 0).facts;
     assert_eq!(
         (f.requests, f.tokens_sent, f.cache_read, f.cache_write),

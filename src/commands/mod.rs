@@ -3,6 +3,7 @@
 
 pub mod calibrate;
 pub mod import;
+pub mod policy_args;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;

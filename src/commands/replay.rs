@@ -1,4 +1,5 @@
-//! `smith-calibrate replay`: one session through the engine under one config.
+//! `smith-calibrate replay`: one session through the engine (or another
+//! policy) under one config.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -8,24 +9,40 @@ use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use serde_json::json;
 
-use crate::engine::{Engine, Stage};
+use crate::engine::Stage;
+use crate::loss;
+use crate::policy::Setup;
 use crate::replay::{self, trace, SessionFacts};
 use crate::transcript::Session;
 
+use super::policy_args::PolicyArgs;
 use super::{load_one, usage, EngineArgs};
 
-/// Replay one recorded session through smith's compaction engine.
+/// Replay one recorded session through smith's compaction engine, or
+/// through another agent's policy (--policy).
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   smith-calibrate replay ~/.smith/sessions/session-1712345678-abc123
   smith-calibrate replay fix-the-tests --max-tokens 64000 --compact-at 0.7
+  smith-calibrate replay fix-the-tests --policy masking --mask-window 5
   smith-calibrate replay transcript.jsonl --trace | jq -c 'select(.strategy != \"none\")'
-  smith-calibrate replay transcript.jsonl --emit-history-at 40 > history.jsonl")]
+  smith-calibrate replay transcript.jsonl --emit-history-at 40 > history.jsonl
+
+Besides what compaction did, the summary measures the loss that mattered:
+results lost (distinct tool results shortened or removed), needed again (of
+those, results a later assistant message needed a lost identifier, path or
+number of 6+ characters from while it was visible nowhere else in its history)
+and re-fetched (results whose call was made again). The session after each
+compaction was recorded under the policy smith actually ran: a proxy, not a
+counterfactual.")]
 pub struct ReplayArgs {
     /// A transcript.jsonl, a session directory, or a session id or name
     pub path: String,
     #[command(flatten)]
     pub engine: EngineArgs,
+    // Boxed: fifteen optional flags would double the size of the command.
+    #[command(flatten)]
+    pub policy: Box<PolicyArgs>,
     /// One JSON object per request (engine.md §5 trace)
     #[arg(long, conflicts_with_all = ["json", "emit_history_at"])]
     pub trace: bool,
@@ -42,15 +59,16 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<()> {
-    let config = args.engine.config()?;
+    let setup = args.policy.setup(args.engine.config()?)?;
     let session = load_one(&args.path, args.strict)?;
-    let engine = Engine::new(config);
+    let engine = setup.compactor();
+    let engine = engine.as_ref();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
 
     if let Some(k) = args.emit_history_at {
         let mut found = false;
-        replay::replay_with(&session.messages, &engine, |r, history, _| {
+        replay::replay_with(&session.messages, engine, |r, history, _| {
             if r.request != k {
                 return true;
             }
@@ -65,7 +83,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         });
         out.flush()?;
         if !found {
-            let requests = replay::replay(&session.messages, &engine).requests;
+            let requests = replay::replay(&session.messages, engine).requests;
             return Err(usage(format!(
                 "request {k} does not exist: the session has {requests} requests (0..{})",
                 requests.saturating_sub(1)
@@ -76,7 +94,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
 
     if args.trace {
         let mut failed = None;
-        replay::replay_with(&session.messages, &engine, |r, _, _| {
+        replay::replay_with(&session.messages, engine, |r, _, _| {
             if let Err(e) = trace::write_trace_line(&mut out, r) {
                 failed = Some(e);
                 return false;
@@ -92,19 +110,21 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         return Ok(());
     }
 
-    let facts = replay::replay(&session.messages, &engine);
+    let facts = loss::replay(&session.messages, engine);
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &summary_json(&session, &engine, &facts))?;
+        serde_json::to_writer_pretty(&mut out, &summary_json(&session, &setup, &facts))?;
         writeln!(out)?;
     } else {
-        writeln!(out, "{}", summary_table(&session, &engine, &facts))?;
+        writeln!(out, "{}", summary_table(&session, &setup, &facts))?;
     }
     out.flush()?;
     Ok(())
 }
 
-/// The session summary as JSON: the config, what was read, and the sums.
-pub fn summary_json(session: &Session, engine: &Engine, f: &SessionFacts) -> serde_json::Value {
+/// The session summary as JSON: the policy and config, what was read, the
+/// sums and the loss measure.
+pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde_json::Value {
+    let budget = setup.budget();
     let stages: serde_json::Map<String, serde_json::Value> = Stage::ALL
         .iter()
         .map(|s| {
@@ -117,9 +137,12 @@ pub fn summary_json(session: &Session, engine: &Engine, f: &SessionFacts) -> ser
     json!({
         "session": session.label(),
         "path": PathBuf::from(&session.source.transcript),
-        "config": engine.config,
-        "trigger_tokens": engine.budget.trigger_tokens,
-        "target_tokens": engine.budget.target_tokens,
+        "policy": setup.policy,
+        "config": setup.config,
+        "policy_knobs": setup.knobs,
+        "label": setup.label(),
+        "trigger_tokens": budget.trigger_tokens,
+        "target_tokens": budget.target_tokens,
         "messages": f.messages,
         "lines_skipped": session.log.skipped_count(),
         "requests": f.requests,
@@ -129,6 +152,9 @@ pub fn summary_json(session: &Session, engine: &Engine, f: &SessionFacts) -> ser
         "results_mangled": f.effects.results_mangled(),
         "results_truncated": f.effects.results_truncated,
         "results_stubbed": f.effects.results_stubbed,
+        "results_lost": f.results_lost,
+        "needed_again": f.needed_again,
+        "refetched": f.refetched,
         "reads_superseded": f.effects.reads_superseded,
         "thinking_dropped": f.effects.thinking_dropped,
         "attachments_removed": f.effects.attachments_removed,
@@ -146,12 +172,13 @@ pub fn summary_json(session: &Session, engine: &Engine, f: &SessionFacts) -> ser
 }
 
 /// The readable summary.
-pub fn summary_table(session: &Session, engine: &Engine, f: &SessionFacts) -> String {
-    let b = &engine.budget;
+pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> String {
+    let b = &setup.budget();
     let mut head = Table::new();
     head.load_preset(UTF8_FULL_CONDENSED);
     head.set_header(vec![
         "session",
+        "policy",
         "config",
         "trigger",
         "target",
@@ -160,7 +187,8 @@ pub fn summary_table(session: &Session, engine: &Engine, f: &SessionFacts) -> St
     ]);
     head.add_row(vec![
         session.label(),
-        engine.config.label(),
+        setup.policy.to_string(),
+        setup.knobs_label(),
         b.trigger_tokens.to_string(),
         b.target_tokens.to_string(),
         f.messages.to_string(),
@@ -182,6 +210,10 @@ pub fn summary_table(session: &Session, engine: &Engine, f: &SessionFacts) -> St
                 f.effects.results_truncated,
                 f.effects.results_stubbed
             ),
+        ),
+        (
+            "results lost / needed again / re-fetched",
+            format!("{} / {} / {}", f.results_lost, f.needed_again, f.refetched),
         ),
         ("reads superseded", f.effects.reads_superseded.to_string()),
         (

@@ -10,14 +10,17 @@ use clap::builder::PossibleValuesParser;
 use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 
+use crate::policy::Policy;
 use crate::sweep::aggregate::{summarize, ConfigSummary, Delta};
 use crate::sweep::cost::Prices;
 use crate::sweep::figures;
 use crate::sweep::grid::{self, GridSpec, Knob};
+use crate::sweep::plan;
 use crate::sweep::run::{self, Options};
 use crate::sweep::tables::{self, SummaryInput};
 use crate::transcript::{self, SessionRef};
 
+use super::policy_args::PolicyArgs;
 use super::{nothing_read, usage};
 
 /// Replay many sessions under a grid of configs and rank the configs.
@@ -27,12 +30,21 @@ use super::{nothing_read, usage};
 /// cartesian product, minus combinations whose target is at or above their
 /// trigger. smith's defaults are always in the grid as the baseline, and
 /// every figure is also shown as a change against it.
+///
+/// --policy adds other agents' compaction policies, modelled on the same
+/// estimate and cost model: smith's knobs vary only for smith, the others
+/// run under every --max-tokens, --overhead, --ratio and --summary-tokens
+/// value and every value of their own knobs (each also a list or range:
+/// --mask-window 5,10,20), and all are ranked together. A grid file holds
+/// smith's knobs only.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   smith-calibrate sweep datasets/ --compact-at 0.7,0.8,0.9 --compact-to 0.4..0.6:0.05
   smith-calibrate sweep --max-tokens 64000,120000,200000 --result-cap 256,512,2048 --top 10
   smith-calibrate sweep ~/.smith/sessions --grid grid.toml --out results/ --rank-by results_mangled
   smith-calibrate sweep datasets/ --window 1..5 --json | jq '.[0]'
+  smith-calibrate sweep datasets/ --policy smith,masking,claude-code,codex,opencode,context-editing --max-tokens 200000
+  smith-calibrate sweep datasets/ --policy masking --mask-window 5,10,20 --rank-by needed_again
 
 A grid file (TOML) uses the flags' names as keys:
   compact-at = [0.7, 0.8, 0.9]
@@ -44,7 +56,14 @@ Flags given on the command line replace the file's values for that knob.
 config), configs.parquet and configs.csv (one row per config, with sums,
 means, medians, p95, changes against the baseline, the Pareto flag and the
 rank) and summary.json; each file is written whole or not at all.
---report DIR also draws them: index.html and a PNG per chart (see `report --help`).")]
+--report DIR also draws them: index.html and a PNG per chart (see `report --help`).
+
+Every row also measures the loss that mattered: results_lost (distinct tool
+results shortened or removed), needed_again (of those, results a later
+assistant message needed a lost identifier, path or number of 6+ characters
+from while it was visible nowhere else in its history) and refetched (results
+whose call was made again). The session after a compaction was recorded under
+the policy smith actually ran: a proxy, not a counterfactual.")]
 pub struct SweepArgs {
     /// Transcripts, session directories, trees of them, or session ids or
     /// names [default: $SMITH_HOME/sessions]
@@ -82,6 +101,9 @@ pub struct SweepArgs {
     /// Refuse grids with more configs than this
     #[arg(long, value_name = "N", default_value_t = grid::MAX_CONFIGS, help_heading = "Grid")]
     pub max_configs: usize,
+    // Boxed: fifteen optional flags would double the size of the command.
+    #[command(flatten)]
+    pub policies: Box<PolicyArgs>,
 
     /// Prices per million tokens: input,cache_write,cache_read
     #[arg(long, value_name = "I,W,R", default_value = "3,3.75,0.3")]
@@ -163,6 +185,21 @@ pub fn run(args: SweepArgs) -> Result<()> {
             spec.product_len()
         );
     }
+    let policy_spec = args.policies.spec()?;
+    let unused = policy_spec.unused();
+    if !unused.is_empty() {
+        let flags: Vec<String> = unused.iter().map(|k| format!("--{}", k.flag())).collect();
+        eprintln!(
+            "note: {} change nothing: their policies are not in --policy",
+            flags.join(", ")
+        );
+    }
+    if !policy_spec.policies.contains(&Policy::Smith) && grid.configs.len() > 1 {
+        eprintln!(
+            "note: smith is not in --policy, so smith's grid is left out; only its defaults remain, as the baseline"
+        );
+    }
+    let plan = plan::build(&grid, &policy_spec, args.max_configs).map_err(usage)?;
     let rank_by = figures::index(&args.rank_by)
         .ok_or_else(|| usage(format!("--rank-by: no figure named {}", args.rank_by)))?;
 
@@ -191,19 +228,19 @@ pub fn run(args: SweepArgs) -> Result<()> {
         prepare_out_dir(dir, &refs)?;
     }
 
-    let rows = refs.len().saturating_mul(grid.configs.len());
+    let rows = refs.len().saturating_mul(plan.setups.len());
     let row_bytes = rows.saturating_mul(std::mem::size_of::<run::Row>()) as f64;
     if row_bytes > ROW_MEMORY_WARNING {
         eprintln!(
             "note: {} sessions × {} configs keep {rows} rows, about {:.1} GB in memory; \
              narrow the grid or sweep fewer sessions at a time if that is too much",
             refs.len(),
-            grid.configs.len(),
+            plan.setups.len(),
             row_bytes / 1e9
         );
     }
     let options = Options::for_terminal(args.jobs.map(|j| j as usize));
-    let sweep = run::run(&refs, &grid.configs, &options)?;
+    let sweep = run::run(&refs, &plan.setups, &options)?;
     if sweep.sessions.is_empty() {
         return Err(nothing_read(format!(
             "none of the {} sessions could be read (see above)",
@@ -219,7 +256,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             0 => String::new(),
             n => format!(", {n} bad lines skipped"),
         },
-        grid.configs.len(),
+        plan.setups.len(),
         if secs > 0.0 { mb / secs } else { 0.0 },
         sweep.threads,
         match sweep.unreadable.len() {
@@ -234,6 +271,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             paths: &paths,
             grid_file: args.grid.as_deref(),
             grid: &grid,
+            plan: &plan,
             prices: &args.price,
             rank_by: &args.rank_by,
         };
@@ -387,6 +425,10 @@ fn columns() -> Vec<Column> {
         ("Δ write", |s| pct(s.delta("cache_write"))),
         ("mangled", |s| format!("{:.0}", s.total("results_mangled"))),
         ("Δ mangled", |s| abs(s.delta("results_mangled"))),
+        ("needed again", |s| {
+            format!("{:.0}", s.total("needed_again"))
+        }),
+        ("refetched", |s| format!("{:.0}", s.total("refetched"))),
         ("compactions", |s| format!("{:.0}", s.total("compactions"))),
         ("summaries", |s| format!("{:.0}", s.total("summaries"))),
         ("exhausted", |s| format!("{:.0}", s.total("exhausted"))),
@@ -411,13 +453,20 @@ fn terminal_table(
         "tokens_sent",
         "cache_write",
         "results_mangled",
+        "needed_again",
+        "refetched",
         "compactions",
         "summaries",
         "exhausted",
         "peak_tokens",
     ];
     let extra = !shown_names.contains(&rank_by);
-    let mut header = vec!["#".to_string(), "config".to_string(), String::new()];
+    let mut header = vec![
+        "#".to_string(),
+        "policy".to_string(),
+        "config".to_string(),
+        String::new(),
+    ];
     if extra {
         header.push(rank_by.to_string());
         header.push(format!("Δ {rank_by}"));
@@ -443,7 +492,8 @@ fn terminal_table(
         }
         let mut cells = vec![
             Cell::new(s.rank).set_alignment(CellAlignment::Right),
-            Cell::new(&s.label),
+            Cell::new(s.setup.policy),
+            Cell::new(s.setup.knobs_label()),
             Cell::new(marks.join(" ")),
         ];
         if extra {
@@ -465,7 +515,9 @@ fn terminal_table(
     format!(
         "{sessions} sessions under {} configs, ranked by {rank_by} (lowest first); prices {prices}\n{table}\n\
          ★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
-         Δ: change against the baseline, smith's defaults. mangled: tool results cut to their head or stubbed.{}",
+         Δ: change against the baseline, smith's defaults. mangled: tool results cut to their head or stubbed.\n\
+         needed again: results shortened or removed whose lost identifiers, paths or numbers a later message used while\n\
+         visible nowhere else; refetched: results whose call was made again (a proxy: the session was recorded under smith).{}",
         summaries.len(),
         if hidden > 0 {
             format!("\n{hidden} more configs not shown (--top N, or --out DIR for all)")

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use rayon::prelude::*;
 use regex::bytes::Regex;
 
-use crate::engine::Engine;
+use crate::policy::Setup;
 use crate::transcript::{locate, Role, Session};
 use crate::view::color::{self, ColorChoice, Painter};
 use crate::view::list::{self, Indexes, SessionRow};
@@ -18,6 +18,7 @@ use crate::view::render::{self, Document, Options, RESULT_LINES};
 use crate::view::select::{self, turn_numbers, Filter, TurnRange};
 use crate::view::stats;
 
+use super::policy_args::PolicyArgs;
 use super::{load_one, nothing_read, usage, EngineArgs};
 
 /// Read recorded sessions: list them, show one readably, or count where its
@@ -69,7 +70,9 @@ whose call is missing and calls without a result are shown and counted.
 history at request K (0-based: the K-th assistant message), with every
 compaction effect marked ✂: thinking dropped, attachments replaced, reads
 superseded, results cut to their head or collapsed to a stub, turns replaced
-by a summary; 'at this request' or 'at an earlier request'.
+by a summary; 'at this request' or 'at an earlier request'. --policy shows
+the history another agent's policy would have sent instead (its placeholders
+and caps are marked as stubs and cuts).
 
 Through $PAGER (else `less -R`, with LESS=FRX unless LESS is set) when stdout
 is a terminal. NO_COLOR turns colour off under --color auto.
@@ -79,6 +82,7 @@ Examples:
   smith-calibrate transcript show ~/.smith/sessions/session-1712345678-abc123 --turn 3..5
   smith-calibrate transcript show transcript.jsonl --tool bash --grep 'error|panic'
   smith-calibrate transcript show transcript.jsonl --at 40 --max-tokens 64000
+  smith-calibrate transcript show transcript.jsonl --at 40 --policy codex
   smith-calibrate transcript show transcript.jsonl --role user --json | jq -r '.content[0].text'"
 )]
 pub struct ShowArgs {
@@ -121,6 +125,9 @@ pub struct ShowArgs {
     pub at: Option<usize>,
     #[command(flatten)]
     pub engine: EngineArgs,
+    // Boxed: fifteen optional flags would double the size of the command.
+    #[command(flatten)]
+    pub policy: Box<PolicyArgs>,
     /// Fail (exit 1) if any line of the transcript had to be skipped
     #[arg(long)]
     pub strict: bool,
@@ -227,7 +234,7 @@ fn run_list(args: ListArgs) -> Result<()> {
 }
 
 fn run_show(args: ShowArgs) -> Result<()> {
-    let config = args.engine.config()?;
+    let setup = args.policy.setup(args.engine.config()?)?;
     let filter = Filter {
         turns: args.turn,
         role: args.role,
@@ -237,10 +244,10 @@ fn run_show(args: ShowArgs) -> Result<()> {
     let session = load_one(&args.reference, args.strict)?;
     let record_turns = turn_numbers(&session.messages);
 
-    let engine = Engine::new(config);
+    let engine = setup.compactor();
     let at = match args.at {
         None => None,
-        Some(k) => match history_at(&session.messages, &engine, k) {
+        Some(k) => match history_at(&session.messages, engine.as_ref(), k) {
             Some(at) => Some(at),
             None => {
                 let requests = session
@@ -290,7 +297,7 @@ fn run_show(args: ShowArgs) -> Result<()> {
         &mut out,
         &session,
         at.as_ref(),
-        &engine,
+        &setup,
         &doc,
         &filter,
         &selected,
@@ -304,7 +311,7 @@ fn run_show(args: ShowArgs) -> Result<()> {
             &mut direct,
             &session,
             at.as_ref(),
-            &engine,
+            &setup,
             &doc,
             &filter,
             &selected,
@@ -323,7 +330,7 @@ fn write_show(
     out: &mut dyn Write,
     session: &Session,
     at: Option<&crate::view::marks::HistoryAt>,
-    engine: &Engine,
+    setup: &Setup,
     doc: &Document,
     filter: &Filter,
     selected: &[bool],
@@ -331,7 +338,7 @@ fn write_show(
     paint: Painter,
 ) -> io::Result<()> {
     if let Some(at) = at {
-        render::write_at_header(out, at, &engine.config.label(), paint)?;
+        render::write_at_header(out, at, &setup.label(), paint)?;
     }
     let shown = render::render(out, doc, filter, selected, opts, paint)?;
     let count = selected.iter().filter(|s| **s).count();

@@ -11,6 +11,8 @@ use serde_json::{Map, Number, Value};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Values {
     Int(Vec<i64>),
+    /// Whole numbers that may be missing (null in every format).
+    OptInt(Vec<Option<i64>>),
     Float(Vec<f64>),
     /// Floats that may be missing (null in every format).
     OptFloat(Vec<Option<f64>>),
@@ -23,6 +25,7 @@ impl Values {
     pub fn len(&self) -> usize {
         match self {
             Values::Int(v) => v.len(),
+            Values::OptInt(v) => v.len(),
             Values::Float(v) => v.len(),
             Values::OptFloat(v) => v.len(),
             Values::Bool(v) => v.len(),
@@ -40,6 +43,7 @@ impl Values {
         let float = |f: f64| Number::from_f64(f).map_or(Value::Null, Value::Number);
         match self {
             Values::Int(v) => Value::from(v[i]),
+            Values::OptInt(v) => v[i].map_or(Value::Null, Value::from),
             Values::Float(v) => float(v[i]),
             Values::OptFloat(v) => v[i].map_or(Value::Null, float),
             Values::Bool(v) => Value::Bool(v[i]),
@@ -51,6 +55,7 @@ impl Values {
         let name = name.into();
         match self {
             Values::Int(v) => Column::new(name, v),
+            Values::OptInt(v) => Column::new(name, v),
             Values::Float(v) => Column::new(name, v),
             Values::OptFloat(v) => Column::new(name, v),
             Values::Bool(v) => Column::new(name, v),

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::{Compaction, Compactor, Effects, Stage, Strategy};
+use crate::engine::{Compaction, Compactor, Edit, Effects, Stage, Strategy};
 use crate::transcript::{Message, Role};
 
 /// What happened at one request.
@@ -67,6 +67,13 @@ pub struct SessionFacts {
     pub tokens_sent: i64,
     pub cache_read: i64,
     pub cache_write: i64,
+    /// Distinct tool results shortened or removed (summaries included), and
+    /// of those, how many the rest of the record needed again or fetched
+    /// again (see `crate::loss`). Filled by `loss::replay`; the bare
+    /// [`replay`] leaves them 0.
+    pub results_lost: u64,
+    pub needed_again: u64,
+    pub refetched: u64,
 }
 
 impl SessionFacts {
@@ -112,9 +119,18 @@ pub fn replay_with<C: Compactor + ?Sized>(
     // What was sent at the previous request: its length and bytes.
     let mut sent: Option<(usize, u64)> = None;
     let mut request = 0usize;
+    // What admission cut since the last request: it counts at the next one,
+    // the first to send those messages.
+    let mut admitted_effects = Effects::default();
+    let mut admitted_edits: Vec<Edit> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
         if message.role == Role::Assistant {
             let mut compaction = engine.compact_measured(&working, bytes);
+            if !admitted_edits.is_empty() {
+                compaction.effects.add(&admitted_effects);
+                compaction.edits.append(&mut admitted_edits);
+                admitted_effects = Effects::default();
+            }
             if let Some(new) = compaction.messages.take() {
                 working = new;
                 bytes = compaction.history_bytes;
@@ -154,8 +170,15 @@ pub fn replay_with<C: Compactor + ?Sized>(
             }
         }
         let admitted = engine.admit(message);
-        bytes += admitted.bytes();
-        working.push(admitted);
+        if !admitted.edits.is_empty() {
+            admitted_effects.add(&admitted.effects);
+            admitted_edits.extend(admitted.edits.into_iter().map(|mut e| {
+                e.message = working.len();
+                e
+            }));
+        }
+        bytes += admitted.message.bytes();
+        working.push(admitted.message);
     }
     facts
 }

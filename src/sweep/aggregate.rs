@@ -6,10 +6,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::engine::Config;
+use crate::policy::Setup;
 
 use super::cost::Prices;
 use super::figures::{self, Kind, FIGURES, N};
-use super::grid::{self, Grid};
+use super::grid::Grid;
 use super::pareto;
 use super::run::Sweep;
 
@@ -83,8 +84,12 @@ impl Delta {
 pub struct ConfigSummary {
     /// Index into the grid's configs.
     pub index: usize,
+    /// The policy and its knobs.
+    pub setup: Setup,
+    /// The setup's config (for a policy other than smith, only its window,
+    /// overhead, ratio and summary size mean something).
     pub config: Config,
-    /// See [`grid::label`].
+    /// See [`Setup::label`].
     pub label: String,
     pub is_baseline: bool,
     /// Sessions replayed.
@@ -178,11 +183,12 @@ fn summarize_config(sweep: &Sweep, prices: &Prices, c: usize) -> ConfigSummary {
     for (sample, &i) in samples.iter_mut().zip(&stat_figures) {
         st[i] = stats(sample);
     }
-    let config = sweep.configs[c];
+    let setup = sweep.configs[c].clone();
     ConfigSummary {
         index: c,
-        label: grid::label(&config),
-        config,
+        label: setup.label(),
+        config: setup.config,
+        setup,
         is_baseline: Grid::is_baseline(c),
         sessions: n_sessions,
         totals,

@@ -49,8 +49,10 @@ use Kind::{Count, Peak, Price};
 /// Every figure, in column order. The stage counters follow
 /// [`Stage::ALL`]: `fires_<stage>` is the number of requests the stage
 /// changed something in, `reclaimed_<stage>` the raw history tokens it
-/// reclaimed.
-pub const FIGURES: [Figure; 34] = [
+/// reclaimed. `results_lost`, `needed_again` and `refetched` are the loss
+/// measure of `crate::loss`: distinct results shortened or removed, and how
+/// many of them the rest of the session needed again or fetched again.
+pub const FIGURES: [Figure; 37] = [
     fig("messages", Count, false, false),
     fig("requests", Count, false, false),
     fig("triggered", Count, false, true),
@@ -70,6 +72,9 @@ pub const FIGURES: [Figure; 34] = [
     fig("results_mangled", Count, true, true),
     fig("results_truncated", Count, false, false),
     fig("results_stubbed", Count, false, false),
+    fig("results_lost", Count, true, true),
+    fig("needed_again", Count, true, true),
+    fig("refetched", Count, true, true),
     fig("reads_superseded", Count, false, false),
     fig("thinking_dropped", Count, false, false),
     fig("attachments_removed", Count, false, false),
@@ -133,6 +138,9 @@ pub fn values(f: &SessionFacts, prices: &Prices) -> [f64; N] {
     put(e.results_mangled() as f64);
     put(e.results_truncated as f64);
     put(e.results_stubbed as f64);
+    put(f.results_lost as f64);
+    put(f.needed_again as f64);
+    put(f.refetched as f64);
     put(e.reads_superseded as f64);
     put(e.thinking_dropped as f64);
     put(e.attachments_removed as f64);

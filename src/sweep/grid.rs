@@ -109,7 +109,7 @@ impl Knob {
 
     /// Sets the knob in `config`; integer knobs take a value already checked
     /// to be a whole, non-negative number.
-    fn set(self, c: &mut Config, v: f64) {
+    pub(crate) fn set(self, c: &mut Config, v: f64) {
         match self {
             Knob::MaxTokens => c.max_tokens = v as u64,
             Knob::CompactAt => c.compact_at = v,
@@ -217,6 +217,16 @@ impl GridSpec {
 /// `:step`, meaning 1). Repeated values are kept once, in first-seen order.
 /// Every value is checked against what the knob accepts.
 pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, String> {
+    parse_list(text, knob.is_integer(), |v| check_value(knob, v))
+}
+
+/// [`parse_values`] for any knob: `integer` says whether a range may leave
+/// out its step, `check` rejects a value the knob cannot take.
+pub fn parse_list(
+    text: &str,
+    integer: bool,
+    check: impl Fn(f64) -> Result<(), String>,
+) -> Result<Vec<f64>, String> {
     let mut values = Vec::new();
     for item in text.split(',') {
         let item = item.trim();
@@ -230,13 +240,13 @@ pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, String> {
                 Some((end, step)) => (end, Some(step)),
                 None => (rest, None),
             };
-            values.extend(range(knob, start, end, step)?);
+            values.extend(range(integer, start, end, step)?);
         } else {
             values.push(number(item)?);
         }
     }
     for &v in &values {
-        check_value(knob, v)?;
+        check(v)?;
     }
     dedup(&mut values);
     Ok(values)
@@ -260,7 +270,7 @@ fn decimals(v: f64) -> u32 {
 /// 10^decimals so that `0.4..0.6:0.05` gives exactly 0.4, 0.45, 0.5, 0.55,
 /// 0.6 (adding 0.05 five times in floating point gives 0.6000000000000001,
 /// which would miss the end and print as noise).
-fn range(knob: Knob, start: &str, end: &str, step: Option<&str>) -> Result<Vec<f64>, String> {
+fn range(integer: bool, start: &str, end: &str, step: Option<&str>) -> Result<Vec<f64>, String> {
     let whole = format!(
         "{start}..{end}{}",
         step.map(|s| format!(":{s}")).unwrap_or_default()
@@ -269,7 +279,7 @@ fn range(knob: Knob, start: &str, end: &str, step: Option<&str>) -> Result<Vec<f
     let b = number(end)?;
     let step = match step {
         Some(s) => number(s)?,
-        None if knob.is_integer() => 1.0,
+        None if integer => 1.0,
         None => {
             return Err(format!(
                 "range {whole:?} needs a step for a fractional knob, as in {start}..{end}:0.05"

@@ -3,7 +3,8 @@
 //! [`grid`] turns lists and ranges of knob values into configs, [`run`]
 //! replays every session under each of them in parallel (each session read
 //! once), [`cost`] prices what the replay measured, [`aggregate`] sums it per
-//! config against the baseline, [`pareto`] finds the honest trade-offs, and
+//! config against the baseline, [`pareto`] finds the honest trade-offs,
+//! [`plan`] lays smith's grid and the other policies' configs side by side, and
 //! `tables` lays it all out for `export`.
 
 pub mod aggregate;
@@ -11,6 +12,7 @@ pub mod cost;
 pub mod figures;
 pub mod grid;
 pub mod pareto;
+pub mod plan;
 pub mod run;
 #[cfg(feature = "full")]
 pub mod tables;

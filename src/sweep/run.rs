@@ -10,14 +10,17 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::engine::{Config, Engine};
-use crate::replay::{self, SessionFacts};
+use crate::engine::Compactor;
+use crate::loss::{self, RecordIndex};
+use crate::policy::Setup;
+use crate::replay::SessionFacts;
 use crate::transcript::{self, Session, SessionRef};
 
 /// A session that was read, as the output files name it.
@@ -43,8 +46,9 @@ pub struct Unreadable {
     pub reason: String,
 }
 
-/// One session replayed under one config: the replay's sums. The price is
-/// derived from them (see [`super::cost`]).
+/// One session replayed under one config (a policy and its knobs): the
+/// replay's sums and its loss measure. The price is derived from them (see
+/// [`super::cost`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// Index into [`Sweep::sessions`].
@@ -59,8 +63,8 @@ pub struct Row {
 pub struct Sweep {
     /// The sessions read, in the order they were given.
     pub sessions: Vec<SessionInfo>,
-    /// The configs, as given.
-    pub configs: Vec<Config>,
+    /// The configs, as given: each a policy with its knobs.
+    pub configs: Vec<Setup>,
     /// One row per session and config, session-major: the row of session
     /// `s` under config `c` is `rows[s * configs.len() + c]`.
     pub rows: Vec<Row>,
@@ -116,12 +120,13 @@ impl Options {
 /// What one worker produced for one session.
 type Outcome = std::result::Result<(SessionInfo, Vec<SessionFacts>), Unreadable>;
 
-/// Runs every session of `refs` under every config of `configs`. With no
-/// configs it only reads and parses: the floor a sweep cannot go below.
+/// Runs every session of `refs` under every config of `configs`, measuring
+/// the loss too (see `crate::loss`). With no configs it only reads and
+/// parses: the floor a sweep cannot go below.
 /// Sessions that cannot be read, or hold no message, are reported (unless
 /// quiet) and listed in [`Sweep::unreadable`]; only failing to start the
 /// worker threads is an error.
-pub fn run(refs: &[SessionRef], configs: &[Config], opts: &Options) -> Result<Sweep> {
+pub fn run(refs: &[SessionRef], configs: &[Setup], opts: &Options) -> Result<Sweep> {
     let started = Instant::now();
     let threads = opts
         .jobs
@@ -132,7 +137,7 @@ pub fn run(refs: &[SessionRef], configs: &[Config], opts: &Options) -> Result<Sw
         .thread_name(|i| format!("sweep-{i}"))
         .build()
         .context("cannot start the sweep's worker threads")?;
-    let engines: Vec<Engine> = configs.iter().map(|c| Engine::new(*c)).collect();
+    let engines: Vec<Box<dyn Compactor>> = configs.iter().map(Setup::compactor).collect();
     let bar = opts.progress.then(|| progress_bar(refs));
     let say = |text: &str| {
         if opts.quiet || text.is_empty() {
@@ -205,7 +210,11 @@ pub fn run(refs: &[SessionRef], configs: &[Config], opts: &Options) -> Result<Sw
 
 /// Loads one session, reports what was skipped, replays it under every
 /// engine and lets it go.
-fn replay_session(r: &SessionRef, engines: &[Engine], say: &(dyn Fn(&str) + Sync)) -> Outcome {
+fn replay_session(
+    r: &SessionRef,
+    engines: &[Box<dyn Compactor>],
+    say: &(dyn Fn(&str) + Sync),
+) -> Outcome {
     let session = transcript::load(r).map_err(|e| {
         let reason = format!("{e:#}");
         say(&format!("{reason}; session skipped\n"));
@@ -230,13 +239,15 @@ fn replay_session(r: &SessionRef, engines: &[Engine], say: &(dyn Fn(&str) + Sync
             reason,
         });
     }
-    let replay_one = |e: &Engine| replay::replay(&session.messages, e);
+    // Tokenized once, by the first replay that lost something, for all.
+    let index: OnceLock<RecordIndex> = OnceLock::new();
+    let replay_one = |e: &dyn Compactor| loss::replay_shared(&session.messages, e, &index);
     // Across configs in parallel too: idle threads then help with the last,
     // largest sessions instead of waiting for them.
     let facts: Vec<SessionFacts> = if engines.len() > 1 {
-        engines.par_iter().map(replay_one).collect()
+        engines.par_iter().map(|e| replay_one(e.as_ref())).collect()
     } else {
-        engines.iter().map(replay_one).collect()
+        engines.iter().map(|e| replay_one(e.as_ref())).collect()
     };
     let info = SessionInfo {
         label: session.label(),

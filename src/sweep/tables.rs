@@ -1,6 +1,8 @@
 //! A sweep as tables: the rows of `sessions.*` and `configs.*`, and the
 //! object of `summary.json`. Column names are the figure names of
-//! [`super::figures::FIGURES`] and the config fields of [`Config`].
+//! [`super::figures::FIGURES`], the config fields of [`Config`], `policy`,
+//! and the fields of the policies' own knobs ([`PolicyKnob::field`], null
+//! in the rows of other policies).
 
 use std::path::Path;
 
@@ -8,11 +10,12 @@ use serde_json::{json, Map, Value};
 
 use crate::engine::{Budget, Config};
 use crate::export::{Columns, Export, Values};
+use crate::policy::{Policy, PolicyKnob, Setup};
 
 use super::aggregate::ConfigSummary;
 use super::cost::Prices;
 use super::figures::{self, Kind, FIGURES, N};
-use super::grid::{self, Grid, Knob};
+use super::grid::{Grid, Knob};
 use super::run::Sweep;
 
 /// The knob columns of `configs`, in [`Knob::ALL`] order, named by field.
@@ -27,6 +30,40 @@ fn knob_columns(out: &mut Columns, configs: &[&Config]) {
     }
 }
 
+/// The `policy` column, each policy's own knobs (null where the row is
+/// another policy's) and `exclude_tools` (comma-separated, empty where it
+/// does not apply).
+fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
+    out.push(
+        "policy",
+        Values::Str(setups.iter().map(|s| s.policy.to_string()).collect()),
+    );
+    for k in PolicyKnob::ALL {
+        let value = |s: &&Setup| (s.policy == k.policy()).then(|| k.get(&s.knobs));
+        let values = if k.is_integer() {
+            Values::OptInt(setups.iter().map(|s| value(s).map(|v| v as i64)).collect())
+        } else {
+            Values::OptFloat(setups.iter().map(value).collect())
+        };
+        out.push(k.field(), values);
+    }
+    out.push(
+        "exclude_tools",
+        Values::Str(
+            setups
+                .iter()
+                .map(|s| {
+                    if s.policy == Policy::ContextEditing {
+                        s.knobs.exclude_tools.join(",")
+                    } else {
+                        String::new()
+                    }
+                })
+                .collect(),
+        ),
+    );
+}
+
 /// A figure's column from its values: whole numbers as integers.
 fn figure_column(i: usize, values: Vec<f64>) -> Values {
     match FIGURES[i].kind {
@@ -36,8 +73,8 @@ fn figure_column(i: usize, values: Vec<f64>) -> Values {
 }
 
 /// One row per session and config: `session`, `path`, `config`,
-/// `config_label`, the knobs, `is_baseline`, every figure, `lines_skipped`
-/// and `bytes`.
+/// `config_label`, `policy`, smith's knobs, the policies' knobs,
+/// `is_baseline`, every figure, `lines_skipped` and `bytes`.
 pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
     let rows = &sweep.rows;
     let session = |r: &super::run::Row| &sweep.sessions[r.session as usize];
@@ -59,7 +96,7 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
         "config",
         Values::Int(rows.iter().map(|r| r.config as i64).collect()),
     );
-    let labels: Vec<String> = sweep.configs.iter().map(grid::label).collect();
+    let labels: Vec<String> = sweep.configs.iter().map(Setup::label).collect();
     out.push(
         "config_label",
         Values::Str(
@@ -68,7 +105,9 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
                 .collect(),
         ),
     );
-    let configs: Vec<&Config> = rows.iter().map(config).collect();
+    let setups: Vec<&Setup> = rows.iter().map(config).collect();
+    policy_columns(&mut out, &setups);
+    let configs: Vec<&Config> = setups.iter().map(|s| &s.config).collect();
     knob_columns(&mut out, &configs);
     out.push(
         "is_baseline",
@@ -103,8 +142,10 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
     out
 }
 
-/// One row per config, in grid order: `config`, `config_label`, the knobs,
-/// `trigger_tokens`, `target_tokens`, `is_baseline`, `sessions`, every
+/// One row per config, in grid order: `config`, `config_label`, `policy`,
+/// the policies' knobs, smith's knobs, `trigger_tokens`, `target_tokens`
+/// (where the config's policy acts and what it aims at), `is_baseline`,
+/// `sessions`, every
 /// figure's total (sum over sessions, maximum for peaks), `<figure>_mean`,
 /// `_median` and `_p95` for the figures with a distribution, `<figure>_delta`
 /// and `<figure>_delta_pct` against the baseline for the rankable figures,
@@ -119,9 +160,11 @@ pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
         "config_label",
         Values::Str(summaries.iter().map(|s| s.label.clone()).collect()),
     );
+    let setups: Vec<&Setup> = summaries.iter().map(|s| &s.setup).collect();
+    policy_columns(&mut out, &setups);
     let configs: Vec<&Config> = summaries.iter().map(|s| &s.config).collect();
     knob_columns(&mut out, &configs);
-    let budgets: Vec<Budget> = summaries.iter().map(|s| Budget::new(&s.config)).collect();
+    let budgets: Vec<Budget> = summaries.iter().map(|s| s.setup.budget()).collect();
     out.push(
         "trigger_tokens",
         Values::Int(budgets.iter().map(|b| b.trigger_tokens).collect()),
@@ -193,6 +236,8 @@ pub struct SummaryInput<'a> {
     /// The grid file, if one was given.
     pub grid_file: Option<&'a Path>,
     pub grid: &'a Grid,
+    /// The policies and their knobs' values.
+    pub plan: &'a super::plan::Plan,
     pub prices: &'a Prices,
     /// The figure configs were ranked by.
     pub rank_by: &'a str,
@@ -200,7 +245,7 @@ pub struct SummaryInput<'a> {
 
 /// A config's knobs, label, budget and totals as one JSON object.
 fn config_json(s: &ConfigSummary, with_deltas: bool) -> Value {
-    let b = Budget::new(&s.config);
+    let b = s.setup.budget();
     let mut totals = Map::new();
     for (i, f) in FIGURES.iter().enumerate() {
         let v = s.totals[i];
@@ -215,7 +260,9 @@ fn config_json(s: &ConfigSummary, with_deltas: bool) -> Value {
     let mut obj = json!({
         "index": s.index,
         "label": s.label,
+        "policy": s.setup.policy,
         "config": s.config,
+        "policy_knobs": s.setup.knobs,
         "trigger_tokens": b.trigger_tokens,
         "target_tokens": b.target_tokens,
         "rank": s.rank,
@@ -264,7 +311,7 @@ pub fn summary_json(sweep: &Sweep, summaries: &[ConfigSummary], input: &SummaryI
         .filter(|&&i| summaries[i].pareto)
         .map(|&i| {
             let s = &summaries[i];
-            json!({"label": s.label, "price": s.total("price"), "results_mangled": s.total("results_mangled") as i64})
+            json!({"label": s.label, "policy": s.setup.policy, "price": s.total("price"), "results_mangled": s.total("results_mangled") as i64, "needed_again": s.total("needed_again") as i64})
         })
         .collect();
     json!({
@@ -280,8 +327,19 @@ pub fn summary_json(sweep: &Sweep, summaries: &[ConfigSummary], input: &SummaryI
         "grid": {
             "file": input.grid_file,
             "axes": axes,
-            "configs": input.grid.configs.len(),
+            "configs": sweep.configs.len(),
+            "smith_configs": input.grid.configs.len(),
             "impossible_left_out": input.grid.impossible,
+            "policies": input.plan.policies,
+            "policy_axes": input.plan.policy_axes.iter().map(|(k, v)| {
+                let values: Vec<Value> = if k.is_integer() {
+                    v.iter().map(|&x| json!(x as i64)).collect()
+                } else {
+                    v.iter().map(|&x| json!(x)).collect()
+                };
+                (k.field(), Value::Array(values))
+            }).collect::<Map<String, Value>>(),
+            "exclude_tools": input.plan.exclude_tools,
         },
         "prices": {
             "input": input.prices.input,

@@ -6,7 +6,9 @@
 //! earlier requests are visible only in the history itself: the messages
 //! after a summary are the transcript's own, one for one, so each can be
 //! compared with its record, and the texts the engine writes carry the
-//! markers of `engine/constants.rs`, which say which rewrite it was.
+//! markers of `engine/constants.rs`, which say which rewrite it was (the
+//! other policies' placeholders and caps are recognised too, see
+//! `crate::policy::placeholder_kind`).
 
 use std::sync::Arc;
 
@@ -15,7 +17,7 @@ use memchr::memmem;
 use crate::engine::constants::{
     DROP_SUFFIX, MEDIA_MARKER, SUMMARY_PREFIX, SUPERSEDED_MARKER, TRUNCATION_MARKER,
 };
-use crate::engine::{Compaction, Edit, EditKind, Engine, Stage, Strategy};
+use crate::engine::{Compaction, Compactor, Edit, EditKind, Stage, Strategy};
 use crate::replay::{replay_with, RequestFacts};
 use crate::transcript::{Block, BlockType, Message, Role};
 
@@ -43,6 +45,9 @@ pub enum Effect {
     Superseded,
     /// A result cut to its head, with the truncation note.
     HeadKept,
+    /// A result cut to its first and last lines around a marker (Codex's
+    /// cap on arrival).
+    HeadTailKept,
     /// A result collapsed to a one-line stub.
     Stubbed,
     /// A result whose text differs from the record in no way the engine
@@ -86,6 +91,7 @@ impl Mark {
             }
             Effect::Superseded => "read superseded by a later identical call".to_string(),
             Effect::HeadKept => "result cut to its head".to_string(),
+            Effect::HeadTailKept => "result cut to its first and last lines".to_string(),
             Effect::Stubbed => "result collapsed to a stub".to_string(),
             Effect::Rewritten => "result rewritten".to_string(),
             Effect::Summary { replaced } => format!(
@@ -141,7 +147,11 @@ pub fn classify_text(text: &[u8]) -> Option<Effect> {
     if text.ends_with(head_end.as_bytes()) && has("\n\n[... ") {
         return Some(Effect::HeadKept);
     }
-    None
+    match crate::policy::placeholder_kind(text) {
+        Some(EditKind::HeadKept) => Some(Effect::HeadTailKept),
+        Some(_) => Some(Effect::Stubbed),
+        None => None,
+    }
 }
 
 /// Whether a message is a summary or drop note the engine wrote, and which.
@@ -193,9 +203,14 @@ impl HistoryAt {
     }
 }
 
-/// Replays `record` under `engine` up to request `k` (0-based) and marks
-/// its history. `None` when the session has no request `k`.
-pub fn history_at(record: &[Arc<Message>], engine: &Engine, k: usize) -> Option<HistoryAt> {
+/// Replays `record` under `engine` (smith's, or another policy) up to
+/// request `k` (0-based) and marks its history. `None` when the session has
+/// no request `k`.
+pub fn history_at<C: Compactor + ?Sized>(
+    record: &[Arc<Message>],
+    engine: &C,
+    k: usize,
+) -> Option<HistoryAt> {
     let mut summary_request = None;
     let mut found: Option<(RequestFacts, Vec<Arc<Message>>, Compaction)> = None;
     replay_with(record, engine, |r, history, c| {
@@ -219,18 +234,32 @@ fn mark(
     c: &Compaction,
     summary_request: Option<usize>,
 ) -> HistoryAt {
-    let has_summary = summary_request.is_some();
-    let kept = messages.len() - usize::from(has_summary && !messages.is_empty());
+    // The summary note: the first message after smith's summaries; after
+    // Codex's, the recent user messages it carried come first.
+    let summary_at = if summary_request.is_some() {
+        messages.iter().rposition(|m| {
+            summary_kind(m, 0).is_some() && !record.iter().any(|r| Arc::ptr_eq(r, m))
+        })
+    } else {
+        None
+    };
+    let first_own = summary_at.map_or(0, |s| s + 1);
+    let kept = messages.len() - first_own;
     // The messages after a summary are the transcript's own, up to the
     // assistant message that answers this request.
     let start = facts.message_index.saturating_sub(kept);
     let record_index: Vec<Option<usize>> = (0..messages.len())
         .map(|h| {
-            if has_summary && h == 0 {
+            if h >= first_own {
+                let ri = start + h - first_own;
+                (ri < record.len()).then_some(ri)
+            } else if Some(h) == summary_at {
                 None
             } else {
-                let ri = start + h - usize::from(has_summary);
-                (ri < record.len()).then_some(ri)
+                // Carried beside the summary: the record's own message.
+                record[..start.min(record.len())]
+                    .iter()
+                    .position(|r| Arc::ptr_eq(r, &messages[h]))
             }
         })
         .collect();
@@ -244,7 +273,7 @@ fn mark(
                 edits_summarized += 1;
                 continue;
             }
-            Some(cut) => e.message - cut + 1,
+            Some(cut) => first_own + e.message - cut,
             None => e.message,
         };
         if let Some(slot) = now.get_mut(h) {
@@ -377,7 +406,7 @@ fn compare(record: &Message, shown: &Message, now: &[&Edit]) -> Vec<Mark> {
         };
         let kind_matches = move |k: &EditKind| match effect {
             Effect::Superseded => *k == EditKind::Superseded,
-            Effect::HeadKept => *k == EditKind::HeadKept,
+            Effect::HeadKept | Effect::HeadTailKept => *k == EditKind::HeadKept,
             Effect::Stubbed => *k == EditKind::Stubbed,
             _ => false,
         };

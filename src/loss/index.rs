@@ -1,0 +1,263 @@
+//! The record, tokenized once: which distinctive tokens each block holds,
+//! where each token occurs, where the assistant used it, and where each
+//! call was made. Built once per session and shared by every policy and
+//! config replayed over it.
+
+use foldhash::HashMap;
+use std::sync::Arc;
+
+use crate::transcript::{BlockType, Message, Role, Str};
+
+use super::tokens::for_each_token;
+
+/// A sentinel for "none" in the `u32` tables.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Lists of `u32` indexed by a dense id, stored flat.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Lists {
+    starts: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Lists {
+    /// Builds `n` lists from `(id, item)` pairs, each list keeping the
+    /// pairs' order.
+    fn build(n: usize, pairs: &[(u32, u32)]) -> Lists {
+        let mut starts = vec![0u32; n + 1];
+        for &(id, _) in pairs {
+            starts[id as usize + 1] += 1;
+        }
+        for i in 0..n {
+            starts[i + 1] += starts[i];
+        }
+        let mut fill = starts.clone();
+        let mut items = vec![0u32; pairs.len()];
+        for &(id, item) in pairs {
+            let at = &mut fill[id as usize];
+            items[*at as usize] = item;
+            *at += 1;
+        }
+        Lists { starts, items }
+    }
+
+    /// List `id`.
+    pub fn get(&self, id: u32) -> &[u32] {
+        let id = id as usize;
+        match (self.starts.get(id), self.starts.get(id + 1)) {
+            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// What a block is to the loss measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UnitKind {
+    /// A tool result: what a policy shortens or removes.
+    Result,
+    /// Assistant text or a tool call: where the model uses a token.
+    Use,
+    /// Anything else the model reads (user and system text).
+    Other,
+}
+
+/// One block of the record with text (thinking and attachments are left
+/// out: neither is where a model shows what it used).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unit {
+    pub message: u32,
+    pub kind: UnitKind,
+    /// For a result, the key of its call (tool name and arguments), else
+    /// [`NONE`].
+    pub call: u32,
+}
+
+/// The record's tokens, occurrences, uses and calls.
+#[derive(Debug, Default)]
+pub struct RecordIndex {
+    interner: HashMap<Box<[u8]>, u32>,
+    pub(crate) units: Vec<Unit>,
+    /// Per unit: its distinct tokens, sorted.
+    unit_tokens: Lists,
+    /// Per token: the units holding it, in record order.
+    postings: Lists,
+    /// Per token: the assistant messages using it, ascending, once each.
+    uses: Lists,
+    /// Per call key: the messages making that call, ascending.
+    calls: Lists,
+    /// `(message, block)` of each tool result → its unit.
+    results: HashMap<(u32, u32), u32>,
+    /// Per message: the assistant messages before it, which for an
+    /// assistant message is the number of the request it answers.
+    request_of: Vec<u32>,
+    /// Per request: the assistant message answering it.
+    message_of: Vec<u32>,
+}
+
+impl RecordIndex {
+    /// Tokenizes `record` once.
+    pub fn build(record: &[Arc<Message>]) -> RecordIndex {
+        let mut ix = RecordIndex::default();
+        let mut key_of_call: HashMap<Str, u32> = HashMap::default();
+        let mut keys: HashMap<(Str, Str), u32> = HashMap::default();
+        let mut call_pairs: Vec<(u32, u32)> = Vec::new();
+        let mut unit_pairs: Vec<(u32, u32)> = Vec::new();
+        let mut scratch: Vec<u32> = Vec::new();
+        let no_args = Str::from("");
+        let mut requests = 0u32;
+        for (i, m) in record.iter().enumerate() {
+            let i = i as u32;
+            ix.request_of.push(requests);
+            if m.role == Role::Assistant {
+                ix.message_of.push(i);
+                requests += 1;
+            }
+            for (j, b) in m.content.iter().enumerate() {
+                let (kind, text, call) = match (m.role, b.kind) {
+                    (_, BlockType::ToolResult) => {
+                        let call = b
+                            .tool_call_id
+                            .as_ref()
+                            .and_then(|id| key_of_call.get(id))
+                            .copied()
+                            .unwrap_or(NONE);
+                        (UnitKind::Result, b.text_bytes(), call)
+                    }
+                    (Role::Assistant, BlockType::ToolUse) => {
+                        if let Some(name) = &b.tool_name {
+                            let args = b.tool_args.clone().unwrap_or_else(|| no_args.clone());
+                            let next = keys.len() as u32;
+                            let key = *keys.entry((name.clone(), args)).or_insert(next);
+                            call_pairs.push((key, i));
+                            if let Some(id) = &b.tool_call_id {
+                                key_of_call.insert(id.clone(), key);
+                            }
+                        }
+                        let args = b.tool_args.as_deref().unwrap_or("");
+                        (UnitKind::Use, args.as_bytes(), NONE)
+                    }
+                    (Role::Assistant, BlockType::Text) => (UnitKind::Use, b.text_bytes(), NONE),
+                    (_, BlockType::Text) => (UnitKind::Other, b.text_bytes(), NONE),
+                    _ => continue,
+                };
+                let unit = ix.units.len() as u32;
+                if kind == UnitKind::Result {
+                    ix.results.insert((i, j as u32), unit);
+                }
+                ix.units.push(Unit {
+                    message: i,
+                    kind,
+                    call,
+                });
+                scratch.clear();
+                let interner = &mut ix.interner;
+                for_each_token(text, |t| {
+                    let next = interner.len() as u32;
+                    let id = match interner.get(t) {
+                        Some(&id) => id,
+                        None => {
+                            interner.insert(t.into(), next);
+                            next
+                        }
+                    };
+                    scratch.push(id);
+                });
+                scratch.sort_unstable();
+                scratch.dedup();
+                unit_pairs.extend(scratch.iter().map(|&t| (unit, t)));
+            }
+        }
+        let n_tokens = ix.interner.len();
+        ix.unit_tokens = Lists::build(ix.units.len(), &unit_pairs);
+        let by_token: Vec<(u32, u32)> = unit_pairs.iter().map(|&(u, t)| (t, u)).collect();
+        ix.postings = Lists::build(n_tokens, &by_token);
+        let mut use_pairs: Vec<(u32, u32)> = Vec::new();
+        for &(u, t) in &unit_pairs {
+            let unit = ix.units[u as usize];
+            if unit.kind == UnitKind::Use {
+                use_pairs.push((t, unit.message));
+            }
+        }
+        // Units come in record order, so each token's uses are ascending;
+        // an assistant message with the token in two blocks counts once.
+        let mut uses = Lists::build(n_tokens, &use_pairs);
+        dedup_lists(&mut uses);
+        ix.uses = uses;
+        ix.calls = Lists::build(keys.len(), &call_pairs);
+        ix
+    }
+
+    /// The id of a token, if the record has it.
+    pub(crate) fn token(&self, t: &[u8]) -> Option<u32> {
+        self.interner.get(t).copied()
+    }
+
+    /// The distinct tokens of `text` the record has, sorted.
+    pub(crate) fn tokens_of(&self, text: &[u8]) -> Vec<u32> {
+        let mut out = Vec::new();
+        for_each_token(text, |t| {
+            if let Some(id) = self.token(t) {
+                out.push(id);
+            }
+        });
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The unit of the tool result at `(message, block)`.
+    pub(crate) fn result_unit(&self, message: u32, block: u32) -> Option<u32> {
+        self.results.get(&(message, block)).copied()
+    }
+
+    pub(crate) fn unit_tokens(&self, unit: u32) -> &[u32] {
+        self.unit_tokens.get(unit)
+    }
+
+    pub(crate) fn postings(&self, token: u32) -> &[u32] {
+        self.postings.get(token)
+    }
+
+    pub(crate) fn uses(&self, token: u32) -> &[u32] {
+        self.uses.get(token)
+    }
+
+    pub(crate) fn calls(&self, key: u32) -> &[u32] {
+        self.calls.get(key)
+    }
+
+    /// The request assistant message `message` answers.
+    pub(crate) fn request_of(&self, message: u32) -> u32 {
+        self.request_of
+            .get(message as usize)
+            .copied()
+            .unwrap_or(NONE)
+    }
+
+    /// The assistant message answering `request`.
+    pub(crate) fn message_of(&self, request: u32) -> u32 {
+        self.message_of
+            .get(request as usize)
+            .copied()
+            .unwrap_or(NONE)
+    }
+}
+
+/// Drops repeated adjacent items inside each list.
+fn dedup_lists(lists: &mut Lists) {
+    let mut starts = Vec::with_capacity(lists.starts.len());
+    let mut items = Vec::with_capacity(lists.items.len());
+    starts.push(0u32);
+    for w in lists.starts.windows(2) {
+        let list = &lists.items[w[0] as usize..w[1] as usize];
+        for (k, &x) in list.iter().enumerate() {
+            if k == 0 || list[k - 1] != x {
+                items.push(x);
+            }
+        }
+        starts.push(items.len() as u32);
+    }
+    lists.starts = starts;
+    lists.items = items;
+}

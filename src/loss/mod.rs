@@ -1,0 +1,86 @@
+//! The loss that mattered: of the tool results a policy shortened or
+//! removed, how many did the rest of the session need again?
+//!
+//! For every result a compaction shortened (cut to a head, capped, stubbed,
+//! masked, cleared) or removed (summarised away) at request k, counted once
+//! however often it changed:
+//!
+//! - **needed again** when a later assistant message (its text or a tool
+//!   call's arguments), from the one answering k on, uses a distinctive
+//!   token (see [`tokens`]: an identifier, path or number of six characters
+//!   or more; plain words such as `boolean` are left out) that the result
+//!   lost by then and that the model could see nowhere else in the history
+//!   it was answering;
+//! - **re-fetched** when the same call (tool name and arguments) is made
+//!   again from the answer to k on.
+//!
+//! "Could see elsewhere" is approximated from the record and the replay:
+//! a token is visible at request q if some other block of the record
+//! before the answer holds it, that message is still in the history at q
+//! (not summarised away; a summary is assumed to keep no token, since
+//! offline it is a stand-in with no content), and, if that block is a
+//! result, it had not lost the token by q. Thinking blocks and attachments
+//! are not looked at.
+//!
+//! The session after k was recorded under the policy smith actually ran,
+//! so this is a proxy, not a counterfactual: a model under another policy
+//! would have acted differently from k on. And a repeated call is counted
+//! as a re-fetch even when it is a re-run (`make test` before and after a
+//! fix).
+//!
+//! Cost: the record is tokenized once per session ([`RecordIndex`], shared
+//! by every policy and config of a sweep and built only if some replay
+//! lost something); each replay only follows positions, remembers the text
+//! each result kept, and afterwards tokenizes those kept texts once.
+
+pub mod index;
+pub mod tokens;
+mod track;
+
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+
+pub use index::RecordIndex;
+
+use crate::engine::Compactor;
+use crate::replay::{self, SessionFacts};
+use crate::transcript::Message;
+
+/// What a replay lost that mattered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Loss {
+    /// Distinct results shortened or removed.
+    pub results_lost: u64,
+    /// Of those, results a later message needed a lost token of.
+    pub needed_again: u64,
+    /// Of those, results whose call was made again.
+    pub refetched: u64,
+}
+
+/// Replays `record` under `compactor` and measures the loss; the record
+/// index is built here if needed.
+pub fn replay<C: Compactor + ?Sized>(record: &[Arc<Message>], compactor: &C) -> SessionFacts {
+    replay_shared(record, compactor, &OnceLock::new())
+}
+
+/// Like [`replay`], with the record index in `index`, built there the first
+/// time any replay sharing it needs it.
+pub fn replay_shared<C: Compactor + ?Sized>(
+    record: &[Arc<Message>],
+    compactor: &C,
+    index: &OnceLock<RecordIndex>,
+) -> SessionFacts {
+    let mut tracker = track::Tracker::new(record);
+    let mut facts = replay::replay_with(record, compactor, |r, history, c| {
+        tracker.observe(r, history, c);
+        true
+    });
+    if !tracker.is_empty() {
+        let loss = tracker.evaluate(index.get_or_init(|| RecordIndex::build(record)));
+        facts.results_lost = loss.results_lost;
+        facts.needed_again = loss.needed_again;
+        facts.refetched = loss.refetched;
+    }
+    facts
+}

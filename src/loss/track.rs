@@ -1,0 +1,372 @@
+//! Following a replay: which record message each history position holds,
+//! when each result lost text and what text it kept, and which record
+//! messages each summary left in the history. Then, once the replay is
+//! over, which of those losses the rest of the record needed.
+
+use foldhash::HashMap;
+use std::sync::Arc;
+
+use crate::engine::{Compaction, EditKind};
+use crate::replay::RequestFacts;
+use crate::transcript::{BlockType, Message, Role, Text};
+
+use super::index::{RecordIndex, NONE};
+use super::Loss;
+
+/// A result that lost text at a request: what it kept then (`None`: all
+/// of it gone, summarised away).
+#[derive(Clone, Debug)]
+struct Event {
+    request: u32,
+    message: u32,
+    block: u32,
+    kept: Option<Text>,
+}
+
+/// From `from` on (until the next epoch), the record messages in the
+/// history are those from `floor` on, plus `carried`.
+#[derive(Clone, Debug)]
+struct Epoch {
+    from: u32,
+    floor: u32,
+    carried: Vec<u32>,
+}
+
+/// What one replay under one policy lost, as it happened.
+pub(crate) struct Tracker<'r> {
+    record: &'r [Arc<Message>],
+    /// Per position of the working history: its record message, or NONE.
+    origins: Vec<u32>,
+    /// Record messages already placed in `origins`.
+    appended: usize,
+    events: Vec<Event>,
+    epochs: Vec<Epoch>,
+    /// Record message by address, built the first time a summary carries
+    /// messages (Codex).
+    by_address: Option<HashMap<usize, u32>>,
+}
+
+impl<'r> Tracker<'r> {
+    pub fn new(record: &'r [Arc<Message>]) -> Tracker<'r> {
+        Tracker {
+            record,
+            origins: Vec::new(),
+            appended: 0,
+            events: Vec::new(),
+            epochs: Vec::new(),
+            by_address: None,
+        }
+    }
+
+    /// Whether nothing was lost.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Takes in one request: `history` as sent, after compaction `c`.
+    pub fn observe(&mut self, r: &RequestFacts, history: &[Arc<Message>], c: &Compaction) {
+        let request = r.request as u32;
+        let at = r.message_index;
+        self.origins.extend((self.appended..at).map(|i| i as u32));
+        self.appended = at;
+        let Some(cut) = c.cut else {
+            // Rewritten in place: positions are unchanged.
+            let input = std::mem::take(&mut self.origins);
+            self.record_edits(request, &input, history, 0, 0, c);
+            self.origins = if input.len() == history.len() {
+                input
+            } else {
+                // Not the shape the Compactor contract promises.
+                vec![NONE; history.len()]
+            };
+            return;
+        };
+        let input = std::mem::take(&mut self.origins);
+        let cut = cut.min(input.len());
+        let tail = input.len() - cut;
+        let Some(summary_at) = history.len().checked_sub(tail + 1) else {
+            // Not the shape the Compactor contract promises: lose track of
+            // positions rather than misattribute losses.
+            self.origins = vec![NONE; history.len()];
+            return;
+        };
+        let carried: Vec<u32> = history[..summary_at]
+            .iter()
+            .map(|m| self.address_of(m))
+            .collect();
+        for &i in &input[..cut] {
+            if i != NONE && !carried.contains(&i) {
+                self.summarized(request, i);
+            }
+        }
+        self.record_edits(request, &input, history, summary_at + 1, cut, c);
+        let mut origins = carried;
+        origins.push(NONE);
+        origins.extend_from_slice(&input[cut..]);
+        self.epochs.push(Epoch {
+            from: request,
+            floor: origins.get(summary_at + 1).copied().unwrap_or(at as u32),
+            carried: origins[..summary_at]
+                .iter()
+                .copied()
+                .filter(|&i| i != NONE)
+                .collect(),
+        });
+        self.origins = origins;
+    }
+
+    /// The results compaction `c` rewrote in place. `input` holds the
+    /// origins of the history it compacted; input position `p >= cut` is
+    /// history position `offset + p - cut`.
+    fn record_edits(
+        &mut self,
+        request: u32,
+        input: &[u32],
+        history: &[Arc<Message>],
+        offset: usize,
+        cut: usize,
+        c: &Compaction,
+    ) {
+        for e in &c.edits {
+            let rewrote_result = matches!(
+                e.kind,
+                EditKind::HeadKept | EditKind::Stubbed | EditKind::Superseded
+            );
+            if !rewrote_result || e.message < cut {
+                continue;
+            }
+            let (Some(&origin), Some(block)) = (input.get(e.message), e.block) else {
+                continue;
+            };
+            let Some(shown) = history.get(offset + e.message - cut) else {
+                continue;
+            };
+            if origin == NONE {
+                continue;
+            }
+            if let Some((b, kept)) = self.record_block(origin, shown, block) {
+                self.events.push(Event {
+                    request,
+                    message: origin,
+                    block: b,
+                    kept: Some(kept),
+                });
+            }
+        }
+    }
+
+    /// Every result of record message `i`, summarised away at `request`.
+    fn summarized(&mut self, request: u32, i: u32) {
+        let m = &self.record[i as usize];
+        if m.role != Role::Tool {
+            return;
+        }
+        for (j, b) in m.content.iter().enumerate() {
+            if b.kind == BlockType::ToolResult {
+                self.events.push(Event {
+                    request,
+                    message: i,
+                    block: j as u32,
+                    kept: None,
+                });
+            }
+        }
+    }
+
+    /// The record message a carried message is, by address.
+    fn address_of(&mut self, m: &Arc<Message>) -> u32 {
+        let record = self.record;
+        let map = self.by_address.get_or_insert_with(|| {
+            record
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (Arc::as_ptr(m) as usize, i as u32))
+                .collect()
+        });
+        map.get(&(Arc::as_ptr(m) as usize)).copied().unwrap_or(NONE)
+    }
+
+    /// The block of record message `origin` that block `block` of `shown`
+    /// is, and the text it shows: by call id, else by its place among the
+    /// message's results (results are rewritten, never added or removed).
+    fn record_block(&self, origin: u32, shown: &Message, block: usize) -> Option<(u32, Text)> {
+        let b = shown.content.get(block)?;
+        if b.kind != BlockType::ToolResult {
+            return None;
+        }
+        let kept = b.text.clone().unwrap_or_else(|| Arc::from(&[][..]));
+        let record = &self.record[origin as usize];
+        let results = |m: &Message| -> Vec<usize> {
+            m.content
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.kind == BlockType::ToolResult)
+                .map(|(j, _)| j)
+                .collect()
+        };
+        if let Some(id) = &b.tool_call_id {
+            if let Some(j) = record.content.iter().position(|r| {
+                r.kind == BlockType::ToolResult && r.tool_call_id.as_ref() == Some(id)
+            }) {
+                return Some((j as u32, kept));
+            }
+        }
+        let nth = results(shown).iter().position(|&j| j == block)?;
+        let j = *results(record).get(nth)?;
+        Some((j as u32, kept))
+    }
+
+    /// What the losses cost the rest of the record.
+    pub fn evaluate(self, index: &RecordIndex) -> Loss {
+        Evaluation::new(self.events, self.epochs, index).run()
+    }
+}
+
+/// A result's losses: per request, the tokens it lost then.
+struct Lost {
+    unit: u32,
+    first: u32,
+    changes: Vec<(u32, Vec<u32>)>,
+}
+
+struct Evaluation<'a> {
+    index: &'a RecordIndex,
+    lost: Vec<Lost>,
+    by_unit: HashMap<u32, usize>,
+    epochs: Vec<Epoch>,
+}
+
+impl<'a> Evaluation<'a> {
+    fn new(events: Vec<Event>, epochs: Vec<Epoch>, index: &'a RecordIndex) -> Evaluation<'a> {
+        let mut keyed: Vec<(u32, Event)> = events
+            .into_iter()
+            .filter_map(|e| index.result_unit(e.message, e.block).map(|u| (u, e)))
+            .collect();
+        keyed.sort_by_key(|(u, e)| (*u, e.request));
+        let mut lost: Vec<Lost> = Vec::new();
+        let mut gone: Vec<u32> = Vec::new();
+        for (unit, e) in keyed {
+            if lost.last().is_none_or(|l| l.unit != unit) {
+                lost.push(Lost {
+                    unit,
+                    first: e.request,
+                    changes: Vec::new(),
+                });
+                gone.clear();
+            }
+            let kept = e
+                .kept
+                .as_deref()
+                .map(|t| index.tokens_of(t))
+                .unwrap_or_default();
+            let newly: Vec<u32> = index
+                .unit_tokens(unit)
+                .iter()
+                .copied()
+                .filter(|t| kept.binary_search(t).is_err() && gone.binary_search(t).is_err())
+                .collect();
+            if newly.is_empty() {
+                continue;
+            }
+            gone.extend_from_slice(&newly);
+            gone.sort_unstable();
+            if let Some(l) = lost.last_mut() {
+                l.changes.push((e.request, newly));
+            }
+        }
+        let by_unit = lost.iter().enumerate().map(|(i, l)| (l.unit, i)).collect();
+        Evaluation {
+            index,
+            lost,
+            by_unit,
+            epochs,
+        }
+    }
+
+    fn run(self) -> Loss {
+        let mut seen = HashMap::default();
+        let mut loss = Loss {
+            results_lost: self.lost.len() as u64,
+            ..Loss::default()
+        };
+        for l in &self.lost {
+            loss.refetched += u64::from(self.refetched(l));
+            loss.needed_again += u64::from(self.needed_again(l, &mut seen));
+        }
+        loss
+    }
+
+    /// Whether the call of lost result `l` was made again from the request
+    /// that first lost it on.
+    fn refetched(&self, l: &Lost) -> bool {
+        let call = self.index.units[l.unit as usize].call;
+        if call == NONE {
+            return false;
+        }
+        let from = self.index.message_of(l.first);
+        let calls = self.index.calls(call);
+        calls.partition_point(|&m| m < from) < calls.len()
+    }
+
+    /// Whether a token lost from result `l` was used later while the model
+    /// could see it nowhere else. `seen` remembers, per `(token, assistant
+    /// message)`, whether the token was visible elsewhere then.
+    fn needed_again(&self, l: &Lost, seen: &mut HashMap<(u32, u32), bool>) -> bool {
+        for (request, tokens) in &l.changes {
+            let from = self.index.message_of(*request);
+            for &t in tokens {
+                let uses = self.index.uses(t);
+                let start = uses.partition_point(|&m| m < from);
+                for &j in &uses[start..] {
+                    let visible = *seen
+                        .entry((t, j))
+                        .or_insert_with(|| self.visible_elsewhere(t, j));
+                    if !visible {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether token `t` was in the history answered by assistant message
+    /// `j`, in a block that still showed it. A result that lost `t` by
+    /// then does not show it, the one being judged included.
+    fn visible_elsewhere(&self, t: u32, j: u32) -> bool {
+        let q = self.index.request_of(j);
+        let epoch = self
+            .epochs
+            .partition_point(|e| e.from <= q)
+            .checked_sub(1)
+            .map(|i| &self.epochs[i]);
+        let units = &self.index.units;
+        let postings = self.index.postings(t);
+        let end = postings.partition_point(|&u| units[u as usize].message < j);
+        for &u in postings[..end].iter().rev() {
+            let m = units[u as usize].message;
+            if let Some(e) = epoch {
+                if m < e.floor && !e.carried.contains(&m) {
+                    // Summarised away; so is everything older, but for
+                    // messages a summary carried.
+                    if e.carried.iter().all(|&c| c > m) {
+                        return false;
+                    }
+                    continue;
+                }
+            }
+            if let Some(&i) = self.by_unit.get(&u) {
+                let lost_by_then = self.lost[i]
+                    .changes
+                    .iter()
+                    .take_while(|(r, _)| *r <= q)
+                    .any(|(_, toks)| toks.binary_search(&t).is_ok());
+                if lost_by_then {
+                    continue;
+                }
+            }
+            return true;
+        }
+        false
+    }
+}

@@ -1,0 +1,889 @@
+//! Other agents' compaction policies beside smith's, on the same estimate,
+//! the same cost model and the same figures, so a row of any policy reads
+//! like a row of smith's.
+//!
+//! Each policy is modelled from its public description in its own file,
+//! whose module doc names the source, the rules modelled, the knobs with
+//! their documented defaults, and what is approximated:
+//!
+//! | policy | file | acts |
+//! |---|---|---|
+//! | `smith` | [`crate::engine`] | smith's own engine, unchanged |
+//! | `masking` | [`masking`] | every request: results older than the last M become a one-line placeholder |
+//! | `claude-code` | [`claude_code`] | at the window minus 33000: clear old results of its file/shell/web tools, then summarise |
+//! | `codex` | [`codex`] | on arrival: cap each result at 10 KiB / 256 lines; at 90%: summary plus recent user messages |
+//! | `opencode` | [`opencode`] | prune old outputs beyond 40000 protected tokens; at the window minus 20000: summarise |
+//! | `context-editing` | [`context_editing`] | above 100000 input tokens: clear all but the 3 most recent results |
+//!
+//! What every policy shares with smith:
+//! - the estimate: `Message::bytes`, divided by 4 once over the history;
+//! - the cost model: `Budget::charged` (overhead added, ratio applied) prices
+//!   every request, and `--max-tokens` is the window every policy works in;
+//! - the offline summary: the same stand-in of `summary_tokens` tokens as
+//!   smith's (0 plays a failing summarizer: the drop note);
+//! - pairing: a result is rewritten in place or summarised away together
+//!   with its call, never separated from it.
+//!
+//! How their actions map onto the stages and counters of a smith row:
+//!
+//! | action | stage | counters |
+//! |---|---|---|
+//! | a result replaced by a placeholder (masked, cleared, pruned) | `truncate` | `results_stubbed`, `reclaimed_truncate` |
+//! | a result capped to its head and tail on arrival (Codex) | none (not a compaction) | `results_truncated`, `reclaimed_truncate`, at the first request that sends it |
+//! | the history replaced by a summary (plus carried user messages) | `summarize` (`drop` when `summary_tokens` is 0) | `summaries`, `messages_summarized`, `reclaimed_summarize` |
+//!
+//! `triggered` counts requests above the policy's own threshold (for
+//! masking, which has none, above the window), and `target_misses` those
+//! that ended above it.
+
+pub mod claude_code;
+pub mod codex;
+pub mod context_editing;
+pub mod masking;
+pub mod opencode;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::engine::constants::{BYTES_PER_TOKEN, SUMMARY_PREFIX};
+use crate::engine::stages::summarize;
+use crate::engine::working::Working;
+use crate::engine::{
+    Budget, Compaction, Compactor, Config, Edit, EditKind, Effects, Engine, Stage, Strategy,
+};
+use crate::transcript::{Block, BlockType, Message, Role, Str};
+
+/// Which agent's compaction a replay runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    Smith,
+    Masking,
+    ClaudeCode,
+    Codex,
+    Opencode,
+    ContextEditing,
+}
+
+impl Policy {
+    /// Every policy, in the order tables list them.
+    pub const ALL: [Policy; 6] = [
+        Policy::Smith,
+        Policy::Masking,
+        Policy::ClaudeCode,
+        Policy::Codex,
+        Policy::Opencode,
+        Policy::ContextEditing,
+    ];
+
+    /// The name on the command line and in every output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Policy::Smith => "smith",
+            Policy::Masking => "masking",
+            Policy::ClaudeCode => "claude-code",
+            Policy::Codex => "codex",
+            Policy::Opencode => "opencode",
+            Policy::ContextEditing => "context-editing",
+        }
+    }
+
+    /// A policy by name: any case, `_` for `-`.
+    pub fn parse(name: &str) -> Option<Policy> {
+        let name = name.trim().to_ascii_lowercase().replace('_', "-");
+        Policy::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+
+    /// A comma-separated list of policies, each kept once in the order given.
+    pub fn parse_list(text: &str) -> Result<Vec<Policy>, String> {
+        let mut out = Vec::new();
+        for item in text.split(',') {
+            let p = Policy::parse(item).ok_or_else(|| {
+                format!(
+                    "{:?} is not a policy; the policies are {}",
+                    item.trim(),
+                    Policy::names()
+                )
+            })?;
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every policy's name, comma-separated.
+    pub fn names() -> String {
+        Policy::ALL.map(Policy::as_str).join(", ")
+    }
+
+    /// One line: what is modelled and what approximated.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Policy::Smith => "smith's engine to the byte (the reference)",
+            Policy::Masking => masking::SUMMARY,
+            Policy::ClaudeCode => claude_code::SUMMARY,
+            Policy::Codex => codex::SUMMARY,
+            Policy::Opencode => opencode::SUMMARY,
+            Policy::ContextEditing => context_editing::SUMMARY,
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Policy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Policy, String> {
+        Policy::parse(s).ok_or_else(|| {
+            format!(
+                "{s:?} is not a policy; the policies are {}",
+                Policy::names()
+            )
+        })
+    }
+}
+
+/// The knobs of the policies other than smith (smith's are in
+/// [`Config`]). [`Knobs::default`] is each policy's documented default.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Knobs {
+    /// masking: results kept whole, the most recent ones.
+    pub mask_window: usize,
+    /// claude-code: clearable results kept whole, the most recent ones.
+    pub claude_code_keep: usize,
+    /// claude-code: tokens below the window where it compacts.
+    pub claude_code_reserve: u64,
+    /// codex: bytes and lines a result keeps on arrival.
+    pub codex_cap_bytes: usize,
+    pub codex_cap_lines: usize,
+    /// codex: fraction of the window where it compacts.
+    pub codex_compact_at: f64,
+    /// codex: tokens of recent user messages kept beside the summary.
+    pub codex_user_tokens: u64,
+    /// opencode: tokens below the window where it summarises.
+    pub opencode_reserve: u64,
+    /// opencode: tokens of the most recent tool output pruning protects.
+    pub prune_protect: u64,
+    /// opencode: tokens pruning must reclaim to act at all.
+    pub prune_minimum: u64,
+    /// context-editing: input tokens above which it clears.
+    pub context_editing_trigger: u64,
+    /// context-editing: most recent tool results kept.
+    pub clear_keep: usize,
+    /// context-editing: tokens a clearing must reclaim to happen.
+    pub clear_at_least: u64,
+    /// context-editing: tools whose results are never cleared.
+    pub exclude_tools: Vec<String>,
+}
+
+impl Default for Knobs {
+    fn default() -> Knobs {
+        Knobs {
+            mask_window: masking::MASK_WINDOW,
+            claude_code_keep: claude_code::KEEP_RESULTS,
+            claude_code_reserve: claude_code::RESERVE_TOKENS,
+            codex_cap_bytes: codex::CAP_BYTES,
+            codex_cap_lines: codex::CAP_LINES,
+            codex_compact_at: codex::COMPACT_AT,
+            codex_user_tokens: codex::USER_MESSAGE_TOKENS,
+            opencode_reserve: opencode::RESERVE_TOKENS,
+            prune_protect: opencode::PRUNE_PROTECT_TOKENS,
+            prune_minimum: opencode::PRUNE_MINIMUM_TOKENS,
+            context_editing_trigger: context_editing::TRIGGER_TOKENS,
+            clear_keep: context_editing::KEEP_TOOL_USES,
+            clear_at_least: context_editing::CLEAR_AT_LEAST_TOKENS,
+            exclude_tools: Vec::new(),
+        }
+    }
+}
+
+/// A numeric knob of a policy other than smith: what the command line
+/// takes (one value for `replay`, a list for `sweep`) and what the output
+/// files name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyKnob {
+    MaskWindow,
+    ClaudeCodeKeep,
+    ClaudeCodeReserve,
+    CodexCapBytes,
+    CodexCapLines,
+    CodexCompactAt,
+    CodexUserTokens,
+    OpencodeReserve,
+    PruneProtect,
+    PruneMinimum,
+    ContextEditingTrigger,
+    ClearKeep,
+    ClearAtLeast,
+}
+
+impl PolicyKnob {
+    /// Every knob, grouped by policy.
+    pub const ALL: [PolicyKnob; 13] = [
+        PolicyKnob::MaskWindow,
+        PolicyKnob::ClaudeCodeKeep,
+        PolicyKnob::ClaudeCodeReserve,
+        PolicyKnob::CodexCapBytes,
+        PolicyKnob::CodexCapLines,
+        PolicyKnob::CodexCompactAt,
+        PolicyKnob::CodexUserTokens,
+        PolicyKnob::OpencodeReserve,
+        PolicyKnob::PruneProtect,
+        PolicyKnob::PruneMinimum,
+        PolicyKnob::ContextEditingTrigger,
+        PolicyKnob::ClearKeep,
+        PolicyKnob::ClearAtLeast,
+    ];
+
+    /// The policy the knob belongs to.
+    pub fn policy(self) -> Policy {
+        use PolicyKnob::*;
+        match self {
+            MaskWindow => Policy::Masking,
+            ClaudeCodeKeep | ClaudeCodeReserve => Policy::ClaudeCode,
+            CodexCapBytes | CodexCapLines | CodexCompactAt | CodexUserTokens => Policy::Codex,
+            OpencodeReserve | PruneProtect | PruneMinimum => Policy::Opencode,
+            ContextEditingTrigger | ClearKeep | ClearAtLeast => Policy::ContextEditing,
+        }
+    }
+
+    /// The command-line flag, without `--`.
+    pub fn flag(self) -> &'static str {
+        use PolicyKnob::*;
+        match self {
+            MaskWindow => "mask-window",
+            ClaudeCodeKeep => "claude-code-keep",
+            ClaudeCodeReserve => "claude-code-reserve",
+            CodexCapBytes => "codex-cap-bytes",
+            CodexCapLines => "codex-cap-lines",
+            CodexCompactAt => "codex-compact-at",
+            CodexUserTokens => "codex-user-tokens",
+            OpencodeReserve => "opencode-reserve",
+            PruneProtect => "prune-protect",
+            PruneMinimum => "prune-minimum",
+            ContextEditingTrigger => "context-editing-trigger",
+            ClearKeep => "clear-keep",
+            ClearAtLeast => "clear-at-least",
+        }
+    }
+
+    /// The column name in the output files.
+    pub fn field(self) -> String {
+        self.flag().replace('-', "_")
+    }
+
+    /// The short tag a config label writes before a non-default value.
+    fn tag(self) -> &'static str {
+        use PolicyKnob::*;
+        match self {
+            MaskWindow => "M",
+            ClaudeCodeKeep | ClearKeep => "keep",
+            ClaudeCodeReserve | OpencodeReserve => "reserve",
+            CodexCapBytes => "capB",
+            CodexCapLines => "capL",
+            CodexCompactAt => "at",
+            CodexUserTokens => "users",
+            PruneProtect => "protect",
+            PruneMinimum => "min",
+            ContextEditingTrigger => "trigger",
+            ClearAtLeast => "least",
+        }
+    }
+
+    /// Whether it takes only whole numbers.
+    pub fn is_integer(self) -> bool {
+        self != PolicyKnob::CodexCompactAt
+    }
+
+    /// Its value in `knobs`.
+    pub fn get(self, k: &Knobs) -> f64 {
+        use PolicyKnob::*;
+        match self {
+            MaskWindow => k.mask_window as f64,
+            ClaudeCodeKeep => k.claude_code_keep as f64,
+            ClaudeCodeReserve => k.claude_code_reserve as f64,
+            CodexCapBytes => k.codex_cap_bytes as f64,
+            CodexCapLines => k.codex_cap_lines as f64,
+            CodexCompactAt => k.codex_compact_at,
+            CodexUserTokens => k.codex_user_tokens as f64,
+            OpencodeReserve => k.opencode_reserve as f64,
+            PruneProtect => k.prune_protect as f64,
+            PruneMinimum => k.prune_minimum as f64,
+            ContextEditingTrigger => k.context_editing_trigger as f64,
+            ClearKeep => k.clear_keep as f64,
+            ClearAtLeast => k.clear_at_least as f64,
+        }
+    }
+
+    /// Sets it in `knobs` to a value [`PolicyKnob::check`] accepted.
+    pub fn set(self, k: &mut Knobs, v: f64) {
+        use PolicyKnob::*;
+        match self {
+            MaskWindow => k.mask_window = v as usize,
+            ClaudeCodeKeep => k.claude_code_keep = v as usize,
+            ClaudeCodeReserve => k.claude_code_reserve = v as u64,
+            CodexCapBytes => k.codex_cap_bytes = v as usize,
+            CodexCapLines => k.codex_cap_lines = v as usize,
+            CodexCompactAt => k.codex_compact_at = v,
+            CodexUserTokens => k.codex_user_tokens = v as u64,
+            OpencodeReserve => k.opencode_reserve = v as u64,
+            PruneProtect => k.prune_protect = v as u64,
+            PruneMinimum => k.prune_minimum = v as u64,
+            ContextEditingTrigger => k.context_editing_trigger = v as u64,
+            ClearKeep => k.clear_keep = v as usize,
+            ClearAtLeast => k.clear_at_least = v as u64,
+        }
+    }
+
+    /// Rejects a value the knob cannot take, saying what it takes.
+    pub fn check(self, v: f64) -> Result<(), String> {
+        if !v.is_finite() {
+            return Err(format!("{v} is not a number"));
+        }
+        if self == PolicyKnob::CodexCompactAt {
+            return if v > 0.0 && v <= 1.0 {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{v} is not a fraction of the window above 0 and at most 1"
+                ))
+            };
+        }
+        if v < 0.0 || v.fract() != 0.0 {
+            return Err(format!("{v} is not a whole number of 0 or more"));
+        }
+        if v > i32::MAX as f64 {
+            return Err(format!("{v} is too large"));
+        }
+        let least = match self {
+            PolicyKnob::CodexCapBytes | PolicyKnob::CodexCapLines => 2.0,
+            _ => 0.0,
+        };
+        if v < least {
+            return Err(format!(
+                "{v} is below {least}: a cap must leave a head and a tail"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One complete thing to replay: a policy, the config it runs under, and
+/// its knobs. For policies other than smith only the window, overhead,
+/// ratio and summary size of the config apply; its other knobs are smith's
+/// defaults, so that equal setups compare equal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setup {
+    pub policy: Policy,
+    pub config: Config,
+    pub knobs: Knobs,
+}
+
+impl From<Config> for Setup {
+    fn from(config: Config) -> Setup {
+        Setup::smith(config)
+    }
+}
+
+impl Setup {
+    /// smith under `config`.
+    pub fn smith(config: Config) -> Setup {
+        Setup {
+            policy: Policy::Smith,
+            config,
+            knobs: Knobs::default(),
+        }
+    }
+
+    /// `policy` under `config` and `knobs`; a policy other than smith takes
+    /// only the knobs of `config` it uses.
+    pub fn new(policy: Policy, config: Config, knobs: Knobs) -> Setup {
+        let config = if policy == Policy::Smith {
+            config
+        } else {
+            Config {
+                max_tokens: config.max_tokens,
+                overhead_tokens: config.overhead_tokens,
+                ratio: config.ratio,
+                summary_tokens: config.summary_tokens,
+                ..Config::default()
+            }
+        };
+        Setup {
+            policy,
+            config,
+            knobs,
+        }
+    }
+
+    /// A setup read back from a sweep's output files: the `policy` column,
+    /// smith's knob columns as `config`, each policy knob's column
+    /// ([`PolicyKnob::field`], `None` where null: the default) and the
+    /// `exclude_tools` column (comma-separated).
+    pub fn from_columns(
+        policy: &str,
+        config: Config,
+        knob: impl Fn(PolicyKnob) -> Option<f64>,
+        exclude_tools: &str,
+    ) -> Result<Setup, String> {
+        let policy: Policy = policy.parse()?;
+        let mut knobs = Knobs {
+            exclude_tools: exclude_tools
+                .split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(String::from)
+                .collect(),
+            ..Knobs::default()
+        };
+        for k in PolicyKnob::ALL.into_iter().filter(|k| k.policy() == policy) {
+            if let Some(v) = knob(k).filter(|v| !v.is_nan()) {
+                k.check(v).map_err(|e| format!("{}: {e}", k.field()))?;
+                k.set(&mut knobs, v);
+            }
+        }
+        let setup = Setup::new(policy, config, knobs);
+        setup.validate()?;
+        Ok(setup)
+    }
+
+    /// Checks the config and the knobs of its policy.
+    pub fn validate(&self) -> Result<(), String> {
+        self.config.validate()?;
+        for k in self.own_knobs() {
+            k.check(k.get(&self.knobs))
+                .map_err(|e| format!("{}: {e}", k.flag()))?;
+        }
+        Ok(())
+    }
+
+    /// The numeric knobs of its policy.
+    pub fn own_knobs(&self) -> impl Iterator<Item = PolicyKnob> + '_ {
+        PolicyKnob::ALL
+            .into_iter()
+            .filter(|k| k.policy() == self.policy)
+    }
+
+    /// The thresholds the policy works with: where it acts
+    /// (`trigger_tokens`) and where a request counts as over its aim
+    /// (`target_tokens`), in charged tokens, with the config's overhead and
+    /// ratio.
+    pub fn budget(&self) -> Budget {
+        let c = &self.config;
+        let k = &self.knobs;
+        let base = Budget::new(c);
+        let max = base.max_tokens;
+        let below = |reserve: u64| (max - reserve.min(i64::MAX as u64) as i64).max(0);
+        let at = |trigger: i64| Budget {
+            trigger_tokens: trigger,
+            target_tokens: trigger,
+            ..base
+        };
+        match self.policy {
+            Policy::Smith => base,
+            Policy::Masking => at(max),
+            Policy::ClaudeCode => at(below(k.claude_code_reserve)),
+            Policy::Codex => at((max as f64 * k.codex_compact_at) as i64),
+            Policy::Opencode => at(below(k.opencode_reserve)),
+            Policy::ContextEditing => at(k.context_editing_trigger.min(i64::MAX as u64) as i64),
+        }
+    }
+
+    /// The compactor the replay runs.
+    pub fn compactor(&self) -> Box<dyn Compactor> {
+        let budget = self.budget();
+        let summarizer = Summarizer::new(self.config.summary_tokens);
+        let k = self.knobs.clone();
+        match self.policy {
+            Policy::Smith => Box::new(Engine::new(self.config)),
+            Policy::Masking => Box::new(masking::Masking::new(budget, k.mask_window)),
+            Policy::ClaudeCode => Box::new(claude_code::ClaudeCode::new(
+                budget,
+                k.claude_code_keep,
+                summarizer,
+            )),
+            Policy::Codex => Box::new(codex::Codex::new(
+                budget,
+                k.codex_cap_bytes,
+                k.codex_cap_lines,
+                k.codex_user_tokens,
+                summarizer,
+            )),
+            Policy::Opencode => Box::new(opencode::Opencode::new(
+                budget,
+                k.prune_protect,
+                k.prune_minimum,
+                summarizer,
+            )),
+            Policy::ContextEditing => Box::new(context_editing::ContextEditing::new(
+                budget,
+                k.clear_keep,
+                k.clear_at_least,
+                k.exclude_tools,
+            )),
+        }
+    }
+
+    /// A label that tells setups apart: smith's config label for smith;
+    /// `<policy> <window>` and the knobs that differ from their defaults for
+    /// the others (`masking 200k M5`).
+    pub fn label(&self) -> String {
+        match self.policy {
+            Policy::Smith => self.knobs_label(),
+            p => format!("{p} {}", self.knobs_label()),
+        }
+    }
+
+    /// [`Setup::label`] without the policy's name.
+    pub fn knobs_label(&self) -> String {
+        if self.policy == Policy::Smith {
+            return crate::sweep::grid::label(&self.config);
+        }
+        let c = &self.config;
+        let d = Config::default();
+        let mut s = if c.max_tokens % 1000 == 0 {
+            format!("{}k", c.max_tokens / 1000)
+        } else {
+            c.max_tokens.to_string()
+        };
+        let defaults = Knobs::default();
+        for k in self.own_knobs() {
+            let v = k.get(&self.knobs);
+            if v != k.get(&defaults) {
+                s.push_str(&format!(" {}{v}", k.tag()));
+            }
+        }
+        if self.policy == Policy::ContextEditing && !self.knobs.exclude_tools.is_empty() {
+            s.push_str(&format!(" excl:{}", self.knobs.exclude_tools.join(",")));
+        }
+        if c.overhead_tokens != d.overhead_tokens {
+            s.push_str(&format!(" oh{}", c.overhead_tokens));
+        }
+        if c.ratio != d.ratio {
+            s.push_str(&format!(" r{}", c.ratio));
+        }
+        if c.summary_tokens != d.summary_tokens {
+            s.push_str(&format!(" sum{}", c.summary_tokens));
+        }
+        s
+    }
+}
+
+/// Whether `text` is a placeholder or cap one of these policies wrote, and
+/// which rewrite it stands for: `show --at` marks them as it marks smith's.
+pub fn placeholder_kind(text: &[u8]) -> Option<EditKind> {
+    if masking::is_placeholder(text)
+        || text == claude_code::PLACEHOLDER.as_bytes()
+        || text == opencode::PLACEHOLDER.as_bytes()
+        || text == context_editing::PLACEHOLDER.as_bytes()
+    {
+        return Some(EditKind::Stubbed);
+    }
+    if codex::is_capped(text) {
+        return Some(EditKind::HeadKept);
+    }
+    None
+}
+
+/// The offline summary every policy uses: smith's stand-in of
+/// `summary_tokens` tokens, or smith's drop note when that is 0.
+#[derive(Clone, Debug)]
+pub struct Summarizer {
+    stand_in: Vec<u8>,
+    tokens: u64,
+}
+
+impl Summarizer {
+    /// The summary of `summary_tokens` tokens (0: a failing summarizer).
+    pub fn new(summary_tokens: u64) -> Summarizer {
+        Summarizer {
+            stand_in: summarize::stand_in(summary_tokens),
+            tokens: summary_tokens,
+        }
+    }
+
+    /// The note that replaces `replaced` messages, its strategy and stage.
+    fn note(&self, replaced: usize) -> (Message, Strategy, Stage) {
+        if self.tokens == 0 {
+            (
+                summarize::drop_message(replaced),
+                Strategy::Dropped,
+                Stage::Drop,
+            )
+        } else {
+            (
+                summarize::summary_message(&self.stand_in),
+                Strategy::Summarized,
+                Stage::Summarize,
+            )
+        }
+    }
+}
+
+/// Whether `m` is a summary or drop note a compaction wrote.
+pub(crate) fn is_summary_note(m: &Message) -> bool {
+    m.role == Role::User
+        && m.content.len() == 1
+        && m.content[0].kind == BlockType::Text
+        && m.content[0]
+            .text_bytes()
+            .starts_with(SUMMARY_PREFIX.as_bytes())
+}
+
+/// The tool each call id names, over `messages`.
+pub(crate) fn tool_names(messages: &[Arc<Message>]) -> HashMap<Str, Str> {
+    let mut names = HashMap::new();
+    for m in messages.iter().filter(|m| m.role == Role::Assistant) {
+        for b in &m.content {
+            if let (BlockType::ToolUse, Some(id), Some(name)) =
+                (b.kind, &b.tool_call_id, &b.tool_name)
+            {
+                names.insert(id.clone(), name.clone());
+            }
+        }
+    }
+    names
+}
+
+/// The tool a result answers, if its call is in `names`.
+pub(crate) fn tool_of<'a>(names: &'a HashMap<Str, Str>, result: &Block) -> Option<&'a str> {
+    result
+        .tool_call_id
+        .as_ref()
+        .and_then(|id| names.get(id))
+        .map(|n| &**n)
+}
+
+/// Whether `name` is one of `list`, ignoring case.
+pub(crate) fn name_in(name: &str, list: &[&str]) -> bool {
+    list.iter().any(|l| l.eq_ignore_ascii_case(name))
+}
+
+/// The history untouched.
+pub(crate) fn untouched(before: i64, bytes: u64, triggered: bool) -> Compaction {
+    Compaction {
+        messages: None,
+        history_bytes: bytes,
+        strategy: Strategy::None,
+        before,
+        after: before,
+        stages: Vec::new(),
+        effects: Effects::default(),
+        edits: Vec::new(),
+        cut: None,
+        first_changed: None,
+        triggered,
+    }
+}
+
+/// One compaction in progress: smith's copy-on-write history with its
+/// running byte total, and what is reported.
+pub(crate) struct Pass {
+    pub w: Working,
+    effects: Effects,
+    edits: Vec<Edit>,
+    stages: Vec<Stage>,
+    before: i64,
+    triggered: bool,
+}
+
+impl Pass {
+    pub fn new(messages: &[Arc<Message>], bytes: u64, before: i64, triggered: bool) -> Pass {
+        Pass {
+            w: Working::new(messages, bytes),
+            effects: Effects::default(),
+            edits: Vec::new(),
+            stages: Vec::new(),
+            before,
+            triggered,
+        }
+    }
+
+    /// Runs one stage: records the raw tokens it reclaimed and, if it
+    /// changed something, that it fired.
+    pub fn stage(&mut self, stage: Stage, f: impl FnOnce(&mut Pass) -> bool) {
+        let tokens = self.w.tokens() as i64;
+        if f(self) && !self.stages.contains(&stage) {
+            self.stages.push(stage);
+        }
+        self.effects.reclaimed[stage.index()] += tokens - self.w.tokens() as i64;
+    }
+
+    /// Replaces the text of result `(index, block)`, keeping its id and
+    /// error flag, and counts it as `kind` (stubbed or head kept).
+    pub fn rewrite_result(&mut self, index: usize, block: usize, text: Vec<u8>, kind: EditKind) {
+        let old = &self.w.messages[index].content[block];
+        let rebuilt = Block::tool_result(
+            old.tool_call_id.clone(),
+            text,
+            old.is_error.unwrap_or(false),
+        );
+        let before = self.w.messages[index].bytes();
+        self.w.replace_block(index, block, rebuilt);
+        match kind {
+            EditKind::HeadKept => self.effects.results_truncated += 1,
+            _ => self.effects.results_stubbed += 1,
+        }
+        self.edits.push(Edit {
+            message: index,
+            block: Some(block),
+            kind,
+            bytes_before: before,
+            bytes_after: self.w.messages[index].bytes(),
+        });
+    }
+
+    /// Replaces result `(index, block)` by `placeholder` if that is shorter.
+    pub fn clear_result(&mut self, index: usize, block: usize, placeholder: &str) -> bool {
+        let text = self.w.messages[index].content[block].text_bytes();
+        if text == placeholder.as_bytes() || placeholder.len() >= text.len() {
+            return false;
+        }
+        self.rewrite_result(
+            index,
+            block,
+            placeholder.as_bytes().to_vec(),
+            EditKind::Stubbed,
+        );
+        true
+    }
+
+    /// What the history would be charged now.
+    pub fn charged(&self, budget: &Budget) -> i64 {
+        budget.charged(self.w.tokens())
+    }
+
+    /// The history as it stands.
+    pub fn finish(self, budget: &Budget) -> Compaction {
+        let strategy = if self.stages.is_empty() {
+            Strategy::None
+        } else {
+            Strategy::Truncated
+        };
+        let after = budget.charged(self.w.tokens());
+        Compaction {
+            history_bytes: self.w.bytes,
+            first_changed: self.w.first_changed,
+            messages: self.w.first_changed.is_some().then_some(self.w.messages),
+            strategy,
+            before: self.before,
+            after,
+            stages: self.stages,
+            effects: self.effects,
+            edits: self.edits,
+            cut: None,
+            triggered: self.triggered,
+        }
+    }
+
+    /// Replaces the whole history by `carried` (messages kept beside the
+    /// summary, in order) followed by the summary note.
+    pub fn summarize_all(
+        mut self,
+        carried: Vec<Arc<Message>>,
+        summarizer: &Summarizer,
+        budget: &Budget,
+    ) -> Compaction {
+        let staged = self.w.tokens() as i64;
+        let cut = self.w.messages.len();
+        let (note, strategy, stage) = summarizer.note(cut);
+        let kept = carried.len();
+        let mut messages = carried;
+        messages.push(Arc::new(note));
+        let bytes: u64 = messages.iter().map(|m| m.bytes()).sum();
+        let tokens = bytes / BYTES_PER_TOKEN;
+        if !self.stages.contains(&stage) {
+            self.stages.push(stage);
+        }
+        self.effects.reclaimed[stage.index()] += staged - tokens as i64;
+        self.effects.messages_summarized += cut.saturating_sub(kept) as u64;
+        Compaction {
+            messages: Some(messages),
+            history_bytes: bytes,
+            strategy,
+            before: self.before,
+            after: budget.charged(tokens),
+            stages: self.stages,
+            effects: self.effects,
+            edits: self.edits,
+            cut: Some(cut),
+            first_changed: Some(0),
+            triggered: self.triggered,
+        }
+    }
+}
+
+/// Lines in `text` as a person counts them: a final line without a newline
+/// counts, an empty text has none.
+pub(crate) fn line_count(text: &[u8]) -> usize {
+    let newlines = memchr::memchr_iter(b'\n', text).count();
+    newlines + usize::from(!text.is_empty() && !text.ends_with(b"\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policies_parse_by_name_in_any_case() {
+        assert_eq!(Policy::parse("Claude_Code"), Some(Policy::ClaudeCode));
+        assert_eq!(
+            Policy::parse_list("smith, masking,smith").unwrap(),
+            vec![Policy::Smith, Policy::Masking]
+        );
+        let err = Policy::parse_list("smith,gpt").unwrap_err();
+        assert!(err.contains("\"gpt\" is not a policy"), "{err}");
+    }
+
+    #[test]
+    fn lines_are_counted_as_a_person_counts_them() {
+        assert_eq!(line_count(b""), 0);
+        assert_eq!(line_count(b"a"), 1);
+        assert_eq!(line_count(b"a\n"), 1);
+        assert_eq!(line_count(b"a\nb"), 2);
+    }
+
+    #[test]
+    fn other_policies_take_only_the_shared_knobs_of_a_config() {
+        let c = Config {
+            max_tokens: 200_000,
+            compact_at: 0.9,
+            ..Config::default()
+        };
+        let s = Setup::new(Policy::Masking, c, Knobs::default());
+        assert_eq!(s.config.compact_at, Config::default().compact_at);
+        assert_eq!(s.config.max_tokens, 200_000);
+        assert_eq!(s.label(), "masking 200k");
+        let k = Knobs {
+            mask_window: 5,
+            ..Knobs::default()
+        };
+        assert_eq!(Setup::new(Policy::Masking, c, k).label(), "masking 200k M5");
+    }
+
+    #[test]
+    fn budgets_sit_where_each_policy_acts() {
+        let c = Config {
+            max_tokens: 200_000,
+            ..Config::default()
+        };
+        let at = |p| Setup::new(p, c, Knobs::default()).budget().trigger_tokens;
+        assert_eq!(at(Policy::Smith), 160_000);
+        assert_eq!(at(Policy::Masking), 200_000);
+        assert_eq!(at(Policy::ClaudeCode), 167_000);
+        assert_eq!(at(Policy::Codex), 180_000);
+        assert_eq!(at(Policy::Opencode), 180_000);
+        assert_eq!(at(Policy::ContextEditing), 100_000);
+    }
+}

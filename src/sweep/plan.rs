@@ -1,0 +1,263 @@
+//! The configs of a sweep across policies.
+//!
+//! smith's knobs vary only for smith: its configs are the grid (see
+//! [`super::grid`]), baseline first. Every other policy asked for with
+//! `--policy` runs under the product of the knobs every policy shares (the
+//! window `--max-tokens`, `--overhead`, `--ratio`, `--summary-tokens`, with
+//! the grid's values) and its own knobs (each a list, default its
+//! documented default). The baseline, smith's defaults, is always config 0,
+//! whether or not smith is in `--policy`, so every figure has something to
+//! be compared with.
+
+use serde::Serialize;
+
+use crate::engine::Config;
+use crate::policy::{Knobs, Policy, PolicyKnob, Setup};
+
+use super::grid::{self, Grid, Knob};
+
+/// The knobs of [`Config`] every policy takes, not only smith.
+pub const SHARED_KNOBS: [Knob; 4] = [
+    Knob::MaxTokens,
+    Knob::Overhead,
+    Knob::Ratio,
+    Knob::SummaryTokens,
+];
+
+/// The policies asked for, and the values asked for each policy's knobs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicySpec {
+    pub policies: Vec<Policy>,
+    values: [Option<Vec<f64>>; 13],
+    /// context-editing's `exclude_tools` (one list, not an axis).
+    pub exclude_tools: Vec<String>,
+}
+
+impl Default for PolicySpec {
+    /// smith alone.
+    fn default() -> PolicySpec {
+        PolicySpec {
+            policies: vec![Policy::Smith],
+            values: Default::default(),
+            exclude_tools: Vec::new(),
+        }
+    }
+}
+
+impl PolicySpec {
+    /// Parses `text` (a list, a range or both, as for smith's knobs) as the
+    /// values of `knob`. The error names the flag.
+    pub fn set(&mut self, knob: PolicyKnob, text: &str) -> Result<(), String> {
+        let values = grid::parse_list(text, knob.is_integer(), |v| knob.check(v))
+            .map_err(|e| format!("--{}: {e}", knob.flag()))?;
+        self.values[knob as usize] = Some(values);
+        Ok(())
+    }
+
+    /// The values given for `knob`, if any.
+    pub fn get(&self, knob: PolicyKnob) -> Option<&[f64]> {
+        self.values[knob as usize].as_deref()
+    }
+
+    /// The values of `knob` a sweep runs: those given, else the default.
+    pub fn values(&self, knob: PolicyKnob) -> Vec<f64> {
+        self.get(knob)
+            .map_or_else(|| vec![knob.get(&Knobs::default())], <[f64]>::to_vec)
+    }
+
+    /// Knobs given for policies not in the list: worth a warning, since
+    /// they change nothing.
+    pub fn unused(&self) -> Vec<PolicyKnob> {
+        PolicyKnob::ALL
+            .into_iter()
+            .filter(|k| self.get(*k).is_some() && !self.policies.contains(&k.policy()))
+            .collect()
+    }
+}
+
+/// Every config of a sweep, smith's and the other policies'.
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    /// Config 0 is the baseline; then smith's grid if smith was asked for;
+    /// then each other policy's configs, in the order asked.
+    #[serde(skip)]
+    pub setups: Vec<Setup>,
+    pub policies: Vec<Policy>,
+    /// The values each asked-for policy's knobs took.
+    pub policy_axes: Vec<(PolicyKnob, Vec<f64>)>,
+    pub exclude_tools: Vec<String>,
+}
+
+impl Plan {
+    /// Configs of `policy`.
+    pub fn count(&self, policy: Policy) -> usize {
+        self.setups.iter().filter(|s| s.policy == policy).count()
+    }
+}
+
+/// Builds the plan from smith's `grid` and the policies of `spec`; refuses
+/// one above `limit` configs before building it.
+pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, String> {
+    let shared: Vec<(Knob, Vec<f64>)> = grid
+        .axes
+        .iter()
+        .filter(|(k, _)| SHARED_KNOBS.contains(k))
+        .cloned()
+        .collect();
+    let shared_len: usize = shared.iter().map(|(_, v)| v.len()).product();
+    let mut total = if spec.policies.contains(&Policy::Smith) {
+        grid.configs.len()
+    } else {
+        1
+    };
+    let mut policy_axes = Vec::new();
+    for &p in spec.policies.iter().filter(|&&p| p != Policy::Smith) {
+        let own: Vec<(PolicyKnob, Vec<f64>)> = PolicyKnob::ALL
+            .into_iter()
+            .filter(|k| k.policy() == p)
+            .map(|k| (k, spec.values(k)))
+            .collect();
+        let n: usize = own.iter().map(|(_, v)| v.len()).product();
+        total = total.saturating_add(shared_len.saturating_mul(n));
+        policy_axes.extend(own);
+    }
+    if total > limit {
+        return Err(format!(
+            "the sweep has {total} configs across {} policies, more than the limit of {limit}; use fewer values, or raise --max-configs",
+            spec.policies.len()
+        ));
+    }
+    let mut setups: Vec<Setup> = if spec.policies.contains(&Policy::Smith) {
+        grid.configs.iter().copied().map(Setup::smith).collect()
+    } else {
+        vec![Setup::smith(Config::default())]
+    };
+    for &p in spec.policies.iter().filter(|&&p| p != Policy::Smith) {
+        let axes: Vec<Axis> = shared
+            .iter()
+            .map(|(k, v)| Axis::Shared(*k, v.clone()))
+            .chain(
+                policy_axes
+                    .iter()
+                    .filter(|(k, _)| k.policy() == p)
+                    .map(|(k, v)| Axis::Own(*k, v.clone())),
+            )
+            .collect();
+        for point in product(&axes) {
+            let mut config = Config::default();
+            let mut knobs = Knobs {
+                exclude_tools: spec.exclude_tools.clone(),
+                ..Knobs::default()
+            };
+            for (axis, v) in axes.iter().zip(point) {
+                match axis {
+                    Axis::Shared(k, _) => k.set(&mut config, v),
+                    Axis::Own(k, _) => k.set(&mut knobs, v),
+                }
+            }
+            let setup = Setup::new(p, config, knobs);
+            if !setups.contains(&setup) {
+                setups.push(setup);
+            }
+        }
+    }
+    Ok(Plan {
+        setups,
+        policies: spec.policies.clone(),
+        policy_axes,
+        exclude_tools: spec.exclude_tools.clone(),
+    })
+}
+
+/// One dimension of a policy's product.
+enum Axis {
+    Shared(Knob, Vec<f64>),
+    Own(PolicyKnob, Vec<f64>),
+}
+
+impl Axis {
+    fn values(&self) -> &[f64] {
+        match self {
+            Axis::Shared(_, v) | Axis::Own(_, v) => v,
+        }
+    }
+}
+
+/// Every combination of the axes' values, the last axis varying fastest.
+fn product(axes: &[Axis]) -> Vec<Vec<f64>> {
+    let mut out: Vec<Vec<f64>> = vec![Vec::new()];
+    for axis in axes {
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                axis.values().iter().map(move |&v| {
+                    let mut p = prefix.clone();
+                    p.push(v);
+                    p
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::grid::GridSpec;
+
+    #[test]
+    fn other_policies_take_the_windows_and_their_own_knobs_only() {
+        let mut g = GridSpec::default();
+        g.set(Knob::MaxTokens, "100000,200000").unwrap();
+        g.set(Knob::CompactAt, "0.7,0.8").unwrap();
+        let grid = grid::build(&g, 1000).unwrap();
+        let mut spec = PolicySpec {
+            policies: vec![Policy::Smith, Policy::Masking],
+            ..PolicySpec::default()
+        };
+        spec.set(PolicyKnob::MaskWindow, "5,10").unwrap();
+        let plan = build(&grid, &spec, 1000).unwrap();
+        assert_eq!(plan.setups[0], Setup::smith(Config::default()));
+        assert_eq!(plan.count(Policy::Smith), grid.configs.len());
+        let masking: Vec<String> = plan
+            .setups
+            .iter()
+            .filter(|s| s.policy == Policy::Masking)
+            .map(Setup::label)
+            .collect();
+        assert_eq!(
+            masking,
+            vec![
+                "masking 100k M5",
+                "masking 100k",
+                "masking 200k M5",
+                "masking 200k"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_baseline_stays_when_smith_is_not_asked_for() {
+        let grid = grid::build(&GridSpec::default(), 10).unwrap();
+        let spec = PolicySpec {
+            policies: vec![Policy::Codex],
+            ..PolicySpec::default()
+        };
+        let plan = build(&grid, &spec, 10).unwrap();
+        assert_eq!(plan.setups.len(), 2);
+        assert!(plan.setups[0].policy == Policy::Smith && plan.setups[1].policy == Policy::Codex);
+    }
+
+    #[test]
+    fn a_plan_above_the_limit_is_refused() {
+        let grid = grid::build(&GridSpec::default(), 10).unwrap();
+        let mut spec = PolicySpec {
+            policies: vec![Policy::Masking],
+            ..PolicySpec::default()
+        };
+        spec.set(PolicyKnob::MaskWindow, "1..20").unwrap();
+        let err = build(&grid, &spec, 10).unwrap_err();
+        assert!(err.contains("21 configs"), "{err}");
+    }
+}
