@@ -45,15 +45,20 @@ pub fn write_atomic_with(
         } else {
             format!("cannot write: {e}")
         };
-        return Err(io::Error::new(e.kind(), format!("{}: {what}", path.display())));
+        return Err(io::Error::new(
+            e.kind(),
+            format!("{}: {what}", path.display()),
+        ));
     }
     Ok(())
 }
 
 /// ENOSPC or EDQUOT: out of space or out of quota.
 fn is_disk_full(e: &io::Error) -> bool {
-    matches!(e.kind(), io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded)
-        || matches!(e.raw_os_error(), Some(28) | Some(122))
+    matches!(
+        e.kind(),
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded
+    ) || matches!(e.raw_os_error(), Some(28) | Some(122))
 }
 
 /// `.<name>.tmp-<pid>-<n>` in the directory of `path`: hidden, and unique per
@@ -86,9 +91,16 @@ mod tests {
         })
         .unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("sessions.csv: the disk is full; free some space"), "{msg}");
+        assert!(
+            msg.contains("sessions.csv: the disk is full; free some space"),
+            "{msg}"
+        );
         assert_eq!(fs::read(&path).unwrap(), b"previous");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary left");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
     }
 
     #[test]

@@ -468,7 +468,10 @@ fn a_session_too_large_for_memory_is_refused_with_what_to_do() {
     no_panic(&o);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("of memory to replay") && err.contains("free memory"), "{err}");
+    assert!(
+        err.contains("of memory to replay") && err.contains("free memory"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -478,7 +481,14 @@ fn a_grid_of_millions_of_configs_is_refused_before_it_is_built() {
     let o = bin()
         .arg("sweep")
         .arg(&p)
-        .args(["--compact-at", "0.5..0.99:0.001", "--compact-to", "0.1..0.49:0.001", "--result-cap", "100..200"])
+        .args([
+            "--compact-at",
+            "0.5..0.99:0.001",
+            "--compact-to",
+            "0.1..0.49:0.001",
+            "--result-cap",
+            "100..200",
+        ])
         .output()
         .unwrap();
     no_panic(&o);

@@ -332,11 +332,7 @@ fn the_fit_on_the_real_claude_code_logs_is_within_smiths_bounds() {
         // Uncalibrated, smith notices the window filling later, if at all.
         let blind =
             calibrate::first_compaction(messages, calibrate::compare_config(200_000, 1.0, 0));
-        assert!(
-            blind.map_or(true, |c| c.request > smith.request),
-            "{}",
-            f.id
-        );
+        assert!(blind.is_none_or(|c| c.request > smith.request), "{}", f.id);
     }
     println!(
         "claude-code: {} points, ratio {} overhead {} (free {:.4} / {:.0}); median/p95 error {:.1}%/{:.1}% before, {:.1}%/{:.1}% after",

@@ -679,7 +679,7 @@ fn a_result_shortened_twice_counts_once() {
     // smith: cut to its head at one request, to a stub at a later one.
     let big = {
         let mut b = b"head_token_aaaa ".to_vec();
-        b.extend(std::iter::repeat(b'x').take(3000));
+        b.extend(std::iter::repeat_n(b'x', 3000));
         b.extend_from_slice(b" tail_token_bbbb");
         b
     };

@@ -244,7 +244,7 @@ fn compaction_row(
     let smith_reported = smith.as_ref().and_then(|s| {
         let before_real = real
             .as_ref()
-            .map_or(true, |b| s.message_index < b.message_index);
+            .is_none_or(|b| s.message_index < b.message_index);
         f.requests
             .iter()
             .find(|r| f.context_complete && before_real && r.message_index == s.message_index)

@@ -376,7 +376,7 @@ impl SessionGen {
         };
         let sizing = self.sizing(heavy, calls);
         let mut results = Vec::with_capacity(calls * 2);
-        if turn.round == 0 && turn.planned.map_or(true, |n| n >= 6) && self.rng.chance(0.3) {
+        if turn.round == 0 && turn.planned.is_none_or(|n| n >= 6) && self.rng.chance(0.3) {
             let call = self.tools.todo(&mut self.rng);
             content.push(call.tool_use);
             results.push(call.result);

@@ -46,7 +46,10 @@ pub const MEMORY_PER_TRANSCRIPT_BYTE: u64 = 2;
 pub const MEMORY_LIMIT_ENV: &str = "SMITH_CALIBRATE_MEMORY_LIMIT";
 
 fn available_memory() -> Option<u64> {
-    if let Some(v) = std::env::var(MEMORY_LIMIT_ENV).ok().and_then(|v| v.parse().ok()) {
+    if let Some(v) = std::env::var(MEMORY_LIMIT_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         return Some(v);
     }
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
