@@ -21,7 +21,7 @@ use crate::sweep::tables::{self, SummaryInput};
 use crate::transcript::{self, SessionRef};
 
 use super::policy_args::PolicyArgs;
-use super::{nothing_read, usage};
+use super::{nothing_read, usage, Failure};
 
 /// Replay many sessions under a grid of configs and rank the configs.
 ///
@@ -240,7 +240,25 @@ pub fn run(args: SweepArgs) -> Result<()> {
         );
     }
     let options = Options::for_terminal(args.jobs.map(|j| j as usize));
+    // Ctrl-C stops the run at the next session and writes nothing: the
+    // outputs already in the folder stay as they were.
+    crate::interrupt::install();
     let sweep = run::run(&refs, &plan.setups, &options)?;
+    if crate::interrupt::interrupted() {
+        let kept = match data_dir {
+            Some(dir) => format!("; {} keeps its previous outputs, if any", dir.display()),
+            None => String::new(),
+        };
+        return Err(Failure {
+            code: crate::interrupt::EXIT_INTERRUPTED,
+            message: format!(
+                "interrupted after {} of {} sessions: nothing was written{kept}",
+                sweep.sessions.len() + sweep.unreadable.len(),
+                refs.len()
+            ),
+        }
+        .into());
+    }
     if sweep.sessions.is_empty() {
         return Err(nothing_read(format!(
             "none of the {} sessions could be read (see above)",

@@ -158,6 +158,9 @@ pub fn run(refs: &[SessionRef], configs: &[Setup], opts: &Options) -> Result<Swe
     let per_thread: Vec<Vec<(usize, Outcome)>> = pool.broadcast(|_| {
         let mut mine = Vec::new();
         loop {
+            if crate::interrupt::interrupted() {
+                break;
+            }
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(r) = refs.get(i) else { break };
             let outcome = replay_session(r, &engines, &say);
