@@ -179,7 +179,9 @@ impl Compaction {
         self.after > budget.max_tokens
     }
 
-    fn untouched(before: i64, bytes: u64, triggered: bool) -> Compaction {
+    /// The history returned as it was: what every check below its threshold
+    /// answers.
+    pub fn untouched(before: i64, bytes: u64, triggered: bool) -> Compaction {
         Compaction {
             messages: None,
             history_bytes: bytes,

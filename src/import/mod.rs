@@ -760,40 +760,11 @@ pub fn find_files(
         return Ok(vec![root.to_path_buf()]);
     }
     let skip = absolute(skip);
-    let mut found = Vec::new();
-    let mut visited = HashSet::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(canonical) = fs::canonicalize(&dir) else {
-            continue;
-        };
-        if canonical == skip || !visited.insert(canonical) {
-            continue;
-        }
-        let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("{}: skipped: cannot read directory: {e}", dir.display());
-                continue;
-            }
-        };
-        let mut subdirs = Vec::new();
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(meta) = fs::metadata(&path) else {
-                continue;
-            };
-            if meta.is_dir() {
-                subdirs.push(path);
-            } else if meta.is_file() && wanted(&path) {
-                found.push(path);
-            }
-        }
-        subdirs.sort();
-        stack.extend(subdirs.into_iter().rev());
-    }
-    found.sort();
-    Ok(found)
+    Ok(crate::transcript::locate::walk_files(
+        root,
+        Some(&skip),
+        wanted,
+    ))
 }
 
 #[cfg(test)]

@@ -672,19 +672,7 @@ pub(crate) fn name_in(name: &str, list: &[&str]) -> bool {
 
 /// The history untouched.
 pub(crate) fn untouched(before: i64, bytes: u64, triggered: bool) -> Compaction {
-    Compaction {
-        messages: None,
-        history_bytes: bytes,
-        strategy: Strategy::None,
-        before,
-        after: before,
-        stages: Vec::new(),
-        effects: Effects::default(),
-        edits: Vec::new(),
-        cut: None,
-        first_changed: None,
-        triggered,
-    }
+    Compaction::untouched(before, bytes, triggered)
 }
 
 /// One compaction in progress: smith's copy-on-write history with its

@@ -133,10 +133,12 @@ pub fn resolve_path(path: &Path) -> Result<Vec<SessionRef>> {
     if direct.is_file() {
         return Ok(vec![SessionRef { transcript: direct }]);
     }
-    let mut found = Vec::new();
-    let mut visited = HashSet::new();
-    walk(path, &mut visited, &mut found);
-    found.sort();
+    let found: Vec<SessionRef> = walk_files(path, None, &|p| {
+        p.file_name().is_some_and(|n| n == TRANSCRIPT_FILE)
+    })
+    .into_iter()
+    .map(|transcript| SessionRef { transcript })
+    .collect();
     if found.is_empty() {
         bail!(
             "{}: no {TRANSCRIPT_FILE} found in this directory or below it",
@@ -146,40 +148,45 @@ pub fn resolve_path(path: &Path) -> Result<Vec<SessionRef>> {
     Ok(found)
 }
 
-/// Depth-first search for transcripts. Symbolic links to directories are
-/// followed once each (by canonical path), so a loop ends; unreadable
-/// directories are reported and passed over.
-fn walk(dir: &Path, visited: &mut HashSet<PathBuf>, found: &mut Vec<SessionRef>) {
-    let canonical = match fs::canonicalize(dir) {
-        Ok(c) => c,
-        Err(_) => return,
-    };
-    if !visited.insert(canonical) {
-        return;
-    }
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            eprintln!("{}: skipped: cannot read directory: {e}", dir.display());
-            return;
-        }
-    };
-    let mut subdirs = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(meta) = fs::metadata(&path) else {
+/// Files below `dir` that `wanted` accepts, sorted. Each directory is
+/// visited once even through symbolic links (by canonical path), so a loop
+/// ends; `skip` (canonical, e.g. an output directory inside the input) is
+/// passed over; an unreadable directory is reported and passed over.
+pub fn walk_files(dir: &Path, skip: Option<&Path>, wanted: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut visited = HashSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(canonical) = fs::canonicalize(&dir) else {
             continue;
         };
-        if meta.is_dir() {
-            subdirs.push(path);
-        } else if meta.is_file() && entry.file_name() == TRANSCRIPT_FILE {
-            found.push(SessionRef { transcript: path });
+        if Some(canonical.as_path()) == skip || !visited.insert(canonical) {
+            continue;
         }
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("{}: skipped: cannot read directory: {e}", dir.display());
+                continue;
+            }
+        };
+        let mut subdirs = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = fs::metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                subdirs.push(path);
+            } else if meta.is_file() && wanted(&path) {
+                found.push(path);
+            }
+        }
+        subdirs.sort();
+        stack.extend(subdirs.into_iter().rev());
     }
-    subdirs.sort();
-    for sub in subdirs {
-        walk(&sub, visited, found);
-    }
+    found.sort();
+    found
 }
 
 /// Resolves an id or a name as smith does: an id wins (from the index or as a
