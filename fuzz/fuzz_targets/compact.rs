@@ -103,7 +103,7 @@ fn build(turns: &[Turn]) -> Vec<Arc<Message>> {
                 let call_id = format!("toolu_{id}");
                 let args = format!(r#"{{"path":"f{}"}}"#, c.args % 4);
                 blocks.push(Block::tool_use(&call_id, TOOLS[c.tool as usize % TOOLS.len()], &args));
-                let size = c.size as usize * (1 + c.multiplier as usize % 8);
+                let size = (c.size as usize % 12_000) * (1 + c.multiplier as usize % 3);
                 let mut r = Block::tool_result(Some(call_id.as_str().into()), text(size, id), c.error);
                 if c.error && c.size % 3 == 0 {
                     r.is_error = None;
