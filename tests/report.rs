@@ -15,11 +15,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::*;
-use smith_calibrate::engine::{Budget, Engine};
+use polars::prelude::{CsvReadOptions, DataFrame, DataType, SerReader};
+use smith_calibrate::engine::{Budget, Engine, Stage};
+use smith_calibrate::policy::Policy;
 use smith_calibrate::replay;
 use smith_calibrate::report::context_curve::ContextCurve;
+use smith_calibrate::report::cost_loss::CostLoss;
 use smith_calibrate::report::heatmap::Heatmap;
-use smith_calibrate::report::{Metric, Selection, SweepOutput};
+use smith_calibrate::report::policies::{Comparison, COLUMNS};
+use smith_calibrate::report::{Chart, Loss, Metric, Selection, SweepOutput};
 use smith_calibrate::transcript::{Block, BlockType, Message, Role};
 
 // ---------------------------------------------------------------- helpers
@@ -141,6 +145,160 @@ impl Fixture {
     }
 }
 
+/// Like [`session`], with something worth needing again: every result ends
+/// with a path and a number of its own, past any head a truncation keeps,
+/// and two turns later the assistant names that path, so a policy that cut
+/// or removed the result lost something the session used afterwards.
+fn policy_session(turns: usize, seed: usize) -> Vec<Arc<Message>> {
+    let path = |t: usize| format!("src/mod_{seed}/item_{t}.rs:{}", 40_000 + t * 7 + seed);
+    let mut h = Vec::new();
+    for t in 0..turns {
+        h.push(user(&format!(
+            "turn {t}: {}",
+            filler_str(60 + (t * 37 + seed * 11) % 150)
+        )));
+        let id = format!("c{t}");
+        let args = format!("{{\"path\":\"src/f{}.rs\"}}", (t + seed) % 3);
+        h.push(assistant_blocks(vec![
+            thinking(&filler_str(100 + (t * 13 + seed) % 200), "sig"),
+            Block::tool_use(&id, "read_file", &args),
+        ]));
+        let size = 600 + (t * 7919 + seed * 104_729) % (2600 + seed * 500);
+        let mut text = filler(size);
+        text.extend_from_slice(format!("\nsee {}\n", path(t)).as_bytes());
+        h.push(arc(Message::new(
+            Role::Tool,
+            vec![result_block(&id, &text)],
+            false,
+            None,
+        )));
+        let looked_back = if t >= 2 {
+            format!("; back to {}", path(t - 2))
+        } else {
+            String::new()
+        };
+        h.push(assistant(&format!("done with turn {t}{looked_back}")));
+    }
+    h
+}
+
+/// Five sessions swept over three policies (smith, masking, codex) and two
+/// windows into `<tmp>/sweep`: smith's 2 × 2 grid and defaults, masking
+/// with two windows × two values of M, codex with two windows and a cap
+/// small enough to cut results on arrival.
+struct PolicyFixture {
+    tmp: tempfile::TempDir,
+}
+
+impl PolicyFixture {
+    fn new() -> PolicyFixture {
+        let tmp = tempfile::tempdir().unwrap();
+        let sessions = tmp.path().join("sessions");
+        for (i, name) in NAMES.iter().enumerate() {
+            write_session(&sessions, name, &policy_session(10 + 4 * i, i + 1));
+        }
+        let o = run(bin()
+            .args(["sweep"])
+            .arg(&sessions)
+            .args([
+                "--policy",
+                "smith,masking,codex",
+                "--max-tokens",
+                "4000,8000",
+                "--compact-at",
+                "0.6,0.8",
+                "--mask-window",
+                "2,5",
+                "--codex-cap-bytes",
+                "2048",
+                "--out",
+            ])
+            .arg(tmp.path().join("sweep")));
+        assert!(o.status.success(), "sweep failed: {}", stderr(&o));
+        PolicyFixture { tmp }
+    }
+
+    fn sweep(&self) -> PathBuf {
+        self.tmp.path().join("sweep")
+    }
+
+    fn report(&self, name: &str, extra: &[&str]) -> PathBuf {
+        let out = self.tmp.path().join(name);
+        let o = run(bin()
+            .arg("report")
+            .arg(self.sweep())
+            .arg("--out")
+            .arg(&out)
+            .args(extra));
+        assert!(o.status.success(), "report failed: {}", stderr(&o));
+        out
+    }
+}
+
+/// `configs.csv` of a sweep folder.
+fn configs_csv(sweep: &Path) -> DataFrame {
+    CsvReadOptions::default()
+        .with_has_header(true)
+        .try_into_reader_with_file_path(Some(sweep.join("configs.csv")))
+        .unwrap()
+        .finish()
+        .unwrap()
+}
+
+/// A numeric column of a frame as `f64`.
+fn column_f64(frame: &DataFrame, name: &str) -> Vec<f64> {
+    frame
+        .column(name)
+        .unwrap_or_else(|_| panic!("no column {name}"))
+        .cast(&DataType::Float64)
+        .unwrap()
+        .f64()
+        .unwrap()
+        .into_iter()
+        .map(|v| v.unwrap_or(f64::NAN))
+        .collect()
+}
+
+fn column_str(frame: &DataFrame, name: &str) -> Vec<String> {
+    frame
+        .column(name)
+        .unwrap_or_else(|_| panic!("no column {name}"))
+        .str()
+        .unwrap()
+        .into_iter()
+        .map(|v| v.unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The part of `html` from `start` to the first `end` after it.
+fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+    let from = html
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start} in the page"));
+    let rest = &html[from..];
+    &rest[..rest
+        .find(end)
+        .unwrap_or_else(|| panic!("no {end} after {start}"))]
+}
+
+/// The rows of a policy table: each row's `data-policy` and the exact
+/// values (`title`) of its cells, in column order.
+fn policy_rows(table: &str) -> Vec<(String, Vec<f64>)> {
+    table
+        .split("<tr class=\"policy")
+        .skip(1)
+        .map(|row| {
+            let row = &row[..row.find("</tr>").unwrap()];
+            let policy = attribute_values(row, "data-policy")[0].to_string();
+            let values = attribute_values(row, "title")
+                .into_iter()
+                .map(|v| v.parse::<f64>().unwrap())
+                .collect();
+            (policy, values)
+        })
+        .collect()
+}
+
 /// The PNG files of a folder, by stem.
 fn pngs(dir: &Path) -> BTreeSet<String> {
     fs::read_dir(dir)
@@ -240,10 +398,10 @@ fn report_writes_a_valid_png_of_sensible_size_for_every_chart() {
 
 // ---------------------------------------------------------------- index.html
 
-#[test]
-fn index_html_is_one_self_contained_file_with_an_inline_svg_per_chart() {
-    let f = Fixture::new();
-    let out = f.report("report", &[]);
+/// Checks that the `index.html` of the report in `out` loads nothing from
+/// outside, links only to its own anchors, and holds one inline SVG per PNG
+/// beside it, with the same names.
+fn assert_self_contained(out: &Path) {
     let html = fs::read_to_string(out.join("index.html")).unwrap();
     let lower = html.to_lowercase();
     for banned in [
@@ -279,7 +437,7 @@ fn index_html_is_one_self_contained_file_with_an_inline_svg_per_chart() {
         .into_iter()
         .map(str::to_string)
         .collect();
-    assert_eq!(charts, pngs(&out), "one inline SVG per PNG, same names");
+    assert_eq!(charts, pngs(out), "one inline SVG per PNG, same names");
     assert_eq!(
         html.matches("<svg").count(),
         charts.len(),
@@ -287,6 +445,20 @@ fn index_html_is_one_self_contained_file_with_an_inline_svg_per_chart() {
     );
     assert_eq!(html.matches("</svg>").count(), charts.len());
     assert!(html.contains("@media print"), "no print styles");
+}
+
+#[test]
+fn index_html_is_one_self_contained_file_with_an_inline_svg_per_chart() {
+    let f = Fixture::new();
+    let out = f.report("report", &[]);
+    assert_self_contained(&out);
+    // smith alone: nothing to compare policies with.
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        !html.contains("id=\"policies\""),
+        "a Policies section for smith alone"
+    );
+    assert!(!pngs(&out).contains("policies"));
 }
 
 #[test]
@@ -623,6 +795,363 @@ fn sweep_report_writes_data_and_report_in_one_go() {
     assert!(report.join("index.html").is_file() && !report.join("summary.json").exists());
 }
 
+// ---------------------------------------------------------------- policies
+
+#[test]
+fn every_config_reads_back_as_the_policy_and_knobs_the_sweep_ran() {
+    let f = PolicyFixture::new();
+    let data = SweepOutput::read(&f.sweep()).unwrap();
+    assert_eq!(
+        data.policies(),
+        vec![Policy::Smith, Policy::Masking, Policy::Codex]
+    );
+    assert!(data.compares_policies());
+    // 4 of smith's grid and its defaults, 2 windows × 2 M, 2 windows.
+    assert_eq!(data.configs.len(), 11);
+    let csv = configs_csv(&f.sweep());
+    let mask = column_f64(&csv, "mask_window");
+    let cap = column_f64(&csv, "codex_cap_bytes");
+    for (r, i) in column_f64(&csv, "config").into_iter().enumerate() {
+        let c = &data.configs[i as usize];
+        // The label the sweep wrote is the label of the setup read back.
+        assert_eq!(c.setup.label(), c.label, "config {i}");
+        match c.policy {
+            Policy::Masking => assert_eq!(c.setup.knobs.mask_window as f64, mask[r]),
+            Policy::Codex => assert_eq!(c.setup.knobs.codex_cap_bytes as f64, cap[r]),
+            _ => assert!(mask[r].is_nan() && cap[r].is_nan()),
+        }
+    }
+    assert_eq!(data.windows(), vec![4000, 8000, 120_000]);
+}
+
+#[test]
+fn policy_table_has_one_row_per_policy_with_the_numbers_of_configs_csv() {
+    let f = PolicyFixture::new();
+    let out = f.report("report", &[]);
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    let csv = configs_csv(&f.sweep());
+    let policy = column_str(&csv, "policy");
+    let rank = column_f64(&csv, "rank");
+    let window = column_f64(&csv, "max_tokens");
+    // The row of configs.csv each policy's comparison row must show: its
+    // lowest rank, over all windows or at one.
+    let best = |p: &str, w: Option<f64>| -> usize {
+        (0..policy.len())
+            .filter(|&r| policy[r] == p && w.is_none_or(|w| window[r] == w))
+            .min_by(|&a, &b| rank[a].total_cmp(&rank[b]))
+            .unwrap_or_else(|| panic!("no {p} row"))
+    };
+    let check = |rows: &[(String, Vec<f64>)], w: Option<f64>| {
+        for (p, values) in rows {
+            let r = best(p, w);
+            assert_eq!(values.len(), COLUMNS.len(), "{p}: one value per column");
+            for ((name, ..), v) in COLUMNS.iter().zip(values) {
+                let expected = column_f64(&csv, name)[r];
+                assert!(
+                    (v - expected).abs() <= 1e-9 * expected.abs().max(1.0),
+                    "{p} {name}: the page says {v}, configs.csv {expected}"
+                );
+            }
+        }
+    };
+
+    let section = between(&html, "<section id=\"policies\">", "</section>");
+    let table = between(section, "<table id=\"policy-best\">", "</table>");
+    let rows = policy_rows(table);
+    let names: Vec<&str> = rows.iter().map(|(p, _)| p.as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        vec!["codex", "masking", "smith"],
+        "one row per policy"
+    );
+    let ranks: Vec<f64> = names.iter().map(|p| rank[best(p, None)]).collect();
+    assert!(
+        ranks.windows(2).all(|w| w[0] < w[1]),
+        "best first: {ranks:?}"
+    );
+    check(&rows, None);
+    // The shown text is the value as the table writes it, with its change.
+    for (name, _, fmt) in COLUMNS {
+        let r = best("codex", None);
+        let v = column_f64(&csv, name)[r];
+        assert!(
+            table.contains(&format!("title=\"{v}\">{}<span class=\"delta", fmt(v))),
+            "codex {name}: {} not in the table",
+            fmt(v)
+        );
+    }
+
+    // Several windows: like against like, one group per window of the
+    // sweep's policies (120k holds smith's defaults alone: no group).
+    let by_window = between(section, "<table id=\"policy-windows\">", "</table>");
+    let groups: Vec<&str> = by_window.split("<tr class=\"group\">").skip(1).collect();
+    assert_eq!(groups.len(), 2, "a group for 4k and one for 8k");
+    for (group, w) in groups.iter().zip([4000.0, 8000.0]) {
+        assert!(
+            group.contains(&format!("{}k window", w / 1000.0)),
+            "{group}"
+        );
+        let rows = policy_rows(group);
+        assert_eq!(rows.len(), 3, "three policies at {w}");
+        check(&rows, Some(w));
+    }
+    // The headline names the cheapest of the rows.
+    let cheapest = rows
+        .iter()
+        .min_by(|a, b| a.1[0].total_cmp(&b.1[0]))
+        .map(|(p, _)| p.clone())
+        .unwrap();
+    assert!(
+        section.contains(&format!("Cheapest: <strong>{cheapest}</strong>"))
+            || section.contains(&format!("too: <strong>{cheapest}</strong>")),
+        "the headline"
+    );
+}
+
+#[test]
+fn policy_chart_is_a_valid_png_and_inline_svg_with_one_colour_per_policy() {
+    let f = PolicyFixture::new();
+    let out = f.report("report", &[]);
+    assert!(pngs(&out).contains("policies"), "{:?}", pngs(&out));
+    let (w, h, inked) = decode(&out.join("policies.png"));
+    assert_eq!((w, h), smith_calibrate::report::SIZE);
+    assert!(inked > 0.02 && inked < 0.9, "{:.1}% inked", inked * 100.0);
+    assert_self_contained(&out);
+
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    let section = between(&html, "<section id=\"policies\">", "</section>");
+    let svg = between(section, "data-chart=\"policies\"", "</svg>");
+    for p in ["smith", "masking", "codex"] {
+        assert!(svg.contains(&format!(">\n{p}\n<")), "{p} not in the legend");
+        let colour = smith_calibrate::report::palette::hex(
+            smith_calibrate::report::palette::policy(Policy::parse(p).unwrap()),
+        );
+        assert!(
+            svg.to_lowercase().contains(&colour),
+            "no bar in {p}'s colour {colour}"
+        );
+    }
+    for title in ["Price (USD)", "Results needed again", "Cache writes"] {
+        assert!(svg.contains(title), "no panel {title}");
+    }
+    assert!(html.contains("<a href=\"#policies\">Policies compared</a>"));
+    // What was swept names each policy's knobs and the values they took.
+    let swept = between(&html, "<section id=\"swept\">", "</section>");
+    assert!(swept.contains("<code>mask_window</code> 2, 5"), "{swept}");
+    assert!(
+        swept.contains("<code>codex_cap_bytes</code> 2048"),
+        "{swept}"
+    );
+    // The page's tables swatch each policy in its chart colour.
+    assert!(section.contains(&format!(
+        "background:{}",
+        smith_calibrate::report::palette::hex(smith_calibrate::report::palette::policy(
+            Policy::Codex
+        ))
+    )));
+}
+
+/// The context curve of a config of `policy` against its replay under the
+/// policy's own compactor, and against smith's engine under the same
+/// window, which must differ.
+fn assert_curve_replays_policy(data: &SweepOutput, policy: Policy, messages: &[Arc<Message>]) {
+    let row = &data.configs[data.best_of(policy, None).unwrap()];
+    assert_eq!(row.policy, policy);
+    let base = &data.configs[data.baseline().unwrap()];
+    let curve = ContextCurve::new("s", "context-s".into(), messages, row, base);
+
+    let compactor = row.setup.compactor();
+    let (mut sent, mut marks, mut arrivals) = (Vec::new(), Vec::new(), Vec::new());
+    let facts = replay::replay_with(messages, compactor.as_ref(), |r, _, _| {
+        sent.push(r.after);
+        if !r.stages.is_empty() {
+            marks.push((r.request, r.stages.clone()));
+        }
+        if r.effects.results_truncated > 0 && !r.stages.contains(&Stage::Truncate) {
+            arrivals.push(r.request);
+        }
+        true
+    });
+    assert_eq!(curve.chosen, sent, "{policy}: the requests sent");
+    assert_eq!(curve.chosen.iter().sum::<i64>(), facts.tokens_sent);
+    let curve_marks: Vec<_> = curve
+        .marks
+        .iter()
+        .map(|m| (m.request, m.stages.clone()))
+        .collect();
+    assert_eq!(curve_marks, marks, "{policy}: the compactions");
+    assert_eq!(curve.capped_on_arrival, arrivals);
+
+    let smith = replay::replay(messages, &Engine::new(row.config));
+    assert_ne!(
+        facts.tokens_sent, smith.tokens_sent,
+        "{policy}: smith's engine under the same window would send the same"
+    );
+    // The baseline is still smith's defaults, replayed by smith's engine.
+    let base_facts = replay::replay(messages, &Engine::new(base.config));
+    assert_eq!(curve.baseline.iter().sum::<i64>(), base_facts.tokens_sent);
+}
+
+#[test]
+fn context_curve_of_another_policy_replays_that_policy_not_smiths_engine() {
+    let f = PolicyFixture::new();
+    let data = SweepOutput::read(&f.sweep()).unwrap();
+    let messages = policy_session(18, 4);
+    assert_curve_replays_policy(&data, Policy::Masking, &messages);
+    assert_curve_replays_policy(&data, Policy::Codex, &messages);
+
+    // Codex cuts results as they arrive: the curve shows where.
+    let codex = &data.configs[data.best_of(Policy::Codex, None).unwrap()];
+    let base = &data.configs[data.baseline().unwrap()];
+    let curve = ContextCurve::new("s", "context-s".into(), &messages, codex, base);
+    assert!(!curve.capped_on_arrival.is_empty(), "a 2048-byte cap cuts");
+    assert!(curve.caption().contains("capped"), "{}", curve.caption());
+
+    // End to end: the report of a chosen masking config says so.
+    let out = f.report("masking", &["--config", "masking", "--session", "gamma"]);
+    assert!(pngs(&out).contains("context-gamma"));
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("replayed under masking&#39;s policy"),
+        "the context curve's caption"
+    );
+}
+
+#[test]
+fn config_flag_takes_a_policy_for_its_best_config() {
+    let f = PolicyFixture::new();
+    let data = SweepOutput::read(&f.sweep()).unwrap();
+    for p in [Policy::Smith, Policy::Masking, Policy::Codex] {
+        let sel = Selection::new(&data, Some(p.as_str()), &[]).unwrap();
+        let best = data.best_of(p, None).unwrap();
+        assert_eq!(sel.chosen, best, "{p}");
+        assert!(data
+            .configs
+            .iter()
+            .filter(|c| c.policy == p)
+            .all(|c| c.rank >= data.configs[best].rank));
+    }
+    let err = Selection::new(&data, Some("opencode"), &[]).unwrap_err();
+    assert!(err.contains("no config of opencode"), "{err}");
+}
+
+#[test]
+fn heatmap_holds_only_smiths_configs_when_policies_are_compared() {
+    let f = PolicyFixture::new();
+    let data = SweepOutput::read(&f.sweep()).unwrap();
+    let base = data.baseline().unwrap();
+    let smith = data.best_of(Policy::Smith, Some(4000)).unwrap();
+    let map = Heatmap::new(&data, Metric::Price, smith, base);
+    assert_eq!(map.at, vec![0.6, 0.8]);
+    assert_eq!(map.to, vec![0.5]);
+    for (i, &at) in map.at.iter().enumerate() {
+        let c = data
+            .configs
+            .iter()
+            .find(|c| {
+                c.policy == Policy::Smith
+                    && c.config.max_tokens == 4000
+                    && c.config.compact_at == at
+            })
+            .unwrap();
+        assert_eq!(map.cells[i][0], Some(c.total("price")), "{at}");
+    }
+    assert!(map.caption().contains("Only smith's configs"));
+
+    // A masking config carries smith's defaults in compact_at/compact_to but
+    // has no cell: the map falls back to the baseline's slice.
+    let masking = data.best_of(Policy::Masking, None).unwrap();
+    let map = Heatmap::new(&data, Metric::Price, masking, base);
+    assert_eq!(map.chosen, None);
+    assert_eq!((map.at.clone(), map.to.clone()), (vec![0.8], vec![0.5]));
+    assert_eq!(map.cells[0][0], Some(data.configs[base].total("price")));
+    assert!(map.caption().contains("masking's, so it has no cell"));
+}
+
+#[test]
+fn cost_loss_and_distribution_count_the_loss_asked_for() {
+    let f = PolicyFixture::new();
+    let data = SweepOutput::read(&f.sweep()).unwrap();
+    assert_eq!(Loss::default_for(&data), Loss::NeededAgain);
+    let single = Fixture::new();
+    let single = SweepOutput::read(&single.sweep()).unwrap();
+    assert_eq!(Loss::default_for(&single), Loss::ResultsMangled);
+
+    let chosen = data.by_rank()[0];
+    let needed: f64 = data.configs.iter().map(|c| c.total("needed_again")).sum();
+    assert!(
+        needed > 0.0,
+        "the fixture's sessions need lost results again"
+    );
+    for loss in [Loss::ResultsMangled, Loss::NeededAgain, Loss::ResultsLost] {
+        let chart = CostLoss::new(&data, chosen, Metric::Price, loss);
+        for (p, c) in chart.points.iter().zip(&data.configs) {
+            assert_eq!(p.loss, c.total(loss.figure()), "{}", loss.figure());
+            assert_eq!(p.policy, c.policy);
+        }
+        // The front is of price against this loss: nothing off it is
+        // dominated by nothing.
+        for p in chart.points.iter().filter(|p| !p.front) {
+            assert!(chart.points.iter().any(|q| q.front
+                && q.cost <= p.cost
+                && q.loss <= p.loss
+                && (q.cost < p.cost || q.loss < p.loss)));
+        }
+        assert!(chart.by_policy);
+    }
+    let smith_point = CostLoss::new(&data, chosen, Metric::Price, Loss::NeededAgain)
+        .points
+        .into_iter()
+        .find(|p| p.policy == Policy::Smith && !p.is_baseline)
+        .unwrap();
+    assert!(
+        smith_point.label.starts_with("smith "),
+        "{}",
+        smith_point.label
+    );
+
+    let out = f.report("lost", &["--loss", "results_lost"]);
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("Tool results lost per session"),
+        "the distribution's title"
+    );
+    let out = f.report("default", &[]);
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("Tool results needed again per session"));
+    assert!(
+        html.contains("results needed again (count)"),
+        "the cost-loss axis"
+    );
+}
+
+#[test]
+fn comparison_rows_are_each_policys_lowest_rank() {
+    let f = PolicyFixture::new();
+    let data = SweepOutput::read(&f.sweep()).unwrap();
+    let cmp = Comparison::new(&data).unwrap();
+    assert_eq!(cmp.best.len(), 3);
+    for r in &cmp.best {
+        let lowest = data
+            .configs
+            .iter()
+            .filter(|c| c.policy == r.policy)
+            .map(|c| c.rank)
+            .min()
+            .unwrap();
+        assert_eq!(data.configs[r.config].rank, lowest, "{}", r.policy);
+    }
+    let windows: Vec<u64> = cmp.by_window.iter().map(|(w, _)| *w).collect();
+    assert_eq!(windows, vec![4000, 8000]);
+    for (w, rows) in &cmp.by_window {
+        assert!(rows
+            .iter()
+            .all(|r| data.configs[r.config].config.max_tokens == *w));
+    }
+}
+
 // ---------------------------------------------------------------- Chromium
 
 /// The headless browser, if one is installed (CI installs Debian's
@@ -730,9 +1259,9 @@ fn chromium_renders_every_chart_and_the_page_requests_nothing() {
         return;
     };
     let f = Fixture::new();
-    let out = f.report("report", &[]);
-    let index = fs::canonicalize(out.join("index.html")).unwrap();
-    let charts = pngs(&out);
+    let single = f.report("report", &[]);
+    let pf = PolicyFixture::new();
+    let compared = pf.report("report", &[]);
 
     // The net-log check itself: a page that does load something is caught.
     let probe = f.tmp.path().join("probe.html");
@@ -755,53 +1284,61 @@ fn chromium_renders_every_chart_and_the_page_requests_nothing() {
         "the net-log check misses a page request: {caught:?}"
     );
 
-    // The report: every chart in the rendered DOM, with its drawing.
-    let dir = tempfile::tempdir().unwrap();
-    let r = headless(&browser, dir.path(), &index, &["--dump-dom".to_string()]);
-    assert!(r.ok, "chromium failed: {}", r.stderr);
-    let dom = &r.stdout;
-    for stem in &charts {
-        let at = dom
-            .find(&format!("data-chart=\"{stem}\""))
-            .unwrap_or_else(|| panic!("{stem} is not in the rendered DOM"));
-        let svg = &dom[at..];
-        let svg = &svg[..svg
-            .find("</svg>")
-            .unwrap_or_else(|| panic!("{stem}: unclosed svg"))];
+    // Each report, smith alone and policies compared: every chart in the
+    // rendered DOM with its drawing, no request, a screenshot with content.
+    for out in [&single, &compared] {
+        let index = fs::canonicalize(out.join("index.html")).unwrap();
+        let charts = pngs(out);
+        if out == &compared {
+            assert!(charts.contains("policies"), "{charts:?}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let r = headless(&browser, dir.path(), &index, &["--dump-dom".to_string()]);
+        assert!(r.ok, "chromium failed: {}", r.stderr);
+        let dom = &r.stdout;
+        for stem in &charts {
+            let at = dom
+                .find(&format!("data-chart=\"{stem}\""))
+                .unwrap_or_else(|| panic!("{stem} is not in the rendered DOM"));
+            let svg = &dom[at..];
+            let svg = &svg[..svg
+                .find("</svg>")
+                .unwrap_or_else(|| panic!("{stem}: unclosed svg"))];
+            assert!(
+                svg.matches("<text").count() >= 5,
+                "{stem}: too few labels in the rendered SVG"
+            );
+            assert!(
+                svg.contains("<polyline") || svg.contains("<rect") || svg.contains("<circle"),
+                "{stem}: nothing drawn"
+            );
+        }
+        let requests = page_requests(&r.net_log);
         assert!(
-            svg.matches("<text").count() >= 5,
-            "{stem}: too few labels in the rendered SVG"
+            requests.is_empty(),
+            "the page made network requests: {requests:?}"
         );
+
+        // A screenshot of the top of the page has text and the first charts.
+        let dir = tempfile::tempdir().unwrap();
+        let shot = dir.path().join("shot.png");
+        let r = headless(
+            &browser,
+            dir.path(),
+            &index,
+            &[
+                format!("--screenshot={}", shot.display()),
+                "--window-size=1280,2000".to_string(),
+                "--hide-scrollbars".to_string(),
+            ],
+        );
+        assert!(r.ok, "chromium failed: {}", r.stderr);
+        let (w, h, inked) = decode(&shot);
+        assert_eq!((w, h), (1280, 2000));
         assert!(
-            svg.contains("<polyline") || svg.contains("<rect") || svg.contains("<circle"),
-            "{stem}: nothing drawn"
+            inked > 0.05,
+            "the screenshot is nearly blank: {:.1}% inked",
+            inked * 100.0
         );
     }
-    let requests = page_requests(&r.net_log);
-    assert!(
-        requests.is_empty(),
-        "the page made network requests: {requests:?}"
-    );
-
-    // A screenshot of the top of the page has text and the first charts.
-    let dir = tempfile::tempdir().unwrap();
-    let shot = dir.path().join("shot.png");
-    let r = headless(
-        &browser,
-        dir.path(),
-        &index,
-        &[
-            format!("--screenshot={}", shot.display()),
-            "--window-size=1280,2000".to_string(),
-            "--hide-scrollbars".to_string(),
-        ],
-    );
-    assert!(r.ok, "chromium failed: {}", r.stderr);
-    let (w, h, inked) = decode(&shot);
-    assert_eq!((w, h), (1280, 2000));
-    assert!(
-        inked > 0.05,
-        "the screenshot is nearly blank: {:.1}% inked",
-        inked * 100.0
-    );
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
-use crate::report::{self, Metric, Selection, SweepOutput};
+use crate::report::{self, Loss, Metric, Selection, SweepOutput};
 
 use super::{nothing_read, usage};
 
@@ -22,9 +22,13 @@ use super::{nothing_read, usage};
   smith-calibrate report results/ds --metric results_mangled --session fix-parser
   smith-calibrate report results/ds --config 3      # the third-ranked config, not the best
   smith-calibrate sweep datasets/sessions --compact-at 0.7,0.8,0.9 --report reports/ds  # both
+  smith-calibrate sweep datasets/sessions --policy smith,masking,codex --out results/pol
+  smith-calibrate report results/pol --config codex --loss results_mangled
 
 The report folder holds index.html (open it in a browser) and cost-loss.png,
-heatmap.png, stages.png, distribution.png and context-<session>.png.")]
+heatmap.png, stages.png, distribution.png and context-<session>.png; a sweep
+of several policies adds policies.png and a table of each policy's best
+config. Every config is replayed under its own policy.")]
 pub struct ReportArgs {
     /// The folder `smith-calibrate sweep --out` wrote
     #[arg(value_name = "SWEEP_OUT_DIR")]
@@ -42,10 +46,16 @@ pub struct ReportArgs {
     /// price on the cost axis
     #[arg(long, value_enum, default_value_t = Metric::Price)]
     pub metric: Metric,
-    /// The config compared with smith's defaults: a rank (1 = best) or a
-    /// config label [default: 1]
-    #[arg(long, value_name = "RANK|LABEL")]
+    /// The config compared with smith's defaults: a rank (1 = best), a
+    /// config label, or a policy (its best config) [default: 1]
+    #[arg(long, value_name = "RANK|LABEL|POLICY")]
     pub config: Option<String>,
+    /// The loss the cost-against-loss chart and the distribution count:
+    /// results cut or stubbed, results a later message needed again, or
+    /// results shortened or removed by any means [default: needed_again
+    /// when the sweep compared policies, else results_mangled]
+    #[arg(long, value_enum)]
+    pub loss: Option<Loss>,
 }
 
 /// `reports/<last component of dir>`.
@@ -70,7 +80,8 @@ pub fn run(args: ReportArgs) -> Result<()> {
             out.display()
         )));
     }
-    let written = report::write(&data, &selection, args.metric, &out)?;
+    let loss = args.loss.unwrap_or_else(|| Loss::default_for(&data));
+    let written = report::write(&data, &selection, args.metric, loss, &out)?;
     say_written(&written);
     Ok(())
 }

@@ -4,10 +4,13 @@
 //! stages that fired at it shown in one lane per stage below.
 //!
 //! The numbers come from replaying the session again (the sweep keeps only
-//! sums): the "no compaction" curve is the estimate of the whole recorded
-//! prefix before each request, charged as the chosen config charges it
-//! (overhead and ratio), which is what smith would have sent had it never
-//! compacted.
+//! sums), each config under its own policy, as the sweep ran it (its
+//! [`Setup`](crate::policy::Setup)'s compactor: smith's engine for smith's configs, the policy's
+//! model for the others). The "no compaction" curve is the estimate of the
+//! whole recorded prefix before each request, charged as the chosen config
+//! charges it (overhead and ratio), which is what smith would have sent had
+//! it never compacted. The trigger and target lines are the policy's own
+//! thresholds (see `Setup::budget`).
 
 use std::sync::Arc;
 
@@ -20,7 +23,8 @@ use super::format::tokens;
 use super::palette;
 use super::{font_size, Chart, DrawResult};
 use crate::engine::constants::BYTES_PER_TOKEN;
-use crate::engine::{Budget, Engine, Stage};
+use crate::engine::{Budget, Stage};
+use crate::policy::Policy;
 use crate::replay;
 use crate::transcript::Message;
 
@@ -43,6 +47,7 @@ pub struct ContextCurve {
     stem: String,
     chosen_label: String,
     chosen_rank: usize,
+    chosen_policy: Policy,
     baseline_label: String,
     /// The chosen config is the baseline: one curve, not two.
     same: bool,
@@ -53,13 +58,17 @@ pub struct ContextCurve {
     pub baseline: Vec<i64>,
     /// Compactions under the chosen config.
     pub marks: Vec<Mark>,
+    /// Requests that first sent results the policy capped as they entered
+    /// the history (Codex), not as a compaction: drawn hollow in the
+    /// truncate lane.
+    pub capped_on_arrival: Vec<usize>,
     budget: Budget,
     base_budget: Budget,
 }
 
 impl ContextCurve {
-    /// Replays `messages` under `chosen` and `baseline` and measures the
-    /// uncompacted prefix before every request.
+    /// Replays `messages` under `chosen` and `baseline`, each with its own
+    /// policy, and measures the uncompacted prefix before every request.
     pub fn new(
         session: &str,
         stem: String,
@@ -67,7 +76,7 @@ impl ContextCurve {
         chosen: &ConfigRow,
         baseline: &ConfigRow,
     ) -> Self {
-        let budget = Budget::new(&chosen.config);
+        let budget = chosen.setup.budget();
         let mut prefix = Vec::with_capacity(messages.len() + 1);
         let mut bytes = 0u64;
         for m in messages {
@@ -75,9 +84,16 @@ impl ContextCurve {
             bytes += m.bytes();
         }
         let (mut full, mut sent, mut marks) = (Vec::new(), Vec::new(), Vec::new());
-        replay::replay_with(messages, &Engine::new(chosen.config), |r, _, _| {
+        let mut capped_on_arrival = Vec::new();
+        let compactor = chosen.setup.compactor();
+        replay::replay_with(messages, compactor.as_ref(), |r, _, _| {
             full.push(budget.charged(prefix[r.message_index] / BYTES_PER_TOKEN));
             sent.push(r.after);
+            // A cut without the truncate stage can only be an arrival cap:
+            // every compaction that cuts a result runs as that stage.
+            if r.effects.results_truncated > 0 && !r.stages.contains(&Stage::Truncate) {
+                capped_on_arrival.push(r.request);
+            }
             if !r.stages.is_empty() {
                 marks.push(Mark {
                     request: r.request,
@@ -93,7 +109,8 @@ impl ContextCurve {
             sent.clone()
         } else {
             let mut base = Vec::with_capacity(sent.len());
-            replay::replay_with(messages, &Engine::new(baseline.config), |r, _, _| {
+            let compactor = baseline.setup.compactor();
+            replay::replay_with(messages, compactor.as_ref(), |r, _, _| {
                 base.push(r.after);
                 true
             });
@@ -104,14 +121,16 @@ impl ContextCurve {
             stem,
             chosen_label: chosen.label.clone(),
             chosen_rank: chosen.rank,
+            chosen_policy: chosen.policy,
             baseline_label: baseline.label.clone(),
             same,
             full,
             chosen: sent,
             baseline: base,
             marks,
+            capped_on_arrival,
             budget,
-            base_budget: Budget::new(&baseline.config),
+            base_budget: baseline.setup.budget(),
         }
     }
 
@@ -143,12 +162,22 @@ impl ContextCurve {
         full.clamp(floor, floor * 2.0).max(1.0) * 1.06
     }
 
-    fn thresholds(b: &Budget) -> [(i64, Dash, &'static str); 3] {
-        [
+    /// The window, trigger and target lines of `b`, each drawn once: a
+    /// threshold at the height of one before it joins that one's name (the
+    /// other policies aim where they act, masking acts at every request).
+    fn thresholds(b: &Budget) -> Vec<(i64, Dash, String)> {
+        let mut out: Vec<(i64, Dash, String)> = Vec::new();
+        for (y, dash, name) in [
             (b.max_tokens, Dash::Solid, "window"),
             (b.trigger_tokens, Dash::Dashed, "trigger"),
             (b.target_tokens, Dash::Dotted, "target"),
-        ]
+        ] {
+            match out.iter_mut().find(|t| t.0 == y) {
+                Some(t) => t.2 = format!("{} = {name}", t.2),
+                None => out.push((y, dash, name.to_string())),
+            }
+        }
+        out
     }
 }
 
@@ -164,9 +193,14 @@ impl Chart for ContextCurve {
     fn caption(&self) -> String {
         let sent: i64 = self.chosen.iter().sum();
         let base: i64 = self.baseline.iter().sum();
+        let policy = if self.chosen_policy == Policy::Smith {
+            String::new()
+        } else {
+            format!(", replayed under {}'s policy", self.chosen_policy)
+        };
         let mut s = format!(
             "Each point is one request to the model ({} in all). The grey area is the whole recorded history before the request, \
-             as smith would have sent it with no compaction; the black line is what the chosen config ({}) sends",
+             as smith would have sent it with no compaction; the black line is what the chosen config ({}{policy}) sends",
             self.full.len(),
             self.chosen_label
         );
@@ -183,6 +217,13 @@ impl Chart for ContextCurve {
             ". Each dot is a compaction, coloured by the last stage it needed; the lanes below show every stage that fired ({} compactions).",
             self.marks.len()
         ));
+        if !self.capped_on_arrival.is_empty() {
+            s.push_str(&format!(
+                " The hollow boxes in the truncate lane are the {} requests that first sent tool results the policy capped \
+                 as they entered the history, not in a compaction.",
+                self.capped_on_arrival.len()
+            ));
+        }
         s
     }
 
@@ -237,7 +278,8 @@ impl Chart for ContextCurve {
             .into_iter()
             .filter(|t| !self.same && !mine.iter().any(|m| m.0 == t.0))
             .collect();
-        for &(y, dash, _) in &base_lines {
+        for (y, dash, _) in &base_lines {
+            let (y, dash) = (*y, *dash);
             draw_line(&mut chart, line(y), palette::BASELINE.stroke_width(1), dash)?;
         }
         if !self.same {
@@ -315,6 +357,14 @@ impl Chart for ContextCurve {
                     }),
             )?;
         }
+        let y = lane(Stage::Truncate);
+        strip.draw_series(self.capped_on_arrival.iter().map(|&r| {
+            let x = r as f64;
+            Rectangle::new(
+                [(x - half, y - 0.32), (x + half, y + 0.32)],
+                palette::stage(Stage::Truncate).stroke_width(2),
+            )
+        }))?;
 
         let mut entries = vec![(
             "no compaction".to_string(),
@@ -328,6 +378,8 @@ impl Chart for ContextCurve {
         }
         let chosen = if self.same {
             format!("smith's defaults (#{})", self.chosen_rank)
+        } else if self.chosen_policy != Policy::Smith {
+            format!("chosen: {} (#{})", self.chosen_policy, self.chosen_rank)
         } else {
             format!("chosen config (#{})", self.chosen_rank)
         };
@@ -354,6 +406,14 @@ impl Chart for ContextCurve {
         if !self.same {
             note("smith's defaults:".to_string())?;
             note(format!("  {}", self.baseline_label))?;
+        }
+        if !self.capped_on_arrival.is_empty() {
+            note(format!(
+                "hollow in truncate: {}",
+                self.capped_on_arrival.len()
+            ))?;
+            note("  requests sending results".to_string())?;
+            note("  capped on arrival".to_string())?;
         }
         if !base_lines.is_empty() {
             note("thin grey lines: the".to_string())?;

@@ -1,36 +1,46 @@
 //! Cost against loss: one point per config, what it costs (price, or tokens
-//! sent) against what it destroys: tool results mangled (top) and requests
-//! whose compaction summarized or dropped the oldest turns (bottom). The
-//! Pareto front of cost against results mangled is drawn as a staircase:
-//! every config off it has another that costs no more and mangles no more.
+//! sent) against what it destroys: a loss of tool results (top: results
+//! mangled, needed again or lost, see [`Loss`]) and requests whose
+//! compaction summarized or dropped the oldest turns (bottom). The Pareto
+//! front of cost against that loss is drawn as a staircase: every config off
+//! it has another that costs no more and loses no more. When the sweep
+//! compared policies every point has its policy's colour and marker, and the
+//! front's points are named by policy and config beside the chart.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::data::SweepOutput;
-use super::draw::{draw_legend, draw_line, font, Dash, Swatch};
+use super::draw::{draw_legend, draw_line, draw_marker, draw_note, font, Dash, Swatch};
 use super::format::plural;
 use super::palette;
-use super::{font_size, Chart, DrawResult, Metric, FONT};
+use super::{font_size, Chart, DrawResult, Loss, Metric, FONT};
+use crate::policy::Policy;
 use crate::sweep::pareto;
 
 /// Front points labelled with their rank when there are at most this many.
 const MAX_LABELLED: usize = 10;
 
+/// Front points named beside the chart, best rank first.
+const MAX_NAMED: usize = 8;
+
 /// One config.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Point {
     pub rank: usize,
+    /// The config's name, with its policy when the sweep compared policies.
     pub label: String,
+    pub policy: Policy,
     /// Price or tokens sent.
     pub cost: f64,
-    pub mangled: f64,
+    /// The loss the chart measures.
+    pub loss: f64,
     /// Summaries plus drops.
-    pub lost: f64,
+    pub summaries: f64,
     pub is_baseline: bool,
     pub is_chosen: bool,
-    /// On the front of cost against results mangled.
+    /// On the front of cost against the loss.
     pub front: bool,
 }
 
@@ -39,13 +49,17 @@ pub struct Point {
 pub struct CostLoss {
     /// [`Metric::Price`] or [`Metric::TokensSent`].
     pub cost: Metric,
+    /// What the top panel counts.
+    pub loss: Loss,
     pub points: Vec<Point>,
+    /// Points coloured by policy (the sweep compared policies).
+    pub by_policy: bool,
 }
 
 impl CostLoss {
     /// Every config of the sweep; the cost axis is tokens sent when `metric`
-    /// is, else price.
-    pub fn new(data: &SweepOutput, chosen: usize, metric: Metric) -> CostLoss {
+    /// is, else price; the top panel counts `loss`.
+    pub fn new(data: &SweepOutput, chosen: usize, metric: Metric, loss: Loss) -> CostLoss {
         let cost = if metric == Metric::TokensSent {
             Metric::TokensSent
         } else {
@@ -57,25 +71,33 @@ impl CostLoss {
             .enumerate()
             .map(|(i, c)| Point {
                 rank: c.rank,
-                label: c.label.clone(),
+                label: data.name(i),
+                policy: c.policy,
                 cost: c.total(cost.figure()),
-                mangled: c.total("results_mangled"),
-                lost: c.total("summaries") + c.total("drops"),
+                loss: c.total(loss.figure()),
+                summaries: c.total("summaries") + c.total("drops"),
                 is_baseline: c.is_baseline,
                 is_chosen: i == chosen,
                 front: false,
             })
             .collect();
-        let on = pareto::front(
-            &points
-                .iter()
-                .map(|p| (p.cost, p.mangled))
-                .collect::<Vec<_>>(),
-        );
+        let on = pareto::front(&points.iter().map(|p| (p.cost, p.loss)).collect::<Vec<_>>());
         for (p, on) in points.iter_mut().zip(on) {
             p.front = on;
         }
-        CostLoss { cost, points }
+        CostLoss {
+            cost,
+            loss,
+            points,
+            by_policy: data.compares_policies(),
+        }
+    }
+
+    /// The front's points, best rank first.
+    pub fn front(&self) -> Vec<&Point> {
+        let mut front: Vec<&Point> = self.points.iter().filter(|p| p.front).collect();
+        front.sort_by_key(|p| p.rank);
+        front
     }
 
     fn x_range(&self) -> (f64, f64) {
@@ -140,12 +162,25 @@ impl CostLoss {
         }
         mesh.draw()?;
 
-        chart.draw_series(
-            self.points
-                .iter()
-                .filter(|p| !p.front)
-                .map(|p| Circle::new((p.cost, y(p)), 4, palette::OTHER.filled())),
-        )?;
+        if self.by_policy {
+            for p in self.points.iter().filter(|p| !p.front) {
+                draw_marker(
+                    &mut chart,
+                    (p.cost, y(p)),
+                    palette::policy_shape(p.policy),
+                    5,
+                    palette::policy(p.policy),
+                    None,
+                )?;
+            }
+        } else {
+            chart.draw_series(
+                self.points
+                    .iter()
+                    .filter(|p| !p.front)
+                    .map(|p| Circle::new((p.cost, y(p)), 4, palette::OTHER.filled())),
+            )?;
+        }
         let mut front: Vec<&Point> = self.points.iter().filter(|p| p.front).collect();
         front.sort_by(|a, b| a.cost.total_cmp(&b.cost));
         if staircase && front.len() > 1 {
@@ -163,20 +198,37 @@ impl CostLoss {
                 Dash::Solid,
             )?;
         }
-        chart.draw_series(
-            front
-                .iter()
-                .map(|p| Circle::new((p.cost, y(p)), 6, palette::CHOSEN.filled())),
-        )?;
+        if self.by_policy {
+            for p in &front {
+                draw_marker(
+                    &mut chart,
+                    (p.cost, y(p)),
+                    palette::policy_shape(p.policy),
+                    8,
+                    palette::policy(p.policy),
+                    Some(palette::CHOSEN.stroke_width(2)),
+                )?;
+            }
+        } else {
+            chart.draw_series(
+                front
+                    .iter()
+                    .map(|p| Circle::new((p.cost, y(p)), 6, palette::CHOSEN.filled())),
+            )?;
+        }
         let tag = (FONT, font_size::NOTE)
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Left, VPos::Bottom));
-        if front.len() <= MAX_LABELLED {
+        if staircase && front.len() <= MAX_LABELLED {
             chart.draw_series(front.iter().filter(|p| !p.is_chosen && !p.is_baseline).map(
                 |p| {
-                    EmptyElement::at((p.cost, y(p)))
-                        + Text::new(format!("#{}", p.rank), (7, -5), tag.clone())
+                    let tag_text = if self.by_policy {
+                        format!("#{} {}", p.rank, p.policy)
+                    } else {
+                        format!("#{}", p.rank)
+                    };
+                    EmptyElement::at((p.cost, y(p))) + Text::new(tag_text, (9, -6), tag.clone())
                 },
             ))?;
         }
@@ -190,6 +242,8 @@ impl CostLoss {
         for p in self.points.iter().filter(|p| p.is_chosen) {
             let name = if p.is_baseline {
                 String::new()
+            } else if self.by_policy {
+                format!("#{} chosen ({})", p.rank, p.policy)
             } else {
                 format!("#{} chosen", p.rank)
             };
@@ -218,36 +272,93 @@ impl Chart for CostLoss {
 
     fn caption(&self) -> String {
         let front = self.points.iter().filter(|p| p.front).count();
-        format!(
-            "One point per config. Across: {}. Up, top: tool results whose content compaction cut to a head or a stub; \
-             bottom: requests whose compaction replaced the oldest turns by a summary or dropped them. Lower and further \
-             left is better. The {front} black points joined by the staircase are the Pareto front: no other config is \
-             both cheaper and mangles fewer results. The square is smith's defaults, the ring the chosen config.",
-            self.cost.axis()
-        )
+        let mut s = format!(
+            "One point per config. Across: {}. Up, top: {}; bottom: requests whose compaction replaced the oldest \
+             turns by a summary or dropped them. Lower and further left is better. The {front} {} joined by the \
+             staircase are the Pareto front: no other config is both cheaper and loses fewer results this way. The \
+             square is smith's defaults, the ring the chosen config.",
+            self.cost.axis(),
+            self.loss.meaning(),
+            if self.by_policy {
+                "outlined points"
+            } else {
+                "black points"
+            },
+        );
+        if self.by_policy {
+            s.push_str(
+                " Colour and shape give each config's policy. Results mangled counts only cuts and stubs, which \
+                 flatters the policies that summarise instead; `report --loss` picks results_mangled, needed_again \
+                 or results_lost.",
+            );
+        } else {
+            s.push_str(" `report --loss` picks results_mangled, needed_again or results_lost.");
+        }
+        s
     }
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         let (w, h) = area.dim_in_pixel();
-        let (main, side) = area.split_horizontally(w.saturating_sub(230));
+        let (main, side) = area.split_horizontally(w.saturating_sub(250));
         let (top, bottom) = main.split_vertically((h as f64 * 0.58) as u32);
-        self.panel(&top, |p| p.mangled, "results mangled (count)", None, true)?;
+        self.panel(&top, |p| p.loss, self.loss.axis(), None, true)?;
         self.panel(
             &bottom,
-            |p| p.lost,
+            |p| p.summaries,
             "summaries + drops (count)",
             Some(self.cost.axis()),
             false,
         )?;
-        let entries = vec![
-            ("config".to_string(), Swatch::Dot(palette::OTHER)),
-            ("Pareto front".to_string(), Swatch::Dot(palette::CHOSEN)),
-            (
-                "smith's defaults".to_string(),
-                Swatch::Square(palette::BASELINE),
-            ),
-            ("chosen config".to_string(), Swatch::Ring(palette::CHOSEN)),
-        ];
-        draw_legend(&side.margin(16, 0, 6, 0), &entries)
+        let mut entries = Vec::new();
+        if self.by_policy {
+            let mut policies: Vec<Policy> = self.points.iter().map(|p| p.policy).collect();
+            policies.sort_by_key(|&p| Policy::ALL.iter().position(|&q| q == p));
+            policies.dedup();
+            for p in policies {
+                entries.push((
+                    p.as_str().to_string(),
+                    Swatch::Marker(palette::policy(p), palette::policy_shape(p)),
+                ));
+            }
+            entries.push((
+                "Pareto front".to_string(),
+                Swatch::Line(palette::CHOSEN, 2, Dash::Solid),
+            ));
+        } else {
+            entries.push(("config".to_string(), Swatch::Dot(palette::OTHER)));
+            entries.push(("Pareto front".to_string(), Swatch::Dot(palette::CHOSEN)));
+        }
+        entries.push((
+            "smith's defaults".to_string(),
+            Swatch::Square(palette::BASELINE),
+        ));
+        entries.push(("chosen config".to_string(), Swatch::Ring(palette::CHOSEN)));
+        let side = side.margin(16, 0, 6, 0);
+        draw_legend(&side, &entries)?;
+        if self.by_policy {
+            // The front by name: the tags on the chart give rank and policy.
+            let mut y = 14 + 30 * entries.len() as i32 + 8;
+            draw_note(&side, "front, best rank first:", (6, y))?;
+            y += 22;
+            let front = self.front();
+            for p in front.iter().take(MAX_NAMED) {
+                let text = format!("#{} {}", p.rank, p.label);
+                let text = if text.chars().count() > 30 {
+                    format!("{}…", text.chars().take(29).collect::<String>())
+                } else {
+                    text
+                };
+                draw_note(&side, &text, (6, y))?;
+                y += 20;
+            }
+            if front.len() > MAX_NAMED {
+                draw_note(
+                    &side,
+                    &format!("and {} more", front.len() - MAX_NAMED),
+                    (6, y),
+                )?;
+            }
+        }
+        Ok(())
     }
 }

@@ -13,6 +13,7 @@ use polars::prelude::{DataFrame, DataType, ParquetReader, SerReader};
 use serde_json::Value;
 
 use crate::engine::Config;
+use crate::policy::{Policy, PolicyKnob, Setup};
 use crate::sweep::figures::{self, FIGURES};
 use crate::sweep::grid::Knob;
 
@@ -27,7 +28,13 @@ pub struct ConfigRow {
     /// Index into the grid (the `config` column).
     pub index: usize,
     pub label: String,
+    /// The policy the config runs (smith for the baseline, always).
+    pub policy: Policy,
+    /// smith's knobs; for another policy only the window, overhead, ratio
+    /// and summary size mean something, the rest are smith's defaults.
     pub config: Config,
+    /// The policy with its knobs, as the sweep ran it: what a chart replays.
+    pub setup: Setup,
     pub trigger_tokens: i64,
     pub target_tokens: i64,
     pub is_baseline: bool,
@@ -158,6 +165,12 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
         knob(Knob::Ratio)?,
         knob(Knob::SummaryTokens)?,
     );
+    let policies = strings(frame, file, "policy")?;
+    let policy_knobs: Vec<Vec<f64>> = PolicyKnob::ALL
+        .iter()
+        .map(|k| floats(frame, file, &k.field()))
+        .collect::<Result<_>>()?;
+    let exclude_tools = strings(frame, file, "exclude_tools")?;
     let trigger = floats(frame, file, "trigger_tokens")?;
     let target = floats(frame, file, "target_tokens")?;
     let baseline = bools(frame, file, "is_baseline")?;
@@ -179,13 +192,19 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
                 ratio: ratio[r],
                 summary_tokens: summary[r] as u64,
             };
-            config
-                .validate()
-                .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?;
+            let setup = Setup::from_columns(
+                &policies[r],
+                config,
+                |k| policy_knobs[k as usize][r].into(),
+                &exclude_tools[r],
+            )
+            .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?;
             Ok(ConfigRow {
                 index: index[r],
                 label: labels[r].clone(),
-                config,
+                policy: setup.policy,
+                config: setup.config,
+                setup,
                 trigger_tokens: trigger[r] as i64,
                 target_tokens: target[r] as i64,
                 is_baseline: baseline[r],
@@ -290,6 +309,66 @@ impl SweepOutput {
         let mut order: Vec<usize> = (0..self.configs.len()).collect();
         order.sort_by_key(|&i| (self.configs[i].rank, i));
         order
+    }
+
+    /// The policies of the sweep's configs, in [`Policy::ALL`] order. smith
+    /// is always among them: its defaults are the baseline.
+    pub fn policies(&self) -> Vec<Policy> {
+        Policy::ALL
+            .into_iter()
+            .filter(|p| self.configs.iter().any(|c| c.policy == *p))
+            .collect()
+    }
+
+    /// Whether the sweep compared policies (more than smith alone): the
+    /// report then adds its comparison and tells configs apart by policy.
+    pub fn compares_policies(&self) -> bool {
+        self.configs.iter().any(|c| c.policy != Policy::Smith)
+    }
+
+    /// Whether smith's own grid was swept, not only its defaults as the
+    /// baseline (`summary.json` lists the policies asked for; a sweep that
+    /// does not say had smith).
+    pub fn smith_swept(&self) -> bool {
+        match self
+            .summary
+            .pointer("/grid/policies")
+            .and_then(Value::as_array)
+        {
+            Some(list) => list
+                .iter()
+                .any(|p| p.as_str() == Some(Policy::Smith.as_str())),
+            None => true,
+        }
+    }
+
+    /// How a chart or table names config `i`: its label, which names the
+    /// policy for every policy but smith; with policies compared, smith's
+    /// too.
+    pub fn name(&self, i: usize) -> String {
+        let c = &self.configs[i];
+        if c.policy == Policy::Smith && self.compares_policies() {
+            format!("smith {}", c.label)
+        } else {
+            c.label.clone()
+        }
+    }
+
+    /// The windows (`max_tokens`) of the sweep's configs, ascending.
+    pub fn windows(&self) -> Vec<u64> {
+        let mut w: Vec<u64> = self.configs.iter().map(|c| c.config.max_tokens).collect();
+        w.sort_unstable();
+        w.dedup();
+        w
+    }
+
+    /// The best-ranked config of `policy`, at `window` when given: the row a
+    /// comparison of policies shows for it.
+    pub fn best_of(&self, policy: Policy, window: Option<u64>) -> Option<usize> {
+        (0..self.configs.len())
+            .filter(|&i| self.configs[i].policy == policy)
+            .filter(|&i| window.is_none_or(|w| self.configs[i].config.max_tokens == w))
+            .min_by_key(|&i| (self.configs[i].rank, i))
     }
 
     /// The figure named `name` for every session under every config:

@@ -1,8 +1,9 @@
-//! The distribution of tool results mangled per session, under smith's
-//! defaults and under the chosen config: a box (quartiles, median, whiskers
-//! to the extremes) over one dot per session, each session's two dots joined
-//! so a reader sees which sessions got better and which worse, not only
-//! whether the totals moved.
+//! The distribution of a loss per session (tool results mangled, needed
+//! again or lost: see [`Loss`]), under smith's defaults and under the chosen
+//! config, whatever its policy: a box (quartiles, median, whiskers to the
+//! extremes) over one dot per session, each session's two dots joined so a
+//! reader sees which sessions got better and which worse, not only whether
+//! the totals moved.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -13,20 +14,24 @@ use super::draw::{draw_legend, font, Dash, Swatch};
 use super::format::count;
 use super::format::plural;
 use super::palette;
-use super::{font_size, Chart, DrawResult, FONT};
+use super::{font_size, Chart, DrawResult, Loss, FONT};
+use crate::policy::Policy;
 use crate::sweep::aggregate::percentile;
 
 /// Beyond this many sessions the pairs are not joined (a grey wash).
 const MAX_JOINED: usize = 300;
 
-/// Per-session results mangled under two configs.
+/// A per-session loss under two configs.
 #[derive(Clone, Debug)]
 pub struct Distribution {
-    /// Results mangled per session, same session order in both.
+    /// What is counted.
+    pub loss: Loss,
+    /// The loss per session, same session order in both.
     pub baseline: Vec<f64>,
     pub chosen: Vec<f64>,
     chosen_rank: usize,
     chosen_label: String,
+    chosen_policy: Policy,
     /// The chosen config is the baseline.
     same: bool,
 }
@@ -54,16 +59,18 @@ fn jitter(i: usize) -> f64 {
 }
 
 impl Distribution {
-    /// Per-session results mangled under the baseline and `chosen`.
-    pub fn new(data: &SweepOutput, chosen: usize) -> anyhow::Result<Distribution> {
+    /// `loss` per session under the baseline and `chosen`.
+    pub fn new(data: &SweepOutput, chosen: usize, loss: Loss) -> anyhow::Result<Distribution> {
         let base = data.baseline()?;
-        let mangled = data.per_session("results_mangled")?;
+        let values = data.per_session(loss.figure())?;
         let c = &data.configs[chosen];
         Ok(Distribution {
-            baseline: mangled.iter().map(|s| s[base]).collect(),
-            chosen: mangled.iter().map(|s| s[chosen]).collect(),
+            loss,
+            baseline: values.iter().map(|s| s[base]).collect(),
+            chosen: values.iter().map(|s| s[chosen]).collect(),
             chosen_rank: c.rank,
-            chosen_label: c.label.clone(),
+            chosen_label: data.name(chosen),
+            chosen_policy: c.policy,
             same: chosen == base,
         })
     }
@@ -89,7 +96,8 @@ impl Chart for Distribution {
 
     fn title(&self) -> String {
         format!(
-            "Tool results mangled per session ({})",
+            "{} per session ({})",
+            self.loss.name(),
             plural(self.baseline.len(), "session")
         )
     }
@@ -97,16 +105,19 @@ impl Chart for Distribution {
     fn caption(&self) -> String {
         let (better, equal, worse) = self.moved();
         if self.same {
-            return "One dot per session: how many tool results compaction cut to a head or a stub under smith's defaults, \
-                    which are also the best config of this sweep. The box spans the middle half of the sessions, the bar \
-                    inside is the median, the whiskers reach the extremes."
-                .to_string();
+            return format!(
+                "One dot per session: how many {} under smith's defaults, which are also the chosen config. The box \
+                 spans the middle half of the sessions, the bar inside is the median, the whiskers reach the extremes. \
+                 `report --loss` counts another loss.",
+                self.loss.meaning()
+            );
         }
         format!(
-            "One dot per session: how many tool results compaction cut to a head or a stub, under smith's defaults (left) \
-             and the chosen config {} (right); the lines join each session's two dots. The box spans the middle half of the \
-             sessions, the bar inside is the median, the whiskers reach the extremes. {better} sessions lose fewer results \
-             under the chosen config, {worse} lose more, {equal} are unchanged.",
+            "One dot per session: how many {}, under smith's defaults (left) and the chosen config {} (right); the \
+             lines join each session's two dots. The box spans the middle half of the sessions, the bar inside is the \
+             median, the whiskers reach the extremes. {better} sessions lose fewer results under the chosen config, \
+             {worse} lose more, {equal} are unchanged. `report --loss` counts another loss.",
+            self.loss.meaning(),
             self.chosen_label
         )
     }
@@ -129,7 +140,11 @@ impl Chart for Distribution {
                 palette::BASELINE,
             ),
             (
-                format!("chosen config (#{})", self.chosen_rank),
+                if self.chosen_policy == Policy::Smith {
+                    format!("chosen config (#{})", self.chosen_rank)
+                } else {
+                    format!("chosen: {} (#{})", self.chosen_policy, self.chosen_rank)
+                },
                 &self.chosen,
                 palette::CHOSEN,
             ),
@@ -161,7 +176,7 @@ impl Chart for Distribution {
                     String::new()
                 }
             })
-            .y_desc("tool results mangled in the session (count)")
+            .y_desc(format!("{} in the session (count)", self.loss.short()))
             .label_style(font(font_size::TICK))
             .axis_desc_style(font(font_size::AXIS))
             .bold_line_style(palette::FAINT.mix(0.6))

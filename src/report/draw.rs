@@ -5,6 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::palette::Shape;
 use super::{font_size, DrawResult, FONT};
 
 /// A text style of `size` pixels in black.
@@ -25,6 +26,66 @@ pub enum Swatch {
     Square(RGBColor),
     /// A ring around a dot (the chosen config's marker).
     Ring(RGBColor),
+    /// A filled marker of a shape (a policy).
+    Marker(RGBColor, Shape),
+}
+
+/// The corners of a marker of `shape`, `r` pixels from its centre to its
+/// outside, as pixel offsets from the centre. Every shape is one polygon, so
+/// a marker is one element type whatever its shape.
+pub fn marker_points(shape: Shape, r: i32) -> Vec<(i32, i32)> {
+    let polygon = |corners: usize, turn: f64| -> Vec<(i32, i32)> {
+        (0..corners)
+            .map(|k| {
+                let a = turn + std::f64::consts::TAU * k as f64 / corners as f64;
+                let r = r as f64;
+                ((r * a.cos()).round() as i32, (r * a.sin()).round() as i32)
+            })
+            .collect()
+    };
+    let up = -std::f64::consts::FRAC_PI_2;
+    match shape {
+        Shape::Circle => polygon(16, 0.0),
+        Shape::Triangle => polygon(3, up),
+        Shape::TriangleDown => polygon(3, -up),
+        Shape::Diamond => polygon(4, up),
+        Shape::Hexagon => polygon(6, 0.0),
+        Shape::Square => {
+            let s = (r as f64 * 0.8).round() as i32;
+            vec![(-s, -s), (s, -s), (s, s), (-s, s)]
+        }
+    }
+}
+
+/// Draws a filled marker of `shape`, `r` pixels in size, at `at` in chart
+/// coordinates, outlined with `outline` when given.
+pub fn draw_marker<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    at: (X::ValueType, Y::ValueType),
+    shape: Shape,
+    r: i32,
+    fill: RGBColor,
+    outline: Option<ShapeStyle>,
+) -> DrawResult<DB>
+where
+    DB: DrawingBackend,
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+    X::ValueType: Clone + 'static,
+    Y::ValueType: Clone + 'static,
+{
+    let points = marker_points(shape, r);
+    let mut ring = points.clone();
+    ring.push(points[0]);
+    chart.draw_series(std::iter::once(
+        EmptyElement::at(at.clone()) + Polygon::new(points, fill.filled()),
+    ))?;
+    if let Some(style) = outline {
+        chart.draw_series(std::iter::once(
+            EmptyElement::at(at) + PathElement::new(ring, style),
+        ))?;
+    }
+    Ok(())
 }
 
 /// Line patterns, told apart in greyscale.
@@ -104,6 +165,13 @@ pub fn draw_legend<DB: DrawingBackend>(
             Swatch::Ring(c) => {
                 area.draw(&Circle::new((21, y), 4, c.filled()))?;
                 area.draw(&Circle::new((21, y), 9, c.stroke_width(2)))?;
+            }
+            Swatch::Marker(c, shape) => {
+                let at: Vec<(i32, i32)> = marker_points(shape, 7)
+                    .into_iter()
+                    .map(|(dx, dy)| (21 + dx, y + dy))
+                    .collect();
+                area.draw(&Polygon::new(at, c.filled()))?;
             }
         }
         area.draw(&Text::new(label.clone(), (x1 + 8, y), text.clone()))?;

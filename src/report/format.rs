@@ -19,11 +19,14 @@ pub fn tokens(v: f64) -> String {
     }
 }
 
-/// Dollars: whole above $100, cents above $1, four decimals below.
+/// Dollars: whole above $100, cents above $1, four decimals below; `$0`
+/// for nothing.
 pub fn money(v: f64) -> String {
     let a = v.abs();
     if !v.is_finite() {
         "–".to_string()
+    } else if v == 0.0 {
+        "$0".to_string()
     } else if a >= 100.0 {
         format!("${v:.0}")
     } else if a >= 1.0 {
@@ -51,6 +54,16 @@ pub fn change(value: f64, base: f64) -> String {
         Some(p) if p.abs() < 0.05 => "=".to_string(),
         Some(p) => format!("{p:+.1}%"),
         None => "new".to_string(),
+    }
+}
+
+/// A window in tokens as the config labels write it: `120k`, else the
+/// number.
+pub fn window(max_tokens: u64) -> String {
+    if max_tokens >= 1000 && max_tokens % 1000 == 0 {
+        format!("{}k", max_tokens / 1000)
+    } else {
+        max_tokens.to_string()
     }
 }
 
@@ -86,6 +99,14 @@ mod tests {
         assert_eq!(money(123.4), "$123");
         assert_eq!(money(12.345), "$12.35");
         assert_eq!(money(0.01234), "$0.0123");
+        assert_eq!(money(0.0), "$0");
+    }
+
+    #[test]
+    fn windows_are_written_as_labels_write_them() {
+        assert_eq!(window(120_000), "120k");
+        assert_eq!(window(4000), "4k");
+        assert_eq!(window(4096), "4096");
     }
 
     #[test]

@@ -3,6 +3,10 @@
 //! chosen config (or, if its slice of the grid is smaller, the baseline) has
 //! them. The cells of the chosen config and the baseline are outlined; pairs
 //! the sweep left out (a target at or above the trigger) are blank.
+//!
+//! Only smith's configs have cells: `compact_at` and `compact_to` are
+//! smith's knobs, and the rows of other policies carry smith's defaults in
+//! them, which would put every other policy in the defaults' cell.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -13,6 +17,7 @@ use super::draw::{draw_line, draw_note, font, label_at, Dash};
 use super::format::fraction;
 use super::palette;
 use super::{font_size, Chart, DrawResult, Metric, FONT};
+use crate::policy::Policy;
 use crate::sweep::grid::Knob;
 
 /// Axes beyond this many values are drawn without a number in every cell.
@@ -32,6 +37,10 @@ pub struct Heatmap {
     pub baseline: Option<(usize, usize)>,
     /// The config whose other knobs the slice holds.
     anchor_label: String,
+    /// The sweep compared policies: the caption says only smith's are here.
+    compares_policies: bool,
+    /// The chosen config's policy, when it is not smith (it has no cell).
+    chosen_policy: Option<Policy>,
     /// The lowest and highest value of any cell: the ends of the scale.
     range: (f64, f64),
 }
@@ -51,12 +60,17 @@ fn distinct(mut v: Vec<f64>) -> Vec<f64> {
 }
 
 impl Heatmap {
-    /// The heatmap of `metric` through the slice of `chosen` or `baseline`,
-    /// whichever holds more configs.
+    /// The heatmap of `metric` through smith's configs in the slice of
+    /// `chosen` or `baseline`, whichever holds more of them (the baseline's
+    /// when `chosen` is another policy's).
     pub fn new(data: &SweepOutput, metric: Metric, chosen: usize, baseline: usize) -> Heatmap {
+        let smith = |i: usize| data.configs[i].policy == Policy::Smith;
         let slice = |anchor: usize| -> Vec<usize> {
+            if !smith(anchor) {
+                return Vec::new();
+            }
             (0..data.configs.len())
-                .filter(|&i| same_slice(&data.configs[i], &data.configs[anchor]))
+                .filter(|&i| smith(i) && same_slice(&data.configs[i], &data.configs[anchor]))
                 .collect()
         };
         let (mut members, mut anchor) = (slice(chosen), chosen);
@@ -98,6 +112,8 @@ impl Heatmap {
             chosen: in_slice(chosen),
             baseline: in_slice(baseline),
             anchor_label: data.configs[anchor].label.clone(),
+            compares_policies: data.compares_policies(),
+            chosen_policy: Some(data.configs[chosen].policy).filter(|&p| p != Policy::Smith),
             range: value_range(&cells),
             at,
             to,
@@ -132,7 +148,11 @@ impl Chart for Heatmap {
     }
 
     fn title(&self) -> String {
-        format!("{} by compact_at × compact_to", self.metric.name())
+        let mut t = format!("{} by compact_at × compact_to", self.metric.name());
+        if self.compares_policies {
+            t.push_str(", smith's configs");
+        }
+        t
     }
 
     fn caption(&self) -> String {
@@ -142,19 +162,35 @@ impl Chart for Heatmap {
                 "The chosen config's cell has a black outline; smith's defaults differ from these configs in another knob, \
                  so they have no cell here"
             }
-            (false, true) => {
-                "Smith's defaults have the dashed grey outline; the chosen config differs from these in another knob, \
-                 so it has no cell here"
-            }
+            (false, true) => match self.chosen_policy {
+                Some(_) => "Smith's defaults have the dashed grey outline",
+                None => {
+                    "Smith's defaults have the dashed grey outline; the chosen config differs from these in another \
+                     knob, so it has no cell here"
+                }
+            },
             (false, false) => "Neither the chosen config nor smith's defaults are in this slice",
         };
-        format!(
+        let mut s = format!(
             "Each cell is one config: where compaction acts (compact_at, across) and what it aims at (compact_to, up), \
              coloured by {}, lighter is lower. The other knobs are held as in {}. {outlines}; blank cells are pairs the \
              sweep did not run (a target at or above the trigger). `report --metric` picks another figure.",
             self.metric.axis(),
             self.anchor_label
-        )
+        );
+        if self.compares_policies {
+            s.push_str(
+                " Only smith's configs are here: compact_at and compact_to are smith's knobs, which the other policies \
+                 do not have",
+            );
+            match self.chosen_policy {
+                Some(p) => s.push_str(&format!(
+                    "; the chosen config is {p}'s, so it has no cell (the Policies section compares it)."
+                )),
+                None => s.push_str(" (the Policies section compares them)."),
+            }
+        }
+        s
     }
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<DB> {

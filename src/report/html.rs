@@ -11,9 +11,11 @@ use anyhow::Result;
 use serde_json::Value;
 
 use super::data::{SweepOutput, CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
-use super::format::{change, count, money, plural, tokens};
-use super::{palette, Figure, Metric, SessionSection, TOP_CONFIGS};
+use super::format::{change, count, money, plural, tokens, window};
+use super::policies::{Comparison, PolicyRow, COLUMNS};
+use super::{palette, Figure, Loss, Metric, SessionSection, TOP_CONFIGS};
 use crate::engine::Stage;
+use crate::policy::{Policy, PolicyKnob};
 
 /// Rows of the table of every session before the page says "and N more".
 const MAX_SESSION_ROWS: usize = 200;
@@ -23,11 +25,12 @@ const MAX_SESSION_ROWS: usize = 200;
 type KeyFigure = (&'static str, &'static str, fn(f64) -> String);
 
 /// The figures of the key-number cards and the per-session tables.
-const KEY_FIGURES: [KeyFigure; 8] = [
+const KEY_FIGURES: [KeyFigure; 9] = [
     ("price", "price", money),
     ("tokens_sent", "tokens sent", tokens),
     ("cache_write", "cache writes", tokens),
     ("results_mangled", "results mangled", count),
+    ("needed_again", "needed again", count),
     ("summaries", "summaries", count),
     ("drops", "drops", count),
     ("compactions", "compactions", count),
@@ -40,6 +43,10 @@ pub struct Page<'a> {
     /// Index of the chosen config.
     pub chosen: usize,
     pub metric: Metric,
+    /// What the cost-against-loss chart and the distribution count.
+    pub loss: Loss,
+    /// The policies compared and their chart, when the sweep had several.
+    pub comparison: Option<(&'a Comparison, &'a Figure)>,
     /// The charts over all sessions.
     pub overview: &'a [Figure],
     pub sessions: &'a [SessionSection],
@@ -102,7 +109,7 @@ a { color: #0b5394; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1.2rem; margin: 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
-.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(128px, 1fr)); gap: 12px; margin: .8rem 0; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(112px, 1fr)); gap: 12px; margin: .8rem 0; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: .55rem .8rem; }
 .card .k { color: var(--muted); font-size: .85rem; }
 .card .v { font-size: 1.3rem; font-weight: 600; }
@@ -110,13 +117,16 @@ dl.facts dd { margin: 0; }
 .better { color: #1b7f3b; }
 .worse { color: #b3261e; }
 .scroll { overflow-x: auto; }
-table { border-collapse: collapse; font-size: .88rem; width: 100%; }
-th, td { padding: .3rem .45rem; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; font-size: .85rem; width: 100%; }
+th, td { padding: .3rem .36rem; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.l { white-space: normal; }
 .cfg { white-space: nowrap; margin-right: .2em; }
 th { border-bottom: 2px solid var(--line); background: #fafafa; white-space: normal; vertical-align: bottom; }
 th.l, td.l { text-align: left; }
 tr.baseline td { background: #f1f1f1; }
+tr.group th { text-align: left; background: #fff; border-bottom: 1px solid var(--line); padding-top: .8rem; }
+.delta { display: block; font-size: .8rem; }
+.policy-name { white-space: nowrap; }
 tr.chosen td { font-weight: 600; }
 .mark { display: inline-block; font-size: .75rem; font-weight: 600; border-radius: 3px; padding: 0 .35em; margin-left: .3em; border: 1px solid currentColor; }
 figure { margin: 1.2rem 0 2.2rem; }
@@ -148,19 +158,44 @@ fn json_num(v: Option<&Value>) -> String {
     }
 }
 
-/// A change as text with the class saying whether lower (better) or
-/// higher (worse).
-fn change_html(value: f64, base: f64) -> String {
-    let class = if value < base {
+/// The class of a change: `better` when lower, `worse` when higher.
+fn direction(value: f64, base: f64) -> &'static str {
+    if value < base {
         "better"
     } else if value > base {
         "worse"
     } else {
         ""
-    };
+    }
+}
+
+/// A change as text with the class saying whether lower (better) or
+/// higher (worse).
+fn change_html(value: f64, base: f64) -> String {
     format!(
-        "<span class=\"{class}\">{}</span>",
+        "<span class=\"{}\">{}</span>",
+        direction(value, base),
         escape(&change(value, base))
+    )
+}
+
+/// A table cell: `value` written by `fmt` over its change against `base`;
+/// hovering shows the exact value.
+fn value_cell(value: f64, base: f64, fmt: fn(f64) -> String) -> String {
+    format!(
+        "<td title=\"{value}\">{}<span class=\"delta {}\">{}</span></td>",
+        escape(&fmt(value)),
+        direction(value, base),
+        escape(&change(value, base))
+    )
+}
+
+/// A policy's name after a swatch of its colour in the charts.
+fn policy_name(p: Policy) -> String {
+    format!(
+        "<span class=\"policy-name\"><span class=\"swatch\" style=\"background:{}\"></span>{}</span>",
+        palette::hex(palette::policy(p)),
+        escape(p.as_str())
     )
 }
 
@@ -180,21 +215,50 @@ impl Page<'_> {
             plural(d.sessions.len(), "session"),
             plural(d.configs.len(), "config")
         );
+        let best = d.by_rank()[0];
+        let policies = d.policies();
+        let (heading, of_policies) = if d.compares_policies() {
+            (
+                "How smith's compaction and other agents' policies would have done",
+                format!(
+                    " of {} policies ({})",
+                    policies.len(),
+                    policies
+                        .iter()
+                        .map(|p| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        } else {
+            (
+                "How smith's compaction would have done",
+                " of the compaction engine".to_string(),
+            )
+        };
         let _ = write!(
             h,
-            "<header>\n<h1>How smith's compaction would have done</h1>\n<p class=\"lead\">{} replayed under {} of \
-             the compaction engine, ranked by {} (lowest first). Best: <strong>{}</strong>{}.</p>\n</header>\n",
+            "<header>\n<h1>{heading}</h1>\n<p class=\"lead\">{} replayed under {}{}, \
+             ranked by {} (lowest first). Best: <strong>{}</strong>{}.</p>\n</header>\n",
             plural(d.sessions.len(), "session"),
             plural(d.configs.len(), "config"),
+            escape(&of_policies),
             escape(&rank_by),
-            escape(&d.configs[d.by_rank()[0]].label),
-            if d.configs[d.by_rank()[0]].is_baseline { ", which is smith's own defaults" } else { "" }
+            escape(&d.name(best)),
+            if d.configs[best].is_baseline {
+                ", which is smith's own defaults"
+            } else {
+                ""
+            }
         );
         h.push_str(
             "<nav><strong>Contents</strong><ol>\n<li><a href=\"#swept\">What was swept</a></li>\n\
              <li><a href=\"#verdict\">Chosen config against smith's defaults</a></li>\n\
              <li><a href=\"#configs\">Configs, ranked</a></li>\n",
         );
+        if self.comparison.is_some() {
+            h.push_str("<li><a href=\"#policies\">Policies compared</a></li>\n");
+        }
         for f in self.overview {
             let _ = writeln!(
                 h,
@@ -210,6 +274,9 @@ impl Page<'_> {
         self.swept(&mut h);
         self.verdict(&mut h, chosen, base);
         self.config_table(&mut h, &rank_by);
+        if let Some((comparison, figure_of)) = self.comparison {
+            self.policies(&mut h, comparison, figure_of, &rank_by);
+        }
         h.push_str("<section id=\"charts\">\n<h2>Charts</h2>\n<p>Every stage of compaction has one colour in every chart:</p>\n");
         h.push_str(&stage_legend());
         for f in self.overview {
@@ -302,6 +369,9 @@ impl Page<'_> {
                 );
             }
         }
+        if d.compares_policies() {
+            self.swept_policies(h);
+        }
         if let Some(file) = s.pointer("/grid/file").and_then(Value::as_str) {
             let _ = writeln!(
                 h,
@@ -325,6 +395,66 @@ impl Page<'_> {
         h.push_str("</dl>\n</section>\n");
     }
 
+    /// The policies of the sweep, what each models, and the values their
+    /// own knobs took.
+    fn swept_policies(&self, h: &mut String) {
+        let d = self.data;
+        let s = &d.summary;
+        h.push_str("<dt>Policies</dt><dd><ul class=\"stages\">");
+        for p in d.policies() {
+            let _ = write!(h, "<li>{}</li>", policy_name(p));
+        }
+        h.push_str("</ul>");
+        if !d.smith_swept() {
+            h.push_str(
+                "smith was not in <code>--policy</code>: only its defaults ran, as the baseline. ",
+            );
+        }
+        h.push_str("smith's knobs above vary only for smith; the others run under every window, overhead, ratio \
+                    and summary size of the grid and their own knobs below.</dd>\n");
+        // Each other policy: what is modelled, then its knobs' values.
+        let axes = s.pointer("/grid/policy_axes").and_then(Value::as_object);
+        for p in d.policies().into_iter().filter(|&p| p != Policy::Smith) {
+            let knobs: Vec<String> = PolicyKnob::ALL
+                .into_iter()
+                .filter(|k| k.policy() == p)
+                .filter_map(|k| {
+                    let field = k.field();
+                    let values = axes?.get(&field)?.as_array()?;
+                    let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+                    Some(format!(
+                        "<code>{}</code> {}",
+                        escape(&field),
+                        escape(&values.join(", "))
+                    ))
+                })
+                .collect();
+            let _ = writeln!(
+                h,
+                "<dt>{}</dt><dd>{}{}</dd>",
+                policy_name(p),
+                escape(p.summary()),
+                if knobs.is_empty() {
+                    String::new()
+                } else {
+                    format!("<br>{}", knobs.join("; "))
+                }
+            );
+        }
+        let excluded: Vec<String> = s
+            .pointer("/grid/exclude_tools")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(escape)).collect())
+            .unwrap_or_default();
+        if !excluded.is_empty() {
+            let _ = writeln!(
+                h,
+                "<dt><code>exclude_tools</code></dt><dd>{}</dd>",
+                excluded.join(", ")
+            );
+        }
+    }
+
     fn verdict(
         &self,
         h: &mut String,
@@ -336,7 +466,7 @@ impl Page<'_> {
             "<section id=\"verdict\">\n<h2>Chosen config against smith's defaults</h2>\n<p>Chosen: <strong>{}</strong> \
              (rank {} of {}{}); smith's defaults: <strong>{}</strong> (rank {}). Totals over all {} sessions; the change is \
              against the defaults, green where it is lower.</p>\n<div class=\"cards\">\n",
-            escape(&chosen.label),
+            escape(&self.data.name(chosen.index)),
             chosen.rank,
             self.data.configs.len(),
             if chosen.pareto { ", on the Pareto front" } else { "" },
@@ -370,8 +500,8 @@ impl Page<'_> {
         rows.sort_by_key(|&i| (d.configs[i].rank, i));
         let _ = write!(
             h,
-            "<section id=\"configs\">\n<h2>Configs, ranked by {}</h2>\n<p>Totals over all sessions; Δ is the change against \
-             smith's defaults. <span class=\"mark\">defaults</span> marks smith's own config, <span class=\"mark\">★ front</span> \
+            "<section id=\"configs\">\n<h2>Configs, ranked by {}</h2>\n<p>Totals over all sessions, and under the first five \
+             their change against smith's defaults, green where it is lower. <span class=\"mark\">defaults</span> marks smith's own config, <span class=\"mark\">★ front</span> \
              the Pareto front of price against results mangled (no other config is both cheaper and mangles fewer), \
              <span class=\"mark\">chosen</span> the config the charts compare with the defaults.{}</p>\n",
             escape(rank_by),
@@ -386,10 +516,13 @@ impl Page<'_> {
                 String::new()
             }
         );
-        h.push_str(
-            "<div class=\"scroll\"><table>\n<thead><tr><th>#</th><th class=\"l\">config</th>\
-             <th>price</th><th>Δ price</th><th>tokens sent</th><th>Δ tokens</th><th>results mangled</th><th>Δ mangled</th>\
-             <th>summaries</th><th>drops</th><th>compactions</th><th>over window</th><th>peak</th></tr></thead>\n<tbody>\n",
+        let by_policy = d.compares_policies();
+        let _ = write!(
+            h,
+            "<div class=\"scroll\"><table>\n<thead><tr><th>#</th>{}<th class=\"l\">config</th>\
+             <th>price</th><th>tokens sent</th><th>cache writes</th><th>results mangled</th><th>needed again</th>\
+             <th>summa&shy;ries</th><th>drops</th><th>compac&shy;tions</th><th>over window</th><th>peak</th></tr></thead>\n<tbody>\n",
+            if by_policy { "<th class=\"l\">policy</th>" } else { "" }
         );
         for i in rows {
             let c = &d.configs[i];
@@ -406,29 +539,182 @@ impl Page<'_> {
                 class.push("chosen");
                 marks.push_str("<span class=\"mark\">chosen</span>");
             }
-            let t = |n: &str| c.total(n);
-            let b = |n: &str| base.total(n);
-            let _ = writeln!(
+            let policy = if by_policy {
+                format!("<td class=\"l\">{}</td>", policy_name(c.policy))
+            } else {
+                String::new()
+            };
+            let _ = write!(
                 h,
-                "<tr class=\"{}\"><td>{}</td><td class=\"l\"><span class=\"cfg\">{}</span>{marks}</td><td>{}</td><td>{}</td><td>{}</td>\
-                 <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr class=\"{}\"><td>{}</td>{policy}<td class=\"l\"><span class=\"cfg\">{}</span>{marks}</td>",
                 class.join(" "),
                 c.rank,
-                escape(&c.label),
-                money(t("price")),
-                change_html(t("price"), b("price")),
-                tokens(t("tokens_sent")),
-                change_html(t("tokens_sent"), b("tokens_sent")),
-                count(t("results_mangled")),
-                change_html(t("results_mangled"), b("results_mangled")),
-                count(t("summaries")),
-                count(t("drops")),
-                count(t("compactions")),
-                count(t("exhausted")),
-                tokens(t("peak_tokens")),
+                // The policy has its own column.
+                escape(&if by_policy { c.setup.knobs_label() } else { c.label.clone() }),
+            );
+            for (name, fmt) in [
+                ("price", money as fn(f64) -> String),
+                ("tokens_sent", tokens),
+                ("cache_write", tokens),
+                ("results_mangled", count),
+                ("needed_again", count),
+            ] {
+                h.push_str(&value_cell(c.total(name), base.total(name), fmt));
+            }
+            let _ = writeln!(
+                h,
+                "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                count(c.total("summaries")),
+                count(c.total("drops")),
+                count(c.total("compactions")),
+                count(c.total("exhausted")),
+                tokens(c.total("peak_tokens")),
             );
         }
         h.push_str("</tbody></table></div>\n</section>\n");
+    }
+
+    /// The "Policies compared" section: the headline, each policy's best
+    /// config, the same per window, and the chart.
+    fn policies(&self, h: &mut String, comparison: &Comparison, chart: &Figure, rank_by: &str) {
+        let d = self.data;
+        let _ = write!(
+            h,
+            "<section id=\"policies\">\n<h2>Policies compared</h2>\n<p>Each policy's best config by the ranking ({}), \
+             replayed over the same {}: totals over all sessions, and under each the change against smith's defaults, green \
+             where it is lower. Results mangled counts only results cut to a head or replaced by a stub; a policy that \
+             summarises removes results without mangling them, so results lost (shortened or removed by any means), needed \
+             again (lost results whose identifiers, paths or numbers a later message used while they were visible nowhere \
+             else) and re-fetched (results whose call was made again) stand beside it. The last two are a proxy: the session \
+             after each compaction was recorded under the policy smith actually ran.{}</p>\n",
+            escape(rank_by),
+            plural(d.sessions.len(), "session"),
+            if d.smith_swept() {
+                ""
+            } else {
+                " smith was not in <code>--policy</code>: its row is its defaults, the baseline."
+            }
+        );
+        self.headline(h, &comparison.best);
+        h.push_str("<div class=\"scroll\">\n");
+        self.policy_table(h, "policy-best", &[(None, &comparison.best)]);
+        h.push_str("</div>\n");
+        if !comparison.by_window.is_empty() {
+            h.push_str(
+                "<h3>By window</h3>\n<p>A smaller window is cheaper and loses more whatever the policy, so here each \
+                 policy's best config at each window (<code>max_tokens</code>) the sweep ran, like against like.</p>\n\
+                 <div class=\"scroll\">\n",
+            );
+            let groups: Vec<(Option<String>, &[PolicyRow])> = comparison
+                .by_window
+                .iter()
+                .map(|(w, rows)| (Some(format!("{} window", window(*w))), rows.as_slice()))
+                .collect();
+            self.policy_table(h, "policy-windows", &groups);
+            h.push_str("</div>\n");
+        }
+        figure(h, chart);
+        h.push_str("</section>\n");
+    }
+
+    /// One sentence: the cheapest policy and the one that loses least, each
+    /// with its price and loss.
+    fn headline(&self, h: &mut String, rows: &[PolicyRow]) {
+        let d = self.data;
+        let loss = self.loss.figure();
+        let price = |r: &PolicyRow| d.configs[r.config].total("price");
+        let lost = |r: &PolicyRow| d.configs[r.config].total(loss);
+        let cheapest = rows.iter().min_by(|a, b| {
+            price(a)
+                .total_cmp(&price(b))
+                .then(lost(a).total_cmp(&lost(b)))
+        });
+        let safest = rows.iter().min_by(|a, b| {
+            lost(a)
+                .total_cmp(&lost(b))
+                .then(price(a).total_cmp(&price(b)))
+        });
+        let (Some(cheapest), Some(safest)) = (cheapest, safest) else {
+            return;
+        };
+        let says = |r: &PolicyRow| {
+            format!(
+                "<strong>{}</strong> ({}: {}, {} {})",
+                escape(r.policy.as_str()),
+                escape(&d.configs[r.config].setup.knobs_label()),
+                money(price(r)),
+                count(lost(r)),
+                escape(self.loss.short())
+            )
+        };
+        if cheapest.config == safest.config {
+            let _ = writeln!(
+                h,
+                "<p>Cheapest, and fewest {} too: {}.</p>",
+                escape(self.loss.short()),
+                says(cheapest)
+            );
+        } else {
+            let _ = writeln!(
+                h,
+                "<p>Cheapest: {}. Fewest {}: {}.</p>",
+                says(cheapest),
+                escape(self.loss.short()),
+                says(safest)
+            );
+        }
+    }
+
+    /// A table of policy rows, in groups under a heading row when named.
+    fn policy_table(&self, h: &mut String, id: &str, groups: &[(Option<String>, &[PolicyRow])]) {
+        let d = self.data;
+        let base = &d.configs[d.configs.iter().position(|c| c.is_baseline).unwrap_or(0)];
+        let _ = write!(
+            h,
+            "<table id=\"{}\">\n<thead><tr><th class=\"l\">policy</th><th class=\"l\">config</th><th>#</th>",
+            escape(id)
+        );
+        for (_, heading, _) in COLUMNS {
+            let _ = write!(h, "<th>{heading}</th>");
+        }
+        h.push_str("</tr></thead>\n<tbody>\n");
+        for (title, rows) in groups {
+            if let Some(title) = title {
+                let _ = writeln!(
+                    h,
+                    "<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>",
+                    COLUMNS.len() + 3,
+                    escape(title)
+                );
+            }
+            for r in rows.iter() {
+                let c = &d.configs[r.config];
+                let mut class = vec!["policy"];
+                let mut marks = String::new();
+                if c.is_baseline {
+                    class.push("baseline");
+                    marks.push_str("<span class=\"mark\">defaults</span>");
+                }
+                if r.config == self.chosen {
+                    class.push("chosen");
+                    marks.push_str("<span class=\"mark\">chosen</span>");
+                }
+                let _ = write!(
+                    h,
+                    "<tr class=\"{}\" data-policy=\"{}\"><td class=\"l\">{}</td><td class=\"l\"><span class=\"cfg\">{}</span>{marks}</td><td>{}</td>",
+                    class.join(" "),
+                    r.policy,
+                    policy_name(r.policy),
+                    escape(&c.setup.knobs_label()),
+                    c.rank
+                );
+                for (name, _, fmt) in COLUMNS {
+                    h.push_str(&value_cell(c.total(name), base.total(name), fmt));
+                }
+                h.push_str("</tr>\n");
+            }
+        }
+        h.push_str("</tbody></table>\n");
     }
 
     fn session_sections(&self, h: &mut String) -> Result<()> {
@@ -492,12 +778,14 @@ impl Page<'_> {
         let d = self.data;
         let base = d.baseline()?;
         let sent = d.per_session("tokens_sent")?;
-        let mangled = d.per_session("results_mangled")?;
+        let lost = d.per_session(self.loss.figure())?;
         let requests = d.per_session("requests")?;
-        h.push_str(
+        let loss = escape(self.loss.short());
+        let _ = write!(
+            h,
             "<section id=\"all-sessions\">\n<h2>Every session</h2>\n<div class=\"scroll\"><table>\n<thead><tr>\
              <th class=\"l\">session</th><th>requests</th><th>transcript</th><th>bad lines</th><th>tokens sent, defaults</th>\
-             <th>tokens sent, chosen</th><th>change</th><th>mangled, defaults</th><th>mangled, chosen</th></tr></thead>\n<tbody>\n",
+             <th>tokens sent, chosen</th><th>change</th><th>{loss}, defaults</th><th>{loss}, chosen</th></tr></thead>\n<tbody>\n",
         );
         for (s, info) in d.sessions.iter().enumerate().take(MAX_SESSION_ROWS) {
             let _ = writeln!(
@@ -512,8 +800,8 @@ impl Page<'_> {
                 tokens(sent[s][base]),
                 tokens(sent[s][self.chosen]),
                 change_html(sent[s][self.chosen], sent[s][base]),
-                count(mangled[s][base]),
-                count(mangled[s][self.chosen]),
+                count(lost[s][base]),
+                count(lost[s][self.chosen]),
             );
         }
         h.push_str("</tbody></table></div>\n");

@@ -8,12 +8,15 @@
 //! (legends, dashes, notes); [`html`] lays out the page; [`data`] reads the
 //! sweep's files back and [`select`] picks the config and sessions to show.
 //!
-//! The charts: [`cost_loss`] (one point per config, price against damage,
+//! The charts: [`cost_loss`] (one point per config, price against a loss,
 //! Pareto front), [`heatmap`] (`compact_at` × `compact_to` for one metric),
 //! [`stages`] (tokens reclaimed per stage for each config), [`distribution`]
-//! (results mangled per session, baseline against the chosen config) and,
+//! (a loss per session, see [`Loss`], baseline against the chosen config) and,
 //! for each chosen session, [`context_curve`] (the request sizes over the
-//! session with and without compaction).
+//! session with and without compaction). When the sweep compared policies
+//! (`sweep --policy`), [`policies`] sets each policy's best config beside
+//! the others, and every chart names the policy of the configs it shows;
+//! [`palette`] gives every policy one colour and marker too.
 
 pub mod context_curve;
 pub mod cost_loss;
@@ -24,6 +27,7 @@ pub mod format;
 pub mod heatmap;
 pub mod html;
 pub mod palette;
+pub mod policies;
 pub mod select;
 pub mod stages;
 
@@ -115,6 +119,84 @@ impl Metric {
             Metric::Price => format::money(v),
             Metric::TokensSent => format::tokens(v),
             Metric::ResultsMangled | Metric::Summaries => format::count(v),
+        }
+    }
+}
+
+/// The loss the cost-against-loss chart and the distribution measure: what
+/// a config destroyed that the session might have needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Loss {
+    /// Tool results cut to their head or replaced by a stub. A policy that
+    /// summarises instead mangles few and looks better than it is.
+    #[value(name = "results_mangled")]
+    ResultsMangled,
+    /// Results shortened or removed whose lost identifiers, paths or numbers
+    /// a later message used while they were visible nowhere else.
+    #[value(name = "needed_again")]
+    NeededAgain,
+    /// Distinct results shortened or removed, by any means.
+    #[value(name = "results_lost")]
+    ResultsLost,
+}
+
+impl Loss {
+    /// The loss a report shows unless told: needed again when the sweep
+    /// compared policies (results mangled would flatter those that
+    /// summarise), else results mangled.
+    pub fn default_for(data: &SweepOutput) -> Loss {
+        if data.compares_policies() {
+            Loss::NeededAgain
+        } else {
+            Loss::ResultsMangled
+        }
+    }
+
+    /// The column of the sweep's tables.
+    pub fn figure(self) -> &'static str {
+        match self {
+            Loss::ResultsMangled => "results_mangled",
+            Loss::NeededAgain => "needed_again",
+            Loss::ResultsLost => "results_lost",
+        }
+    }
+
+    /// The figure's name in a title.
+    pub fn name(self) -> &'static str {
+        match self {
+            Loss::ResultsMangled => "Tool results mangled",
+            Loss::NeededAgain => "Tool results needed again",
+            Loss::ResultsLost => "Tool results lost",
+        }
+    }
+
+    /// The figure's name in running text and short labels.
+    pub fn short(self) -> &'static str {
+        match self {
+            Loss::ResultsMangled => "results mangled",
+            Loss::NeededAgain => "results needed again",
+            Loss::ResultsLost => "results lost",
+        }
+    }
+
+    /// An axis label, with its unit.
+    pub fn axis(self) -> &'static str {
+        match self {
+            Loss::ResultsMangled => "results mangled (count)",
+            Loss::NeededAgain => "results needed again (count)",
+            Loss::ResultsLost => "results lost (count)",
+        }
+    }
+
+    /// What is counted, for a caption.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Loss::ResultsMangled => "tool results whose content compaction cut to a head or a stub",
+            Loss::NeededAgain => {
+                "tool results shortened or removed whose lost identifiers, paths or numbers a later message used \
+                 while they were visible nowhere else (a proxy: the rest of the session was recorded under smith)"
+            }
+            Loss::ResultsLost => "distinct tool results shortened or removed, by a cut, a stub or a summary",
         }
     }
 }
@@ -255,6 +337,7 @@ fn session_figure(
         return Err(anyhow!("{}: no message could be read", info.path.display()));
     }
     let base = &data.configs[data.baseline()?];
+    // Each config replays under its own policy (see `ContextCurve::new`).
     let curve = context_curve::ContextCurve::new(
         &info.label,
         stem,
@@ -268,22 +351,37 @@ fn session_figure(
 /// Draws every chart of the sweep in `data` and writes `index.html` and one
 /// PNG per chart into `out` (created if missing), each file atomically;
 /// `index.html` last, so a page that exists has all its PNGs beside it.
+/// `metric` colours the heatmap (and, if tokens sent, is the cost axis);
+/// `loss` is what the cost-against-loss chart and the distribution count.
 pub fn write(
     data: &SweepOutput,
     selection: &Selection,
     metric: Metric,
+    loss: Loss,
     out: &Path,
 ) -> Result<Written> {
     let chosen = selection.chosen;
     let base = data.baseline()?;
+    let comparison = data
+        .compares_policies()
+        .then(|| policies::Comparison::new(data))
+        .transpose()?;
+    let policy_figure = comparison
+        .as_ref()
+        .map(|c| render(&policies::PolicyChart::new(data, c)))
+        .transpose()?;
     let overview = vec![
-        render(&cost_loss::CostLoss::new(data, chosen, metric))?,
+        render(&cost_loss::CostLoss::new(data, chosen, metric, loss))?,
         render(&heatmap::Heatmap::new(data, metric, chosen, base))?,
         render(&stages::StageBars::new(data, chosen))?,
-        render(&distribution::Distribution::new(data, chosen)?)?,
+        render(&distribution::Distribution::new(data, chosen, loss)?)?,
     ];
     let mut warnings = Vec::new();
-    let mut used: Vec<String> = overview.iter().map(|f| f.stem.clone()).collect();
+    let mut used: Vec<String> = overview
+        .iter()
+        .chain(&policy_figure)
+        .map(|f| f.stem.clone())
+        .collect();
     let mut sections = Vec::new();
     for &s in &selection.sessions {
         let mut stem = format!("context-{}", slug(&data.sessions[s].label));
@@ -306,6 +404,7 @@ pub fn write(
     let mut pngs = Vec::new();
     let figures = overview
         .iter()
+        .chain(&policy_figure)
         .chain(sections.iter().filter_map(|s| s.figure.as_ref().ok()));
     for f in figures {
         let path = out.join(format!("{}.png", f.stem));
@@ -316,6 +415,8 @@ pub fn write(
         data,
         chosen,
         metric,
+        loss,
+        comparison: comparison.as_ref().zip(policy_figure.as_ref()),
         overview: &overview,
         sessions: &sections,
         warnings: &warnings,
@@ -331,11 +432,18 @@ pub fn write(
 
 /// Reads the sweep output in `sweep_dir` and writes its report into `out`
 /// with the defaults: the best config, the sessions that changed most, the
-/// heatmap of price. What `sweep --report` does.
+/// heatmap of price, the loss of [`Loss::default_for`]. What
+/// `sweep --report` does.
 pub fn write_default(sweep_dir: &Path, out: &Path) -> Result<Written> {
     let data = SweepOutput::read(sweep_dir)?;
     let selection = Selection::new(&data, None, &[]).map_err(|e| anyhow!(e))?;
-    write(&data, &selection, Metric::Price, out)
+    write(
+        &data,
+        &selection,
+        Metric::Price,
+        Loss::default_for(&data),
+        out,
+    )
 }
 
 #[cfg(test)]

@@ -8,10 +8,18 @@
 //! everything that is not a stage (configs, thresholds, the curve without
 //! compaction) is drawn in greys and told apart by line style and marker
 //! shape, so no grey can be mistaken for a stage.
+//!
+//! Each policy (smith and the other agents' policies a sweep compares) has
+//! its own colour and marker shape too, the same in every chart that tells
+//! policies apart and in the HTML tables. They come from Paul Tol's muted
+//! and dark sets, chosen to differ from every stage colour: a chart coloured
+//! by policy never shows stages, but a reader who has just learnt the stage
+//! colours should not read a policy as one.
 
 use plotters::style::RGBColor;
 
 use crate::engine::Stage;
+use crate::policy::Policy;
 
 /// The colour of each stage, by [`Stage::index`].
 pub const STAGES: [RGBColor; 6] = [
@@ -26,6 +34,55 @@ pub const STAGES: [RGBColor; 6] = [
 /// The colour of `stage`.
 pub fn stage(stage: Stage) -> RGBColor {
     STAGES[stage.index()]
+}
+
+/// The colour of each policy, by its position in [`Policy::ALL`].
+pub const POLICIES: [RGBColor; 6] = [
+    RGBColor(0x33, 0x22, 0x88), // smith: indigo
+    RGBColor(0x99, 0x99, 0x33), // masking: olive
+    RGBColor(0x88, 0x22, 0x55), // claude-code: wine
+    RGBColor(0x44, 0xAA, 0x99), // codex: teal
+    RGBColor(0xDD, 0xCC, 0x77), // opencode: sand
+    RGBColor(0x8C, 0x51, 0x0A), // context-editing: brown
+];
+
+/// Marker shapes, so policies stay apart in greyscale and for readers who
+/// do not tell the colours apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Circle,
+    Triangle,
+    Square,
+    Diamond,
+    TriangleDown,
+    Hexagon,
+}
+
+/// The marker shape of each policy, by its position in [`Policy::ALL`].
+pub const POLICY_SHAPES: [Shape; 6] = [
+    Shape::Circle,
+    Shape::Triangle,
+    Shape::Square,
+    Shape::Diamond,
+    Shape::TriangleDown,
+    Shape::Hexagon,
+];
+
+fn policy_index(policy: Policy) -> usize {
+    Policy::ALL
+        .iter()
+        .position(|&p| p == policy)
+        .unwrap_or_default()
+}
+
+/// The colour of `policy`.
+pub fn policy(policy: Policy) -> RGBColor {
+    POLICIES[policy_index(policy)]
+}
+
+/// The marker shape of `policy`.
+pub fn policy_shape(policy: Policy) -> Shape {
+    POLICY_SHAPES[policy_index(policy)]
 }
 
 /// The config being looked at (best by rank unless `--config` says
@@ -91,6 +148,20 @@ mod tests {
                 assert_ne!((a.0, a.1, a.2), (b.0, b.1, b.2));
             }
         }
+    }
+
+    #[test]
+    fn every_policy_has_its_own_colour_and_shape_unlike_any_stage_or_grey() {
+        for (i, a) in POLICIES.iter().enumerate() {
+            assert!(!(a.0 == a.1 && a.1 == a.2), "policy {i} is grey");
+            assert!(!STAGES.contains(a), "policy {i} has a stage's colour");
+            for b in &POLICIES[i + 1..] {
+                assert_ne!((a.0, a.1, a.2), (b.0, b.1, b.2));
+            }
+            assert!(!POLICY_SHAPES[i + 1..].contains(&POLICY_SHAPES[i]));
+        }
+        assert_eq!(hex(policy(Policy::Codex)), "#44aa99");
+        assert_eq!(policy_shape(Policy::Smith), Shape::Circle);
     }
 
     #[test]

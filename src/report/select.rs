@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::{SweepOutput, DEFAULT_SESSIONS};
+use crate::policy::Policy;
 
 /// The config compared with the baseline, and the sessions given a section.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,8 +19,8 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// The config `config` names (a rank such as `1`, or a label; the best
-    /// when `None`) and the sessions `sessions` name (labels or transcript
+    /// The config `config` names (a rank such as `1`, a label, or a policy
+    /// such as `codex` for its best config; the best when `None`) and the sessions `sessions` name (labels or transcript
     /// paths; when empty, the [`DEFAULT_SESSIONS`] sessions whose tokens sent
     /// changed most against the baseline). The error says what to give
     /// instead.
@@ -58,14 +59,28 @@ fn choose_config(data: &SweepOutput, spec: &str) -> std::result::Result<usize, S
             )
         });
     }
-    data.configs.iter().position(|c| c.label == spec).ok_or_else(|| {
-        let some: Vec<String> =
-            data.by_rank().iter().take(5).map(|&i| format!("{:?}", data.configs[i].label)).collect();
-        format!(
-            "--config {spec:?}: no config has that label; give a rank (1 = best) or a label such as {}",
-            some.join(", ")
-        )
-    })
+    if let Some(i) = data.configs.iter().position(|c| c.label == spec) {
+        return Ok(i);
+    }
+    if let Some(policy) = Policy::parse(spec) {
+        return data.best_of(policy, None).ok_or_else(|| {
+            let swept: Vec<&str> = data.policies().into_iter().map(Policy::as_str).collect();
+            format!(
+                "--config {spec:?}: the sweep ran no config of {policy}; its policies are {}",
+                swept.join(", ")
+            )
+        });
+    }
+    let some: Vec<String> = data
+        .by_rank()
+        .iter()
+        .take(5)
+        .map(|&i| format!("{:?}", data.configs[i].label))
+        .collect();
+    Err(format!(
+        "--config {spec:?}: no config has that label; give a rank (1 = best), a policy, or a label such as {}",
+        some.join(", ")
+    ))
 }
 
 fn choose_session(data: &SweepOutput, spec: &str) -> std::result::Result<usize, String> {

@@ -31,6 +31,9 @@ pub struct StageBars {
     pub bars: Vec<Bar>,
     /// Configs of the sweep not shown.
     pub hidden: usize,
+    /// The sweep compared policies: labels name them, the caption says how
+    /// their actions count as stages.
+    compares_policies: bool,
 }
 
 impl StageBars {
@@ -53,7 +56,7 @@ impl StageBars {
                     reclaimed[s.index()] = c.total(&format!("reclaimed_{}", s.as_str()));
                 }
                 Bar {
-                    label: format!("#{} {}", c.rank, c.label),
+                    label: format!("#{} {}", c.rank, data.name(i)),
                     is_baseline: c.is_baseline,
                     is_chosen: i == chosen,
                     reclaimed,
@@ -63,6 +66,7 @@ impl StageBars {
         StageBars {
             bars,
             hidden: data.configs.len() - shown.len(),
+            compares_policies: data.compares_policies(),
         }
     }
 
@@ -98,6 +102,13 @@ impl Chart for StageBars {
                      summed over every request of every session. Cheap stages (thinking, duplicates) reclaim without losing \
                      anything the model still needs; truncate, summarize and drop lose content."
             .to_string();
+        if self.compares_policies {
+            s.push_str(
+                " The other policies' actions count under the stage they resemble: a result replaced by a placeholder \
+                 (masked, cleared, pruned) or capped on arrival under truncate, the history replaced by a summary under \
+                 summarize (drop when the summary fails).",
+            );
+        }
         if self.hidden > 0 {
             s.push_str(&format!(
                 " {} more configs are not drawn; configs.csv has reclaimed_<stage> for all of them.",
