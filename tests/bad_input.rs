@@ -495,3 +495,42 @@ fn a_grid_of_millions_of_configs_is_refused_before_it_is_built() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--max-configs"), "{}", stderr(&o));
 }
+
+#[test]
+fn sweep_reports_bad_lines_per_file_and_strict_makes_them_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a/transcript.jsonl", &around(b"{broken"));
+    write(dir.path(), "b/transcript.jsonl", &around(b""));
+    let out = dir.path().join("out");
+    let o = bin()
+        .arg("sweep")
+        .arg(dir.path())
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a/transcript.jsonl:2: skipped: "),
+        "{}",
+        stderr(&o)
+    );
+    let strict_out = dir.path().join("strict");
+    let o = bin()
+        .arg("sweep")
+        .arg(dir.path().join("a"))
+        .arg(dir.path().join("b"))
+        .arg("--strict")
+        .arg("--out")
+        .arg(&strict_out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--strict was given: nothing was written"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(fs::read_dir(&strict_out).map_or(true, |d| d.count() == 0));
+}

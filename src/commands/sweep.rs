@@ -127,6 +127,10 @@ pub struct SweepArgs {
     /// Print the config table as a JSON array of objects, best first
     #[arg(long)]
     pub json: bool,
+    /// Fail (exit 1, writing nothing) if any line or session had to be
+    /// skipped
+    #[arg(long)]
+    pub strict: bool,
     /// Worker threads [default: one per core]
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
@@ -258,6 +262,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
             ),
         }
         .into());
+    }
+    if args.strict && (sweep.lines_skipped() > 0 || !sweep.unreadable.is_empty()) {
+        return Err(nothing_read(format!(
+            "{} bad lines and {} unreadable sessions (see above) and --strict was given: nothing was written",
+            sweep.lines_skipped(),
+            sweep.unreadable.len()
+        )));
     }
     if sweep.sessions.is_empty() {
         return Err(nothing_read(format!(
