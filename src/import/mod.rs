@@ -15,6 +15,9 @@
 
 pub mod claude_code;
 pub mod mini_swe_agent;
+mod session_file;
+
+pub use session_file::*;
 
 use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
@@ -24,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::transcript::locate::{SESSION_FILE, TRANSCRIPT_FILE};
 use crate::transcript::reader::SKIPS_DESCRIBED_PER_FILE;
@@ -44,223 +47,6 @@ pub const NO_RESULT_TEXT: &str = "[no result recorded]";
 
 /// The name of the session index in an output directory.
 pub const INDEX_FILE: &str = "index.json";
-
-/// What the provider reported for one request: the real size of the prompt
-/// (`input + cache creation + cache read`) and of the answer.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RequestUsage {
-    /// Index in the transcript of the assistant message that answered it.
-    pub message_index: usize,
-    #[serde(default)]
-    pub input_tokens: u64,
-    #[serde(default)]
-    pub cache_creation_input_tokens: u64,
-    #[serde(default)]
-    pub cache_read_input_tokens: u64,
-    #[serde(default)]
-    pub output_tokens: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-}
-
-impl RequestUsage {
-    /// The whole prompt as the provider counted it.
-    pub fn prompt_tokens(&self) -> u64 {
-        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
-    }
-
-    /// Folds in another report of the same response, keeping the largest of
-    /// each figure: Claude Code repeats a response's usage on every line of
-    /// it, with the output count still growing on the early lines.
-    pub fn merge_max(&mut self, other: &RequestUsage) {
-        self.input_tokens = self.input_tokens.max(other.input_tokens);
-        self.cache_creation_input_tokens = self
-            .cache_creation_input_tokens
-            .max(other.cache_creation_input_tokens);
-        self.cache_read_input_tokens = self
-            .cache_read_input_tokens
-            .max(other.cache_read_input_tokens);
-        self.output_tokens = self.output_tokens.max(other.output_tokens);
-    }
-}
-
-/// A place where the source agent compacted its own context. The summary it
-/// wrote is not history and stays out of the transcript; this mark says where
-/// it stood and how large it was, so the real context after it is known.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CompactBoundary {
-    /// Messages of the transcript before the boundary: the context after it
-    /// is the summary plus `messages[message_index..]`.
-    pub message_index: usize,
-    /// Requests (assistant messages) before the boundary.
-    pub requests_before: usize,
-    /// The agent's own count of the context it compacted, if it gave one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pre_tokens: Option<u64>,
-    /// `auto` or `manual`, as the agent recorded it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trigger: Option<String>,
-    /// Bytes of the summary that replaced the earlier context.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary_bytes: Option<u64>,
-    /// 1-based line of the boundary in the source file.
-    pub line: usize,
-}
-
-/// Where an imported session came from.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Source {
-    /// [`FORMAT_CLAUDE_CODE`] or [`FORMAT_MINI_SWE_AGENT`].
-    pub format: String,
-    /// The file it was read from.
-    pub path: String,
-    /// Lines (Claude Code) or messages (mini-swe-agent) in the source.
-    #[serde(default)]
-    pub lines: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instance_id: Option<String>,
-}
-
-/// Tokens of every request that are not history, as far as the source says.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Overhead {
-    /// Bytes of the system prompt.
-    pub system_prompt_bytes: u64,
-    /// The same in estimated tokens (bytes / 4): a floor for `--overhead`.
-    pub tokens: u64,
-}
-
-/// Token totals in the shape of smith's `LLM::Usage`, where `prompt_tokens`
-/// is the uncached remainder.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SmithUsage {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub total_tokens: u64,
-    pub cache_creation_tokens: u64,
-    pub cache_read_tokens: u64,
-}
-
-impl SmithUsage {
-    /// The sum over requests.
-    pub fn total(requests: &[RequestUsage]) -> SmithUsage {
-        let mut u = SmithUsage::default();
-        for r in requests {
-            u.prompt_tokens += r.input_tokens;
-            u.completion_tokens += r.output_tokens;
-            u.cache_creation_tokens += r.cache_creation_input_tokens;
-            u.cache_read_tokens += r.cache_read_input_tokens;
-        }
-        u.total_tokens =
-            u.prompt_tokens + u.completion_tokens + u.cache_creation_tokens + u.cache_read_tokens;
-        u
-    }
-}
-
-/// What the import did to a session, for the summary and for tests.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ImportCounts {
-    pub messages: usize,
-    pub tool_calls: usize,
-    /// User messages marked synthetic (harness-written, not typed).
-    pub synthetic_user_messages: usize,
-    /// Tool calls given a [`NO_RESULT_TEXT`] error result.
-    pub synthetic_results: usize,
-    /// Source lines (or messages) that could not be used.
-    pub skipped: usize,
-}
-
-/// The `session.json` of an imported session: smith's fields (`id`,
-/// `created_at`, `cwd`, `model`, `provider`, `usage`, `name`, `parent_id`)
-/// plus what only an import knows. Every field but `id` defaults, so a file
-/// written by an older import still reads.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SessionFile {
-    pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created_at: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_id: Option<String>,
-    #[serde(default)]
-    pub usage: SmithUsage,
-    #[serde(default)]
-    pub source: Source,
-    /// False when the source says the model saw messages this file does not
-    /// hold (a compaction request, a continued conversation): the requests'
-    /// real prompts then cannot be matched with an estimate.
-    #[serde(default = "yes")]
-    pub context_complete: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_note: Option<String>,
-    /// Usage per request, in transcript order, one per answered request.
-    #[serde(default)]
-    pub requests: Vec<RequestUsage>,
-    #[serde(default)]
-    pub compact_boundaries: Vec<CompactBoundary>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overhead: Option<Overhead>,
-    /// Whether the task was solved (mini-swe-agent with a results file).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resolved: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_status: Option<String>,
-    #[serde(default)]
-    pub import: ImportCounts,
-}
-
-fn yes() -> bool {
-    true
-}
-
-impl Default for SessionFile {
-    /// An empty session whose context is complete until a converter finds
-    /// otherwise (the same default as a `session.json` without the field).
-    fn default() -> SessionFile {
-        SessionFile {
-            id: String::new(),
-            name: None,
-            created_at: None,
-            updated_at: None,
-            cwd: None,
-            model: None,
-            provider: None,
-            parent_id: None,
-            usage: SmithUsage::default(),
-            source: Source::default(),
-            context_complete: true,
-            context_note: None,
-            requests: Vec::new(),
-            compact_boundaries: Vec::new(),
-            overhead: None,
-            resolved: None,
-            exit_status: None,
-            import: ImportCounts::default(),
-        }
-    }
-}
-
-impl SessionFile {
-    /// Reads the import fields from a loaded session's `session.json`;
-    /// `None` for a session that is not an import (smith's own).
-    pub fn from_meta(raw: &serde_json::Value) -> Option<SessionFile> {
-        let file: SessionFile = serde_json::from_value(raw.clone()).ok()?;
-        (!file.source.format.is_empty()).then_some(file)
-    }
-}
 
 /// One converted session, ready to be written.
 #[derive(Clone, Debug)]
