@@ -20,5 +20,6 @@ pub mod replay;
 pub mod report;
 pub mod sweep;
 pub mod synth;
+pub mod time;
 pub mod transcript;
 pub mod view;

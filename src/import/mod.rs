@@ -503,26 +503,9 @@ where
     Ok(outcome)
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` for a Unix time in seconds.
+/// `YYYY-MM-DDTHH:MM:SSZ` of a Unix time, as the importers write times.
 pub fn rfc3339(unix: i64) -> String {
-    let days = unix.div_euclid(86_400);
-    let secs = unix.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + (month <= 2) as i64;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
+    crate::time::format_rfc3339(unix)
 }
 
 /// The modification time of `path` as [`rfc3339`], the fallback timestamp

@@ -16,7 +16,7 @@ use crate::transcript::locate::{read_index, IndexEntry};
 use crate::transcript::{self, estimate_tokens, BlockType, SessionRef};
 
 use super::text::{human_bytes, one_line};
-use super::time::{format_rfc3339, format_short, from_system_time, parse_rfc3339, Unix};
+use crate::time::{format_rfc3339, format_short, from_system_time, parse_rfc3339, Unix};
 
 /// Characters of the first prompt shown in the table.
 pub const PROMPT_CHARS: usize = 50;

@@ -16,4 +16,3 @@ pub mod render;
 pub mod select;
 pub mod stats;
 pub mod text;
-pub mod time;

@@ -1,3 +1,6 @@
+//! RFC 3339 times without a time-zone database, shared by the listing,
+//! the importers and the generator.
+//!
 //! Just enough calendar arithmetic to sort sessions by when they were
 //! created: smith writes `created_at` as RFC 3339 with the local offset
 //! (Crystal's `Time#to_json`), and a file's mtime is seconds since the
