@@ -75,20 +75,6 @@ fn session(turns: usize, seed: usize) -> Vec<Arc<Message>> {
     h
 }
 
-/// Writes `messages` as `<dir>/<name>/transcript.jsonl`.
-fn write_session(dir: &Path, name: &str, messages: &[Arc<Message>]) -> PathBuf {
-    let session = dir.join(name);
-    fs::create_dir_all(&session).unwrap();
-    let mut buf = Vec::new();
-    for m in messages {
-        m.write_json(&mut buf);
-        buf.push(b'\n');
-    }
-    let path = session.join("transcript.jsonl");
-    fs::write(&path, buf).unwrap();
-    path
-}
-
 const NAMES: [&str; 5] = ["alpha", "beta", "gamma", "delta", "epsilon"];
 
 /// Five sessions swept over a small grid (2 × 2 × 2 configs and smith's

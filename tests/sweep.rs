@@ -38,20 +38,6 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Writes `messages` as `<dir>/<name>/transcript.jsonl` and returns its path.
-fn write_session(dir: &Path, name: &str, messages: &[Arc<Message>]) -> PathBuf {
-    let session = dir.join(name);
-    fs::create_dir_all(&session).unwrap();
-    let mut buf = Vec::new();
-    for m in messages {
-        m.write_json(&mut buf);
-        buf.push(b'\n');
-    }
-    let path = session.join("transcript.jsonl");
-    fs::write(&path, buf).unwrap();
-    path
-}
-
 /// A session of `turns` real turns that exercises every stage under a small
 /// window: thinking, an image, repeated reads, large results, and turns to
 /// summarize away. `seed` varies the sizes.

@@ -81,6 +81,26 @@ impl Working {
         self.replace(index, rebuilt);
     }
 
+    /// Replaces the text of result `(index, block_index)` the way smith
+    /// rebuilds a result: only its call id and error flag carry over. Returns
+    /// the message's bytes before and after.
+    pub fn rewrite_result(
+        &mut self,
+        index: usize,
+        block_index: usize,
+        text: Vec<u8>,
+    ) -> (u64, u64) {
+        let old = &self.messages[index].content[block_index];
+        let rebuilt = Block::tool_result(
+            old.tool_call_id.clone(),
+            text,
+            old.is_error.unwrap_or(false),
+        );
+        let before = self.messages[index].bytes();
+        self.replace_block(index, block_index, rebuilt);
+        (before, self.messages[index].bytes())
+    }
+
     /// Positions `(message, block)` of every tool result in a `tool` message
     /// before `end`, in transcript order.
     pub fn tool_result_positions(&self, end: usize) -> Vec<(usize, usize)> {

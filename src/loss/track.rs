@@ -196,14 +196,7 @@ impl<'r> Tracker<'r> {
         }
         let kept = b.text.clone().unwrap_or_else(|| Arc::from(&[][..]));
         let record = &self.record[origin as usize];
-        let results = |m: &Message| -> Vec<usize> {
-            m.content
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.kind == BlockType::ToolResult)
-                .map(|(j, _)| j)
-                .collect()
-        };
+        let results = Message::tool_result_indices;
         if let Some(id) = &b.tool_call_id {
             if let Some(j) = record.content.iter().position(|r| {
                 r.kind == BlockType::ToolResult && r.tool_call_id.as_ref() == Some(id)

@@ -711,14 +711,7 @@ impl Pass {
     /// Replaces the text of result `(index, block)`, keeping its id and
     /// error flag, and counts it as `kind` (stubbed or head kept).
     pub fn rewrite_result(&mut self, index: usize, block: usize, text: Vec<u8>, kind: EditKind) {
-        let old = &self.w.messages[index].content[block];
-        let rebuilt = Block::tool_result(
-            old.tool_call_id.clone(),
-            text,
-            old.is_error.unwrap_or(false),
-        );
-        let before = self.w.messages[index].bytes();
-        self.w.replace_block(index, block, rebuilt);
+        let (before, after) = self.w.rewrite_result(index, block, text);
         match kind {
             EditKind::HeadKept => self.effects.results_truncated += 1,
             _ => self.effects.results_stubbed += 1,
@@ -728,7 +721,7 @@ impl Pass {
             block: Some(block),
             kind,
             bytes_before: before,
-            bytes_after: self.w.messages[index].bytes(),
+            bytes_after: after,
         });
     }
 

@@ -268,6 +268,16 @@ impl Message {
         self.role == Role::User && !self.synthetic
     }
 
+    /// Indices of the message's `tool_result` blocks, in order.
+    pub fn tool_result_indices(&self) -> Vec<usize> {
+        self.content
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.kind == BlockType::ToolResult)
+            .map(|(j, _)| j)
+            .collect()
+    }
+
     /// Writes the message as one line of smith-format JSON (no newline).
     pub fn write_json(&self, out: &mut Vec<u8>) {
         crate::transcript::json::write_message(self, out);

@@ -19,7 +19,7 @@ use crate::engine::constants::{
 };
 use crate::engine::{Compaction, Compactor, Edit, EditKind, Stage, Strategy};
 use crate::replay::{replay_with, RequestFacts};
-use crate::transcript::{Block, BlockType, Message, Role};
+use crate::transcript::{Block, Message, Role};
 
 use super::text::human_bytes;
 
@@ -372,14 +372,7 @@ fn compare(record: &Message, shown: &Message, now: &[&Edit]) -> Vec<Mark> {
 
     // Results are rewritten in place, never added or removed: the k-th
     // result of the history is the k-th of the record.
-    let results = |m: &Message| -> Vec<usize> {
-        m.content
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.kind == BlockType::ToolResult)
-            .map(|(j, _)| j)
-            .collect()
-    };
+    let results = Message::tool_result_indices;
     let (rr, sr) = (results(record), results(shown));
     let paired: Vec<(Option<usize>, usize)> = if rr.len() == sr.len() {
         rr.iter()

@@ -2,6 +2,7 @@
 //! byte counts are easy to reason about.
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use smith_calibrate::engine::Config;
@@ -138,4 +139,18 @@ pub fn pairing_holds(h: &[Arc<Message>]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Writes `messages` as `<dir>/<name>/transcript.jsonl` and returns its path.
+pub fn write_session(dir: &Path, name: &str, messages: &[Arc<Message>]) -> PathBuf {
+    let session = dir.join(name);
+    std::fs::create_dir_all(&session).unwrap();
+    let mut buf = Vec::new();
+    for m in messages {
+        m.write_json(&mut buf);
+        buf.push(b'\n');
+    }
+    let path = session.join("transcript.jsonl");
+    std::fs::write(&path, buf).unwrap();
+    path
 }

@@ -13,7 +13,6 @@ use memchr::memmem;
 use crate::engine::constants::{SUPERSEDED_MARKER, TRUNCATION_MARKER};
 use crate::engine::working::Working;
 use crate::engine::{Edit, EditKind};
-use crate::transcript::Block;
 
 use super::Ledger;
 
@@ -91,13 +90,7 @@ pub fn run(
         if new_text.len() >= text.len() {
             continue;
         }
-        let rebuilt = Block::tool_result(
-            block.tool_call_id.clone(),
-            new_text,
-            block.is_error.unwrap_or(false),
-        );
-        let before = w.messages[index].bytes();
-        w.replace_block(index, block_index, rebuilt);
+        let (before, after) = w.rewrite_result(index, block_index, new_text);
         match kind {
             EditKind::HeadKept => ledger.effects.results_truncated += 1,
             _ => ledger.effects.results_stubbed += 1,
@@ -107,7 +100,7 @@ pub fn run(
             block: Some(block_index),
             kind,
             bytes_before: before,
-            bytes_after: w.messages[index].bytes(),
+            bytes_after: after,
         });
         changed = true;
     }
