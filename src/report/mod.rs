@@ -46,10 +46,30 @@ use crate::transcript::{self, SessionRef};
 /// PNG's size.
 pub const SIZE: (u32, u32) = (1200, 700);
 
-/// Font family of every text: the system's sans-serif (DejaVu Sans through
-/// fontconfig for the PNGs; the browser's own for the SVGs, so the page needs
-/// no web font).
+/// Font family of every text: DejaVu Sans compiled into the binary for the
+/// PNGs (registered under this name by [`register_font`], so no system font
+/// or fontconfig is needed), the browser's own sans-serif for the SVGs, so the
+/// page needs no web font.
 pub const FONT: &str = "sans-serif";
+
+/// DejaVu Sans (Bitstream Vera licence, `assets/fonts/DejaVuSans.LICENSE`):
+/// wide Unicode coverage for the labels a transcript can put in a chart.
+static EMBEDDED_FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+
+/// Makes [`EMBEDDED_FONT`] the font plotters draws [`FONT`] with; once per
+/// process. Bold text falls back to it too (plotters picks the nearest style
+/// registered).
+fn register_font() -> Result<()> {
+    static REGISTERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let ok = *REGISTERED.get_or_init(|| {
+        plotters::style::register_font(FONT, FontStyle::Normal, EMBEDDED_FONT).is_ok()
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(anyhow!("the compiled-in chart font could not be loaded"))
+    }
+}
 
 /// Font sizes in pixels at [`SIZE`].
 pub mod font_size {
@@ -248,18 +268,18 @@ fn draw_titled<DB: DrawingBackend, C: Chart>(
 /// Draws `chart` as SVG and as PNG, at [`SIZE`].
 pub fn render<C: Chart>(chart: &C) -> Result<Figure> {
     let (w, h) = SIZE;
-    let fonts_hint = "(the charts need fontconfig and a sans-serif font: apt-get install fontconfig fonts-dejavu-core)";
+    register_font()?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         draw_titled(chart, &root)
-            .map_err(|e| anyhow!("{}: cannot draw the SVG: {e} {fonts_hint}", chart.stem()))?;
+            .map_err(|e| anyhow!("{}: cannot draw the SVG: {e}", chart.stem()))?;
     }
     let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
         draw_titled(chart, &root)
-            .map_err(|e| anyhow!("{}: cannot draw the PNG: {e} {fonts_hint}", chart.stem()))?;
+            .map_err(|e| anyhow!("{}: cannot draw the PNG: {e}", chart.stem()))?;
     }
     Ok(Figure {
         stem: chart.stem(),
