@@ -4,14 +4,19 @@
 sweep:
     cargo run --release -- sweep datasets/sessions --compact-at 0.7,0.8,0.9 --compact-to 0.4..0.6:0.1 --report reports/datasets
 
-# The test suite, as CI runs it.
+# The test suite, as CI runs it (release profile: reuses the main build).
 test:
-    cargo test
+    cargo test --release
 
 # Formatting and lints, as CI checks them.
 lint:
     cargo fmt --check
-    cargo clippy --all-targets -- -D warnings
+    cargo clippy --release --all-targets -- -D warnings
+
+# A release build with line tables, for perf / flamegraphs:
+# target/profiling/smith-calibrate (builds the dependencies once more).
+profile:
+    cargo build --profile profiling
 
 # Everything CI does.
 ci:

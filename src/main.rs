@@ -2,14 +2,22 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use smith_calibrate::commands;
+
+/// The version and the smith revision whose compaction the engine ports.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (engine: smith context.cr @ ",
+    smith_calibrate::smith_revision!(),
+    ")"
+);
 
 /// Replay smith's context compaction over recorded sessions, under other
 /// thresholds, and measure what it would have done.
 #[derive(Parser, Debug)]
-#[command(name = "smith-calibrate", version, propagate_version = true)]
+#[command(name = "smith-calibrate", version = VERSION, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -24,6 +32,8 @@ enum Command {
     Synth(commands::synth::SynthArgs),
     Import(commands::import::ImportArgs),
     Calibrate(commands::calibrate::CalibrateArgs),
+    Completions(commands::shell::CompletionsArgs),
+    Man(commands::shell::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +46,8 @@ fn main() -> ExitCode {
         Command::Synth(args) => commands::synth::run(args),
         Command::Import(args) => commands::import::run(args),
         Command::Calibrate(args) => commands::calibrate::run(args),
+        Command::Completions(args) => commands::shell::completions(args, Cli::command()),
+        Command::Man(args) => commands::shell::man(args, Cli::command()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

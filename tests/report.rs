@@ -1328,3 +1328,47 @@ fn chromium_renders_every_chart_and_the_page_requests_nothing() {
         );
     }
 }
+
+/// Pixels darker than near-white in the rectangle `x` × `y` of an RGB(A) PNG.
+fn inked_in(path: &Path, x: std::ops::Range<u32>, y: std::ops::Range<u32>) -> usize {
+    let decoder = png::Decoder::new(std::io::Cursor::new(fs::read(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let mut inked = 0;
+    for row in y {
+        for col in x.clone() {
+            let at = (row as usize * info.width as usize + col as usize) * channels;
+            if buf[at..at + 3].iter().any(|&c| c < 128) {
+                inked += 1;
+            }
+        }
+    }
+    inked
+}
+
+#[test]
+fn chart_text_is_drawn_with_the_compiled_in_font_not_a_system_one() {
+    let fx = Fixture::new();
+    let out = fx.report("font", &[]);
+    // The title band (above the plot, centred) holds nothing but the title's
+    // glyphs: ink there is rendered text. 26-pixel DejaVu Sans over a
+    // 30-odd-character title inks thousands of pixels; an empty band none.
+    let (w, _) = smith_calibrate::report::SIZE;
+    let title = inked_in(&out.join("cost-loss.png"), w / 4..w * 3 / 4, 0..34);
+    assert!(
+        title > 1000,
+        "title band of cost-loss.png has {title} dark pixels"
+    );
+    // Nothing links the system font stack: the binary names no fontconfig
+    // or freetype library for the dynamic loader to find.
+    let binary = fs::read(env!("CARGO_BIN_EXE_smith-calibrate")).unwrap();
+    for lib in [&b"libfontconfig"[..], b"libfreetype"] {
+        assert!(
+            !binary.windows(lib.len()).any(|w| w == lib),
+            "the binary refers to {}",
+            String::from_utf8_lossy(lib)
+        );
+    }
+}

@@ -7,6 +7,7 @@ pub mod policy_args;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;
+pub mod shell;
 #[cfg(feature = "full")]
 pub mod sweep;
 pub mod synth;

@@ -5,6 +5,19 @@
 //! here is a change of parity: the tests in `tests/engine_rules.rs` assert the
 //! exact bytes of every marker below.
 
+/// The commit of smith's `src/smith/context.cr` whose behaviour this engine
+/// reproduces, as a macro so that `concat!` can build `--version` from it.
+#[macro_export]
+macro_rules! smith_revision {
+    () => {
+        "e533ff4"
+    };
+}
+
+/// [`smith_revision!`] as a constant. `--version` names it, so a user can
+/// tell which smith a verdict speaks for.
+pub const SMITH_REVISION: &str = smith_revision!();
+
 /// Bytes of a stale tool result that survive truncation. smith keeps a head so
 /// the call keeps an identity; 512 bytes is small enough that hundreds of
 /// truncated results still fit a window (smith's `OLD_RESULT_BYTES`).
