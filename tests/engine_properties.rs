@@ -2,7 +2,7 @@
 //! checked on every compaction of randomly generated sessions under random
 //! configs (the fuzz target checks the same with coverage guidance).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

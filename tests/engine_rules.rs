@@ -2,7 +2,7 @@
 //! strings and byte lengths are asserted, not recomputed from the constants,
 //! so a drift in a constant fails here.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

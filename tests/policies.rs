@@ -4,7 +4,7 @@
 //! commands with several policies.
 #![cfg(feature = "full")]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 //! request leaving the page).
 #![cfg(feature = "full")]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -3,7 +3,7 @@
 //! Pareto front, the cost model, the output files and `--json`.
 #![cfg(feature = "full")]
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,56 @@
+//! The integration tests: one binary, so the crate and polars are linked
+//! once rather than once per file, with one module per area and one helper
+//! module (`common`). Every `tests/*.rs` must be declared here (Cargo's
+//! automatic discovery is off); `every_test_file_is_compiled` fails if one is
+//! forgotten.
+
+#[path = "bad_input.rs"]
+mod bad_input;
+#[path = "calibrate.rs"]
+mod calibrate;
+mod common;
+#[path = "engine_properties.rs"]
+mod engine_properties;
+#[path = "engine_rules.rs"]
+mod engine_rules;
+#[path = "import_claude_code.rs"]
+mod import_claude_code;
+#[path = "import_mini_swe_agent.rs"]
+mod import_mini_swe_agent;
+#[path = "install.rs"]
+mod install;
+#[path = "interrupt.rs"]
+mod interrupt;
+#[path = "policies.rs"]
+mod policies;
+#[path = "real_data.rs"]
+mod real_data;
+#[path = "report.rs"]
+mod report;
+#[path = "sweep.rs"]
+mod sweep;
+#[path = "synth.rs"]
+mod synth;
+#[path = "transcript_cli.rs"]
+mod transcript_cli;
+
+/// A test file left out of the list above would silently never run.
+#[test]
+fn every_test_file_is_compiled() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let this = include_str!("tests.rs");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("tests/ is readable") {
+        let name = entry.expect("a directory entry").file_name();
+        let name = name.to_string_lossy();
+        if let Some(stem) = name.strip_suffix(".rs") {
+            if stem != "tests" && !this.contains(&format!("#[path = \"{stem}.rs\"]\nmod {stem};")) {
+                missing.push(name.to_string());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "declare these in tests/tests.rs: {missing:?}"
+    );
+}
