@@ -24,6 +24,7 @@ enum Command {
     Synth(commands::synth::SynthArgs),
     Import(commands::import::ImportArgs),
     Calibrate(commands::calibrate::CalibrateArgs),
+    Merge(commands::merge::MergeArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
         Command::Synth(args) => commands::synth::run(args),
         Command::Import(args) => commands::import::run(args),
         Command::Calibrate(args) => commands::calibrate::run(args),
+        Command::Merge(args) => commands::merge::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,12 +3,16 @@
 
 pub mod calibrate;
 pub mod import;
+#[cfg(feature = "full")]
+pub mod merge;
 pub mod policy_args;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;
 #[cfg(feature = "full")]
 pub mod sweep;
+#[cfg(feature = "full")]
+pub mod sweep_dist;
 pub mod synth;
 pub mod transcript;
 
