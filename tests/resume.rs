@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use smith_calibrate::sweep::journal;
 use smith_calibrate::synth::{self, CorpusSpec, Shape, SizeSpec};
 
-const SESSIONS: usize = 30;
+const SESSIONS: usize = 40;
 
 /// Long sessions that compact often under the grid below, so each takes a
 /// while and the sweep is still running when the journal has its first
@@ -24,7 +24,7 @@ fn corpus(dir: &Path) {
         seed: 7,
         sessions: SESSIONS,
         shape: Some(Shape::Long),
-        size: SizeSpec::Fixed(300_000),
+        size: SizeSpec::Fixed(500_000),
     };
     for i in 0..spec.sessions {
         synth::write_session(dir, &spec.session(i)).unwrap();
@@ -111,6 +111,7 @@ fn a_sweep_killed_midway_resumes_to_the_outputs_of_an_uninterrupted_one() {
     child.kill().unwrap(); // SIGKILL: no handler runs.
     child.wait().unwrap();
     let kept = journal::count_records(&journal_file);
+    eprintln!("killed with {kept} of {SESSIONS} sessions journaled");
     assert!(
         kept > 0 && kept < SESSIONS,
         "killed midway: {kept} of {SESSIONS} sessions journaled"
@@ -129,7 +130,7 @@ fn a_sweep_killed_midway_resumes_to_the_outputs_of_an_uninterrupted_one() {
     let before = fs::read(&journal_file).unwrap();
     for (grid, why) in [
         (
-            &["--compact-at", "0.7"][..],
+            &["--window", "2"][..],
             "the grid or the policies changed",
         ),
         (
