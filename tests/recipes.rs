@@ -70,7 +70,11 @@ fn column(frame: &DataFrame, name: &str) -> Vec<f64> {
 fn the_slurm_script_passes_bash_n() {
     let script = repo("deploy/slurm/sweep-array.sbatch");
     ok(
-        Command::new("bash").arg("-n").arg(&script).output().unwrap(),
+        Command::new("bash")
+            .arg("-n")
+            .arg(&script)
+            .output()
+            .unwrap(),
         "bash -n",
     );
     let text = fs::read_to_string(&script).unwrap();
@@ -80,9 +84,15 @@ fn the_slurm_script_passes_bash_n() {
 #[test]
 fn the_readme_shows_the_recipes_that_are_tested() {
     let readme = fs::read_to_string(repo("README.md")).unwrap();
-    for file in ["deploy/merge/merge_polars.py", "deploy/merge/merge_duckdb.sql"] {
+    for file in [
+        "deploy/merge/merge_polars.py",
+        "deploy/merge/merge_duckdb.sql",
+    ] {
         let text = fs::read_to_string(repo(file)).unwrap();
-        assert!(readme.contains(&text), "README.md does not show {file} as it is");
+        assert!(
+            readme.contains(&text),
+            "README.md does not show {file} as it is"
+        );
     }
 }
 
@@ -183,11 +193,15 @@ print("manifest ok")
             assert_eq!(column(&theirs, name), column(&ours, name), "{file}: {name}");
         }
         for (a, b) in column(&theirs, "price").iter().zip(column(&ours, "price")) {
-            assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{file}: price {a} vs {b}");
+            assert!(
+                (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                "{file}: price {a} vs {b}"
+            );
         }
     }
     // The rows in the same order as merge's sessions.csv.
-    let script = "import polars as pl, sys; [print(p) for p in pl.read_parquet(sys.argv[1])['path']]";
+    let script =
+        "import polars as pl, sys; [print(p) for p in pl.read_parquet(sys.argv[1])['path']]";
     let ours: Vec<String> = csv(&out.join("sessions.csv"))
         .column("path")
         .unwrap()

@@ -129,10 +129,7 @@ fn a_sweep_killed_midway_resumes_to_the_outputs_of_an_uninterrupted_one() {
     // Another grid, or other prices: refused, the journal untouched.
     let before = fs::read(&journal_file).unwrap();
     for (grid, why) in [
-        (
-            &["--window", "2"][..],
-            "the grid or the policies changed",
-        ),
+        (&["--window", "2"][..], "the grid or the policies changed"),
         (
             &["--price", "3,3.75,0.5"][..],
             "--price was 3,3.75,0.3, now 3,3.75,0.5",
