@@ -32,6 +32,7 @@ enum Command {
     Synth(commands::synth::SynthArgs),
     Import(commands::import::ImportArgs),
     Calibrate(commands::calibrate::CalibrateArgs),
+    Merge(commands::merge::MergeArgs),
     Completions(commands::shell::CompletionsArgs),
     Man(commands::shell::ManArgs),
 }
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
         Command::Synth(args) => commands::synth::run(args),
         Command::Import(args) => commands::import::run(args),
         Command::Calibrate(args) => commands::calibrate::run(args),
+        Command::Merge(args) => commands::merge::run(args),
         Command::Completions(args) => commands::shell::completions(args, Cli::command()),
         Command::Man(args) => commands::shell::man(args, Cli::command()),
     };

@@ -3,6 +3,8 @@
 
 pub mod calibrate;
 pub mod import;
+#[cfg(feature = "full")]
+pub mod merge;
 pub mod policy_args;
 pub mod replay;
 #[cfg(feature = "full")]
@@ -10,6 +12,8 @@ pub mod report;
 pub mod shell;
 #[cfg(feature = "full")]
 pub mod sweep;
+#[cfg(feature = "full")]
+pub mod sweep_dist;
 pub mod synth;
 pub mod transcript;
 

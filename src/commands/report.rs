@@ -24,6 +24,7 @@ use super::{nothing_read, usage};
   smith-calibrate sweep datasets/sessions --compact-at 0.7,0.8,0.9 --report reports/ds  # both
   smith-calibrate sweep datasets/sessions --policy smith,masking,codex --out results/pol
   smith-calibrate report results/pol --config codex --loss results_mangled
+  smith-calibrate report results/sharded   # shards of `sweep --shard K/N`: merged first
 
 The report folder holds index.html (open it in a browser) and cost-loss.png,
 heatmap.png, stages.png, distribution.png and context-<session>.png; a sweep
@@ -68,6 +69,12 @@ fn default_out(dir: &Path) -> PathBuf {
 }
 
 pub fn run(args: ReportArgs) -> Result<()> {
+    // A folder of shards not merged yet: merge it first, into itself.
+    if !args.dir.join(report::data::SUMMARY_FILE).exists()
+        && crate::sweep::merge::has_shards(&args.dir)
+    {
+        super::merge::merge_into(&args.dir, &args.dir)?;
+    }
     let data = SweepOutput::read(&args.dir).map_err(|e| nothing_read(format!("{e:#}")))?;
     let selection = Selection::new(&data, args.config.as_deref(), &args.sessions).map_err(usage)?;
     let out = args.out.unwrap_or_else(|| default_out(&args.dir));

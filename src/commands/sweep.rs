@@ -45,6 +45,10 @@ use super::{nothing_read, usage, Failure};
   smith-calibrate sweep datasets/ --window 1..5 --json | jq '.[0]'
   smith-calibrate sweep datasets/ --policy smith,masking,claude-code,codex,opencode,context-editing --max-tokens 200000
   smith-calibrate sweep datasets/ --policy masking --mask-window 5,10,20 --rank-by needed_again
+  smith-calibrate sweep corpus/ --shard 3/8 --out results/   # one of 8 machines; then:
+  smith-calibrate merge results/
+  smith-calibrate sweep corpus/ --shard auto --resume --out results/   # in a Slurm array task
+  smith-calibrate sweep corpus/ --out results/ --resume      # again after a crash: continues
 
 A grid file (TOML) uses the flags' names as keys:
   compact-at = [0.7, 0.8, 0.9]
@@ -63,7 +67,22 @@ results shortened or removed), needed_again (of those, results a later
 assistant message needed a lost identifier, path or number of 6+ characters
 from while it was visible nowhere else in its history) and refetched (results
 whose call was made again). The session after a compaction was recorded under
-the policy smith actually ran: a proxy, not a counterfactual.")]
+the policy smith actually ran: a proxy, not a counterfactual.
+
+--shard K/N takes the sessions whose key (the transcript's path relative to
+the PATH it was found under) hashes, by 64-bit FNV-1a modulo N, to shard K:
+N processes given the same PATHS cover every session exactly once. Each
+writes DIR/sessions/shard=K/part-0.parquet (Hive-partitioned rows, with an
+`ordinal` column) and DIR/summaries/shard=K/summary.json; `merge DIR` then
+writes the same configs.*, sessions.* and summary.json as one process would.
+--shard auto reads K and N from a Slurm job array (SLURM_ARRAY_TASK_ID minus
+SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job
+(JOB_COMPLETION_INDEX, with N from SMITH_CALIBRATE_SHARDS or --shard auto/N).
+
+--resume keeps each finished session's rows in DIR/.resume/ as it goes, and
+continues from them when the same sweep is run again after being killed
+(even by SIGKILL); a sweep whose sessions, grid or prices changed refuses to
+resume. The journal is removed once the outputs are written.")]
 pub struct SweepArgs {
     /// Transcripts, session directories, trees of them, or session ids or
     /// names [default: $SMITH_HOME/sessions]
@@ -131,6 +150,16 @@ pub struct SweepArgs {
     /// skipped
     #[arg(long)]
     pub strict: bool,
+    /// Take only shard K of N of the sessions and write them as a Hive
+    /// partition of --out (see below); `auto` takes K and N from a Slurm
+    /// array or a Kubernetes Indexed Job. Example: --shard 3/8
+    #[arg(long, value_name = "K/N|auto|auto/N", help_heading = "Scale")]
+    pub shard: Option<String>,
+    /// Journal finished sessions under --out, and continue an interrupted
+    /// sweep from its journal instead of starting over. Example: sweep
+    /// corpus/ --out results/ --resume
+    #[arg(long, help_heading = "Scale")]
+    pub resume: bool,
     /// Worker threads [default: one per core]
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
@@ -228,8 +257,22 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
 
     let data_dir = args.out.as_ref().or(args.report.as_ref());
+    let shard = super::sweep_dist::shard_of(args.shard.as_deref())?;
+    if shard.is_some() && (args.out.is_none() || args.report.is_some()) {
+        return Err(usage(
+            "--shard needs --out DIR (the folder every shard writes into) and no --report: draw the report after `merge DIR`",
+        ));
+    }
+    if args.resume && data_dir.is_none() {
+        return Err(usage("--resume needs --out DIR: the journal is kept there"));
+    }
     for dir in [data_dir, args.report.as_ref()].into_iter().flatten() {
         prepare_out_dir(dir, &refs)?;
+    }
+    let listed = refs.len();
+    let (refs, ordinals) = super::sweep_dist::take_shard(&paths, refs, shard);
+    if let Some(shard) = shard {
+        eprintln!("shard {shard}: {} of the {listed} sessions", refs.len());
     }
 
     let rows = refs.len().saturating_mul(plan.setups.len());
@@ -247,7 +290,17 @@ pub fn run(args: SweepArgs) -> Result<()> {
     // Ctrl-C stops the run at the next session and writes nothing: the
     // outputs already in the folder stay as they were.
     crate::interrupt::install();
-    let sweep = run::run(&refs, &plan.setups, &options)?;
+    let mut journal = match (args.resume, data_dir) {
+        (true, Some(dir)) => Some(super::sweep_dist::open_journal(
+            dir,
+            shard,
+            &refs,
+            &plan.setups,
+            &args.price,
+        )?),
+        _ => None,
+    };
+    let sweep = super::sweep_dist::run_sweep(&refs, &plan.setups, &options, journal.as_mut())?;
     if crate::interrupt::interrupted() {
         let kept = match data_dir {
             Some(dir) => format!("; {} keeps its previous outputs, if any", dir.display()),
@@ -256,9 +309,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
         return Err(Failure {
             code: crate::interrupt::EXIT_INTERRUPTED,
             message: format!(
-                "interrupted after {} of {} sessions: nothing was written{kept}",
+                "interrupted after {} of {} sessions: nothing was written{kept}{}",
                 sweep.sessions.len() + sweep.unreadable.len(),
-                refs.len()
+                refs.len(),
+                super::sweep_dist::interrupted_note(journal.as_ref(), &sweep)
             ),
         }
         .into());
@@ -270,7 +324,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             sweep.unreadable.len()
         )));
     }
-    if sweep.sessions.is_empty() {
+    if sweep.sessions.is_empty() && shard.is_none() {
         return Err(nothing_read(format!(
             "none of the {} sessions could be read (see above)",
             refs.len()
@@ -295,7 +349,19 @@ pub fn run(args: SweepArgs) -> Result<()> {
     );
 
     let summaries = summarize(&sweep, &args.price, rank_by);
-    if let Some(dir) = data_dir {
+    if let (Some(dir), Some(shard)) = (data_dir, shard) {
+        let input = SummaryInput {
+            paths: &paths,
+            grid_file: args.grid.as_deref(),
+            grid: &grid,
+            plan: &plan,
+            prices: &args.price,
+            rank_by: &args.rank_by,
+        };
+        super::sweep_dist::write_shard(
+            dir, shard, &refs, &ordinals, listed, &sweep, &summaries, &input,
+        )?;
+    } else if let Some(dir) = data_dir {
         let input = SummaryInput {
             paths: &paths,
             grid_file: args.grid.as_deref(),
@@ -312,6 +378,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
         eprintln!("wrote {} into {}", names.join(", "), dir.display());
+    }
+    if let (Some(opened), Some(dir)) = (journal, data_dir) {
+        opened.journal.finish(dir)?;
     }
     if let (Some(data), Some(dir)) = (data_dir, &args.report) {
         let written = crate::report::write_default(data, dir)?;

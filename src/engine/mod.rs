@@ -108,7 +108,7 @@ pub enum EditKind {
 }
 
 /// Counts of what one compaction (or a sum of them) did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Effects {
     /// Raw history tokens each stage reclaimed, indexed by [`Stage::index`].
     /// Summarize can be negative: a stand-in larger than what it replaced.

@@ -43,7 +43,7 @@ pub struct RequestFacts {
 }
 
 /// A session's replay, summed.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct SessionFacts {
     pub messages: usize,
     pub requests: usize,

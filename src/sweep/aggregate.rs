@@ -124,10 +124,25 @@ impl ConfigSummary {
 /// better; ties go to fewer results mangled, then lower price, then grid
 /// order).
 pub fn summarize(sweep: &Sweep, prices: &Prices, rank_by: usize) -> Vec<ConfigSummary> {
-    let n_configs = sweep.configs.len();
+    let value = |s: usize, c: usize| figures::values(&sweep.row(s, c).facts, prices);
+    summarize_values(&sweep.configs, sweep.sessions.len(), &value, rank_by)
+}
+
+/// [`summarize`] from the figures of each (session, config) alone, as
+/// `value(session, config)` gives them: what a merge of sharded sweeps has,
+/// read back from the session rows, where the replays' facts are gone. The
+/// sessions are summed in index order, so the same rows in the same order
+/// give the same totals to the last bit.
+pub fn summarize_values(
+    configs: &[Setup],
+    sessions: usize,
+    value: &(dyn Fn(usize, usize) -> [f64; N] + Sync),
+    rank_by: usize,
+) -> Vec<ConfigSummary> {
+    let n_configs = configs.len();
     let mut out: Vec<ConfigSummary> = (0..n_configs)
         .into_par_iter()
-        .map(|c| summarize_config(sweep, prices, c))
+        .map(|c| summarize_config(&configs[c], sessions, value, c))
         .collect();
     if let Some(base) = out.get(Grid::BASELINE).map(|b| b.totals) {
         for s in &mut out {
@@ -160,15 +175,19 @@ pub fn summarize(sweep: &Sweep, prices: &Prices, rank_by: usize) -> Vec<ConfigSu
     out
 }
 
-fn summarize_config(sweep: &Sweep, prices: &Prices, c: usize) -> ConfigSummary {
-    let n_sessions = sweep.sessions.len();
+fn summarize_config(
+    setup: &Setup,
+    n_sessions: usize,
+    value: &(dyn Fn(usize, usize) -> [f64; N] + Sync),
+    c: usize,
+) -> ConfigSummary {
     let mut totals = [0.0; N];
     let stat_figures: Vec<usize> = (0..N).filter(|&i| FIGURES[i].stats).collect();
     let mut samples: Vec<Vec<f64>> = (0..stat_figures.len())
         .map(|_| Vec::with_capacity(n_sessions))
         .collect();
     for s in 0..n_sessions {
-        let v = figures::values(&sweep.row(s, c).facts, prices);
+        let v = value(s, c);
         for i in 0..N {
             match FIGURES[i].kind {
                 Kind::Count | Kind::Price => totals[i] += v[i],
@@ -183,7 +202,7 @@ fn summarize_config(sweep: &Sweep, prices: &Prices, c: usize) -> ConfigSummary {
     for (sample, &i) in samples.iter_mut().zip(&stat_figures) {
         st[i] = stats(sample);
     }
-    let setup = sweep.configs[c].clone();
+    let setup = setup.clone();
     ConfigSummary {
         index: c,
         label: setup.label(),

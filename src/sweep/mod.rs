@@ -5,15 +5,21 @@
 //! once), [`cost`] prices what the replay measured, [`aggregate`] sums it per
 //! config against the baseline, [`pareto`] finds the honest trade-offs,
 //! [`plan`] lays smith's grid and the other policies' configs side by side, and
-//! `tables` lays it all out for `export`.
+//! `tables` lays it all out for `export`. [`shard`] splits a sweep over
+//! machines, `merge` joins the shards' outputs back into one sweep's, and
+//! [`journal`] keeps finished sessions on disk for `--resume`.
 
 pub mod aggregate;
 pub mod cost;
 pub mod figures;
 pub mod grid;
+pub mod journal;
+#[cfg(feature = "full")]
+pub mod merge;
 pub mod pareto;
 pub mod plan;
 pub mod run;
+pub mod shard;
 #[cfg(feature = "full")]
 pub mod tables;
 

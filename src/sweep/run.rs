@@ -9,8 +9,8 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -24,7 +24,7 @@ use crate::replay::SessionFacts;
 use crate::transcript::{self, Session, SessionRef};
 
 /// A session that was read, as the output files name it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SessionInfo {
     /// The session's name or id, else its directory's or file's name.
     pub label: String,
@@ -127,6 +127,33 @@ type Outcome = std::result::Result<(SessionInfo, Vec<SessionFacts>), Unreadable>
 /// quiet) and listed in [`Sweep::unreadable`]; only failing to start the
 /// worker threads is an error.
 pub fn run(refs: &[SessionRef], configs: &[Setup], opts: &Options) -> Result<Sweep> {
+    run_resumable(refs, configs, opts, Vec::new(), &|_, _, _| Ok(()))
+}
+
+/// A session's rows known before the run: its info and one replay's facts
+/// per config.
+pub type Done = (SessionInfo, Vec<SessionFacts>);
+
+/// Called by a worker with each session it replayed (its index in `refs`),
+/// before it takes the next: where a resumable sweep makes the rows durable.
+pub type OnDone<'a> = dyn Fn(usize, &SessionInfo, &[SessionFacts]) -> Result<()> + Sync + 'a;
+
+/// [`run`], taking the sessions of `done` (indexed as `refs`; empty for
+/// none) as already replayed, and handing every session replayed now to
+/// `on_done`. The first error `on_done` returns stops the run at the next
+/// session and is returned. The sweep is the same, row for row, as one
+/// [`run`] over all of `refs`.
+pub fn run_resumable(
+    refs: &[SessionRef],
+    configs: &[Setup],
+    opts: &Options,
+    mut done: Vec<Option<Done>>,
+    on_done: &OnDone,
+) -> Result<Sweep> {
+    done.resize_with(refs.len(), || None);
+    let todo: Vec<usize> = (0..refs.len()).filter(|&i| done[i].is_none()).collect();
+    let failed: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let stop = AtomicBool::new(false);
     let started = Instant::now();
     let threads = opts
         .jobs
@@ -139,6 +166,10 @@ pub fn run(refs: &[SessionRef], configs: &[Setup], opts: &Options) -> Result<Swe
         .context("cannot start the sweep's worker threads")?;
     let engines: Vec<Box<dyn Compactor>> = configs.iter().map(Setup::compactor).collect();
     let bar = opts.progress.then(|| progress_bar(refs));
+    if let Some(bar) = &bar {
+        let before: u64 = done.iter().flatten().map(|(info, _)| info.bytes).sum();
+        bar.inc(before);
+    }
     let say = |text: &str| {
         if opts.quiet || text.is_empty() {
             return;
@@ -154,22 +185,31 @@ pub fn run(refs: &[SessionRef], configs: &[Setup], opts: &Options) -> Result<Swe
     // own session's configs may only steal configs, never start loading a
     // second session, which is what keeps memory at one session per thread.
     let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(refs.len() - todo.len());
     let per_thread: Vec<Vec<(usize, Outcome)>> = pool.broadcast(|_| {
         let mut mine = Vec::new();
         loop {
-            if crate::interrupt::interrupted() {
+            if crate::interrupt::interrupted() || stop.load(Ordering::Relaxed) {
                 break;
             }
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(r) = refs.get(i) else { break };
+            let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                break;
+            };
+            let r = &refs[i];
             let outcome = replay_session(r, &engines, &say);
+            if let Ok((info, facts)) = &outcome {
+                if let Err(e) = on_done(i, info, facts) {
+                    stop.store(true, Ordering::Relaxed);
+                    let mut first = failed.lock().unwrap_or_else(|p| p.into_inner());
+                    first.get_or_insert(e);
+                }
+            }
             if let Some(bar) = &bar {
                 let bytes = match &outcome {
                     Ok((info, _)) => info.bytes,
                     Err(_) => file_size(r),
                 };
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
                 bar.inc(bytes);
                 bar.set_message(format!("{n}/{} sessions", refs.len()));
             }
@@ -181,7 +221,15 @@ pub fn run(refs: &[SessionRef], configs: &[Setup], opts: &Options) -> Result<Swe
         bar.finish_and_clear();
     }
 
+    if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
     let mut outcomes: Vec<(usize, Outcome)> = per_thread.into_iter().flatten().collect();
+    outcomes.extend(
+        done.into_iter()
+            .enumerate()
+            .filter_map(|(i, d)| d.map(|d| (i, Ok(d)))),
+    );
     outcomes.sort_by_key(|(i, _)| *i);
     let mut sweep = Sweep {
         sessions: Vec::new(),

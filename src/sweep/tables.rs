@@ -16,7 +16,7 @@ use super::aggregate::ConfigSummary;
 use super::cost::Prices;
 use super::figures::{self, Kind, FIGURES, N};
 use super::grid::{Grid, Knob};
-use super::run::Sweep;
+use super::run::{Sweep, Unreadable};
 
 /// The knob columns of `configs`, in [`Knob::ALL`] order, named by field.
 fn knob_columns(out: &mut Columns, configs: &[&Config]) {
@@ -243,6 +243,37 @@ pub struct SummaryInput<'a> {
     pub rank_by: &'a str,
 }
 
+/// The counts `summary.json` gives about the sessions of a sweep: from a
+/// [`Sweep`] run here, or added up over the shards of a sharded one.
+#[derive(Clone, Debug)]
+pub struct SweepCounts<'a> {
+    pub sessions: usize,
+    /// Sessions that could not be read, in the order they were given.
+    pub unreadable: &'a [Unreadable],
+    pub lines_skipped: usize,
+    pub bytes: u64,
+    /// Timing fields: wall time and worker threads (over shards, the
+    /// longest shard's time and every shard's threads).
+    pub elapsed_seconds: f64,
+    pub threads: usize,
+    pub configs: usize,
+}
+
+impl<'a> SweepCounts<'a> {
+    /// The counts of a sweep run in this process.
+    pub fn of(sweep: &'a Sweep) -> SweepCounts<'a> {
+        SweepCounts {
+            sessions: sweep.sessions.len(),
+            unreadable: &sweep.unreadable,
+            lines_skipped: sweep.lines_skipped(),
+            bytes: sweep.bytes(),
+            elapsed_seconds: sweep.elapsed.as_secs_f64(),
+            threads: sweep.threads,
+            configs: sweep.configs.len(),
+        }
+    }
+}
+
 /// A config's knobs, label, budget and totals as one JSON object.
 fn config_json(s: &ConfigSummary, with_deltas: bool) -> Value {
     let b = s.setup.budget();
@@ -289,7 +320,11 @@ fn config_json(s: &ConfigSummary, with_deltas: bool) -> Value {
 /// `summary.json`: what was swept (paths, sessions read and skipped, the
 /// grid's axes, prices), the baseline, the best config by rank, and the
 /// Pareto front.
-pub fn summary_json(sweep: &Sweep, summaries: &[ConfigSummary], input: &SummaryInput) -> Value {
+pub fn summary_json(
+    sweep: &SweepCounts,
+    summaries: &[ConfigSummary],
+    input: &SummaryInput,
+) -> Value {
     let axes: Map<String, Value> = input
         .grid
         .axes
@@ -317,17 +352,17 @@ pub fn summary_json(sweep: &Sweep, summaries: &[ConfigSummary], input: &SummaryI
     json!({
         "tool": concat!("smith-calibrate ", env!("CARGO_PKG_VERSION")),
         "paths": input.paths,
-        "sessions": sweep.sessions.len(),
+        "sessions": sweep.sessions,
         "sessions_skipped": sweep.unreadable.len(),
         "skipped": sweep.unreadable.iter().map(|u| json!({"path": u.path, "reason": u.reason})).collect::<Vec<_>>(),
-        "lines_skipped": sweep.lines_skipped(),
-        "bytes": sweep.bytes(),
-        "elapsed_seconds": sweep.elapsed.as_secs_f64(),
+        "lines_skipped": sweep.lines_skipped,
+        "bytes": sweep.bytes,
+        "elapsed_seconds": sweep.elapsed_seconds,
         "threads": sweep.threads,
         "grid": {
             "file": input.grid_file,
             "axes": axes,
-            "configs": sweep.configs.len(),
+            "configs": sweep.configs,
             "smith_configs": input.grid.configs.len(),
             "impossible_left_out": input.grid.impossible,
             "policies": input.plan.policies,
@@ -364,6 +399,6 @@ pub fn export(
     Ok(Export {
         sessions: sessions_table(sweep, prices).to_frame()?,
         configs: configs_table(summaries).to_frame()?,
-        summary: summary_json(sweep, summaries, input),
+        summary: summary_json(&SweepCounts::of(sweep), summaries, input),
     })
 }

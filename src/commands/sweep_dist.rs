@@ -1,0 +1,185 @@
+//! The parts of `sweep` for sweeps that outgrow one process: `--shard`
+//! (take one shard of the sessions, write Hive-partitioned rows) and
+//! `--resume` (journal finished sessions, continue after a kill).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+
+use crate::policy::Setup;
+use crate::sweep::aggregate::ConfigSummary;
+use crate::sweep::cost::Prices;
+use crate::sweep::journal::{self, Journal, Manifest, Opened};
+use crate::sweep::merge::{self, ShardPlace};
+use crate::sweep::run::{self, Options, Sweep};
+use crate::sweep::shard::{self, Shard};
+use crate::sweep::tables::SummaryInput;
+use crate::transcript::SessionRef;
+
+use super::usage;
+
+/// `--shard`, from the flag and the environment.
+pub fn shard_of(flag: Option<&str>) -> Result<Option<Shard>> {
+    flag.map(|text| Shard::parse(text, &|k| std::env::var(k).ok()))
+        .transpose()
+        .map_err(|e| usage(format!("--shard: {e}")))
+}
+
+/// The sessions of `refs` in `shard` (all of them without one), with each
+/// one's position among all of `refs`. Each session's key is taken against
+/// the first of `paths` that is a directory holding it (see
+/// [`shard::key`]).
+pub fn take_shard(
+    paths: &[String],
+    refs: Vec<SessionRef>,
+    shard: Option<Shard>,
+) -> (Vec<SessionRef>, Vec<usize>) {
+    let Some(shard) = shard else {
+        let ordinals = (0..refs.len()).collect();
+        return (refs, ordinals);
+    };
+    let dirs: Vec<&Path> = paths.iter().map(Path::new).filter(|p| p.is_dir()).collect();
+    let mut taken = Vec::new();
+    let mut ordinals = Vec::new();
+    for (i, r) in refs.into_iter().enumerate() {
+        let spec = dirs
+            .iter()
+            .find(|d| r.transcript.starts_with(d))
+            .copied()
+            .unwrap_or(r.transcript.as_path());
+        if shard.takes(&shard::key(spec, &r.transcript)) {
+            taken.push(r);
+            ordinals.push(i);
+        }
+    }
+    (taken, ordinals)
+}
+
+/// Opens (or starts) the journal of a `--resume` sweep into `out` and says
+/// what it found.
+pub fn open_journal(
+    out: &Path,
+    shard: Option<Shard>,
+    refs: &[SessionRef],
+    setups: &[Setup],
+    prices: &Prices,
+) -> Result<Opened> {
+    let dir = journal::dir_for(out, shard);
+    let manifest = Manifest::new(refs, setups, prices, shard);
+    let opened =
+        Journal::open(&dir, &manifest, refs, setups.len()).map_err(|e| usage(format!("{e:#}")))?;
+    if opened.continued {
+        eprintln!(
+            "resuming: {} of {} sessions were finished before; replaying the other {}{}",
+            opened.recovered,
+            refs.len(),
+            refs.len() - opened.recovered,
+            match opened.dropped_bytes {
+                0 => String::new(),
+                n => format!(" (dropped {n} bytes of a record cut short)"),
+            }
+        );
+    } else {
+        eprintln!(
+            "journal of finished sessions: {} (an interrupted sweep continues with --resume)",
+            opened.journal.path().display()
+        );
+    }
+    Ok(opened)
+}
+
+/// Runs the sweep, through the journal when there is one.
+pub fn run_sweep(
+    refs: &[SessionRef],
+    setups: &[Setup],
+    options: &Options,
+    journal: Option<&mut Opened>,
+) -> Result<Sweep> {
+    match journal {
+        None => run::run(refs, setups, options),
+        Some(opened) => {
+            let done = std::mem::take(&mut opened.done);
+            let j = &opened.journal;
+            let sweep = run::run_resumable(refs, setups, options, done, &|i, info, facts| {
+                j.append(i, info, facts)
+            })?;
+            j.sync()?;
+            Ok(sweep)
+        }
+    }
+}
+
+/// What an interrupted sweep with a journal keeps.
+pub fn interrupted_note(journal: Option<&Opened>, sweep: &Sweep) -> String {
+    match journal {
+        Some(o) => format!(
+            "; the rows of {} sessions are kept in {}: run the same command with --resume to continue",
+            sweep.sessions.len(),
+            o.journal.path().display()
+        ),
+        None => String::new(),
+    }
+}
+
+/// Writes a shard's outputs into `out`: `refs` are the shard's sessions,
+/// `ordinals` their positions among the `listed` sessions of the sweep.
+#[allow(clippy::too_many_arguments)]
+pub fn write_shard(
+    out: &Path,
+    shard: Shard,
+    refs: &[SessionRef],
+    ordinals: &[usize],
+    listed: usize,
+    sweep: &Sweep,
+    summaries: &[ConfigSummary],
+    input: &SummaryInput,
+) -> Result<()> {
+    // Each session is read or unreadable; both lists name it by transcript.
+    let at: HashMap<&Path, usize> = refs
+        .iter()
+        .zip(ordinals)
+        .map(|(r, &o)| (r.transcript.as_path(), o))
+        .collect();
+    let ordinal = |p: &Path| {
+        at.get(p).copied().ok_or_else(|| {
+            anyhow!(
+                "{}: replayed but not among the shard's sessions",
+                p.display()
+            )
+        })
+    };
+    let read: Vec<usize> = sweep
+        .sessions
+        .iter()
+        .map(|s| ordinal(&s.path))
+        .collect::<Result<_>>()?;
+    let skipped: Vec<usize> = sweep
+        .unreadable
+        .iter()
+        .map(|u| ordinal(&u.path))
+        .collect::<Result<_>>()?;
+    let written = merge::write_shard(
+        out,
+        &ShardPlace {
+            shard,
+            ordinals: &read,
+            skipped_ordinals: &skipped,
+            listed,
+        },
+        sweep,
+        summaries,
+        input,
+    )?;
+    let names: Vec<String> = written
+        .iter()
+        .filter_map(|p| p.strip_prefix(out).ok().map(|p| p.display().to_string()))
+        .collect();
+    eprintln!(
+        "shard {shard}: wrote {} into {}; once every shard is done, `smith-calibrate merge {}` writes the sweep's outputs",
+        names.join(", "),
+        out.display(),
+        out.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,445 @@
+//! `sweep --resume`: the rows of every finished session, kept on disk as the
+//! sweep goes, so a sweep killed at any point (even by SIGKILL or a power
+//! cut) continues where it stopped instead of starting over.
+//!
+//! The journal lives in `OUT/.resume/all/` (or `OUT/.resume/shard=K/`): a
+//! `manifest.json` saying which sweep it belongs to, and `journal`, an
+//! append-only file of one record per finished session. A record is
+//! `length (u32 LE) | FNV-1a 64 of the payload (u64 LE) | payload`, the
+//! payload being JSON: the session's index in the sweep, its transcript and
+//! its facts under every config (whole numbers only, so JSON keeps them
+//! exactly). Each record is handed to the kernel in one write as soon as
+//! its session is done, which is enough to survive the process being
+//! killed; the file is also synced to disk at most every
+//! [`SYNC_EVERY`] and at the end, which bounds what a machine crash loses.
+//! On resume, reading stops at the first record that is short or whose
+//! checksum fails (the one a crash interrupted); the file is cut back there
+//! and those sessions are replayed again, so a partial row can never reach
+//! the outputs, which are only written, whole, when every session is done.
+//!
+//! The manifest holds a fingerprint of the inputs (each transcript's and
+//! `session.json`'s path, size and modification time), of the configs (every
+//! policy and knob value), of the prices and of the shard. A sweep whose
+//! fingerprint differs refuses to resume and says what changed.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::policy::Setup;
+use crate::replay::SessionFacts;
+use crate::transcript::SessionRef;
+
+use super::cost::Prices;
+use super::run::{Done, SessionInfo};
+use super::shard::{fnv1a64, Shard};
+
+/// The folder under `--out` that holds the journals.
+pub const DIR: &str = ".resume";
+/// The manifest's file name.
+pub const MANIFEST: &str = "manifest.json";
+/// The journal's file name.
+pub const JOURNAL: &str = "journal";
+/// How often the journal is synced to disk at most.
+pub const SYNC_EVERY: Duration = Duration::from_secs(1);
+/// Bytes before a record's payload: its length and its checksum.
+const HEADER: usize = 12;
+/// Format of the records; a journal of another format is refused.
+const FORMAT: u32 = 1;
+
+/// The journal folder of a sweep into `out`, for all sessions or one shard.
+pub fn dir_for(out: &Path, shard: Option<Shard>) -> PathBuf {
+    out.join(DIR).join(match shard {
+        Some(s) => format!("shard={}", s.index),
+        None => "all".to_string(),
+    })
+}
+
+/// What identifies a sweep: the sessions read, the configs, the prices and
+/// the shard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub tool: String,
+    pub format: u32,
+    /// `K/N`, or null for an unsharded sweep.
+    pub shard: Option<String>,
+    /// Each input file as path, size in bytes and modification time in
+    /// nanoseconds since 1970, in sweep order.
+    pub inputs: Vec<(String, u64, u64)>,
+    /// FNV-1a 64 of every config's policy and knob values, in hex.
+    pub configs: String,
+    pub config_count: usize,
+    /// `input,cache_write,cache_read`.
+    pub prices: String,
+}
+
+impl Manifest {
+    /// The manifest of a sweep of `refs` under `configs`.
+    pub fn new(
+        refs: &[SessionRef],
+        configs: &[Setup],
+        prices: &Prices,
+        shard: Option<Shard>,
+    ) -> Manifest {
+        let mut inputs = Vec::new();
+        for r in refs {
+            for path in [r.transcript.clone(), r.session_json()] {
+                if let Ok(meta) = fs::metadata(&path) {
+                    let mtime = meta
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+                    inputs.push((path.display().to_string(), meta.len(), mtime));
+                }
+            }
+        }
+        // Debug shows every field of every setup, floats exactly.
+        let configs_text = format!("{configs:?}");
+        Manifest {
+            tool: concat!("smith-calibrate ", env!("CARGO_PKG_VERSION")).to_string(),
+            format: FORMAT,
+            shard: shard.map(|s| s.to_string()),
+            inputs,
+            configs: format!("{:016x}", fnv1a64(configs_text.as_bytes())),
+            config_count: configs.len(),
+            prices: format!(
+                "{},{},{}",
+                prices.input, prices.cache_write, prices.cache_read
+            ),
+        }
+    }
+
+    /// Why a sweep described by `self` cannot continue the journal of
+    /// `old`, or `None` when it can.
+    pub fn differences(&self, old: &Manifest) -> Option<String> {
+        let mut why = Vec::new();
+        if self.tool != old.tool || self.format != old.format {
+            why.push(format!(
+                "it was written by {} (format {}), this is {}",
+                old.tool, old.format, self.tool
+            ));
+        }
+        if self.shard != old.shard {
+            why.push(format!(
+                "the shard was {}, now {}",
+                old.shard.as_deref().unwrap_or("none"),
+                self.shard.as_deref().unwrap_or("none")
+            ));
+        }
+        if self.configs != old.configs || self.config_count != old.config_count {
+            why.push(format!(
+                "the grid or the policies changed ({} configs then, {} now)",
+                old.config_count, self.config_count
+            ));
+        }
+        if self.prices != old.prices {
+            why.push(format!("--price was {}, now {}", old.prices, self.prices));
+        }
+        if self.inputs != old.inputs {
+            let then: std::collections::HashMap<&str, (u64, u64)> = old
+                .inputs
+                .iter()
+                .map(|(p, s, m)| (p.as_str(), (*s, *m)))
+                .collect();
+            let now: std::collections::HashSet<&str> =
+                self.inputs.iter().map(|(p, _, _)| p.as_str()).collect();
+            let mut changes = Vec::new();
+            for (p, s, m) in &self.inputs {
+                match then.get(p.as_str()) {
+                    None => changes.push(format!("{p} is new")),
+                    Some(&(s0, m0)) if (s0, m0) != (*s, *m) => {
+                        changes.push(format!("{p} changed ({s0} bytes then, {s} now)"))
+                    }
+                    _ => {}
+                }
+            }
+            for (p, _, _) in &old.inputs {
+                if !now.contains(p.as_str()) {
+                    changes.push(format!("{p} is gone"));
+                }
+            }
+            if changes.is_empty() {
+                changes.push("the sessions are listed in another order".into());
+            }
+            let n = changes.len();
+            changes.truncate(3);
+            why.push(format!(
+                "the sessions changed: {}{}",
+                changes.join("; "),
+                if n > 3 {
+                    format!(" and {} more", n - 3)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        (!why.is_empty()).then(|| why.join("; "))
+    }
+}
+
+/// One record's payload.
+#[derive(Serialize, Deserialize)]
+struct Record {
+    /// Index of the session in the sweep.
+    i: usize,
+    info: SessionInfo,
+    facts: Vec<SessionFacts>,
+}
+
+/// An open journal, appended to by the sweep's workers.
+pub struct Journal {
+    dir: PathBuf,
+    file: Mutex<(File, Instant)>,
+}
+
+/// What opening a journal found.
+pub struct Opened {
+    pub journal: Journal,
+    /// The sessions already done, indexed as the sweep's sessions.
+    pub done: Vec<Option<Done>>,
+    /// Sessions whose rows were recovered.
+    pub recovered: usize,
+    /// Bytes at the end that were not a whole record (a write cut short)
+    /// and were dropped.
+    pub dropped_bytes: u64,
+    /// Whether there was a journal to continue.
+    pub continued: bool,
+}
+
+impl Journal {
+    /// Opens the journal in `dir` for the sweep `manifest` describes, over
+    /// `refs`: continues one whose manifest matches, refuses one that does
+    /// not, and starts one where there is none.
+    pub fn open(
+        dir: &Path,
+        manifest: &Manifest,
+        refs: &[SessionRef],
+        configs: usize,
+    ) -> Result<Opened> {
+        let manifest_path = dir.join(MANIFEST);
+        let journal_path = dir.join(JOURNAL);
+        let mut done: Vec<Option<Done>> = Vec::new();
+        done.resize_with(refs.len(), || None);
+        let existing = match fs::read_to_string(&manifest_path) {
+            Ok(text) => Some(serde_json::from_str::<Manifest>(&text).with_context(|| {
+                format!(
+                    "{}: not a manifest this tool wrote; remove {} to start over",
+                    manifest_path.display(),
+                    dir.display()
+                )
+            })?),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(anyhow!("{}: cannot read: {e}", manifest_path.display())),
+        };
+        if let Some(old) = &existing {
+            if let Some(why) = manifest.differences(old) {
+                bail!(
+                    "cannot resume: this is not the sweep that was interrupted: {why}. Run it as before to resume, or remove {} (or drop --resume) to start over",
+                    dir.display()
+                );
+            }
+        }
+        let continued = existing.is_some() && journal_path.exists();
+        let (mut recovered, mut dropped_bytes) = (0, 0);
+        let file = if continued {
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&journal_path)
+                .with_context(|| format!("{}: cannot open", journal_path.display()))?;
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes)
+                .with_context(|| format!("{}: cannot read", journal_path.display()))?;
+            let (records, valid) = parse(&bytes);
+            for payload in records {
+                let record: Record = serde_json::from_slice(payload).with_context(|| {
+                    format!(
+                        "{}: a record that passed its checksum is not valid",
+                        journal_path.display()
+                    )
+                })?;
+                let Some(r) = refs.get(record.i) else {
+                    bail!(
+                        "{}: session {} is not in this sweep; remove {} to start over",
+                        journal_path.display(),
+                        record.i,
+                        dir.display()
+                    );
+                };
+                if r.transcript != record.info.path || record.facts.len() != configs {
+                    bail!(
+                        "{}: the record of session {} does not match {}; remove {} to start over",
+                        journal_path.display(),
+                        record.i,
+                        r.transcript.display(),
+                        dir.display()
+                    );
+                }
+                if done[record.i].is_none() {
+                    recovered += 1;
+                }
+                done[record.i] = Some((record.info, record.facts));
+            }
+            dropped_bytes = (bytes.len() - valid) as u64;
+            file.set_len(valid as u64)
+                .and_then(|()| file.seek(SeekFrom::End(0)).map(drop))
+                .and_then(|()| file.sync_all())
+                .with_context(|| {
+                    format!(
+                        "{}: cannot cut off the unfinished record",
+                        journal_path.display()
+                    )
+                })?;
+            file
+        } else {
+            fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+            // The journal first, empty, then the manifest that makes it
+            // count: a crash between the two leaves no manifest, so a start
+            // over.
+            let file = File::create(&journal_path)
+                .and_then(|f| f.sync_all().map(|()| f))
+                .with_context(|| format!("{}: cannot create", journal_path.display()))?;
+            let text = serde_json::to_vec_pretty(manifest)?;
+            crate::output::write_atomic(&manifest_path, &text)?;
+            sync_dir(dir);
+            file
+        };
+        Ok(Opened {
+            journal: Journal {
+                dir: dir.to_path_buf(),
+                file: Mutex::new((file, Instant::now())),
+            },
+            done,
+            recovered,
+            dropped_bytes,
+            continued,
+        })
+    }
+
+    /// Appends the record of session `i`, in one write; syncs if the last
+    /// sync is [`SYNC_EVERY`] old.
+    pub fn append(&self, i: usize, info: &SessionInfo, facts: &[SessionFacts]) -> Result<()> {
+        #[derive(Serialize)]
+        struct RecordRef<'a> {
+            i: usize,
+            info: &'a SessionInfo,
+            facts: &'a [SessionFacts],
+        }
+        let payload = serde_json::to_vec(&RecordRef { i, info, facts })
+            .with_context(|| format!("{}: cannot journal this session", info.path.display()))?;
+        let len = u32::try_from(payload.len())
+            .map_err(|_| anyhow!("{}: record too large", info.path.display()))?;
+        let mut buf = Vec::with_capacity(HEADER + payload.len());
+        buf.extend_from_slice(&len.to_le_bytes());
+        buf.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
+        buf.extend_from_slice(&payload);
+        let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let (file, synced) = &mut *guard;
+        let path = self.path();
+        file.write_all(&buf)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        if synced.elapsed() >= SYNC_EVERY {
+            file.sync_data()
+                .with_context(|| format!("{}: cannot sync", path.display()))?;
+            *synced = Instant::now();
+        }
+        Ok(())
+    }
+
+    /// Syncs everything written.
+    pub fn sync(&self) -> Result<()> {
+        let guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        guard
+            .0
+            .sync_data()
+            .with_context(|| format!("{}: cannot sync", self.path().display()))
+    }
+
+    /// The journal file.
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(JOURNAL)
+    }
+
+    /// Removes the journal and its manifest: the sweep's outputs are
+    /// written and nothing is left to resume.
+    pub fn finish(self, out: &Path) -> Result<()> {
+        drop(self.file);
+        fs::remove_dir_all(&self.dir).with_context(|| {
+            format!("{}: cannot remove the finished journal", self.dir.display())
+        })?;
+        // The `.resume` folder too, once no shard's journal is left in it.
+        let _ = fs::remove_dir(out.join(DIR));
+        Ok(())
+    }
+}
+
+/// The payloads of the whole, valid records at the start of `bytes`, and
+/// the length they take.
+fn parse(bytes: &[u8]) -> (Vec<&[u8]>, usize) {
+    let mut records = Vec::new();
+    let mut at = 0;
+    while bytes.len() - at >= HEADER {
+        let len =
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize;
+        let mut sum = [0u8; 8];
+        sum.copy_from_slice(&bytes[at + 4..at + HEADER]);
+        let start = at + HEADER;
+        let Some(payload) = start.checked_add(len).and_then(|end| bytes.get(start..end)) else {
+            break;
+        };
+        if fnv1a64(payload) != u64::from_le_bytes(sum) {
+            break;
+        }
+        records.push(payload);
+        at = start + len;
+    }
+    (records, at)
+}
+
+/// Whole records in the journal at `path`: how far a sweep got.
+pub fn count_records(path: &Path) -> usize {
+    fs::read(path).map_or(0, |b| parse(&b).0.len())
+}
+
+/// Makes a rename or a new file in `dir` durable (best effort: not every
+/// platform can sync a directory).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_torn_or_corrupt_tail_ends_the_valid_records() {
+        let mut bytes = Vec::new();
+        for payload in [&b"{\"a\":1}"[..], b"{\"b\":22}"] {
+            bytes.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(&fnv1a64(payload).to_le_bytes());
+            bytes.extend_from_slice(payload);
+        }
+        let whole = bytes.len();
+        assert_eq!(
+            parse(&bytes),
+            (vec![&b"{\"a\":1}"[..], b"{\"b\":22}"], whole)
+        );
+        // Cut inside the second record: only the first counts.
+        let first = HEADER + 7;
+        for cut in first..whole {
+            assert_eq!(parse(&bytes[..cut]).1, first, "cut at {cut}");
+        }
+        // A flipped byte in the second payload: its checksum fails.
+        let mut bad = bytes.clone();
+        bad[whole - 2] ^= 1;
+        assert_eq!(parse(&bad).1, first);
+    }
+}

@@ -1,0 +1,549 @@
+//! Sharded sweeps: what each shard writes, and the merge that turns a
+//! folder of shards into the outputs of one sweep.
+//!
+//! Shard K of N writes, into the `--out` folder every shard shares:
+//!
+//! - `sessions/shard=K/part-0.parquet`: its rows, the columns of
+//!   `sessions.parquet` plus `ordinal`, the session's position in the whole
+//!   sweep (every shard lists all sessions in the same order before keeping
+//!   its own). A Hive partition: polars, DuckDB, Spark and Arrow read the
+//!   folder as one table with a `shard` column.
+//! - `summaries/shard=K/summary.json`: the shard's own `summary.json`, plus
+//!   a `shard` object saying which shard it is, how many sessions the whole
+//!   sweep lists, the ordinals of its unreadable sessions, and the grid,
+//!   policies and prices as text so the merge builds the same configs.
+//!
+//! The merge reads every part, orders the rows by (`ordinal`, `config`)
+//! (the order one process writes them in), and recomputes every per-config
+//! figure from those rows, so `configs.*`, `sessions.*` and `summary.json`
+//! come out as one process would have written them; only the timing fields
+//! (`elapsed_seconds`: the slowest shard's; `threads`: all shards') differ.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use polars::prelude::{
+    Column, DataFrame, DataType, IdxCa, IdxSize, ParquetCompression, ParquetReader, ParquetWriter,
+    SerReader,
+};
+use serde_json::{json, Map, Value};
+
+use crate::export::Export;
+use crate::policy::{Policy, PolicyKnob};
+
+use super::aggregate::{summarize_values, ConfigSummary};
+use super::cost::Prices;
+use super::figures::{self, FIGURES, N};
+use super::grid::{self, Grid, GridSpec, Knob};
+use super::plan::{self, Plan, PolicySpec};
+use super::run::{Sweep, Unreadable};
+use super::shard::Shard;
+use super::tables::{self, SummaryInput, SweepCounts};
+
+/// The folder of the shards' rows, one Hive partition per shard.
+pub const SESSIONS_DIR: &str = "sessions";
+/// The folder of the shards' summaries.
+pub const SUMMARIES_DIR: &str = "summaries";
+/// The one part file of a shard.
+pub const PART_FILE: &str = "part-0.parquet";
+/// The column giving a row's session's position in the whole sweep.
+pub const ORDINAL: &str = "ordinal";
+
+/// `OUT/sessions/shard=K/part-0.parquet`.
+pub fn part_path(out: &Path, shard: Shard) -> PathBuf {
+    out.join(SESSIONS_DIR)
+        .join(format!("shard={}", shard.index))
+        .join(PART_FILE)
+}
+
+/// `OUT/summaries/shard=K/summary.json`.
+pub fn summary_path(out: &Path, shard: Shard) -> PathBuf {
+    out.join(SUMMARIES_DIR)
+        .join(format!("shard={}", shard.index))
+        .join(crate::report::data::SUMMARY_FILE)
+}
+
+/// Whether `dir` holds the outputs of sharded sweeps.
+pub fn has_shards(dir: &Path) -> bool {
+    dir.join(SUMMARIES_DIR).is_dir()
+}
+
+/// The grid, policies and prices as text that parses back to the same
+/// values (Rust prints the shortest decimal that reads back exactly).
+pub fn rebuild_json(grid: &Grid, plan: &Plan, prices: &Prices) -> Value {
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let knobs: Map<String, Value> = grid
+        .axes
+        .iter()
+        .map(|(k, v)| (k.flag().to_string(), Value::String(list(v))))
+        .collect();
+    let policy_knobs: Map<String, Value> = plan
+        .policy_axes
+        .iter()
+        .map(|(k, v)| (k.flag().to_string(), Value::String(list(v))))
+        .collect();
+    json!({
+        "knobs": knobs,
+        "policies": plan.policies.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+        "policy_knobs": policy_knobs,
+        "exclude_tools": plan.exclude_tools,
+        "prices": format!("{},{},{}", prices.input, prices.cache_write, prices.cache_read),
+    })
+}
+
+/// Where the shard's sessions stand in the whole sweep.
+pub struct ShardPlace<'a> {
+    pub shard: Shard,
+    /// The position in the whole sweep of each of `sweep.sessions`.
+    pub ordinals: &'a [usize],
+    /// The position of each of `sweep.unreadable`.
+    pub skipped_ordinals: &'a [usize],
+    /// Sessions the whole sweep lists, over all shards.
+    pub listed: usize,
+}
+
+/// Writes a shard's part file and summary into `out`, each atomically, and
+/// returns their paths.
+pub fn write_shard(
+    out: &Path,
+    place: &ShardPlace,
+    sweep: &Sweep,
+    summaries: &[ConfigSummary],
+    input: &SummaryInput,
+) -> Result<Vec<PathBuf>> {
+    let mut frame = tables::sessions_table(sweep, input.prices)
+        .to_frame()
+        .context("cannot lay out the shard's rows")?;
+    let ordinals: Vec<i64> = sweep
+        .rows
+        .iter()
+        .map(|r| place.ordinals[r.session as usize] as i64)
+        .collect();
+    frame
+        .with_column(Column::new(ORDINAL.into(), ordinals))
+        .context("cannot add the ordinal column")?;
+    let part = part_path(out, place.shard);
+    let mut summary = tables::summary_json(&SweepCounts::of(sweep), summaries, input);
+    summary["shard"] = json!({
+        "index": place.shard.index,
+        "count": place.shard.count,
+        "assignment": "FNV-1a 64 of the transcript's path relative to its PATH argument, modulo count, plus 1",
+        "listed": place.listed,
+        "skipped_ordinals": place.skipped_ordinals,
+        "rebuild": rebuild_json(input.grid, input.plan, input.prices),
+    });
+    let summary_file = summary_path(out, place.shard);
+    for path in [&part, &summary_file] {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("{}: cannot create", dir.display()))?;
+        }
+    }
+    crate::output::write_atomic_with(&part, |w| {
+        ParquetWriter::new(w)
+            .with_compression(ParquetCompression::Snappy)
+            .finish(&mut frame)
+            .map(drop)
+            .map_err(std::io::Error::other)
+    })?;
+    let mut text = serde_json::to_vec_pretty(&summary)?;
+    text.push(b'\n');
+    crate::output::write_atomic(&summary_file, &text)?;
+    Ok(vec![part, summary_file])
+}
+
+/// A folder of shards merged: what to write, and how much it held.
+pub struct Merged {
+    pub export: Export,
+    pub shards: u32,
+    pub sessions: usize,
+    pub rows: usize,
+}
+
+/// One shard's summary, read.
+struct ShardSummary {
+    file: PathBuf,
+    index: u32,
+    value: Value,
+}
+
+fn read_summaries(dir: &Path) -> Result<Vec<ShardSummary>> {
+    let root = dir.join(SUMMARIES_DIR);
+    let entries = std::fs::read_dir(&root).with_context(|| {
+        format!(
+            "{}: cannot read it; is {} the --out folder of `sweep --shard K/N`?",
+            root.display(),
+            dir.display()
+        )
+    })?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| format!("{}: cannot read", root.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(index) = name
+            .strip_prefix("shard=")
+            .and_then(|k| k.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let file = entry.path().join(crate::report::data::SUMMARY_FILE);
+        let text = match std::fs::read_to_string(&file) {
+            Ok(t) => t,
+            // A shard still running (or killed) has its folder but no summary.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => bail!("{}: cannot read: {e}", file.display()),
+        };
+        let value: Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not valid JSON", file.display()))?;
+        out.push(ShardSummary { file, index, value });
+    }
+    out.sort_by_key(|s| s.index);
+    Ok(out)
+}
+
+fn field<'a>(s: &'a ShardSummary, pointer: &str) -> Result<&'a Value> {
+    s.value.pointer(pointer).ok_or_else(|| {
+        anyhow!(
+            "{}: no {pointer}; not the summary of a shard this version wrote",
+            s.file.display()
+        )
+    })
+}
+
+fn uint(s: &ShardSummary, pointer: &str) -> Result<u64> {
+    field(s, pointer)?
+        .as_u64()
+        .ok_or_else(|| anyhow!("{}: {pointer} is not a whole number", s.file.display()))
+}
+
+fn text<'a>(s: &'a ShardSummary, pointer: &str) -> Result<&'a str> {
+    field(s, pointer)?
+        .as_str()
+        .ok_or_else(|| anyhow!("{}: {pointer} is not text", s.file.display()))
+}
+
+/// The grid, plan and prices a shard's summary describes.
+fn rebuild(s: &ShardSummary) -> Result<(Grid, Plan, Prices)> {
+    let bad = |what: String| anyhow!("{}: {what}", s.file.display());
+    let mut spec = GridSpec::default();
+    let knobs = field(s, "/shard/rebuild/knobs")?
+        .as_object()
+        .ok_or_else(|| bad("shard.rebuild.knobs is not an object".into()))?;
+    for (flag, values) in knobs {
+        let knob = Knob::from_key(flag).ok_or_else(|| bad(format!("no knob {flag}")))?;
+        spec.set(knob, values.as_str().unwrap_or_default())
+            .map_err(bad)?;
+    }
+    let grid = grid::build(&spec, usize::MAX).map_err(bad)?;
+    let mut policies = PolicySpec::default();
+    policies.policies = field(s, "/shard/rebuild/policies")?
+        .as_array()
+        .ok_or_else(|| bad("shard.rebuild.policies is not a list".into()))?
+        .iter()
+        .map(|p| {
+            p.as_str()
+                .unwrap_or_default()
+                .parse::<Policy>()
+                .map_err(bad)
+        })
+        .collect::<Result<_>>()?;
+    let knobs = field(s, "/shard/rebuild/policy_knobs")?
+        .as_object()
+        .ok_or_else(|| bad("shard.rebuild.policy_knobs is not an object".into()))?;
+    for (flag, values) in knobs {
+        let knob = PolicyKnob::ALL
+            .into_iter()
+            .find(|k| k.flag() == flag)
+            .ok_or_else(|| bad(format!("no policy knob {flag}")))?;
+        policies
+            .set(knob, values.as_str().unwrap_or_default())
+            .map_err(bad)?;
+    }
+    policies.exclude_tools = field(s, "/shard/rebuild/exclude_tools")?
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let plan = plan::build(&grid, &policies, usize::MAX).map_err(bad)?;
+    let prices: Prices = text(s, "/shard/rebuild/prices")?.parse().map_err(bad)?;
+    Ok((grid, plan, prices))
+}
+
+fn read_part(path: &Path) -> Result<DataFrame> {
+    let file = File::open(path).with_context(|| {
+        format!(
+            "{}: cannot open the shard's rows; its summary is there, so the folder was changed since: run the shard again",
+            path.display()
+        )
+    })?;
+    ParquetReader::new(file)
+        .finish()
+        .with_context(|| format!("{}: not a Parquet file a shard wrote", path.display()))
+}
+
+fn floats(frame: &DataFrame, what: &str, name: &str) -> Result<Vec<f64>> {
+    let column = frame
+        .column(name)
+        .map_err(|_| anyhow!("{what}: no column {name}"))?
+        .cast(&DataType::Float64)
+        .with_context(|| format!("{what}: column {name} is not numeric"))?;
+    let values = column
+        .f64()
+        .with_context(|| format!("{what}: column {name} is not numeric"))?;
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(row, v)| v.ok_or_else(|| anyhow!("{what}: row {row}: {name} is missing")))
+        .collect()
+}
+
+/// Merges the shards in `dir` into the outputs of one sweep. Refuses a
+/// folder where a shard is missing, or whose shards ran different sweeps.
+pub fn merge(dir: &Path) -> Result<Merged> {
+    let shards = read_summaries(dir)?;
+    let Some(first) = shards.first() else {
+        bail!(
+            "{}: no shard has finished (no {SUMMARIES_DIR}/shard=K/summary.json)",
+            dir.display()
+        );
+    };
+    let count = uint(first, "/shard/count")? as u32;
+    let same = [
+        "/shard/count",
+        "/shard/listed",
+        "/shard/rebuild",
+        "/paths",
+        "/grid/file",
+        "/rank_by",
+        "/tool",
+    ];
+    for s in &shards {
+        for pointer in same {
+            if field(s, pointer)? != field(first, pointer)? {
+                bail!(
+                    "{} and {} disagree on {pointer}: they are shards of different sweeps; put each sweep's shards in a folder of its own",
+                    first.file.display(),
+                    s.file.display()
+                );
+            }
+        }
+        if uint(s, "/shard/index")? != u64::from(s.index) {
+            bail!(
+                "{}: the summary of shard {} is in the folder of shard {}",
+                s.file.display(),
+                uint(s, "/shard/index")?,
+                s.index
+            );
+        }
+    }
+    let present: Vec<u32> = shards.iter().map(|s| s.index).collect();
+    let missing: Vec<String> = (1..=count)
+        .filter(|k| !present.contains(k))
+        .map(|k| k.to_string())
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "{}: shard{} {} of {count} {} not finished (no {SUMMARIES_DIR}/shard=K/summary.json); run {}, then merge again",
+            dir.display(),
+            if missing.len() > 1 { "s" } else { "" },
+            missing.join(", "),
+            if missing.len() > 1 { "have" } else { "has" },
+            if missing.len() > 1 { "them" } else { "it" },
+        );
+    }
+    if let Some(extra) = present.iter().find(|&&k| k > count) {
+        bail!(
+            "{}: shard {extra} is beyond the {count} shards of the sweep",
+            dir.display()
+        );
+    }
+    let (grid, plan, prices) = rebuild(first)?;
+    let n_configs = plan.setups.len();
+    let rank_name = text(first, "/rank_by")?.to_string();
+    let rank_by = figures::index(&rank_name)
+        .ok_or_else(|| anyhow!("{}: rank_by {rank_name} is no figure", first.file.display()))?;
+
+    // The rows, all shards', in one frame.
+    let mut frame: Option<DataFrame> = None;
+    for s in &shards {
+        let path = part_path(
+            dir,
+            Shard {
+                index: s.index,
+                count,
+            },
+        );
+        let part = read_part(&path)?;
+        let expected = uint(s, "/sessions")? as usize * n_configs;
+        if part.height() != expected {
+            bail!(
+                "{}: {} rows, but its summary counts {expected} ({} sessions × {n_configs} configs): the folder was changed since; run the shard again",
+                path.display(),
+                part.height(),
+                uint(s, "/sessions")?
+            );
+        }
+        match &mut frame {
+            None => frame = Some(part),
+            Some(f) => {
+                f.vstack_mut(&part).with_context(|| {
+                    format!(
+                        "{}: its columns differ from the other shards'",
+                        path.display()
+                    )
+                })?;
+            }
+        }
+    }
+    let mut frame = frame.ok_or_else(|| anyhow!("{}: no shard", dir.display()))?;
+    let what = format!("{}/{SESSIONS_DIR}", dir.display());
+    let ordinals = floats(&frame, &what, ORDINAL)?;
+    let configs = floats(&frame, &what, "config")?;
+    let mut order: Vec<usize> = (0..frame.height()).collect();
+    order.sort_by(|&a, &b| {
+        ordinals[a]
+            .total_cmp(&ordinals[b])
+            .then(configs[a].total_cmp(&configs[b]))
+    });
+    let idx: Vec<IdxSize> = order.iter().map(|&i| i as IdxSize).collect();
+    frame = frame
+        .take(&IdxCa::from_vec("index".into(), idx))
+        .context("cannot order the merged rows")?
+        .drop(ORDINAL)
+        .context("cannot drop the ordinal column")?;
+    frame.as_single_chunk_par();
+
+    let rows = frame.height();
+    let n_sessions = rows.checked_div(n_configs).unwrap_or(0);
+    let labels: Vec<String> = plan.setups.iter().map(|s| s.label()).collect();
+    let row_labels = frame
+        .column("config_label")
+        .ok()
+        .and_then(|c| c.str().ok().cloned())
+        .ok_or_else(|| anyhow!("{what}: no column config_label"))?;
+    for (r, &i) in order.iter().enumerate() {
+        let c = r % n_configs.max(1);
+        let session = r / n_configs.max(1);
+        let first_of_session = order[session * n_configs];
+        if configs[i] != c as f64 || ordinals[i] != ordinals[first_of_session] {
+            bail!(
+                "{what}: the rows of session {} are not one per config: a shard was written twice or by another sweep; run the shards again",
+                ordinals[i]
+            );
+        }
+        if row_labels.get(r) != Some(labels[c].as_str()) {
+            bail!(
+                "{what}: config {c} is {:?} in the rows but {:?} in the grid the summaries describe",
+                row_labels.get(r),
+                labels[c]
+            );
+        }
+    }
+
+    let columns: Vec<Vec<f64>> = FIGURES
+        .iter()
+        .map(|f| floats(&frame, &what, f.name))
+        .collect::<Result<_>>()?;
+    let value = |s: usize, c: usize| -> [f64; N] {
+        let r = s * n_configs + c;
+        std::array::from_fn(|i| columns[i][r])
+    };
+    let summaries = summarize_values(&plan.setups, n_sessions, &value, rank_by);
+
+    let mut unreadable: Vec<(u64, Unreadable)> = Vec::new();
+    let (mut lines_skipped, mut bytes, mut elapsed, mut threads) = (0u64, 0u64, 0f64, 0u64);
+    for s in &shards {
+        let skipped = field(s, "/skipped")?
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let at = field(s, "/shard/skipped_ordinals")?
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if skipped.len() != at.len() {
+            bail!(
+                "{}: skipped and shard.skipped_ordinals differ in length",
+                s.file.display()
+            );
+        }
+        for (u, o) in skipped.iter().zip(&at) {
+            unreadable.push((
+                o.as_u64().unwrap_or(u64::MAX),
+                Unreadable {
+                    path: PathBuf::from(u["path"].as_str().unwrap_or_default()),
+                    reason: u["reason"].as_str().unwrap_or_default().to_string(),
+                },
+            ));
+        }
+        lines_skipped += uint(s, "/lines_skipped")?;
+        bytes += uint(s, "/bytes")?;
+        elapsed = elapsed.max(field(s, "/elapsed_seconds")?.as_f64().unwrap_or(0.0));
+        threads += uint(s, "/threads")?;
+    }
+    unreadable.sort_by_key(|(o, _)| *o);
+    let unreadable: Vec<Unreadable> = unreadable.into_iter().map(|(_, u)| u).collect();
+    let listed = uint(first, "/shard/listed")? as usize;
+    if n_sessions + unreadable.len() != listed {
+        bail!(
+            "{}: the shards hold {n_sessions} sessions and {} unreadable ones, but the sweep lists {listed}: a shard was written with another list of sessions; run the shards again",
+            dir.display(),
+            unreadable.len()
+        );
+    }
+    if n_sessions == 0 {
+        bail!(
+            "{}: none of the {listed} sessions could be read in any shard",
+            dir.display()
+        );
+    }
+    let counts = SweepCounts {
+        sessions: n_sessions,
+        unreadable: &unreadable,
+        lines_skipped: lines_skipped as usize,
+        bytes,
+        elapsed_seconds: elapsed,
+        threads: threads as usize,
+        configs: n_configs,
+    };
+    let paths: Vec<String> = field(first, "/paths")?
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| p.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let grid_file = field(first, "/grid/file")?.as_str().map(PathBuf::from);
+    let input = SummaryInput {
+        paths: &paths,
+        grid_file: grid_file.as_deref(),
+        grid: &grid,
+        plan: &plan,
+        prices: &prices,
+        rank_by: &rank_name,
+    };
+    let summary = tables::summary_json(&counts, &summaries, &input);
+    let export = Export {
+        sessions: frame,
+        configs: tables::configs_table(&summaries)
+            .to_frame()
+            .context("cannot lay out the configs")?,
+        summary,
+    };
+    Ok(Merged {
+        export,
+        shards: count,
+        sessions: n_sessions,
+        rows,
+    })
+}

@@ -1,0 +1,265 @@
+//! Sharded sweeps: four processes (`--shard 1/4` … `4/4`) and a merge give
+//! the outputs of one process, byte for byte but for the timing fields; a
+//! merge with a shard missing, or of two different sweeps, refuses.
+#![cfg(feature = "full")]
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use polars::prelude::{ParquetReader, SerReader};
+use smith_calibrate::synth::{self, CorpusSpec, SizeSpec};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
+    c.env("SMITH_HOME", "/nonexistent-smith-home")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX");
+    c
+}
+
+fn ok(o: Output) -> String {
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    err
+}
+
+/// Mixed sessions in two project folders, and one transcript that cannot
+/// be read, so the merge has skipped sessions to put back in order too.
+fn corpus(dir: &Path) {
+    let spec = CorpusSpec {
+        seed: 15,
+        sessions: 24,
+        shape: None,
+        size: SizeSpec::Range(20_000, 150_000),
+    };
+    for i in 0..spec.sessions {
+        let project = dir.join(format!("proj-{}", i % 2));
+        synth::write_session(&project, &spec.session(i)).unwrap();
+    }
+    let broken = dir.join("proj-1").join("broken");
+    fs::create_dir_all(&broken).unwrap();
+    fs::write(broken.join("transcript.jsonl"), "not json at all\n").unwrap();
+}
+
+const GRID: [&str; 8] = [
+    "--compact-at",
+    "0.6,0.8",
+    "--result-cap",
+    "256,1024",
+    "--policy",
+    "smith,masking",
+    "--mask-window",
+    "5,10",
+];
+
+fn sweep(corpus: &Path, out: &Path, extra: &[&str]) -> Output {
+    bin()
+        .arg("sweep")
+        .arg(corpus)
+        .arg("--out")
+        .arg(out)
+        .args(GRID)
+        .args(["--max-tokens", "30000", "--jobs", "1", "--json"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// summary.json without its timing fields, which only say how long and on
+/// how many threads the work ran.
+fn untimed(path: &Path) -> String {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start();
+            !l.starts_with("\"elapsed_seconds\"") && !l.starts_with("\"threads\"")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn paths_in(part: &Path) -> Vec<String> {
+    let frame = ParquetReader::new(fs::File::open(part).unwrap())
+        .finish()
+        .unwrap();
+    frame
+        .column("path")
+        .unwrap()
+        .str()
+        .unwrap()
+        .into_iter()
+        .map(|p| p.unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn four_shards_merged_give_the_outputs_of_one_process() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = tmp.path().join("corpus");
+    corpus(&sessions);
+    let single = tmp.path().join("single");
+    let err = ok(sweep(&sessions, &single, &[]));
+    assert!(err.contains("1 sessions could not be read"), "{err}");
+
+    let sharded = tmp.path().join("sharded");
+    let mut seen = BTreeSet::new();
+    let mut total_rows = 0;
+    for k in 1..=4 {
+        let err = ok(sweep(&sessions, &sharded, &["--shard", &format!("{k}/4")]));
+        assert!(err.contains(&format!("shard {k}/4: ")), "{err}");
+        let part = sharded.join(format!("sessions/shard={k}/part-0.parquet"));
+        let paths = paths_in(&part);
+        assert!(!paths.is_empty(), "shard {k} took no session");
+        total_rows += paths.len();
+        let mine: BTreeSet<String> = paths.into_iter().collect();
+        assert!(seen.is_disjoint(&mine), "shard {k} repeats a session");
+        seen.extend(mine);
+        assert!(sharded
+            .join(format!("summaries/shard={k}/summary.json"))
+            .is_file());
+    }
+    assert_eq!(
+        seen.len(),
+        24,
+        "every readable session in exactly one shard"
+    );
+    assert!(
+        !sharded.join("configs.csv").exists(),
+        "shards write no configs"
+    );
+
+    // `report` on the folder of shards merges it first.
+    let report = tmp.path().join("report");
+    let err = ok(bin()
+        .arg("report")
+        .arg(&sharded)
+        .arg("--out")
+        .arg(&report)
+        .output()
+        .unwrap());
+    assert!(err.contains("merged 4 shards (24 sessions"), "{err}");
+    assert!(report.join("index.html").is_file());
+
+    for name in ["configs.csv", "configs.parquet", "sessions.csv"] {
+        assert!(
+            fs::read(single.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
+            "{name} differs between one process and four shards"
+        );
+    }
+    let rows = fs::read_to_string(single.join("sessions.csv"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    assert_eq!(rows, total_rows, "the merged rows are the shards' rows");
+    assert_eq!(
+        untimed(&single.join("summary.json")),
+        untimed(&sharded.join("summary.json"))
+    );
+    let summary = fs::read_to_string(sharded.join("summary.json")).unwrap();
+    assert!(summary.contains("\"sessions_skipped\": 1"), "{summary}");
+
+    // `merge` again, into another folder: the same files.
+    let again = tmp.path().join("again");
+    ok(bin()
+        .arg("merge")
+        .arg(&sharded)
+        .arg("--out")
+        .arg(&again)
+        .output()
+        .unwrap());
+    for name in [
+        "configs.csv",
+        "configs.parquet",
+        "sessions.csv",
+        "sessions.parquet",
+    ] {
+        assert!(
+            fs::read(again.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_merge_with_a_shard_missing_or_of_two_sweeps_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = tmp.path().join("corpus");
+    corpus(&sessions);
+    let out = tmp.path().join("out");
+    for k in [1, 3] {
+        ok(sweep(&sessions, &out, &["--shard", &format!("{k}/3")]));
+    }
+    let o = bin().arg("merge").arg(&out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("shard 2 of 3 has not finished"), "{err}");
+    assert!(!out.join("configs.csv").exists());
+
+    // Shard 2 of another grid: refused, naming both summaries.
+    let o = bin()
+        .arg("sweep")
+        .arg(&sessions)
+        .arg("--out")
+        .arg(&out)
+        .args(["--shard", "2/3", "--compact-at", "0.7", "--jobs", "1"])
+        .output()
+        .unwrap();
+    ok(o);
+    let o = bin().arg("merge").arg(&out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("shards of different sweeps"), "{err}");
+}
+
+#[test]
+fn shard_flags_are_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = tmp.path().join("corpus");
+    corpus(&sessions);
+    let out = tmp.path().join("out");
+    for (args, wanted) in [
+        (vec!["--shard", "5/4"], "between 1 and N"),
+        (vec!["--shard", "auto"], "neither SLURM_ARRAY_TASK_ID"),
+    ] {
+        let o = bin()
+            .arg("sweep")
+            .arg(&sessions)
+            .arg("--out")
+            .arg(&out)
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(wanted), "{args:?}: {err}");
+    }
+    let o = bin()
+        .arg("sweep")
+        .arg(&sessions)
+        .args(["--shard", "1/2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--shard needs --out DIR"));
+
+    // A Slurm array task 7 of 0-7 is shard 8 of 8.
+    let o = bin()
+        .arg("sweep")
+        .arg(&sessions)
+        .arg("--out")
+        .arg(&out)
+        .args(["--shard", "auto", "--jobs", "1"])
+        .env("SLURM_ARRAY_TASK_ID", "7")
+        .env("SLURM_ARRAY_TASK_MIN", "0")
+        .env("SLURM_ARRAY_TASK_MAX", "7")
+        .env("SLURM_ARRAY_TASK_COUNT", "8")
+        .output()
+        .unwrap();
+    let err = ok(o);
+    assert!(err.contains("shard 8/8: "), "{err}");
+    assert!(out.join("sessions/shard=8/part-0.parquet").is_file());
+}
