@@ -807,3 +807,204 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
         billed,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::{CompactBoundary, Source};
+
+    const OPUS: &str = "claude-opus-4-6";
+
+    /// A request answered by message `index`, `prompt` tokens of which the
+    /// log says `read` came from the cache, sent at `second`,
+    /// writing in the `tier` lifetime.
+    fn req(
+        index: usize,
+        model: &str,
+        prompt: u64,
+        read: u64,
+        second: i64,
+        tier: CacheTtl,
+    ) -> (RequestUsage, RequestRecord) {
+        let write = prompt - read - 3;
+        (
+            RequestUsage {
+                message_index: index,
+                input_tokens: 3,
+                cache_creation_input_tokens: write,
+                cache_read_input_tokens: read,
+                output_tokens: 100,
+                model: Some(model.into()),
+            },
+            RequestRecord {
+                message_index: index,
+                timestamp: Some(crate::time::format_rfc3339(1_770_000_000 + second)),
+                cache_write_5m: Some(if tier == CacheTtl::OneHour { 0 } else { write }),
+                cache_write_1h: Some(if tier == CacheTtl::OneHour { write } else { 0 }),
+                cost: None,
+            },
+        )
+    }
+
+    fn file(reqs: Vec<(RequestUsage, RequestRecord)>) -> SessionFile {
+        let (requests, request_records) = reqs.into_iter().unzip();
+        SessionFile {
+            id: "s".into(),
+            source: Source {
+                format: FORMAT_CLAUDE_CODE.into(),
+                ..Source::default()
+            },
+            requests,
+            request_records,
+            ..SessionFile::default()
+        }
+    }
+
+    fn run(f: &SessionFile, settings: Settings) -> SessionCheck {
+        let input = Input {
+            label: "s".into(),
+            file: f,
+            messages: &[],
+            fixed_prefix: 20_000,
+        };
+        check_session(&input, &Shared::default(), &settings)
+    }
+
+    const AUTO: Settings = Settings {
+        ttl: None,
+        min_cacheable: None,
+    };
+
+    #[test]
+    fn a_warm_cache_serves_the_previous_prompt_and_the_rest_is_written() {
+        let f = file(vec![
+            req(1, OPUS, 50_000, 0, 0, CacheTtl::FiveMinutes),
+            req(3, OPUS, 60_000, 50_000, 30, CacheTtl::FiveMinutes),
+        ]);
+        let c = run(&f, AUTO);
+        let d = &c.detail[1];
+        assert_eq!(d.predicted.cache_read, 50_000);
+        assert_eq!(d.predicted.cache_write_5m, 10_000);
+        assert_eq!((d.cold, d.miss), (None, None));
+        assert!(c.ttl_applied);
+    }
+
+    #[test]
+    fn a_gap_longer_than_the_five_minute_lifetime_reads_nothing() {
+        let f = file(vec![
+            req(1, OPUS, 50_000, 0, 0, CacheTtl::FiveMinutes),
+            req(3, OPUS, 60_000, 0, 301, CacheTtl::FiveMinutes),
+        ]);
+        let d = &run(&f, AUTO).detail[1];
+        assert_eq!(d.predicted.cache_read, 0);
+        assert_eq!(d.predicted.cache_write_5m, 60_000);
+        assert_eq!(d.cold, Some(Cause::TtlExpiry));
+        assert_eq!(d.miss, Some(Cause::TtlExpiry));
+    }
+
+    #[test]
+    fn the_one_hour_tier_survives_the_same_gap_and_costs_twice_the_input() {
+        let f = file(vec![
+            req(1, OPUS, 50_000, 0, 0, CacheTtl::OneHour),
+            req(3, OPUS, 60_000, 50_000, 301, CacheTtl::OneHour),
+        ]);
+        let c = run(&f, AUTO);
+        let d = &c.detail[1];
+        assert_eq!(d.cold, None);
+        assert_eq!(d.predicted.cache_write_1h, 10_000);
+        let opus = model_price(OPUS).unwrap();
+        let write_only = Tokens {
+            cache_write_1h: 1_000_000,
+            ..Tokens::default()
+        };
+        assert_eq!(write_only.dollars(opus), 2.0 * opus.input);
+        // A fixed lifetime overrides the records, and `none` never expires.
+        let d = &run(
+            &f,
+            Settings {
+                ttl: Some(CacheTtl::FiveMinutes),
+                ..AUTO
+            },
+        )
+        .detail[1];
+        assert_eq!(d.cold, Some(Cause::TtlExpiry));
+        let c = run(
+            &f,
+            Settings {
+                ttl: Some(CacheTtl::None),
+                ..AUTO
+            },
+        );
+        assert_eq!(c.detail[1].cold, None);
+        assert!(!c.ttl_applied);
+    }
+
+    #[test]
+    fn below_the_minimum_cacheable_prefix_everything_is_plain_input() {
+        // Opus 4.6 caches from 4096 tokens on.
+        let f = file(vec![
+            req(1, OPUS, 4000, 0, 0, CacheTtl::FiveMinutes),
+            req(3, OPUS, 4090, 0, 10, CacheTtl::FiveMinutes),
+        ]);
+        let d = &run(&f, AUTO).detail[1];
+        assert_eq!(d.predicted.input, 4090);
+        assert_eq!(d.predicted.cache_write(), 0);
+        let d = &run(
+            &f,
+            Settings {
+                min_cacheable: Some(1024),
+                ..AUTO
+            },
+        )
+        .detail[1];
+        assert_eq!(d.predicted.cache_read, 4000);
+    }
+
+    #[test]
+    fn after_the_agents_compaction_only_the_fixed_prompt_is_read() {
+        let mut f = file(vec![
+            req(1, OPUS, 150_000, 0, 0, CacheTtl::FiveMinutes),
+            req(5, OPUS, 40_000, 21_000, 60, CacheTtl::FiveMinutes),
+        ]);
+        f.compact_boundaries.push(CompactBoundary {
+            message_index: 3,
+            ..CompactBoundary::default()
+        });
+        let d = &run(&f, AUTO).detail[1];
+        assert_eq!(d.predicted.cache_read, 20_000);
+        assert_eq!(d.cold, Some(Cause::AgentCompaction));
+        assert_eq!(d.miss, Some(Cause::AgentCompaction));
+    }
+
+    #[test]
+    fn a_model_the_session_has_not_used_reads_nothing_and_an_unexplained_miss_is_named() {
+        let f = file(vec![
+            req(1, OPUS, 50_000, 0, 0, CacheTtl::FiveMinutes),
+            req(3, "claude-haiku-4-5", 30_000, 0, 5, CacheTtl::FiveMinutes),
+            req(5, OPUS, 60_000, 50_000, 10, CacheTtl::FiveMinutes),
+            req(7, OPUS, 70_000, 1000, 15, CacheTtl::FiveMinutes),
+        ]);
+        let c = run(&f, AUTO);
+        assert_eq!(c.detail[1].cold, Some(Cause::ModelSwitch));
+        assert_eq!(c.detail[1].miss, Some(Cause::ModelSwitch));
+        // Back on Opus, its own cache is still warm.
+        assert_eq!(c.detail[2].predicted.cache_read, 50_000);
+        assert_eq!(c.detail[2].miss, None);
+        assert_eq!(c.detail[3].miss, Some(Cause::Unexplained));
+        let s = &summarize(&[c])[0];
+        assert_eq!(s.misses[&Cause::Unexplained].cache_write, 70_000 - 1000 - 3);
+        assert!(s.attributed < 0.9);
+    }
+
+    #[test]
+    fn the_fixed_prompt_is_the_median_partial_read() {
+        let f = file(vec![
+            req(1, OPUS, 50_000, 18_000, 0, CacheTtl::FiveMinutes),
+            req(3, OPUS, 150_000, 50_000, 5, CacheTtl::FiveMinutes),
+            req(5, OPUS, 40_000, 21_000, 10, CacheTtl::FiveMinutes),
+            req(7, OPUS, 45_000, 19_000, 15, CacheTtl::FiveMinutes),
+        ]);
+        assert_eq!(fit_fixed_prefix(&[&f]), Some(19_000));
+        assert_eq!(fit_fixed_prefix(&[&file(vec![])]), None);
+    }
+}
