@@ -88,6 +88,35 @@ fn claude_code_import_keeps_each_requests_time_and_cache_lifetimes() {
     assert_eq!(v["request_records"][0]["cache_write_1h"], 9000);
 }
 
+#[test]
+fn a_sweep_given_ratio_and_overhead_compares_with_a_baseline_under_them() {
+    use smith_calibrate::engine::Config;
+    use smith_calibrate::sweep::{grid, GridSpec, Knob};
+    let mut spec = GridSpec::default();
+    spec.set(Knob::Ratio, "1.515").unwrap();
+    spec.set(Knob::Overhead, "17165").unwrap();
+    spec.set(Knob::MaxTokens, "120000,200000").unwrap();
+    let g = grid::build(&spec, 100).unwrap();
+    let base = &g.configs[0];
+    assert_eq!((base.ratio, base.overhead_tokens), (1.515, 17165));
+    // smith's own thresholds otherwise, and the label says the calibration.
+    let d = Config::default();
+    assert_eq!(
+        (base.max_tokens, base.compact_at, base.compact_to),
+        (d.max_tokens, d.compact_at, d.compact_to)
+    );
+    assert!(
+        grid::label(base).ends_with("oh17165 r1.515"),
+        "{}",
+        grid::label(base)
+    );
+    // The baseline is not repeated among the other configs.
+    assert_eq!(g.configs.iter().filter(|c| *c == base).count(), 1);
+    // Without them the baseline is smith's defaults, as before.
+    let g = grid::build(&GridSpec::default(), 100).unwrap();
+    assert_eq!(g.configs[0], Config::default());
+}
+
 // --------------------------------------------------------------- real data
 
 /// `../shared/data`, or the directory `SMITH_CALIBRATE_DATA` names (for a
