@@ -239,3 +239,106 @@ fn the_bill_check_on_the_real_mini_swe_agent_run_is_held_against_the_recorded_co
     // must at least not be wilder than pricing every token uncached.
     assert!(f(&b["predicted_total_error"]).abs() < 0.5);
 }
+
+#[test]
+fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_reported() {
+    use smith_calibrate::cost::session::{price_replay, Recorded, Settings};
+    use smith_calibrate::engine::Config;
+    use smith_calibrate::import::SessionFile;
+    use smith_calibrate::policy::Setup;
+    use smith_calibrate::sweep::{grid, GridSpec, Knob, Prices};
+    let Some(dir) = data("claude-code") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("cc");
+    let (_, err, code) = bin(&[
+        "import".into(),
+        "claude-code".into(),
+        dir.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let sessions: Vec<_> = smith_calibrate::transcript::resolve_all(&[out.display().to_string()])
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let s = smith_calibrate::transcript::load(r).unwrap();
+            let f = SessionFile::from_meta(s.meta.as_ref().unwrap().raw.as_ref().unwrap()).unwrap();
+            (s.messages, Recorded::from_file(&f))
+        })
+        .collect();
+    // The calibration of issue 16.5 and smith's thresholds around its
+    // defaults, at two windows.
+    let mut spec = GridSpec::default();
+    spec.set(Knob::Ratio, "1.515").unwrap();
+    spec.set(Knob::Overhead, "17165").unwrap();
+    spec.set(Knob::MaxTokens, "120000,200000").unwrap();
+    spec.set(Knob::CompactAt, "0.7,0.8,0.9").unwrap();
+    spec.set(Knob::CompactTo, "0.3,0.5").unwrap();
+    let g = grid::build(&spec, 100).unwrap();
+    let flat = Prices::default();
+    let mut rows: Vec<(String, f64, f64, f64, u64)> = Vec::new();
+    for c in &g.configs {
+        let engine = Setup::smith(c.clone()).compactor();
+        let (mut old, mut new, mut summarizer, mut expired) = (0.0, 0.0, 0.0, 0);
+        for (messages, rec) in &sessions {
+            let (facts, p) = price_replay(
+                messages,
+                engine.as_ref(),
+                Some(rec),
+                c.summary_tokens,
+                &Settings::default(),
+            );
+            old += flat.cost(&facts).price;
+            new += p.price;
+            summarizer += p.summarizer;
+            expired += p.expired;
+        }
+        rows.push((grid::label(c), old, new, summarizer, expired));
+    }
+    let rank = |key: fn(&(String, f64, f64, f64, u64)) -> f64| {
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_by(|&a, &b| key(&rows[a]).total_cmp(&key(&rows[b])));
+        let mut r = vec![0; rows.len()];
+        for (place, i) in order.into_iter().enumerate() {
+            r[i] = place + 1;
+        }
+        r
+    };
+    let old_rank = rank(|r| r.1);
+    let new_rank = rank(|r| r.2);
+    println!("config | old flat price (rank) | new model price (rank) | of it summarizer | expired requests");
+    for (i, r) in rows.iter().enumerate() {
+        println!(
+            "{}{} | ${:.2} ({}) | ${:.2} ({}) | ${:.2} | {}",
+            r.0,
+            if i == 0 { " [baseline]" } else { "" },
+            r.1,
+            old_rank[i],
+            r.2,
+            new_rank[i],
+            r.3,
+            r.4
+        );
+    }
+    let best_old = old_rank.iter().position(|&x| x == 1).unwrap();
+    let best_new = new_rank.iter().position(|&x| x == 1).unwrap();
+    println!(
+        "smith's defaults (calibrated): rank {} of {} under the old price, {} under the new; best: {} (old) / {} (new); ranking {}",
+        old_rank[0],
+        rows.len(),
+        new_rank[0],
+        rows[best_old].0,
+        rows[best_new].0,
+        if old_rank == new_rank { "unchanged" } else { "changed" }
+    );
+    // Mostly Opus at $5 input with output and one-hour writes: the model's
+    // price is above the flat Sonnet price of the old model.
+    assert!(rows.iter().all(|r| r.2 > r.1), "{rows:?}");
+    // The records' times reach the replay: the lifetime applied somewhere.
+    assert!(rows.iter().any(|r| r.4 > 0), "no request expired");
+    assert_eq!(g.configs[0].ratio, 1.515);
+    assert_eq!(g.configs[0].compact_at, Config::default().compact_at);
+}

@@ -11,6 +11,7 @@
 pub mod bill;
 mod prices;
 pub mod report;
+pub mod session;
 pub mod table;
 
 use std::fmt;
