@@ -7,6 +7,7 @@
 
 pub mod calibrate;
 pub mod commands;
+pub mod cost;
 pub mod engine;
 #[cfg(feature = "full")]
 pub mod export;

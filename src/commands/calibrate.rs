@@ -41,6 +41,19 @@ pub struct CalibrateArgs {
     /// Print everything as one JSON object
     #[arg(long)]
     pub json: bool,
+    /// Bill check: the cache lifetime, 5m, 1h or none (default: the tier
+    /// each request's record shows, else 5m). Example: --cache-ttl 1h
+    #[arg(long, value_name = "TTL")]
+    pub cache_ttl: Option<crate::cost::CacheTtl>,
+    /// Bill check: the minimum cacheable prefix in tokens (default: the
+    /// model family's, from the price table; 1024 where unknown).
+    /// Example: --cache-min-tokens 2048
+    #[arg(long, value_name = "N")]
+    pub cache_min_tokens: Option<u64>,
+    /// Bill check: print every request, recorded vs predicted (with
+    /// --json: include them). Example: --bill-requests
+    #[arg(long)]
+    pub bill_requests: bool,
 }
 
 /// The fit of one source format.
@@ -196,6 +209,8 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         })
         .collect();
 
+    let bill = bill_check(&sessions, &fits, &args);
+
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     if args.json {
@@ -207,14 +222,84 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
                 "trigger_tokens": crate::engine::Budget::new(&calibrate::compare_config(args.max_tokens, 1.0, 0)).trigger_tokens,
                 "sessions": rows,
             },
+            "bill": bill.json(args.bill_requests),
         });
         serde_json::to_writer_pretty(&mut out, &value)?;
         writeln!(out)?;
     } else {
         write_text(&mut out, &fits, &rows, not_imported, args.max_tokens)?;
+        writeln!(out)?;
+        crate::cost::report::write_text(
+            &mut out,
+            &bill.summaries,
+            &bill.sessions,
+            args.bill_requests,
+        )?;
     }
     out.flush()?;
     Ok(())
+}
+
+/// The bill check over the sessions with usage per request; the agent's
+/// fixed prompt is the fitted overhead of the session's format in provider
+/// tokens (`overhead × ratio`).
+fn bill_check(sessions: &[Loaded], fits: &[FormatFit], args: &CalibrateArgs) -> BillCheck {
+    use crate::cost::bill;
+    let inputs: Vec<bill::Input> = sessions
+        .iter()
+        .filter_map(|l| {
+            let file = l.file.as_ref()?;
+            let fixed_prefix = fits
+                .iter()
+                .find(|f| f.format == file.source.format)
+                .map_or(0, |f| {
+                    (f.fit.overhead_tokens as f64 * f.fit.ratio).round() as u64
+                });
+            Some(bill::Input {
+                label: l.session.label(),
+                file,
+                messages: &l.session.messages,
+                fixed_prefix,
+            })
+        })
+        .collect();
+    let settings = bill::Settings {
+        ttl: args.cache_ttl,
+        min_cacheable: args.cache_min_tokens,
+    };
+    let sessions = bill::check(&inputs, &settings);
+    BillCheck {
+        summaries: bill::summarize(&sessions),
+        settings,
+        sessions,
+    }
+}
+
+struct BillCheck {
+    settings: crate::cost::bill::Settings,
+    summaries: Vec<crate::cost::bill::Summary>,
+    sessions: Vec<crate::cost::bill::SessionCheck>,
+}
+
+impl BillCheck {
+    fn json(&self, per_request: bool) -> serde_json::Value {
+        let mut sessions = serde_json::to_value(&self.sessions).unwrap_or_default();
+        if !per_request {
+            if let Some(list) = sessions.as_array_mut() {
+                for s in list {
+                    if let Some(o) = s.as_object_mut() {
+                        o.remove("detail");
+                    }
+                }
+            }
+        }
+        serde_json::json!({
+            "settings": self.settings,
+            "prices": crate::cost::MODEL_PRICES,
+            "summary": self.summaries,
+            "sessions": sessions,
+        })
+    }
 }
 
 /// The comparison row of a session that the source agent compacted, or that

@@ -34,8 +34,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{
-    absolute, mtime, plain_id, CompactBoundary, ImportedSession, RequestUsage, SessionFile, Source,
-    FORMAT_CLAUDE_CODE, NO_RESULT_TEXT,
+    absolute, mtime, plain_id, CompactBoundary, ImportedSession, RequestRecord, RequestUsage,
+    SessionFile, Source, FORMAT_CLAUDE_CODE, NO_RESULT_TEXT,
 };
 use crate::transcript::json::value_to_string;
 use crate::transcript::reader::for_each_line;
@@ -174,6 +174,7 @@ struct Response {
     /// User messages that arrived while it was open.
     after: Vec<Message>,
     usage: Option<RequestUsage>,
+    record: RequestRecord,
     model: Option<String>,
 }
 
@@ -184,6 +185,9 @@ struct Converter {
     notes: Vec<Skip>,
     messages: Vec<Message>,
     requests: Vec<RequestUsage>,
+    records: Vec<RequestRecord>,
+    /// The `timestamp` of the line being read.
+    line_time: Option<String>,
     boundaries: Vec<CompactBoundary>,
     assistants: usize,
     synthetic_results: usize,
@@ -249,9 +253,10 @@ impl Converter {
             }
             self.uuids.insert(u.clone(), line);
         }
-        if let Some(t) = str_field(&obj, "timestamp") {
+        self.line_time = str_field(&obj, "timestamp");
+        if let Some(t) = &self.line_time {
             self.first_time.get_or_insert_with(|| t.clone());
-            self.last_time = Some(t);
+            self.last_time = Some(t.clone());
         }
         for (slot, key) in [
             (&mut self.cwd, "cwd"),
@@ -398,6 +403,16 @@ impl Converter {
             r.usage
                 .get_or_insert_with(RequestUsage::default)
                 .merge_max(&usage);
+            // The split of the writes by cache lifetime, in logs new
+            // enough to record it.
+            let split = u.get("cache_creation").and_then(Value::as_object);
+            let tier = |k: &str| split.and_then(|c| c.get(k)).and_then(Value::as_u64);
+            r.record.merge(&RequestRecord {
+                timestamp: self.line_time.clone(),
+                cache_write_5m: tier("ephemeral_5m_input_tokens"),
+                cache_write_1h: tier("ephemeral_1h_input_tokens"),
+                ..RequestRecord::default()
+            });
         }
         for reason in skips {
             self.skip(line, reason);
@@ -573,6 +588,10 @@ impl Converter {
                 usage.message_index = index;
                 usage.model = r.model;
                 self.requests.push(usage);
+                self.records.push(RequestRecord {
+                    message_index: index,
+                    ..r.record
+                });
             }
             if !r.calls.is_empty() {
                 let mut results = r.results;
@@ -671,6 +690,7 @@ impl Converter {
             context_complete: context_note.is_none(),
             context_note,
             requests: self.requests,
+            request_records: self.records,
             compact_boundaries: self.boundaries,
             ..SessionFile::default()
         };

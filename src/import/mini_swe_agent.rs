@@ -30,8 +30,8 @@ use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use super::{
-    absolute, mtime, plain_id, rfc3339, ImportedSession, Overhead, RequestUsage, SessionFile,
-    Source, FORMAT_MINI_SWE_AGENT, NO_RESULT_TEXT,
+    absolute, mtime, plain_id, rfc3339, ImportedSession, Overhead, RequestRecord, RequestUsage,
+    SessionFile, Source, FORMAT_MINI_SWE_AGENT, NO_RESULT_TEXT,
 };
 use crate::transcript::json::value_to_string;
 use crate::transcript::{Block, Message, ReadLog, Role, Skip};
@@ -552,6 +552,7 @@ pub fn convert(
         ..Builder::default()
     };
     let mut requests = Vec::new();
+    let mut records = Vec::new();
     let mut system_bytes: Option<u64> = None;
     let mut times: Vec<i64> = Vec::new();
     let mut model = None;
@@ -598,6 +599,18 @@ pub fn convert(
                     if model.is_none() {
                         model = u.model.clone();
                     }
+                    records.push(RequestRecord {
+                        message_index: u.message_index,
+                        timestamp: m
+                            .pointer("/extra/response/created")
+                            .and_then(Value::as_i64)
+                            .map(rfc3339),
+                        cost: m
+                            .pointer("/extra/response/usage/cost")
+                            .and_then(Value::as_f64)
+                            .filter(|c| c.is_finite() && *c >= 0.0),
+                        ..RequestRecord::default()
+                    });
                     requests.push(u);
                 }
                 if let Some(t) = m.pointer("/extra/response/created").and_then(Value::as_i64) {
@@ -678,6 +691,11 @@ pub fn convert(
         },
         context_complete: true,
         requests,
+        request_records: records,
+        recorded_cost: traj
+            .pointer("/info/model_stats/instance_cost")
+            .and_then(Value::as_f64)
+            .filter(|c| c.is_finite() && *c >= 0.0),
         overhead: system_bytes.map(|b| Overhead {
             system_prompt_bytes: b,
             tokens: b / crate::engine::constants::BYTES_PER_TOKEN,

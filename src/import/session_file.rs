@@ -44,6 +44,52 @@ impl RequestUsage {
     }
 }
 
+/// What a log records about one request beyond its token counts: when it
+/// was sent, how its cache writes split between the two cache lifetimes,
+/// and what the provider billed. The cost model needs these to price a
+/// session as it was billed (see `crate::cost`); they sit beside
+/// [`RequestUsage`] (same order, same `message_index`) so that older
+/// `session.json` files and code that builds a `RequestUsage` keep working.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RequestRecord {
+    /// Index in the transcript of the assistant message that answered it.
+    pub message_index: usize,
+    /// When the answer began (RFC 3339), as the log recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// Cache-write tokens of the five-minute lifetime (Claude Code:
+    /// `usage.cache_creation.ephemeral_5m_input_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_5m: Option<u64>,
+    /// Cache-write tokens of the one-hour lifetime
+    /// (`ephemeral_1h_input_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h: Option<u64>,
+    /// Dollars the provider billed for it (mini-swe-agent: `usage.cost`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
+impl RequestRecord {
+    /// Folds in another line of the same response: the first timestamp and
+    /// the largest of each figure (as [`RequestUsage::merge_max`]).
+    pub fn merge(&mut self, other: &RequestRecord) {
+        if self.timestamp.is_none() {
+            self.timestamp.clone_from(&other.timestamp);
+        }
+        let max = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        self.cache_write_5m = max(self.cache_write_5m, other.cache_write_5m);
+        self.cache_write_1h = max(self.cache_write_1h, other.cache_write_1h);
+        self.cost = match (self.cost, other.cost) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+    }
+}
+
 /// A place where the source agent compacted its own context. The summary it
 /// wrote is not history and stays out of the transcript; this mark says where
 /// it stood and how large it was, so the real context after it is known.
@@ -171,6 +217,14 @@ pub struct SessionFile {
     pub requests: Vec<RequestUsage>,
     #[serde(default)]
     pub compact_boundaries: Vec<CompactBoundary>,
+    /// Per request: time, cache-write lifetimes, billed cost, where the log
+    /// has them; one per entry of `requests`, same order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub request_records: Vec<RequestRecord>,
+    /// The dollars the source says the whole session cost
+    /// (mini-swe-agent: `info.model_stats.instance_cost`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_cost: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<Overhead>,
     /// Whether the task was solved (mini-swe-agent with a results file).
@@ -205,6 +259,8 @@ impl Default for SessionFile {
             context_note: None,
             requests: Vec::new(),
             compact_boundaries: Vec::new(),
+            request_records: Vec::new(),
+            recorded_cost: None,
             overhead: None,
             resolved: None,
             exit_status: None,

@@ -402,7 +402,16 @@ pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, String> {
             if total == usize::MAX { "too many".to_string() } else { total.to_string() },
         ));
     }
-    let baseline = Config::default();
+    // The baseline is smith's defaults under the sweep's calibration: ratio
+    // and overhead are facts about the provider and the agent's fixed
+    // prompt, not policy, so it takes their (first) values, and its label
+    // shows them (issue 16.5).
+    let mut baseline = Config::default();
+    for k in [Knob::Ratio, Knob::Overhead] {
+        if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
+            k.set(&mut baseline, *v);
+        }
+    }
     let mut configs = Vec::with_capacity(total + 1);
     configs.push(baseline);
     let mut impossible = 0;

@@ -1,0 +1,1010 @@
+//! The bill check: price the requests of an imported session exactly as the
+//! source agent sent them and hold the price against what the provider
+//! reported (and, where the log has it, billed).
+//!
+//! The recorded prompt size of each request (input + cache read + cache
+//! write) is the ground truth for the context, the agent's own compactions
+//! included; the model predicts only how that prompt splits between cache
+//! reads, cache writes and plain input, which is what decides the bill:
+//!
+//! - a request reads from the cache the prefix the previous request of the
+//!   same model left there, unless the cache went cold: the gap since that
+//!   request exceeds the cache lifetime ([`Cause::TtlExpiry`]; the lifetime
+//!   is the tier the log shows the agent writing, or `--cache-ttl`), the
+//!   model changed ([`Cause::ModelSwitch`]: caches are per model), the agent
+//!   compacted ([`Cause::AgentCompaction`]), or the agent rewrote its prompt
+//!   ([`Cause::HarnessRewrite`]: Claude Code rebuilds the prompt when a
+//!   background task's `<task-notification>` arrives). After a compaction or
+//!   a rewrite only the agent's fixed prompt (system prompt and tools,
+//!   [`Input::fixed_prefix`]) is still cached;
+//! - everything past the cached prefix is written to the cache, in the
+//!   lifetime tier the agent chose for that request (five minutes at 1.25×
+//!   input, one hour at 2×);
+//! - below the model's minimum cacheable prefix nothing is cached and the
+//!   whole prompt is plain input;
+//! - output is priced from the record.
+//!
+//! A session's first request reads nothing, except a Claude Code compaction
+//! agent (`agentId` `acompact-*`), whose request resends its parent's
+//! context and reads the parent's cached prefix.
+//!
+//! Every recorded miss (a cache read under half the previous request's
+//! prompt) is classified by the same causes, [`Cause::Unexplained`] when
+//! none applies, with the tokens it wrote.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::table::{default_model, model_price, ModelPrice};
+use super::{CacheTtl, TOKENS_PER_PRICE_UNIT};
+use crate::import::{RequestRecord, RequestUsage, SessionFile, FORMAT_CLAUDE_CODE};
+use crate::time::parse_rfc3339;
+use crate::transcript::{Message, Role};
+
+/// How a user message Claude Code writes when a background task ends
+/// begins; the request after it was seen to lose all but the fixed prompt.
+pub const TASK_NOTIFICATION: &str = "<task-notification>";
+
+/// The `agentId` prefix of Claude Code's compaction agent.
+pub const COMPACTION_AGENT: &str = "acompact";
+
+/// Sessions with at least this many requests are "long": the done-when
+/// bound on the worst session applies to them.
+pub const LONG_SESSION: usize = 50;
+
+/// How the check prices.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Settings {
+    /// The cache lifetime; `None`: the tier each request's record shows,
+    /// else five minutes.
+    pub ttl: Option<CacheTtl>,
+    /// The minimum cacheable prefix; `None`: the model's, from the table.
+    pub min_cacheable: Option<u64>,
+}
+
+/// Where a request's prompt went, and its answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub cache_read: u64,
+    pub cache_write_5m: u64,
+    pub cache_write_1h: u64,
+    pub output: u64,
+}
+
+impl Tokens {
+    pub fn cache_write(&self) -> u64 {
+        self.cache_write_5m + self.cache_write_1h
+    }
+
+    /// Dollars at the row's prices.
+    pub fn dollars(&self, p: &ModelPrice) -> f64 {
+        (self.input as f64 * p.input
+            + self.cache_read as f64 * p.cache_read
+            + self.cache_write_5m as f64 * p.cache_write_5m
+            + self.cache_write_1h as f64 * p.cache_write_1h
+            + self.output as f64 * p.output)
+            / TOKENS_PER_PRICE_UNIT
+    }
+
+    fn add(&mut self, o: &Tokens) {
+        self.input += o.input;
+        self.cache_read += o.cache_read;
+        self.cache_write_5m += o.cache_write_5m;
+        self.cache_write_1h += o.cache_write_1h;
+        self.output += o.output;
+    }
+}
+
+/// Why the cache was cold at a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// The gap since the previous request exceeded the cache lifetime.
+    TtlExpiry,
+    /// The agent compacted its context since the previous request.
+    AgentCompaction,
+    /// No earlier request of this session used this model.
+    ModelSwitch,
+    /// The agent rebuilt its prompt (a background task's notification).
+    HarnessRewrite,
+    /// None of the above.
+    Unexplained,
+}
+
+impl Cause {
+    pub const ALL: [Cause; 5] = [
+        Cause::TtlExpiry,
+        Cause::AgentCompaction,
+        Cause::ModelSwitch,
+        Cause::HarnessRewrite,
+        Cause::Unexplained,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::TtlExpiry => "ttl_expiry",
+            Cause::AgentCompaction => "agent_compaction",
+            Cause::ModelSwitch => "model_switch",
+            Cause::HarnessRewrite => "harness_rewrite",
+            Cause::Unexplained => "unexplained",
+        }
+    }
+}
+
+/// One request, recorded and predicted.
+#[derive(Clone, Debug, Serialize)]
+pub struct RequestCheck {
+    pub message_index: usize,
+    pub model: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// Seconds since the previous request of the same model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap_seconds: Option<i64>,
+    pub recorded: Tokens,
+    pub predicted: Tokens,
+    pub recorded_usd: f64,
+    pub predicted_usd: f64,
+    /// What the provider billed for it, when the log says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub billed_usd: Option<f64>,
+    /// Why the model expects a cold cache here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cold: Option<Cause>,
+    /// The cause of a recorded cache miss here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub miss: Option<Cause>,
+}
+
+/// One session, recorded and predicted.
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionCheck {
+    pub session: String,
+    pub format: String,
+    pub requests: usize,
+    /// Whether timestamps let the cache lifetime apply.
+    pub ttl_applied: bool,
+    /// The agent's fixed prompt assumed, in tokens.
+    pub fixed_prefix: u64,
+    pub recorded: Tokens,
+    pub predicted: Tokens,
+    /// The recorded usage at the table's prices.
+    pub recorded_usd: f64,
+    pub predicted_usd: f64,
+    /// (predicted − recorded) / recorded.
+    pub error: f64,
+    /// What the source says was billed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub billed_usd: Option<f64>,
+    /// Models the table does not know (priced as its default row).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unpriced_models: Vec<String>,
+    pub detail: Vec<RequestCheck>,
+}
+
+/// Recorded misses of one cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MissTotals {
+    pub requests: usize,
+    pub cache_write: u64,
+}
+
+/// A session named with its error.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Worst {
+    pub session: String,
+    pub requests: usize,
+    pub error: f64,
+}
+
+/// The check's figures for one source format.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub format: String,
+    pub sessions: usize,
+    pub requests: usize,
+    /// Of |per-session error|.
+    pub median_error: f64,
+    pub p95_error: f64,
+    pub worst: Option<Worst>,
+    /// The worst of the sessions with [`LONG_SESSION`] requests or more.
+    pub worst_long: Option<Worst>,
+    /// Median |error| of the shorter sessions.
+    pub median_error_short: Option<f64>,
+    pub recorded_usd: f64,
+    pub predicted_usd: f64,
+    /// Error on the total of all sessions.
+    pub total_error: f64,
+    pub recorded: Tokens,
+    pub predicted: Tokens,
+    pub misses: BTreeMap<Cause, MissTotals>,
+    /// Cache-write tokens at recorded misses.
+    pub miss_cache_write: u64,
+    /// Share of those attributed to a cause other than `unexplained`.
+    pub attributed: f64,
+    /// The same, counting only lifetime expiry, compaction and model switch.
+    pub attributed_without_rewrite: f64,
+    /// Sessions whose timestamps let the lifetime apply.
+    pub ttl_applied: usize,
+    /// Against what the source says was billed, where it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub billed: Option<Billed>,
+}
+
+/// Prices held against the recorded bill in dollars.
+#[derive(Clone, Debug, Serialize)]
+pub struct Billed {
+    pub sessions: usize,
+    pub billed_usd: f64,
+    /// The recorded usage at the table's prices vs the bill: checks the
+    /// table itself.
+    pub priced_median_error: f64,
+    pub priced_worst: Option<Worst>,
+    pub priced_total_error: f64,
+    /// The model's prediction vs the bill.
+    pub predicted_median_error: f64,
+    pub predicted_worst: Option<Worst>,
+    pub predicted_total_error: f64,
+}
+
+/// A session to check: its label, `session.json` and transcript.
+pub struct Input<'a> {
+    pub label: String,
+    pub file: &'a SessionFile,
+    pub messages: &'a [Arc<Message>],
+    /// Tokens of the agent's fixed prompt (system prompt, tools), still
+    /// cached after the agent compacts or rewrites its messages; `calibrate`
+    /// takes it from its fit of the format (`overhead × ratio`).
+    pub fixed_prefix: u64,
+}
+
+/// The cache entry a model's last request left.
+#[derive(Clone, Copy)]
+struct Warm {
+    prompt: u64,
+    at: Option<i64>,
+    ttl: CacheTtl,
+}
+
+impl Warm {
+    fn expired_at(&self, t: Option<i64>) -> bool {
+        match (self.ttl.seconds(), self.at, t) {
+            (Some(s), Some(a), Some(b)) => b - a > s,
+            _ => false,
+        }
+    }
+}
+
+fn record_of<'a>(file: &'a SessionFile, i: usize, r: &RequestUsage) -> Option<&'a RequestRecord> {
+    match file.request_records.get(i) {
+        Some(x) if x.message_index == r.message_index => Some(x),
+        _ => file
+            .request_records
+            .iter()
+            .find(|x| x.message_index == r.message_index),
+    }
+}
+
+fn time_of(rec: Option<&RequestRecord>) -> Option<i64> {
+    rec.and_then(|x| x.timestamp.as_deref())
+        .and_then(parse_rfc3339)
+}
+
+fn model_of(r: &RequestUsage, file: &SessionFile) -> String {
+    r.model
+        .clone()
+        .or_else(|| file.model.clone())
+        .unwrap_or_default()
+}
+
+/// The recorded split of a request's cache writes: (5-minute, 1-hour),
+/// whatever the split leaves out counted in `tier`.
+fn recorded_split(r: &RequestUsage, rec: Option<&RequestRecord>, tier: CacheTtl) -> (u64, u64) {
+    let total = r.cache_creation_input_tokens;
+    let w5 = rec.and_then(|x| x.cache_write_5m).unwrap_or(0).min(total);
+    let w1 = rec
+        .and_then(|x| x.cache_write_1h)
+        .unwrap_or(0)
+        .min(total - w5);
+    let rest = total - w5 - w1;
+    match tier {
+        CacheTtl::OneHour => (w5, w1 + rest),
+        _ => (w5 + rest, w1),
+    }
+}
+
+/// The lifetime a request's record shows it writing in, if it wrote.
+fn tier_of(rec: Option<&RequestRecord>) -> Option<CacheTtl> {
+    let rec = rec?;
+    let w5 = rec.cache_write_5m.unwrap_or(0);
+    let w1 = rec.cache_write_1h.unwrap_or(0);
+    if w1 > w5 {
+        Some(CacheTtl::OneHour)
+    } else if w5 > 0 {
+        Some(CacheTtl::FiveMinutes)
+    } else {
+        None
+    }
+}
+
+/// Whether a user message between two requests is a background task's
+/// notification (in a Claude Code session).
+fn rewritten(input: &Input, from: usize, to: usize) -> bool {
+    if input.file.source.format != FORMAT_CLAUDE_CODE {
+        return false;
+    }
+    input
+        .messages
+        .get(from.min(to)..to.min(input.messages.len()))
+        .unwrap_or(&[])
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .any(|m| {
+            m.content
+                .iter()
+                .any(|b| b.text_lossy().trim_start().starts_with(TASK_NOTIFICATION))
+        })
+}
+
+/// The parent context a compaction agent's first request can read: the
+/// prompt of the parent's last request of `model` at or before `t`, if its
+/// cache is still warm.
+fn parent_prefix(parent: &Input, model: &str, t: Option<i64>, settings: &Settings) -> u64 {
+    let Some(t) = t else { return 0 };
+    let mut best: Option<(i64, u64, CacheTtl)> = None;
+    let mut tier = CacheTtl::FiveMinutes;
+    for (i, r) in parent.file.requests.iter().enumerate() {
+        let rec = record_of(parent.file, i, r);
+        if let Some(x) = tier_of(rec) {
+            tier = x;
+        }
+        let (Some(at), true) = (time_of(rec), model_of(r, parent.file) == model) else {
+            continue;
+        };
+        if at <= t {
+            best = Some((at, r.prompt_tokens(), settings.ttl.unwrap_or(tier)));
+        }
+    }
+    match best {
+        Some((at, prompt, ttl)) => {
+            let warm = Warm {
+                prompt,
+                at: Some(at),
+                ttl,
+            };
+            if warm.expired_at(Some(t)) {
+                0
+            } else {
+                prompt
+            }
+        }
+        None => 0,
+    }
+}
+
+/// What a session's first request can find in the cache from the other
+/// sessions of the check.
+#[derive(Default)]
+pub struct Shared<'a> {
+    /// The session's parent, when the check has it.
+    pub parent: Option<&'a Input<'a>>,
+    /// Request times of the other sessions of the same format, per model,
+    /// sorted.
+    pub others: HashMap<String, Vec<i64>>,
+    /// The agent's fixed prompt in tokens, as fitted from the recorded
+    /// reads (see [`fit_fixed_prefix`]); `None`: the input's own.
+    pub fixed_prefix: Option<u64>,
+}
+
+impl Shared<'_> {
+    /// Whether another session used `model` within `ttl` before `t`: the
+    /// agent's fixed prompt (same tools, same system prompt) is then still
+    /// cached, and a new session reads it.
+    fn fixed_prompt_warm(&self, model: &str, t: Option<i64>, ttl: CacheTtl) -> bool {
+        let (Some(t), Some(times)) = (t, self.others.get(model)) else {
+            return false;
+        };
+        let from = t - ttl.seconds().unwrap_or(i64::MAX / 2);
+        let i = times.partition_point(|x| *x < from);
+        times.get(i).is_some_and(|x| *x <= t)
+    }
+}
+
+/// The agent's fixed prompt as the recorded usage shows it: the median
+/// cache read of requests that read something but less than half the
+/// previous prompt (after a compaction or a rewrite only the fixed prompt
+/// is still cached) and of first requests that read something (another
+/// session cached it). `None` when no request shows it.
+pub fn fit_fixed_prefix(files: &[&SessionFile]) -> Option<u64> {
+    let mut reads: Vec<f64> = Vec::new();
+    for f in files {
+        let mut prev: Option<u64> = None;
+        for r in f.requests.iter().filter(|r| r.prompt_tokens() > 0) {
+            let read = r.cache_read_input_tokens;
+            let partial = match prev {
+                None => read > 0,
+                Some(p) => read > 0 && (read as f64) < p as f64 / 2.0,
+            };
+            if partial {
+                reads.push(read as f64);
+            }
+            prev = Some(r.prompt_tokens());
+        }
+    }
+    (!reads.is_empty()).then(|| quantile(&mut reads, 0.5).round() as u64)
+}
+
+/// Checks one session against what the other sessions left in the cache.
+pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> SessionCheck {
+    let parent = shared.parent;
+    let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
+    let file = input.file;
+    let is_compaction_agent = file
+        .source
+        .agent_id
+        .as_deref()
+        .is_some_and(|a| a.starts_with(COMPACTION_AGENT));
+    let mut warm: HashMap<String, Warm> = HashMap::new();
+    let mut tier = settings.ttl.unwrap_or(CacheTtl::FiveMinutes);
+    let mut prev: Option<(usize, u64)> = None;
+    let mut detail = Vec::with_capacity(file.requests.len());
+    let mut unpriced: Vec<String> = Vec::new();
+    let mut ttl_applied = false;
+    for (i, r) in file.requests.iter().enumerate() {
+        let prompt = r.prompt_tokens();
+        if prompt == 0 {
+            continue;
+        }
+        let model = model_of(r, file);
+        let price = model_price(&model).unwrap_or_else(|| {
+            if !unpriced.contains(&model) {
+                unpriced.push(model.clone());
+            }
+            default_model()
+        });
+        let rec = record_of(file, i, r);
+        let t = time_of(rec);
+        if let Some(x) = tier_of(rec) {
+            tier = x;
+        }
+        let min = settings.min_cacheable.unwrap_or(price.min_cacheable);
+        let here = warm.get(&model).copied();
+        let gap_seconds = here.and_then(|w| Some(t? - w.at?));
+        let cold = match (prev, here) {
+            (None, _) => None,
+            (Some(_), None) => Some(Cause::ModelSwitch),
+            (Some((from, _)), Some(w)) => {
+                if w.expired_at(t) {
+                    Some(Cause::TtlExpiry)
+                } else if file
+                    .compact_boundaries
+                    .iter()
+                    .any(|b| b.message_index > from && b.message_index <= r.message_index)
+                {
+                    Some(Cause::AgentCompaction)
+                } else if rewritten(input, from + 1, r.message_index) {
+                    Some(Cause::HarnessRewrite)
+                } else {
+                    None
+                }
+            }
+        };
+        if here.is_some() && t.is_some() && here.and_then(|w| w.ttl.seconds()).is_some() {
+            ttl_applied = true;
+        }
+        let read = match (prev, here, cold) {
+            (None, _, _) => {
+                let from_parent = if is_compaction_agent {
+                    parent.map_or(0, |p| parent_prefix(p, &model, t, settings))
+                } else {
+                    0
+                };
+                let ttl = settings.ttl.unwrap_or(tier);
+                let fixed = if shared.fixed_prompt_warm(&model, t, ttl) {
+                    fixed_prefix
+                } else {
+                    0
+                };
+                from_parent.max(fixed).min(prompt)
+            }
+            (_, Some(w), None) => w.prompt.min(prompt),
+            (_, Some(w), Some(Cause::AgentCompaction | Cause::HarnessRewrite)) => {
+                fixed_prefix.min(w.prompt).min(prompt)
+            }
+            _ => 0,
+        };
+        let read = if read < min {
+            0
+        } else {
+            read / price.cache_block.max(1) * price.cache_block.max(1)
+        };
+        // The recorded split decides the tier of the predicted writes: the
+        // lifetime is the agent's choice, known from its log.
+        let (r5, r1) = recorded_split(r, rec, tier);
+        let mut predicted = Tokens {
+            output: r.output_tokens,
+            ..Tokens::default()
+        };
+        if prompt < min {
+            predicted.input = prompt;
+        } else {
+            predicted.cache_read = read;
+            let write = prompt - read;
+            let one_hour = if r5 + r1 > 0 {
+                (write as f64 * r1 as f64 / (r5 + r1) as f64).round() as u64
+            } else if tier == CacheTtl::OneHour {
+                write
+            } else {
+                0
+            };
+            predicted.cache_write_1h = one_hour.min(write);
+            predicted.cache_write_5m = write - predicted.cache_write_1h;
+        }
+        let recorded = Tokens {
+            input: r.input_tokens,
+            cache_read: r.cache_read_input_tokens,
+            cache_write_5m: r5,
+            cache_write_1h: r1,
+            output: r.output_tokens,
+        };
+        let miss = prev.and_then(|(_, p)| {
+            ((r.cache_read_input_tokens as f64) < p as f64 / 2.0)
+                .then_some(cold.unwrap_or(Cause::Unexplained))
+        });
+        detail.push(RequestCheck {
+            message_index: r.message_index,
+            model: model.clone(),
+            timestamp: rec.and_then(|x| x.timestamp.clone()),
+            gap_seconds,
+            recorded_usd: recorded.dollars(price),
+            predicted_usd: predicted.dollars(price),
+            recorded,
+            predicted,
+            billed_usd: rec.and_then(|x| x.cost),
+            cold,
+            miss,
+        });
+        if prompt >= min {
+            warm.insert(
+                model,
+                Warm {
+                    prompt,
+                    at: t,
+                    ttl: settings.ttl.unwrap_or(tier),
+                },
+            );
+        }
+        prev = Some((r.message_index, prompt));
+    }
+    let mut recorded = Tokens::default();
+    let mut predicted = Tokens::default();
+    let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
+    for d in &detail {
+        recorded.add(&d.recorded);
+        predicted.add(&d.predicted);
+        recorded_usd += d.recorded_usd;
+        predicted_usd += d.predicted_usd;
+    }
+    let billed_usd = file.recorded_cost.or_else(|| {
+        (!detail.is_empty() && detail.iter().all(|d| d.billed_usd.is_some()))
+            .then(|| detail.iter().filter_map(|d| d.billed_usd).sum())
+    });
+    SessionCheck {
+        session: input.label.clone(),
+        format: file.source.format.clone(),
+        requests: detail.len(),
+        ttl_applied,
+        fixed_prefix,
+        recorded,
+        predicted,
+        recorded_usd,
+        predicted_usd,
+        error: relative(predicted_usd, recorded_usd),
+        billed_usd,
+        unpriced_models: unpriced,
+        detail,
+    }
+}
+
+/// (x − truth) / truth; 0 when both are 0.
+pub fn relative(x: f64, truth: f64) -> f64 {
+    if truth == 0.0 {
+        if x == 0.0 {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        (x - truth) / truth
+    }
+}
+
+/// Checks every session that carries usage per request, in parallel; a
+/// compaction agent finds its parent among `inputs` by `parent_id`, and a
+/// session's first request finds the agent's fixed prompt cached when
+/// another session of the same format used the model shortly before. The
+/// fixed prompt is fitted per format ([`fit_fixed_prefix`]).
+pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
+    use rayon::prelude::*;
+    let by_id: HashMap<&str, &Input> = inputs.iter().map(|i| (i.file.id.as_str(), i)).collect();
+    let mut fixed: HashMap<&str, Option<u64>> = HashMap::new();
+    for i in inputs {
+        let format = i.file.source.format.as_str();
+        fixed.entry(format).or_insert_with(|| {
+            let files: Vec<&SessionFile> = inputs
+                .iter()
+                .filter(|j| j.file.source.format == format)
+                .map(|j| j.file)
+                .collect();
+            fit_fixed_prefix(&files)
+        });
+    }
+    inputs
+        .par_iter()
+        .filter(|i| i.file.requests.iter().any(|r| r.prompt_tokens() > 0))
+        .map(|i| {
+            let mut others: HashMap<String, Vec<i64>> = HashMap::new();
+            for j in inputs
+                .iter()
+                .filter(|j| j.file.id != i.file.id && j.file.source.format == i.file.source.format)
+            {
+                for (k, r) in j.file.requests.iter().enumerate() {
+                    if let Some(t) = time_of(record_of(j.file, k, r)) {
+                        others.entry(model_of(r, j.file)).or_default().push(t);
+                    }
+                }
+            }
+            for v in others.values_mut() {
+                v.sort_unstable();
+            }
+            let shared = Shared {
+                parent: i
+                    .file
+                    .parent_id
+                    .as_deref()
+                    .and_then(|p| by_id.get(p).copied()),
+                others,
+                fixed_prefix: fixed.get(i.file.source.format.as_str()).copied().flatten(),
+            };
+            check_session(i, &shared, settings)
+        })
+        .collect()
+}
+
+fn quantile(v: &mut [f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let pos = q * (v.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+}
+
+fn worst<'a>(it: impl Iterator<Item = (&'a SessionCheck, f64)>) -> Option<Worst> {
+    it.max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+        .map(|(s, e)| Worst {
+            session: s.session.clone(),
+            requests: s.requests,
+            error: e,
+        })
+}
+
+/// The figures per source format, formats in name order.
+pub fn summarize(checks: &[SessionCheck]) -> Vec<Summary> {
+    let mut formats: BTreeMap<&str, Vec<&SessionCheck>> = BTreeMap::new();
+    for c in checks {
+        formats.entry(c.format.as_str()).or_default().push(c);
+    }
+    formats
+        .into_iter()
+        .map(|(format, cs)| summarize_format(format, &cs))
+        .collect()
+}
+
+fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
+    let mut abs: Vec<f64> = cs.iter().map(|c| c.error.abs()).collect();
+    let mut short: Vec<f64> = cs
+        .iter()
+        .filter(|c| c.requests < LONG_SESSION)
+        .map(|c| c.error.abs())
+        .collect();
+    let mut recorded = Tokens::default();
+    let mut predicted = Tokens::default();
+    let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
+    let mut misses: BTreeMap<Cause, MissTotals> = BTreeMap::new();
+    for c in cs {
+        recorded.add(&c.recorded);
+        predicted.add(&c.predicted);
+        recorded_usd += c.recorded_usd;
+        predicted_usd += c.predicted_usd;
+        for d in &c.detail {
+            if let Some(cause) = d.miss {
+                let m = misses.entry(cause).or_default();
+                m.requests += 1;
+                m.cache_write += d.recorded.cache_write();
+            }
+        }
+    }
+    let miss_cache_write: u64 = misses.values().map(|m| m.cache_write).sum();
+    let share = |keep: &dyn Fn(Cause) -> bool| {
+        if miss_cache_write == 0 {
+            1.0
+        } else {
+            misses
+                .iter()
+                .filter(|(c, _)| keep(**c))
+                .map(|(_, m)| m.cache_write)
+                .sum::<u64>() as f64
+                / miss_cache_write as f64
+        }
+    };
+    let billed: Vec<(&SessionCheck, f64)> = cs
+        .iter()
+        .filter_map(|c| c.billed_usd.map(|b| (*c, b)))
+        .collect();
+    let billed = (!billed.is_empty()).then(|| {
+        let total: f64 = billed.iter().map(|(_, b)| b).sum();
+        let priced: Vec<(&SessionCheck, f64)> = billed
+            .iter()
+            .map(|(c, b)| (*c, relative(c.recorded_usd, *b)))
+            .collect();
+        let pred: Vec<(&SessionCheck, f64)> = billed
+            .iter()
+            .map(|(c, b)| (*c, relative(c.predicted_usd, *b)))
+            .collect();
+        Billed {
+            sessions: billed.len(),
+            billed_usd: total,
+            priced_median_error: quantile(
+                &mut priced.iter().map(|x| x.1.abs()).collect::<Vec<_>>(),
+                0.5,
+            ),
+            priced_worst: worst(priced.iter().copied()),
+            priced_total_error: relative(billed.iter().map(|(c, _)| c.recorded_usd).sum(), total),
+            predicted_median_error: quantile(
+                &mut pred.iter().map(|x| x.1.abs()).collect::<Vec<_>>(),
+                0.5,
+            ),
+            predicted_worst: worst(pred.iter().copied()),
+            predicted_total_error: relative(
+                billed.iter().map(|(c, _)| c.predicted_usd).sum(),
+                total,
+            ),
+        }
+    });
+    Summary {
+        format: format.to_string(),
+        sessions: cs.len(),
+        requests: cs.iter().map(|c| c.requests).sum(),
+        median_error: quantile(&mut abs, 0.5),
+        p95_error: quantile(&mut abs, 0.95),
+        worst: worst(cs.iter().map(|c| (*c, c.error))),
+        worst_long: worst(
+            cs.iter()
+                .filter(|c| c.requests >= LONG_SESSION)
+                .map(|c| (*c, c.error)),
+        ),
+        median_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.5)),
+        recorded_usd,
+        predicted_usd,
+        total_error: relative(predicted_usd, recorded_usd),
+        recorded,
+        predicted,
+        attributed: share(&|c| c != Cause::Unexplained),
+        attributed_without_rewrite: share(&|c| {
+            matches!(
+                c,
+                Cause::TtlExpiry | Cause::AgentCompaction | Cause::ModelSwitch
+            )
+        }),
+        misses,
+        miss_cache_write,
+        ttl_applied: cs.iter().filter(|c| c.ttl_applied).count(),
+        billed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::{CompactBoundary, Source};
+
+    const OPUS: &str = "claude-opus-4-6";
+
+    /// A request answered by message `index`, `prompt` tokens of which the
+    /// log says `read` came from the cache, sent at `second`,
+    /// writing in the `tier` lifetime.
+    fn req(
+        index: usize,
+        model: &str,
+        prompt: u64,
+        read: u64,
+        second: i64,
+        tier: CacheTtl,
+    ) -> (RequestUsage, RequestRecord) {
+        let write = prompt - read - 3;
+        (
+            RequestUsage {
+                message_index: index,
+                input_tokens: 3,
+                cache_creation_input_tokens: write,
+                cache_read_input_tokens: read,
+                output_tokens: 100,
+                model: Some(model.into()),
+            },
+            RequestRecord {
+                message_index: index,
+                timestamp: Some(crate::time::format_rfc3339(1_770_000_000 + second)),
+                cache_write_5m: Some(if tier == CacheTtl::OneHour { 0 } else { write }),
+                cache_write_1h: Some(if tier == CacheTtl::OneHour { write } else { 0 }),
+                cost: None,
+            },
+        )
+    }
+
+    fn file(reqs: Vec<(RequestUsage, RequestRecord)>) -> SessionFile {
+        let (requests, request_records) = reqs.into_iter().unzip();
+        SessionFile {
+            id: "s".into(),
+            source: Source {
+                format: FORMAT_CLAUDE_CODE.into(),
+                ..Source::default()
+            },
+            requests,
+            request_records,
+            ..SessionFile::default()
+        }
+    }
+
+    fn run(f: &SessionFile, settings: Settings) -> SessionCheck {
+        let input = Input {
+            label: "s".into(),
+            file: f,
+            messages: &[],
+            fixed_prefix: 20_000,
+        };
+        check_session(&input, &Shared::default(), &settings)
+    }
+
+    const AUTO: Settings = Settings {
+        ttl: None,
+        min_cacheable: None,
+    };
+
+    #[test]
+    fn a_warm_cache_serves_the_previous_prompt_and_the_rest_is_written() {
+        let f = file(vec![
+            req(1, OPUS, 50_000, 0, 0, CacheTtl::FiveMinutes),
+            req(3, OPUS, 60_000, 50_000, 30, CacheTtl::FiveMinutes),
+        ]);
+        let c = run(&f, AUTO);
+        let d = &c.detail[1];
+        assert_eq!(d.predicted.cache_read, 50_000);
+        assert_eq!(d.predicted.cache_write_5m, 10_000);
+        assert_eq!((d.cold, d.miss), (None, None));
+        assert!(c.ttl_applied);
+    }
+
+    #[test]
+    fn a_gap_longer_than_the_five_minute_lifetime_reads_nothing() {
+        let f = file(vec![
+            req(1, OPUS, 50_000, 0, 0, CacheTtl::FiveMinutes),
+            req(3, OPUS, 60_000, 0, 301, CacheTtl::FiveMinutes),
+        ]);
+        let d = &run(&f, AUTO).detail[1];
+        assert_eq!(d.predicted.cache_read, 0);
+        assert_eq!(d.predicted.cache_write_5m, 60_000);
+        assert_eq!(d.cold, Some(Cause::TtlExpiry));
+        assert_eq!(d.miss, Some(Cause::TtlExpiry));
+    }
+
+    #[test]
+    fn the_one_hour_tier_survives_the_same_gap_and_costs_twice_the_input() {
+        let f = file(vec![
+            req(1, OPUS, 50_000, 0, 0, CacheTtl::OneHour),
+            req(3, OPUS, 60_000, 50_000, 301, CacheTtl::OneHour),
+        ]);
+        let c = run(&f, AUTO);
+        let d = &c.detail[1];
+        assert_eq!(d.cold, None);
+        assert_eq!(d.predicted.cache_write_1h, 10_000);
+        let opus = model_price(OPUS).unwrap();
+        let write_only = Tokens {
+            cache_write_1h: 1_000_000,
+            ..Tokens::default()
+        };
+        assert_eq!(write_only.dollars(opus), 2.0 * opus.input);
+        // A fixed lifetime overrides the records, and `none` never expires.
+        let d = &run(
+            &f,
+            Settings {
+                ttl: Some(CacheTtl::FiveMinutes),
+                ..AUTO
+            },
+        )
+        .detail[1];
+        assert_eq!(d.cold, Some(Cause::TtlExpiry));
+        let c = run(
+            &f,
+            Settings {
+                ttl: Some(CacheTtl::None),
+                ..AUTO
+            },
+        );
+        assert_eq!(c.detail[1].cold, None);
+        assert!(!c.ttl_applied);
+    }
+
+    #[test]
+    fn below_the_minimum_cacheable_prefix_everything_is_plain_input() {
+        // Opus 4.6 caches from 4096 tokens on.
+        let f = file(vec![
+            req(1, OPUS, 4000, 0, 0, CacheTtl::FiveMinutes),
+            req(3, OPUS, 4090, 0, 10, CacheTtl::FiveMinutes),
+        ]);
+        let d = &run(&f, AUTO).detail[1];
+        assert_eq!(d.predicted.input, 4090);
+        assert_eq!(d.predicted.cache_write(), 0);
+        let d = &run(
+            &f,
+            Settings {
+                min_cacheable: Some(1024),
+                ..AUTO
+            },
+        )
+        .detail[1];
+        assert_eq!(d.predicted.cache_read, 4000);
+    }
+
+    #[test]
+    fn after_the_agents_compaction_only_the_fixed_prompt_is_read() {
+        let mut f = file(vec![
+            req(1, OPUS, 150_000, 0, 0, CacheTtl::FiveMinutes),
+            req(5, OPUS, 40_000, 21_000, 60, CacheTtl::FiveMinutes),
+        ]);
+        f.compact_boundaries.push(CompactBoundary {
+            message_index: 3,
+            ..CompactBoundary::default()
+        });
+        let d = &run(&f, AUTO).detail[1];
+        assert_eq!(d.predicted.cache_read, 20_000);
+        assert_eq!(d.cold, Some(Cause::AgentCompaction));
+        assert_eq!(d.miss, Some(Cause::AgentCompaction));
+    }
+
+    #[test]
+    fn a_model_the_session_has_not_used_reads_nothing_and_an_unexplained_miss_is_named() {
+        let f = file(vec![
+            req(1, OPUS, 50_000, 0, 0, CacheTtl::FiveMinutes),
+            req(3, "claude-haiku-4-5", 30_000, 0, 5, CacheTtl::FiveMinutes),
+            req(5, OPUS, 60_000, 50_000, 10, CacheTtl::FiveMinutes),
+            req(7, OPUS, 70_000, 1000, 15, CacheTtl::FiveMinutes),
+        ]);
+        let c = run(&f, AUTO);
+        assert_eq!(c.detail[1].cold, Some(Cause::ModelSwitch));
+        assert_eq!(c.detail[1].miss, Some(Cause::ModelSwitch));
+        // Back on Opus, its own cache is still warm.
+        assert_eq!(c.detail[2].predicted.cache_read, 50_000);
+        assert_eq!(c.detail[2].miss, None);
+        assert_eq!(c.detail[3].miss, Some(Cause::Unexplained));
+        let s = &summarize(&[c])[0];
+        assert_eq!(s.misses[&Cause::Unexplained].cache_write, 70_000 - 1000 - 3);
+        assert!(s.attributed < 0.9);
+    }
+
+    #[test]
+    fn the_fixed_prompt_is_the_median_partial_read() {
+        let f = file(vec![
+            req(1, OPUS, 50_000, 18_000, 0, CacheTtl::FiveMinutes),
+            req(3, OPUS, 150_000, 50_000, 5, CacheTtl::FiveMinutes),
+            req(5, OPUS, 40_000, 21_000, 10, CacheTtl::FiveMinutes),
+            req(7, OPUS, 45_000, 19_000, 15, CacheTtl::FiveMinutes),
+        ]);
+        assert_eq!(fit_fixed_prefix(&[&f]), Some(19_000));
+        assert_eq!(fit_fixed_prefix(&[&file(vec![])]), None);
+    }
+}

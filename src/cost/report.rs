@@ -1,0 +1,199 @@
+//! The bill check as `calibrate` prints it: per format, the error of the
+//! price against the recorded usage, the misses by cause, then per session.
+
+use std::io::{self, Write};
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+
+use super::bill::{Cause, SessionCheck, Summary, Worst, LONG_SESSION};
+
+fn pct(x: f64) -> String {
+    format!("{:+.1}%", x * 100.0)
+}
+
+fn abs_pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn right(s: String) -> Cell {
+    Cell::new(s).set_alignment(CellAlignment::Right)
+}
+
+fn worst(w: &Option<Worst>) -> String {
+    match w {
+        Some(w) => format!("{} ({} requests): {}", w.session, w.requests, pct(w.error)),
+        None => "-".into(),
+    }
+}
+
+/// Writes the summaries, then one row per session (and per request when
+/// `per_request`).
+pub fn write_text(
+    out: &mut dyn Write,
+    summaries: &[Summary],
+    checks: &[SessionCheck],
+    per_request: bool,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "bill check: each request priced as the source agent sent it (recorded prompt sizes, cache lifetime, tiers, minimum cacheable prefix, output) vs the recorded usage at the same prices"
+    )?;
+    for s in summaries {
+        writeln!(
+            out,
+            "{}: {} sessions, {} requests, timestamps applied the cache lifetime in {} sessions",
+            s.format, s.sessions, s.requests, s.ttl_applied
+        )?;
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED);
+        t.set_header(vec!["figure", "value"]);
+        let rows: Vec<(&str, String)> = vec![
+            ("recorded usage priced", format!("${:.2}", s.recorded_usd)),
+            ("predicted", format!("${:.2}", s.predicted_usd)),
+            ("error on the total", pct(s.total_error)),
+            ("median |error| per session", abs_pct(s.median_error)),
+            ("p95 |error| per session", abs_pct(s.p95_error)),
+            ("worst session", worst(&s.worst)),
+            ("worst session of ≥50 requests", worst(&s.worst_long)),
+            (
+                "median |error|, sessions under 50 requests",
+                s.median_error_short.map_or("-".into(), abs_pct),
+            ),
+        ];
+        for (k, v) in rows {
+            t.add_row(vec![Cell::new(k), right(v)]);
+        }
+        writeln!(out, "{t}")?;
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED);
+        t.set_header(vec![
+            "tokens",
+            "input",
+            "cache read",
+            "cache write 5m",
+            "cache write 1h",
+            "output",
+        ]);
+        for (name, k) in [("recorded", &s.recorded), ("predicted", &s.predicted)] {
+            t.add_row(vec![
+                Cell::new(name),
+                right(k.input.to_string()),
+                right(k.cache_read.to_string()),
+                right(k.cache_write_5m.to_string()),
+                right(k.cache_write_1h.to_string()),
+                right(k.output.to_string()),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+        if s.miss_cache_write > 0 {
+            writeln!(
+                out,
+                "recorded cache misses (read < half the previous prompt), by cause: {} of their cache-write tokens attributed ({} without harness rewrites)",
+                abs_pct(s.attributed),
+                abs_pct(s.attributed_without_rewrite)
+            )?;
+            let mut t = Table::new();
+            t.load_preset(UTF8_FULL_CONDENSED);
+            t.set_header(vec!["cause", "requests", "cache-write tokens", "share"]);
+            for c in Cause::ALL {
+                let m = s.misses.get(&c).copied().unwrap_or_default();
+                t.add_row(vec![
+                    Cell::new(c.as_str()),
+                    right(m.requests.to_string()),
+                    right(m.cache_write.to_string()),
+                    right(abs_pct(m.cache_write as f64 / s.miss_cache_write as f64)),
+                ]);
+            }
+            writeln!(out, "{t}")?;
+        }
+        if let Some(b) = &s.billed {
+            writeln!(
+                out,
+                "against the {} sessions' recorded bill (${:.2}): recorded usage at the table's prices {} on the total, median |error| {}, worst {}; the model's prediction {} on the total, median |error| {}, worst {}",
+                b.sessions,
+                b.billed_usd,
+                pct(b.priced_total_error),
+                abs_pct(b.priced_median_error),
+                worst(&b.priced_worst),
+                pct(b.predicted_total_error),
+                abs_pct(b.predicted_median_error),
+                worst(&b.predicted_worst),
+            )?;
+        }
+        writeln!(out)?;
+    }
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "session",
+        "requests",
+        "ttl applied",
+        "recorded $",
+        "predicted $",
+        "error",
+        "billed $",
+        "misses",
+    ]);
+    for c in checks {
+        let misses = c.detail.iter().filter(|d| d.miss.is_some()).count();
+        t.add_row(vec![
+            Cell::new(format!(
+                "{}{}",
+                c.session,
+                if c.requests < LONG_SESSION { "" } else { " *" }
+            )),
+            right(c.requests.to_string()),
+            Cell::new(if c.ttl_applied { "yes" } else { "no" }),
+            right(format!("{:.4}", c.recorded_usd)),
+            right(format!("{:.4}", c.predicted_usd)),
+            right(pct(c.error)),
+            right(c.billed_usd.map_or("-".into(), |b| format!("{b:.4}"))),
+            right(misses.to_string()),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "* {LONG_SESSION} requests or more. A short session's first request can read a prefix another session cached (the agent's fixed prompt), which a per-session check cannot see: that is most of the error of short sessions."
+    )?;
+    if per_request {
+        for c in checks {
+            writeln!(out, "\n{}", c.session)?;
+            let mut t = Table::new();
+            t.load_preset(UTF8_FULL_CONDENSED);
+            t.set_header(vec![
+                "message",
+                "model",
+                "gap s",
+                "read rec/pred",
+                "write rec/pred",
+                "input rec/pred",
+                "$ rec/pred",
+                "cold",
+                "miss",
+            ]);
+            for d in &c.detail {
+                t.add_row(vec![
+                    right(d.message_index.to_string()),
+                    Cell::new(&d.model),
+                    right(d.gap_seconds.map_or("-".into(), |g| g.to_string())),
+                    right(format!(
+                        "{}/{}",
+                        d.recorded.cache_read, d.predicted.cache_read
+                    )),
+                    right(format!(
+                        "{}/{}",
+                        d.recorded.cache_write(),
+                        d.predicted.cache_write()
+                    )),
+                    right(format!("{}/{}", d.recorded.input, d.predicted.input)),
+                    right(format!("{:.4}/{:.4}", d.recorded_usd, d.predicted_usd)),
+                    Cell::new(d.cold.map_or("", Cause::as_str)),
+                    Cell::new(d.miss.map_or("", Cause::as_str)),
+                ]);
+            }
+            writeln!(out, "{t}")?;
+        }
+    }
+    Ok(())
+}
