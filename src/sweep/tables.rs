@@ -324,6 +324,7 @@ pub fn summary_json(sweep: &Sweep, summaries: &[ConfigSummary], input: &SummaryI
         "bytes": sweep.bytes(),
         "elapsed_seconds": sweep.elapsed.as_secs_f64(),
         "threads": sweep.threads,
+        "thrash_window": sweep.rows.first().map_or(crate::replay::DEFAULT_THRASH_WINDOW, |r| r.facts.window()),
         "grid": {
             "file": input.grid_file,
             "axes": axes,
