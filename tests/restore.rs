@@ -205,7 +205,11 @@ fn whole_record_restore_holds_every_message_and_smiths_fields() {
     assert!(contains(&meta_bytes, b"\"context_ratio\":1.25}"));
     assert_eq!(snapshot(&source), before, "the source session was modified");
 
-    // An existing non-empty directory is refused and left alone.
+    // An existing non-empty directory is refused and left alone, and so is
+    // the source itself.
+    let existing = home.path().join("existing");
+    fs::create_dir(&existing).unwrap();
+    fs::write(existing.join("keep.txt"), "mine").unwrap();
     let o = run_in(
         home.path(),
         &[
@@ -213,7 +217,7 @@ fn whole_record_restore_holds_every_message_and_smiths_fields() {
             "restore",
             "whole",
             "--out",
-            source.to_str().unwrap(),
+            existing.to_str().unwrap(),
         ],
     );
     assert!(!o.status.success());
@@ -222,6 +226,20 @@ fn whole_record_restore_holds_every_message_and_smiths_fields() {
         err.contains("a restore never writes into an existing session"),
         "{err}"
     );
+    assert_eq!(snapshot(&existing).len(), 1);
+    let inside = source.join("sub");
+    let o = run_in(
+        home.path(),
+        &[
+            "transcript",
+            "restore",
+            "whole",
+            "--out",
+            inside.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("lies inside the session it restores"));
     assert_eq!(snapshot(&source), before);
 }
 
