@@ -84,7 +84,13 @@ Examples:
   smith-calibrate transcript show transcript.jsonl --tool bash --grep 'error|panic'
   smith-calibrate transcript show transcript.jsonl --at 40 --max-tokens 64000
   smith-calibrate transcript show transcript.jsonl --at 40 --policy codex
-  smith-calibrate transcript show transcript.jsonl --role user --json | jq -r '.content[0].text'"
+  smith-calibrate transcript show transcript.jsonl --role user --json | jq -r '.content[0].text'
+  smith-calibrate transcript show fix-the-tests --html fix-the-tests.html --max-tokens 64000
+
+--html FILE writes one self-contained page (no network, its own script only):
+the chat with thinking and long results collapsed, a timeline of the requests
+with the context size under the engine flags, and for each compaction (click
+it) its stages, before/after and what it cut. FILE#r12 opens request 12."
 )]
 pub struct ShowArgs {
     /// A transcript.jsonl, a session directory, or a session id or name
@@ -132,6 +138,16 @@ pub struct ShowArgs {
     /// Fail (exit 1) if any line of the transcript had to be skipped
     #[arg(long)]
     pub strict: bool,
+    /// Write the session as one self-contained web page instead: the chat,
+    /// a timeline of the requests under the engine flags, and what each
+    /// compaction cut, e.g. --html session.html
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "at"])]
+    pub html: Option<std::path::PathBuf>,
+    /// With --html: a compaction within N requests of the previous one is
+    /// marked as repeated, e.g. --thrash-window 5
+    #[arg(long, value_name = "N", default_value_t = crate::replay::DEFAULT_THRASH_WINDOW,
+          value_parser = crate::replay::misfire::parse_thrash_window)]
+    pub thrash_window: usize,
 }
 
 /// Count where a session's context goes: by role, by block type, by tool.
@@ -379,6 +395,9 @@ fn run_show(args: ShowArgs) -> Result<()> {
         grep: args.grep.clone(),
     };
     let session = load_one(&args.reference, args.strict)?;
+    if let Some(path) = &args.html {
+        return write_html(path, &session, &setup, args.thrash_window);
+    }
     let record_turns = turn_numbers(&session.messages);
 
     let engine = setup.compactor();
@@ -459,6 +478,41 @@ fn run_show(args: ShowArgs) -> Result<()> {
         return Ok(ignore_broken_pipe(written)?);
     }
     ignore_broken_pipe(written)?;
+    Ok(())
+}
+
+/// `show --html`: the page, written atomically, never into the session.
+fn write_html(
+    path: &std::path::Path,
+    session: &Session,
+    setup: &Setup,
+    thrash_window: usize,
+) -> Result<()> {
+    let source = crate::import::absolute(session.source.dir());
+    if crate::import::absolute(path).starts_with(&source) {
+        return Err(usage(format!(
+            "--html {} lies inside the session directory {}; write the page somewhere else",
+            path.display(),
+            source.display()
+        )));
+    }
+    let engine = setup.compactor();
+    let page = crate::view::web::page(
+        &session.messages,
+        engine.as_ref(),
+        &session.label(),
+        &setup.label(),
+        session.log.skipped_count(),
+        thrash_window,
+    );
+    crate::output::write_atomic(path, page.as_bytes())?;
+    eprintln!(
+        "wrote {} ({:.1} MB): {} messages of {}",
+        path.display(),
+        page.len() as f64 / 1e6,
+        session.messages.len(),
+        session.label()
+    );
     Ok(())
 }
 
