@@ -238,7 +238,9 @@ fn page_data<'a, C: Compactor + ?Sized>(
             }
         });
         // After it: the kept messages are the tail of the history before.
-        let kept = history.len().min(pre.len() - c.cut.unwrap_or(0).min(pre.len()));
+        let kept = history
+            .len()
+            .min(pre.len() - c.cut.unwrap_or(0).min(pre.len()));
         origin = vec![None; history.len() - kept];
         origin.extend_from_slice(&pre[pre.len() - kept..]);
         requests.push(RequestView {
@@ -342,7 +344,14 @@ pub fn page<C: Compactor + ?Sized>(
     lines_skipped: usize,
     thrash_window: usize,
 ) -> String {
-    let data = page_data(record, engine, session, config, lines_skipped, thrash_window);
+    let data = page_data(
+        record,
+        engine,
+        session,
+        config,
+        lines_skipped,
+        thrash_window,
+    );
     let json = serde_json::to_string(&data).unwrap_or_else(|_| "{}".into());
     let nonce = nonce();
     format!(

@@ -277,7 +277,8 @@
     if (h) {
       var k = Number(h[1]);
       showLedger(k);
-      if (D.requests[k]) showMessage(D.requests[k].m);
+      // The ledger's buttons lead on to the messages it names.
+      if (ledger.getBoundingClientRect().top > window.innerHeight) ledger.scrollIntoView();
     }
     var m = /^#m(\d+)$/.exec(location.hash);
     if (m) showMessage(Number(m[1]));
