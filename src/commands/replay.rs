@@ -56,6 +56,11 @@ pub struct ReplayArgs {
     /// Fail (exit 1) if any line of the transcript had to be skipped
     #[arg(long)]
     pub strict: bool,
+    /// A compaction within N requests of the previous one counts as a
+    /// repeated misfire, e.g. --thrash-window 5
+    #[arg(long, value_name = "N", default_value_t = crate::replay::DEFAULT_THRASH_WINDOW,
+          value_parser = crate::replay::misfire::parse_thrash_window)]
+    pub thrash_window: usize,
 }
 
 pub fn run(args: ReplayArgs) -> Result<()> {
@@ -110,7 +115,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         return Ok(());
     }
 
-    let facts = loss::replay(&session.messages, engine);
+    let mut facts = loss::replay(&session.messages, engine);
+    facts.set_thrash_window(args.thrash_window);
     if args.json {
         serde_json::to_writer_pretty(&mut out, &summary_json(&session, &setup, &facts))?;
         writeln!(out)?;
@@ -168,6 +174,10 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
         "tokens_sent": f.tokens_sent,
         "cache_read": f.cache_read,
         "cache_write": f.cache_write,
+        "misfire_grew": f.misfire_grew,
+        "misfire_repeated": f.misfire_repeated,
+        "thrash_window": f.window(),
+        "misfires": f.counted_misfires().collect::<Vec<_>>(),
     })
 }
 
@@ -233,6 +243,10 @@ pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> Stri
             f.effects.messages_summarized.to_string(),
         ),
         ("target misses", f.target_misses.to_string()),
+        (
+            "misfires: grew / repeated",
+            format!("{} / {}", f.misfire_grew, f.misfire_repeated),
+        ),
         ("exhausted requests", f.exhausted.to_string()),
         ("peak tokens sent", f.peak_tokens.to_string()),
         ("total tokens sent", f.tokens_sent.to_string()),
@@ -258,5 +272,8 @@ pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> Stri
             Cell::new(f.effects.reclaimed[s.index()]).set_alignment(CellAlignment::Right),
         ]);
     }
-    format!("{head}\n{totals}\n{stages}")
+    format!(
+        "{head}\n{totals}\n{stages}{}",
+        crate::replay::misfire::lines(f)
+    )
 }

@@ -163,6 +163,11 @@ pub struct SweepArgs {
     /// Worker threads [default: one per core]
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
+    /// A compaction within N requests of the previous one counts as
+    /// repeated (column misfire_repeated), e.g. --thrash-window 5
+    #[arg(long, value_name = "N", default_value_t = crate::replay::DEFAULT_THRASH_WINDOW,
+          value_parser = crate::replay::misfire::parse_thrash_window)]
+    pub thrash_window: usize,
 }
 
 /// Rows of the terminal table when `--top` is not given.
@@ -300,7 +305,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
         )?),
         _ => None,
     };
-    let sweep = super::sweep_dist::run_sweep(&refs, &plan.setups, &options, journal.as_mut())?;
+    let mut sweep = super::sweep_dist::run_sweep(&refs, &plan.setups, &options, journal.as_mut())?;
+    for row in &mut sweep.rows {
+        row.facts.set_thrash_window(args.thrash_window);
+    }
     if crate::interrupt::interrupted() {
         let kept = match data_dir {
             Some(dir) => format!("; {} keeps its previous outputs, if any", dir.display()),

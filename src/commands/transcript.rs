@@ -35,6 +35,7 @@ pub enum TranscriptCommand {
     List(ListArgs),
     Show(ShowArgs),
     Stats(StatsArgs),
+    Restore(RestoreArgs),
 }
 
 /// List sessions, newest first.
@@ -83,7 +84,13 @@ Examples:
   smith-calibrate transcript show transcript.jsonl --tool bash --grep 'error|panic'
   smith-calibrate transcript show transcript.jsonl --at 40 --max-tokens 64000
   smith-calibrate transcript show transcript.jsonl --at 40 --policy codex
-  smith-calibrate transcript show transcript.jsonl --role user --json | jq -r '.content[0].text'"
+  smith-calibrate transcript show transcript.jsonl --role user --json | jq -r '.content[0].text'
+  smith-calibrate transcript show fix-the-tests --html fix-the-tests.html --max-tokens 64000
+
+--html FILE writes one self-contained page (no network, its own script only):
+the chat with thinking and long results collapsed, a timeline of the requests
+with the context size under the engine flags, and for each compaction (click
+it) its stages, before/after and what it cut. FILE#r12 opens request 12."
 )]
 pub struct ShowArgs {
     /// A transcript.jsonl, a session directory, or a session id or name
@@ -131,6 +138,16 @@ pub struct ShowArgs {
     /// Fail (exit 1) if any line of the transcript had to be skipped
     #[arg(long)]
     pub strict: bool,
+    /// Write the session as one self-contained web page instead: the chat,
+    /// a timeline of the requests under the engine flags, and what each
+    /// compaction cut, e.g. --html session.html
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "at"])]
+    pub html: Option<std::path::PathBuf>,
+    /// With --html: a compaction within N requests of the previous one is
+    /// marked as repeated, e.g. --thrash-window 5
+    #[arg(long, value_name = "N", default_value_t = crate::replay::DEFAULT_THRASH_WINDOW,
+          value_parser = crate::replay::misfire::parse_thrash_window)]
+    pub thrash_window: usize,
 }
 
 /// Count where a session's context goes: by role, by block type, by tool.
@@ -158,12 +175,148 @@ pub struct StatsArgs {
     pub strict: bool,
 }
 
+/// Write a new smith session from a transcript: the whole record, or the
+/// history the model received at one request.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "The new session is built from transcript.jsonl, not from the compacted
+session.json: by default it holds every message of the record, as smith would
+have had it had it never compacted. --at K holds the history the model
+received at request K (0-based), compacted under the engine flags (or
+--policy): the same bytes `replay --emit-history-at K` writes.
+
+It is written as smith writes a session: session.json (smith's fields; cwd,
+model, provider, usage, todos and context_ratio kept from the source, parent_id
+the source's id) with transcript.jsonl beside it and the attachments it names
+copied into media/. The source session is never modified.
+
+--into-smith-home makes it a new session under $SMITH_HOME/sessions with a
+fresh id and a name saying where it came from (e.g. fix-the-tests-restored-at-40),
+registered in index.json under a lock, so `smith resume NAME` finds it. An
+index that is not a list of sessions is an error, and nothing is written.
+
+Examples:
+  smith-calibrate transcript restore fix-the-tests --out /tmp/fix-the-tests-full
+  smith-calibrate transcript restore fix-the-tests --at 40 --into-smith-home
+  smith-calibrate transcript restore transcript.jsonl --at 40 --max-tokens 64000 --out restored/"
+)]
+pub struct RestoreArgs {
+    /// A transcript.jsonl, a session directory, or a session id or name
+    pub reference: String,
+    /// The history at request K (0-based) under the engine flags, instead of
+    /// the whole record
+    #[arg(long, value_name = "K")]
+    pub at: Option<usize>,
+    /// Write the session into DIR (created; must not exist or be empty)
+    #[arg(
+        long,
+        value_name = "DIR",
+        required_unless_present = "into_smith_home",
+        conflicts_with = "into_smith_home"
+    )]
+    pub out: Option<std::path::PathBuf>,
+    /// Write it as a new session into $SMITH_HOME/sessions and its index
+    #[arg(long)]
+    pub into_smith_home: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    // Boxed: fifteen optional flags would double the size of the command.
+    #[command(flatten)]
+    pub policy: Box<PolicyArgs>,
+    /// What was written as one JSON object on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Fail (exit 1) if any line of the transcript had to be skipped
+    #[arg(long)]
+    pub strict: bool,
+}
+
 pub fn run(args: TranscriptArgs) -> Result<()> {
     match args.command {
         TranscriptCommand::List(a) => run_list(a),
         TranscriptCommand::Show(a) => run_show(a),
         TranscriptCommand::Stats(a) => run_stats(a),
+        TranscriptCommand::Restore(a) => run_restore(a),
     }
+}
+
+fn run_restore(args: RestoreArgs) -> Result<()> {
+    use crate::import::restore::{self, Target};
+    let setup = args.policy.setup(args.engine.config()?)?;
+    let session = load_one(&args.reference, args.strict)?;
+    let (history, what) = match args.at {
+        None => (session.messages.clone(), "whole".to_string()),
+        Some(k) => {
+            let engine = setup.compactor();
+            let mut found = None;
+            let facts =
+                crate::replay::replay_with(&session.messages, engine.as_ref(), |r, h, _| {
+                    if r.request == k {
+                        found = Some(h.to_vec());
+                        return false;
+                    }
+                    true
+                });
+            match found {
+                Some(h) => (h, format!("at-{k}")),
+                None => {
+                    return Err(usage(format!(
+                        "request {k} does not exist: the session has {} requests (0..{})",
+                        facts.requests,
+                        facts.requests.saturating_sub(1)
+                    )))
+                }
+            }
+        }
+    };
+    let target = match &args.out {
+        Some(dir) => Target::Dir(dir.clone()),
+        None => Target::SmithHome(locate::sessions_dir()),
+    };
+    if let Target::Dir(dir) = &target {
+        let source = crate::import::absolute(session.source.dir());
+        if crate::import::absolute(dir).starts_with(&source) {
+            return Err(usage(format!(
+                "--out {} lies inside the session it restores ({}); choose a directory outside it",
+                dir.display(),
+                source.display()
+            )));
+        }
+    }
+    let done = restore::restore(&session, &history, &what, &target)?;
+    if done.media_missing > 0 {
+        eprintln!(
+            "{} attachments the history names are not in {}; smith will show them as missing",
+            done.media_missing,
+            session.source.dir().join("media").display()
+        );
+    }
+    eprintln!(
+        "restored {} messages of {} ({}) as {}{} in {}",
+        done.messages,
+        session.label(),
+        if what == "whole" {
+            "the whole record".to_string()
+        } else {
+            format!("request {} under {}", args.at.unwrap_or(0), setup.label())
+        },
+        done.id,
+        done.name
+            .as_deref()
+            .map(|n| format!(" named {n}"))
+            .unwrap_or_default(),
+        done.dir.display()
+    );
+    let mut out = io::stdout().lock();
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut out, &done)
+            .map_err(io::Error::from)
+            .and_then(|_| writeln!(out))
+    } else {
+        writeln!(out, "{}", done.dir.display())
+    };
+    ignore_broken_pipe(written)?;
+    Ok(())
 }
 
 fn run_list(args: ListArgs) -> Result<()> {
@@ -242,6 +395,9 @@ fn run_show(args: ShowArgs) -> Result<()> {
         grep: args.grep.clone(),
     };
     let session = load_one(&args.reference, args.strict)?;
+    if let Some(path) = &args.html {
+        return write_html(path, &session, &setup, args.thrash_window);
+    }
     let record_turns = turn_numbers(&session.messages);
 
     let engine = setup.compactor();
@@ -322,6 +478,41 @@ fn run_show(args: ShowArgs) -> Result<()> {
         return Ok(ignore_broken_pipe(written)?);
     }
     ignore_broken_pipe(written)?;
+    Ok(())
+}
+
+/// `show --html`: the page, written atomically, never into the session.
+fn write_html(
+    path: &std::path::Path,
+    session: &Session,
+    setup: &Setup,
+    thrash_window: usize,
+) -> Result<()> {
+    let source = crate::import::absolute(session.source.dir());
+    if crate::import::absolute(path).starts_with(&source) {
+        return Err(usage(format!(
+            "--html {} lies inside the session directory {}; write the page somewhere else",
+            path.display(),
+            source.display()
+        )));
+    }
+    let engine = setup.compactor();
+    let page = crate::view::web::page(
+        &session.messages,
+        engine.as_ref(),
+        &session.label(),
+        &setup.label(),
+        session.log.skipped_count(),
+        thrash_window,
+    );
+    crate::output::write_atomic(path, page.as_bytes())?;
+    eprintln!(
+        "wrote {} ({:.1} MB): {} messages of {}",
+        path.display(),
+        page.len() as f64 / 1e6,
+        session.messages.len(),
+        session.label()
+    );
     Ok(())
 }
 

@@ -15,6 +15,7 @@
 
 pub mod claude_code;
 pub mod mini_swe_agent;
+pub mod restore;
 mod session_file;
 
 pub use session_file::*;

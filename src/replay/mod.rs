@@ -7,7 +7,10 @@
 //! keeps the result; every message is then appended. Summaries and drop notes
 //! live only in the working history, never in the record.
 
+pub mod misfire;
 pub mod trace;
+
+pub use misfire::{Misfire, MisfireKind, DEFAULT_THRASH_WINDOW};
 
 use std::sync::Arc;
 
@@ -74,6 +77,23 @@ pub struct SessionFacts {
     pub results_lost: u64,
     pub needed_again: u64,
     pub refetched: u64,
+    /// Compactions whose result was larger than their input.
+    pub misfire_grew: u64,
+    /// Compactions within [`SessionFacts::thrash_window`] requests of the
+    /// previous one.
+    pub misfire_repeated: u64,
+    /// Where each misfire happened, in request order (see [`misfire`]).
+    /// Repeats are kept up to [`misfire::MAX_THRASH_WINDOW`] apart so that
+    /// [`SessionFacts::set_thrash_window`] can widen the window afterwards.
+    #[serde(skip)]
+    pub misfires: Vec<Misfire>,
+    /// The window `misfire_repeated` counts with; 0 reads as
+    /// [`DEFAULT_THRASH_WINDOW`].
+    #[serde(skip)]
+    pub thrash_window: usize,
+    /// The request of the last compaction, for the next repeat.
+    #[serde(skip)]
+    pub last_compaction: Option<usize>,
 }
 
 impl SessionFacts {
@@ -97,6 +117,69 @@ impl SessionFacts {
         self.tokens_sent += r.after;
         self.cache_read += r.cache_read;
         self.cache_write += r.cache_write;
+        self.note_misfires(r);
+    }
+
+    fn note_misfires(&mut self, r: &RequestFacts) {
+        let at = |kind, gap| Misfire {
+            kind,
+            request: r.request,
+            message_index: r.message_index,
+            gap,
+            before: r.before,
+            after: r.after,
+        };
+        if r.strategy != Strategy::None {
+            if r.after > r.before {
+                self.misfire_grew += 1;
+                self.misfires.push(at(MisfireKind::Grew, None));
+            }
+            if let Some(prev) = self.last_compaction {
+                let gap = r.request - prev;
+                if gap <= misfire::MAX_THRASH_WINDOW {
+                    self.misfires.push(at(MisfireKind::Repeated, Some(gap)));
+                }
+                if gap <= self.window() {
+                    self.misfire_repeated += 1;
+                }
+            }
+            self.last_compaction = Some(r.request);
+        }
+        if r.target_missed {
+            self.misfires.push(at(MisfireKind::TargetMissed, None));
+        }
+        if r.exhausted {
+            self.misfires.push(at(MisfireKind::OverWindow, None));
+        }
+    }
+
+    /// The thrash window in force.
+    pub fn window(&self) -> usize {
+        if self.thrash_window == 0 {
+            DEFAULT_THRASH_WINDOW
+        } else {
+            self.thrash_window
+        }
+    }
+
+    /// Counts repeats under another window (1 to
+    /// [`misfire::MAX_THRASH_WINDOW`]), after the replay.
+    pub fn set_thrash_window(&mut self, window: usize) {
+        self.thrash_window = window.min(misfire::MAX_THRASH_WINDOW);
+        let w = self.window();
+        self.misfire_repeated = self
+            .misfires
+            .iter()
+            .filter(|m| m.kind == MisfireKind::Repeated && m.gap.is_some_and(|g| g <= w))
+            .count() as u64;
+    }
+
+    /// The misfires that count under the thrash window in force.
+    pub fn counted_misfires(&self) -> impl Iterator<Item = &Misfire> + '_ {
+        let w = self.window();
+        self.misfires
+            .iter()
+            .filter(move |m| m.kind != MisfireKind::Repeated || m.gap.is_some_and(|g| g <= w))
     }
 }
 

@@ -52,7 +52,7 @@ use Kind::{Count, Peak, Price};
 /// reclaimed. `results_lost`, `needed_again` and `refetched` are the loss
 /// measure of `crate::loss`: distinct results shortened or removed, and how
 /// many of them the rest of the session needed again or fetched again.
-pub const FIGURES: [Figure; 37] = [
+pub const FIGURES: [Figure; 39] = [
     fig("messages", Count, false, false),
     fig("requests", Count, false, false),
     fig("triggered", Count, false, true),
@@ -90,6 +90,10 @@ pub const FIGURES: [Figure; 37] = [
     fig("cache_write", Count, true, true),
     fig("price", Price, true, true),
     fig("price_uncached", Price, true, true),
+    // Misfires (crate::replay::misfire); target_misses and exhausted above
+    // are the other two kinds.
+    fig("misfire_grew", Count, false, true),
+    fig("misfire_repeated", Count, false, true),
 ];
 
 /// Number of figures.
@@ -156,6 +160,8 @@ pub fn values(f: &SessionFacts, prices: &Prices) -> [f64; N] {
     put(f.cache_write as f64);
     put(cost.price);
     put(cost.price_uncached);
+    put(f.misfire_grew as f64);
+    put(f.misfire_repeated as f64);
     debug_assert_eq!(i, N);
     v
 }

@@ -359,6 +359,7 @@ pub fn summary_json(
         "bytes": sweep.bytes,
         "elapsed_seconds": sweep.elapsed_seconds,
         "threads": sweep.threads,
+        "thrash_window": sweep.rows.first().map_or(crate::replay::DEFAULT_THRASH_WINDOW, |r| r.facts.window()),
         "grid": {
             "file": input.grid_file,
             "axes": axes,

@@ -16,3 +16,4 @@ pub mod render;
 pub mod select;
 pub mod stats;
 pub mod text;
+pub mod web;

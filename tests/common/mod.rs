@@ -2,6 +2,8 @@
 //! byte counts are easy to reason about.
 #![allow(dead_code)]
 
+pub mod chromium;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

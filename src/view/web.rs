@@ -1,0 +1,401 @@
+//! `transcript show --html`: one session as a self-contained web page that
+//! a person can scroll like a chat and hand to a colleague.
+//!
+//! A transcript is untrusted input (prompts, tool arguments and results can
+//! hold anything, markup included), so the page never turns data into markup:
+//! the session travels as JSON inside a `<script type="application/json">`
+//! block with `<`, `>`, `&`, U+2028 and U+2029 escaped (nothing in it can end
+//! the block or start a tag), and the page's one script builds the DOM with
+//! `textContent` only. The Content-Security-Policy allows no network at all
+//! and only the page's own script and style, by nonce: even a tag that slipped
+//! through could neither run nor load anything.
+//!
+//! Large sessions stay responsive: the chat is rendered in slices as it is
+//! scrolled into view, and long results are only put into the DOM when they
+//! are opened. The page writes how long its first render took into
+//! `#load-ms`, so a headless browser can measure it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use crate::engine::{Compaction, Compactor, EditKind, Stage, Strategy};
+use crate::replay::{replay_with, Misfire, RequestFacts, SessionFacts};
+use crate::transcript::{BlockType, Message, Role};
+
+use super::select::turn_numbers;
+
+const SCRIPT: &str = include_str!("web/view.js");
+const STYLE: &str = include_str!("web/view.css");
+
+/// A result longer than this many bytes, or lines, is collapsed with its size.
+pub const COLLAPSE_BYTES: usize = 2000;
+pub const COLLAPSE_LINES: usize = 24;
+
+/// One block as the page shows it.
+#[derive(Serialize)]
+struct BlockView {
+    /// `text`, `thinking`, `tool_use`, `tool_result`, `image`…
+    t: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    err: bool,
+    /// Bytes it adds to the estimate.
+    bytes: u64,
+}
+
+#[derive(Serialize)]
+struct MessageView {
+    role: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    synthetic: bool,
+    /// The real turn it belongs to (1-based; 0 before the first prompt).
+    turn: usize,
+    /// The request it answers, for assistant messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request: Option<usize>,
+    blocks: Vec<BlockView>,
+}
+
+/// One rewrite a compaction made, located in the record.
+#[derive(Serialize)]
+struct LedgerEdit {
+    /// Index of the message in the record; `None` for a summary of an
+    /// earlier compaction.
+    message: Option<usize>,
+    block: Option<usize>,
+    kind: &'static str,
+    /// The tool whose result it was, when it was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool: Option<String>,
+    bytes_before: u64,
+    bytes_after: u64,
+}
+
+/// What one compaction did.
+#[derive(Serialize)]
+struct Ledger {
+    stages: Vec<&'static str>,
+    /// Raw history tokens reclaimed by each stage that ran.
+    reclaimed: Vec<(&'static str, i64)>,
+    edits: Vec<LedgerEdit>,
+    /// Messages replaced by a summary (or dropped): how many, which record
+    /// messages, which real turns.
+    summarized: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summarized_messages: Option<(usize, usize)>,
+    summarized_turns: Vec<usize>,
+    /// Messages before and after.
+    messages_before: usize,
+    messages_after: usize,
+}
+
+#[derive(Serialize)]
+struct RequestView {
+    r: usize,
+    /// Index in the record of the assistant message answering it.
+    m: usize,
+    before: i64,
+    after: i64,
+    strategy: &'static str,
+    triggered: bool,
+    missed: bool,
+    over: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ledger: Option<Ledger>,
+}
+
+#[derive(Serialize)]
+struct PageData<'a> {
+    session: &'a str,
+    config: &'a str,
+    trigger: i64,
+    target: i64,
+    max: i64,
+    lines_skipped: usize,
+    messages: Vec<MessageView>,
+    requests: Vec<RequestView>,
+    misfires: Vec<Misfire>,
+    collapse_bytes: usize,
+    collapse_lines: usize,
+}
+
+fn edit_kind(k: &EditKind) -> &'static str {
+    match k {
+        EditKind::ThinkingDropped { .. } => "thinking dropped",
+        EditKind::AttachmentsRemoved { .. } => "attachments removed",
+        EditKind::Superseded => "read superseded",
+        EditKind::HeadKept => "result cut to its head",
+        EditKind::Stubbed => "result collapsed to a stub",
+    }
+}
+
+fn block_type(k: BlockType) -> &'static str {
+    k.as_str()
+}
+
+fn message_view(m: &Message, turn: usize, request: Option<usize>) -> MessageView {
+    MessageView {
+        role: m.role.as_str(),
+        synthetic: m.synthetic,
+        turn,
+        request,
+        blocks: m
+            .content
+            .iter()
+            .map(|b| BlockView {
+                t: block_type(b.kind),
+                text: if b.kind.is_media() {
+                    Some(b.media_label().to_string())
+                } else {
+                    b.text.as_ref().map(|_| b.text_lossy().into_owned())
+                },
+                name: b.tool_name.as_ref().map(|s| s.to_string()),
+                args: b.tool_args.as_ref().map(|s| s.to_string()),
+                id: b.tool_call_id.as_ref().map(|s| s.to_string()),
+                err: b.is_error == Some(true),
+                bytes: b.bytes(),
+            })
+            .collect(),
+    }
+}
+
+/// The page's data: the record, and the replay of it under `engine`.
+fn page_data<'a, C: Compactor + ?Sized>(
+    record: &[Arc<Message>],
+    engine: &C,
+    session: &'a str,
+    config: &'a str,
+    lines_skipped: usize,
+    thrash_window: usize,
+) -> PageData<'a> {
+    let turns = turn_numbers(record);
+    // The tool of each call id, for naming the results a compaction cut.
+    let tools: HashMap<&str, &str> = record
+        .iter()
+        .flat_map(|m| &m.content)
+        .filter(|b| b.kind == BlockType::ToolUse)
+        .filter_map(|b| Some((b.tool_call_id.as_deref()?, b.tool_name.as_deref()?)))
+        .collect();
+    let mut requests = Vec::new();
+    // Where each message of the working history came from in the record,
+    // kept in step with the replay.
+    let mut origin: Vec<Option<usize>> = Vec::new();
+    let mut appended = 0usize;
+    let mut observe = |r: &RequestFacts, history: &[Arc<Message>], c: &Compaction| {
+        // Before this compaction: the last history plus what came since.
+        origin.extend((appended..r.message_index).map(Some));
+        appended = r.message_index;
+        let pre = std::mem::take(&mut origin);
+        let ledger = (r.strategy != Strategy::None).then(|| {
+            let edits = c
+                .edits
+                .iter()
+                .map(|e| {
+                    let message = pre.get(e.message).copied().flatten();
+                    let tool = message
+                        .zip(e.block)
+                        .and_then(|(m, b)| record.get(m)?.content.get(b))
+                        .and_then(|b| b.tool_call_id.as_deref())
+                        .and_then(|id| tools.get(id))
+                        .map(|t| t.to_string());
+                    LedgerEdit {
+                        message,
+                        block: e.block,
+                        kind: edit_kind(&e.kind),
+                        tool,
+                        bytes_before: e.bytes_before,
+                        bytes_after: e.bytes_after,
+                    }
+                })
+                .collect();
+            let cut = c.cut.unwrap_or(0).min(pre.len());
+            let gone: Vec<usize> = pre[..cut].iter().flatten().copied().collect();
+            let mut summarized_turns: Vec<usize> = gone.iter().map(|&i| turns[i]).collect();
+            summarized_turns.dedup();
+            Ledger {
+                stages: r.stages.iter().map(|s| s.as_str()).collect(),
+                reclaimed: Stage::ALL
+                    .iter()
+                    .filter(|s| r.stages.contains(s) || r.effects.reclaimed[s.index()] != 0)
+                    .map(|s| (s.as_str(), r.effects.reclaimed[s.index()]))
+                    .collect(),
+                edits,
+                summarized: cut,
+                summarized_messages: gone.first().zip(gone.last()).map(|(a, b)| (*a, *b)),
+                summarized_turns,
+                messages_before: pre.len(),
+                messages_after: history.len(),
+            }
+        });
+        // After it: the kept messages are the tail of the history before.
+        let kept = history
+            .len()
+            .min(pre.len() - c.cut.unwrap_or(0).min(pre.len()));
+        origin = vec![None; history.len() - kept];
+        origin.extend_from_slice(&pre[pre.len() - kept..]);
+        requests.push(RequestView {
+            r: r.request,
+            m: r.message_index,
+            before: r.before,
+            after: r.after,
+            strategy: r.strategy.as_str(),
+            triggered: r.triggered,
+            missed: r.target_missed,
+            over: r.exhausted,
+            ledger,
+        });
+        true
+    };
+    let mut facts: SessionFacts = replay_with(record, engine, &mut observe);
+    facts.set_thrash_window(thrash_window);
+    let mut request = 0;
+    let messages = record
+        .iter()
+        .zip(&turns)
+        .map(|(m, &turn)| {
+            let r = (m.role == Role::Assistant).then(|| {
+                request += 1;
+                request - 1
+            });
+            message_view(m, turn, r)
+        })
+        .collect();
+    let budget = engine.budget();
+    PageData {
+        session,
+        config,
+        trigger: budget.trigger_tokens,
+        target: budget.target_tokens,
+        max: budget.max_tokens,
+        lines_skipped,
+        messages,
+        requests,
+        misfires: facts.counted_misfires().copied().collect(),
+        collapse_bytes: COLLAPSE_BYTES,
+        collapse_lines: COLLAPSE_LINES,
+    }
+}
+
+/// JSON that can sit inside a `<script>` element: nothing in it can close
+/// the element, open a comment or a tag, or end a line for JavaScript.
+pub fn script_safe_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() + json.len() / 50);
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text for an HTML text node or attribute value.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// A nonce for the page's script and style: fresh per page, so nothing
+/// written in advance can carry it.
+fn nonce() -> String {
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!("{t}-{}-{:p}", std::process::id(), &t);
+    let mut h: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    for b in seed.bytes() {
+        h ^= b as u128;
+        h = h.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013B);
+    }
+    format!("{h:032x}")
+}
+
+/// The Content-Security-Policy of a page whose script and style carry
+/// `nonce`: nothing may be loaded, only those two may run or apply.
+pub fn csp(nonce: &str) -> String {
+    format!(
+        "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'"
+    )
+}
+
+/// The whole page for `record` replayed under `engine`.
+pub fn page<C: Compactor + ?Sized>(
+    record: &[Arc<Message>],
+    engine: &C,
+    session: &str,
+    config: &str,
+    lines_skipped: usize,
+    thrash_window: usize,
+) -> String {
+    let data = page_data(
+        record,
+        engine,
+        session,
+        config,
+        lines_skipped,
+        thrash_window,
+    );
+    let json = serde_json::to_string(&data).unwrap_or_else(|_| "{}".into());
+    let nonce = nonce();
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"referrer\" content=\"no-referrer\">\n\
+         <title>{title}</title>\n<style nonce=\"{nonce}\">{STYLE}</style>\n</head>\n<body>\n\
+         <header><h1>{title}</h1><p class=\"lead\">replayed under {config_text}; \
+         <span id=\"load-ms\">not rendered: this page needs JavaScript</span></p></header>\n\
+         <section id=\"timeline\" aria-label=\"requests\"></section>\n\
+         <section id=\"ledger\" aria-live=\"polite\"></section>\n\
+         <section id=\"misfires\"></section>\n\
+         <main id=\"chat\"></main>\n\
+         <script type=\"application/json\" id=\"session-data\">{data}</script>\n\
+         <script nonce=\"{nonce}\">{SCRIPT}</script>\n</body>\n</html>\n",
+        csp = csp(&nonce),
+        title = escape(&format!("Session {session}")),
+        config_text = escape(config),
+        data = script_safe_json(&json),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_safe_json_leaves_nothing_that_ends_the_element() {
+        let v = serde_json::json!({"t": "</script><script>alert(1)</script>&<!--\u{2028}\u{2029}"});
+        let safe = script_safe_json(&v.to_string());
+        for bad in ["<", ">", "&", "\u{2028}", "\u{2029}"] {
+            assert!(!safe.contains(bad), "{bad:?} left in {safe}");
+        }
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, v);
+    }
+
+    #[test]
+    fn the_policy_allows_no_network_and_only_the_nonce() {
+        let p = csp("abc");
+        assert!(p.starts_with("default-src 'none';"));
+        assert!(p.contains("script-src 'nonce-abc';"));
+        assert!(!p.contains("unsafe"));
+        assert_ne!(nonce(), "");
+    }
+}

@@ -1,0 +1,106 @@
+//! Headless Chromium for the tests of the pages the tool writes (the sweep
+//! report, the session view): finding the browser, running it with the
+//! network made to fail, and reading back which requests a page made.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The headless browser, if one is installed (CI installs Debian's
+/// `chromium`); `CHROMIUM` names another.
+pub fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// What headless Chromium did: its exit status, what it printed, and the
+/// net log of the run.
+pub struct Run {
+    pub ok: bool,
+    pub stdout: String,
+    pub stderr: String,
+    pub net_log: PathBuf,
+}
+
+/// Runs headless Chromium on `page` with networking made to fail, logging
+/// every network event to `<dir>/net.json`; `extra` adds flags. Its output
+/// goes to files (a DOM dump overflows a pipe nobody reads while waiting).
+/// Kills it after two minutes.
+pub fn headless(browser: &Path, dir: &Path, page: &Path, extra: &[String]) -> Run {
+    let net_log = dir.join("net.json");
+    let (out, err) = (dir.join("stdout"), dir.join("stderr"));
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("--log-net-log={}", net_log.display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(&out).unwrap())
+        .stderr(fs::File::create(&err).unwrap())
+        .spawn()
+        .expect("chromium starts");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish in two minutes");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    Run {
+        ok: status.success(),
+        stdout: fs::read_to_string(&out).unwrap_or_default(),
+        stderr: fs::read_to_string(&err).unwrap_or_default(),
+        net_log,
+    }
+}
+
+/// The URLs of the network requests the page made (not those of the
+/// browser itself, whose requests have no initiating origin), from a
+/// Chromium net log.
+pub fn page_requests(net_log: &Path) -> Vec<String> {
+    let text = fs::read_to_string(net_log).unwrap_or_else(|e| panic!("{}: {e}", net_log.display()));
+    let log: serde_json::Value = serde_json::from_str(&text)
+        .or_else(|_| serde_json::from_str(&format!("{}]}}", text.trim_end().trim_end_matches(','))))
+        .expect("the net log is JSON");
+    let start_job = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+        .as_u64()
+        .expect("event types");
+    log["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["type"].as_u64() == Some(start_job))
+        .filter(|e| e["params"]["url"].is_string())
+        .filter(|e| e["params"]["initiator"].as_str() != Some("not an origin"))
+        .map(|e| e["params"]["url"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
