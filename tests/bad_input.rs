@@ -136,11 +136,23 @@ fn crlf_line_endings_and_a_bom_are_read() {
     assert_eq!(json(&o)["lines_skipped"], 0);
 }
 
+/// smith reads a text with broken UTF-8 and keeps its bytes (it writes such
+/// texts itself when it cuts a result inside a character), so the line is
+/// used, not skipped (issue 11); broken UTF-8 outside a string is not JSON.
 #[test]
-fn invalid_utf8_in_a_text_skips_that_line() {
+fn invalid_utf8_in_a_text_is_kept_as_bytes_and_outside_a_string_skips_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "transcript.jsonl",
+        &around(b"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"caf\xe9\"}]}"),
+    );
+    let t = read_transcript(&p).unwrap();
+    assert_eq!(t.log.skipped, vec![]);
+    assert_eq!(t.messages[1].content[0].text_bytes(), b"caf\xe9");
     assert_skipped_line_2(
-        b"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"caf\xe9\"}]}",
-        "invalid UTF-8 at byte",
+        b"{\"role\":\"user\",\"content\":[]}\xe9",
+        "invalid UTF-8 at byte 28",
     );
 }
 

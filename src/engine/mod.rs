@@ -110,8 +110,13 @@ pub enum EditKind {
 /// Counts of what one compaction (or a sum of them) did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Effects {
-    /// Raw history tokens each stage reclaimed, indexed by [`Stage::index`].
-    /// Summarize can be negative: a stand-in larger than what it replaced.
+    /// Tokens each stage reclaimed, indexed by [`Stage::index`]. For smith's
+    /// engine these are charged tokens, the unit of `before` and `after`:
+    /// each stage is credited with `charged(history before it) -
+    /// charged(history after it)`, so over one compaction they add up to
+    /// `before - after` exactly, whatever the ratio and overhead (rounding
+    /// each stage's raw tokens separately would not). Summarize can be
+    /// negative: a stand-in larger than what it replaced.
     pub reclaimed: [i64; 6],
     pub thinking_dropped: u64,
     pub attachments_removed: u64,
@@ -257,11 +262,12 @@ impl Engine {
                  w: &mut Working,
                  ledger: &mut Ledger,
                  f: &mut dyn FnMut(&mut Working, &mut Ledger) -> bool| {
-                    let tokens = w.tokens() as i64;
+                    let tokens = w.tokens();
                     if f(w, ledger) && !stages_run.contains(&stage) {
                         stages_run.push(stage);
                     }
-                    ledger.effects.reclaimed[stage.index()] += tokens - w.tokens() as i64;
+                    ledger.effects.reclaimed[stage.index()] +=
+                        reclaimed_charged(budget, tokens, w.tokens());
                 };
             step(Stage::Thinking, &mut w, &mut ledger, &mut |w, l| {
                 stages::thinking::run(w, target, l)
@@ -325,7 +331,7 @@ impl Engine {
         edits: Vec<Edit>,
         mut stages_run: Vec<Stage>,
     ) -> Compaction {
-        let staged_tokens = w.tokens() as i64;
+        let staged_tokens = w.tokens();
         let (summary, strategy, stage) = if self.config.summary_tokens == 0 {
             (
                 stages::summarize::drop_message(cut),
@@ -346,7 +352,7 @@ impl Engine {
         messages.push(Arc::new(summary));
         messages.extend_from_slice(&w.messages[cut..]);
         let tokens = bytes / BYTES_PER_TOKEN;
-        effects.reclaimed[stage.index()] += staged_tokens - tokens as i64;
+        effects.reclaimed[stage.index()] += reclaimed_charged(&self.budget, staged_tokens, tokens);
         effects.messages_summarized += cut as u64;
         Compaction {
             messages: Some(messages),
@@ -433,6 +439,13 @@ impl Compactor for Engine {
     fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
         Engine::compact_measured(self, messages, bytes)
     }
+}
+
+/// What a stage that took the raw history estimate from `from` to `to`
+/// reclaimed, in charged tokens. The differences of consecutive charged
+/// figures telescope: their sum over a compaction is `before - after`.
+pub fn reclaimed_charged(budget: &Budget, from: u64, to: u64) -> i64 {
+    budget.charged(from) - budget.charged(to)
 }
 
 /// Compacts `messages` under `config`: the whole engine in one call.

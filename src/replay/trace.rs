@@ -22,10 +22,13 @@ pub fn trace_line(r: &RequestFacts) -> Value {
         json!(r.stages.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
     );
     obj.insert("history_len".into(), json!(r.history_len));
+    // Every stage that changed something is listed, 0 included (a summary
+    // of a summary can reclaim nothing), and so is any other that reclaimed
+    // tokens: the values add up to `before - after`.
     let mut reclaimed = Map::new();
     for stage in Stage::ALL {
         let t = r.effects.reclaimed[stage.index()];
-        if t != 0 {
+        if t != 0 || r.stages.contains(&stage) {
             reclaimed.insert(stage.as_str().into(), json!(t));
         }
     }

@@ -21,6 +21,7 @@ use super::text;
 use super::tools::{media_ref, Phase, Sizing, Toolbox};
 use super::vocab::MODELS;
 use crate::engine::constants::{defaults, BYTES_PER_TOKEN};
+use crate::transcript::json::SYNTHETIC_FALSE;
 use crate::transcript::{Block, BlockType, Message, Role, Str};
 
 /// The kind of session to generate.
@@ -250,7 +251,16 @@ impl SessionGen {
         }
         let mut json = Vec::with_capacity(message.bytes() as usize + 128);
         message.write_json(&mut json);
-        self.planned_bytes += json.len() as u64 + 1;
+        // Sizes are planned on the line without smith's `"synthetic":false`,
+        // which the writer gained after the committed datasets were made: the
+        // same seed keeps generating the same sessions, each line now in
+        // smith's exact form.
+        let unplanned = if message.synthetic {
+            0
+        } else {
+            SYNTHETIC_FALSE.len()
+        };
+        self.planned_bytes += (json.len() - unplanned) as u64 + 1;
         self.estimate_bytes += message.bytes();
         if role == Role::Assistant {
             self.request_bytes = self.estimate_bytes;

@@ -138,8 +138,18 @@ pub fn crystal_float(f: f64) -> String {
 
 /// Writes a JSON string with Crystal's escapes.
 pub fn write_str(s: &str, out: &mut Vec<u8>) {
+    write_bytes_str(s.as_bytes(), out);
+}
+
+/// Writes bytes as a JSON string with Crystal's escapes, byte for byte.
+///
+/// Crystal's strings are bytes: a string cut in the middle of a character
+/// (smith's 512-byte head) or read from a line with broken UTF-8 is written
+/// back exactly as it is, its broken bytes untouched. Only the ASCII escapes
+/// below change anything, so the output is valid UTF-8 exactly when the input
+/// is.
+pub fn write_bytes_str(bytes: &[u8], out: &mut Vec<u8>) {
     out.push(b'"');
-    let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let escape: &[u8] = match b {
@@ -166,12 +176,6 @@ pub fn write_str(s: &str, out: &mut Vec<u8>) {
     out.push(b'"');
 }
 
-/// Writes text that may hold a split character: the broken sequence becomes
-/// U+FFFD, as it would in any JSON writer.
-pub fn write_text(bytes: &[u8], out: &mut Vec<u8>) {
-    write_str(&String::from_utf8_lossy(bytes), out);
-}
-
 fn field_str(name: &str, value: &Option<super::model::Str>, out: &mut Vec<u8>) {
     if let Some(v) = value {
         out.push(b',');
@@ -187,7 +191,7 @@ pub fn write_block(block: &Block, out: &mut Vec<u8>) {
     write_str(block.kind.as_str(), out);
     if let Some(text) = &block.text {
         out.extend_from_slice(b",\"text\":");
-        write_text(text, out);
+        write_bytes_str(text, out);
     }
     field_str("tool_call_id", &block.tool_call_id, out);
     field_str("tool_name", &block.tool_name, out);
@@ -209,7 +213,13 @@ pub fn write_block(block: &Block, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-/// Writes a message as one smith-format line (without the newline).
+/// What smith writes for a message that is not synthetic: the field is a
+/// plain boolean, and Crystal's writer writes every field that is not nil.
+pub const SYNTHETIC_FALSE: &[u8] = b",\"synthetic\":false";
+
+/// Writes a message as one line (without the newline) exactly as smith's
+/// `to_json` does: `synthetic` on every message, `false` included; `id` only
+/// when there is one.
 pub fn write_message(message: &Message, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"role\":");
     write_str(message.role.as_str(), out);
@@ -221,9 +231,11 @@ pub fn write_message(message: &Message, out: &mut Vec<u8>) {
         write_block(block, out);
     }
     out.push(b']');
-    if message.synthetic {
-        out.extend_from_slice(b",\"synthetic\":true");
-    }
+    out.extend_from_slice(if message.synthetic {
+        b",\"synthetic\":true"
+    } else {
+        SYNTHETIC_FALSE
+    });
     field_str("id", &message.id, out);
     out.push(b'}');
 }

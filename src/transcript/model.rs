@@ -14,9 +14,9 @@ use crate::engine::constants::{BYTES_PER_TOKEN, DOCUMENT_TOKENS, IMAGE_TOKENS};
 pub type Str = Arc<str>;
 
 /// Block text. Bytes rather than `str`: smith cuts a stale result at exactly
-/// 512 bytes even when that splits a character, and the estimate counts those
-/// 512 bytes. Only when the text is written out is the broken sequence
-/// replaced by U+FFFD.
+/// 512 bytes even when that splits a character, the estimate counts those 512
+/// bytes, and smith writes them out as they are (Crystal strings are bytes).
+/// A line read back with such a text keeps its bytes too.
 pub type Text = Arc<[u8]>;
 
 /// Who wrote a message.
@@ -283,13 +283,19 @@ impl Message {
         crate::transcript::json::write_message(self, out);
     }
 
-    /// The message as one line of smith-format JSON (no newline).
-    pub fn to_json(&self) -> String {
+    /// The message as one line of smith-format JSON (no newline), byte for
+    /// byte what smith writes, broken UTF-8 in a text included.
+    pub fn to_json_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.bytes as usize + 64);
         self.write_json(&mut out);
-        // The writer only emits valid UTF-8: broken text becomes U+FFFD.
-        String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        out
+    }
+
+    /// [`Message::to_json_bytes`] as a `String`, for display and comparisons
+    /// in tests: a text that smith cut inside a character is shown with
+    /// U+FFFD here. Nothing that writes a file goes through this.
+    pub fn to_json(&self) -> String {
+        String::from_utf8_lossy(&self.to_json_bytes()).into_owned()
     }
 }
 

@@ -101,7 +101,7 @@ pub fn read_from<R: Read>(reader: R, path: &Path) -> io::Result<Transcript> {
             ..ReadLog::default()
         },
     };
-    for_each_line(
+    for_each_line_bytes(
         reader,
         &mut out.log,
         |line_no, line, log| match parse_line(line) {
@@ -118,11 +118,35 @@ pub fn read_from<R: Read>(reader: R, path: &Path) -> io::Result<Transcript> {
 /// Calls `f` with each non-blank line as UTF-8 text, with CRLF endings and a
 /// leading byte-order mark removed. Lines that are not UTF-8 are recorded as
 /// skipped; a final line without a newline is still read (and usually fails
-/// to parse, being a crash mid-write).
+/// to parse, being a crash mid-write). For formats other than smith's
+/// (imported logs), whose readers want text.
 pub fn for_each_line<R: Read>(
     reader: R,
     log: &mut ReadLog,
     mut f: impl FnMut(usize, &str, &mut ReadLog),
+) -> io::Result<()> {
+    for_each_line_bytes(
+        reader,
+        log,
+        |line_no, line, log| match std::str::from_utf8(line) {
+            Ok(text) => f(line_no, text, log),
+            Err(e) => log.skipped.push(Skip {
+                line: line_no,
+                reason: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+            }),
+        },
+    )
+}
+
+/// Calls `f` with each non-blank line as bytes, with CRLF endings and a
+/// leading byte-order mark removed. smith's own lines go this way: a line
+/// whose string holds broken UTF-8 is one smith reads (and writes, when it
+/// cuts a result inside a character), so the parser, not the line reader,
+/// decides.
+pub fn for_each_line_bytes<R: Read>(
+    reader: R,
+    log: &mut ReadLog,
+    mut f: impl FnMut(usize, &[u8], &mut ReadLog),
 ) -> io::Result<()> {
     let mut reader = BufReader::with_capacity(1 << 16, reader);
     let mut buf = Vec::with_capacity(1 << 12);
@@ -151,13 +175,7 @@ pub fn for_each_line<R: Read>(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match std::str::from_utf8(line) {
-            Ok(text) => f(line_no, text, log),
-            Err(e) => log.skipped.push(Skip {
-                line: line_no,
-                reason: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
-            }),
-        }
+        f(line_no, line, log);
     }
     Ok(())
 }
@@ -170,10 +188,12 @@ mod tests {
     fn keeps_good_lines_around_bad_ones() {
         let data = b"\xEF\xBB\xBF{\"role\":\"user\",\"content\":[]}\r\n\nnot json\n{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"\xff\"}]}\n{\"role\":\"assistant\",\"content\":[]}\n{\"role\":";
         let t = read_from(&data[..], Path::new("t.jsonl")).unwrap();
-        assert_eq!(t.messages.len(), 2);
+        // Line 4's text holds a byte that is not UTF-8: smith reads it, and
+        // so does this reader, keeping the byte.
+        assert_eq!(t.messages.len(), 3);
+        assert_eq!(t.messages[1].content[0].text_bytes(), b"\xff");
         let lines: Vec<usize> = t.log.skipped.iter().map(|s| s.line).collect();
-        assert_eq!(lines, vec![3, 4, 6]);
-        assert!(t.log.skipped[1].reason.contains("UTF-8"));
+        assert_eq!(lines, vec![3, 6]);
         assert_eq!(t.log.lines, 6);
     }
 }
