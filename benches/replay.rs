@@ -9,7 +9,13 @@
 //!   keeps the data;
 //! - `read`: this crate's reader, lines into `Message`s;
 //! - `replay only`: the engine over the parsed messages at smith's defaults;
-//! - `read + replay`: what `smith-calibrate replay` does.
+//! - `read + replay`: what `smith-calibrate replay --trace` does;
+//! - `replay + loss`: the engine and the loss measure over the parsed
+//!   messages (`loss::replay`), and `loss share`, the loss measure's time
+//!   (that minus `replay only`) over `read + replay`: what the measure adds
+//!   to what `smith-calibrate replay --json` does without it (goal: 0.5 or
+//!   less, issue 12);
+//! - `all MB/s`: read, replay and loss: `smith-calibrate replay --json`.
 //!
 //! The goal: read + replay at most 1.5× the Value parse, and time per MB
 //! flat across sizes (linear growth). `REPLAY_BENCH_MB=1,10,50` picks sizes.
@@ -19,9 +25,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use smith_calibrate::engine::{Config, Engine};
-use smith_calibrate::replay;
 use smith_calibrate::synth::{self, SessionSpec, Shape};
 use smith_calibrate::transcript::reader::read_from;
+use smith_calibrate::{loss, replay};
 
 fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
     (0..runs)
@@ -65,7 +71,7 @@ fn main() {
         .collect();
     let engine = Engine::new(Config::default());
     println!(
-        "{:>7} {:>9} {:>8} {:>12} {:>12} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}",
+        "{:>7} {:>9} {:>8} {:>12} {:>12} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10} {:>13} {:>10} {:>9}",
         "size MB",
         "messages",
         "requests",
@@ -76,7 +82,10 @@ fn main() {
         "read+rep MB/s",
         "x Value",
         "x read",
-        "ms per MB"
+        "ms per MB",
+        "rep+loss MB/s",
+        "loss share",
+        "all MB/s"
     );
     for mb in sizes {
         let bytes = synth::transcript_bytes(7, SessionSpec::of_mb(Shape::Long, mb));
@@ -110,9 +119,17 @@ fn main() {
             let t = read_from(&bytes[..], Path::new("bench")).expect("in memory");
             black_box(replay::replay(&t.messages, &engine));
         });
+        let with_loss = best_of(runs, || {
+            black_box(loss::replay(&transcript.messages, &engine));
+        });
+        let all = best_of(runs, || {
+            let t = read_from(&bytes[..], Path::new("bench")).expect("in memory");
+            black_box(loss::replay(&t.messages, &engine));
+        });
+        let loss_share = with_loss.saturating_sub(replay_only).as_secs_f64() / both.as_secs_f64();
         let rate = |d: Duration| size / d.as_secs_f64();
         println!(
-            "{:>7.1} {:>9} {:>8} {:>12.0} {:>12.0} {:>10.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2} {:>10.2}",
+            "{:>7.1} {:>9} {:>8} {:>12.0} {:>12.0} {:>10.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2} {:>10.2} {:>13.0} {:>10.2} {:>9.0}",
             size,
             transcript.messages.len(),
             facts.requests,
@@ -124,6 +141,9 @@ fn main() {
             both.as_secs_f64() / value.as_secs_f64(),
             both.as_secs_f64() / read.as_secs_f64(),
             both.as_secs_f64() * 1e3 / size,
+            rate(with_loss),
+            loss_share,
+            rate(all),
         );
         println!(
             "        compactions {} (summaries {}, results mangled {}), peak {} tokens",

@@ -13,6 +13,8 @@ pub mod engine;
 pub mod export;
 pub mod import;
 pub mod interrupt;
+#[cfg(test)]
+mod layering;
 pub mod loss;
 pub mod output;
 pub mod policy;

@@ -2,6 +2,8 @@
 //! smith's engine first compacts; then the fit on the real Claude Code and
 //! mini-swe-agent data in `../shared/data`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -232,18 +234,6 @@ fn the_command_fits_an_imported_log_and_prints_the_flags() {
 
 // --------------------------------------------------------------- real data
 
-fn data(sub: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(sub);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("note: {} is absent; real-data test skipped", dir.display());
-        None
-    }
-}
-
 /// A session read back from disk: its messages and its `session.json`.
 type Loaded = (Vec<Arc<Message>>, SessionFile);
 
@@ -269,11 +259,10 @@ fn imported_points(
     (points, sessions)
 }
 
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 #[test]
 fn the_fit_on_the_real_claude_code_logs_is_within_smiths_bounds() {
-    let Some(dir) = data("claude-code") else {
-        return;
-    };
+    let dir = common::shared_data("claude-code");
     let files = import::find_files(
         &dir,
         Path::new("/nonexistent"),
@@ -348,11 +337,10 @@ fn the_fit_on_the_real_claude_code_logs_is_within_smiths_bounds() {
     );
 }
 
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 #[test]
 fn the_fit_on_the_real_mini_swe_agent_run_improves_the_estimate() {
-    let Some(dir) = data("mini-swe-agent/gemini-3-pro-swebench-verified") else {
-        return;
-    };
+    let dir = common::shared_data("mini-swe-agent/gemini-3-pro-swebench-verified");
     let files = import::find_files(
         &dir,
         Path::new("/nonexistent"),

@@ -1,9 +1,11 @@
 //! `import claude-code`: one test per rule of the conversion, on small logs
 //! written by the tests, then every real log in `../shared/data/claude-code`.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
@@ -708,16 +710,6 @@ fn the_command_imports_a_directory_and_the_sessions_read_back() {
 
 // --------------------------------------------------------------- real data
 
-fn real_data() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/claude-code");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("note: {} is absent; real-data test skipped", dir.display());
-        None
-    }
-}
-
 /// What a log should import to, counted straight from its lines.
 #[derive(Debug, Default, PartialEq)]
 struct Expected {
@@ -789,11 +781,10 @@ fn expected(path: &Path) -> Expected {
     e
 }
 
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 #[test]
 fn every_real_claude_code_log_imports_with_the_counts_of_its_source() {
-    let Some(dir) = real_data() else {
-        return;
-    };
+    let dir = common::shared_data("claude-code");
     let started = std::time::Instant::now();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");

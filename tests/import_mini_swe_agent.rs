@@ -2,9 +2,11 @@
 //! trajectories written by the tests, then all 500 real trajectories in
 //! `../shared/data/mini-swe-agent`.
 
+mod common;
+
 use std::collections::HashMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -422,17 +424,6 @@ fn the_command_imports_a_run_and_exits_1_on_nothing() {
 
 // --------------------------------------------------------------- real data
 
-fn real_run() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/mini-swe-agent/gemini-3-pro-swebench-verified");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("note: {} is absent; real-data test skipped", dir.display());
-        None
-    }
-}
-
 /// Counts of a trajectory straight from its JSON: answers, answers the
 /// harness ran (exactly one bash block), and format errors.
 fn source_counts(v: &Value) -> (usize, usize, usize) {
@@ -456,11 +447,10 @@ fn source_counts(v: &Value) -> (usize, usize, usize) {
     (answers, ran, format_errors)
 }
 
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 #[test]
 fn all_real_trajectories_import_with_the_counts_of_their_source() {
-    let Some(dir) = real_run() else {
-        return;
-    };
+    let dir = common::shared_data("mini-swe-agent/gemini-3-pro-swebench-verified");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let files = import::find_files(&dir, &out, &mini_swe_agent::is_trajectory).unwrap();

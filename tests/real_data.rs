@@ -3,22 +3,14 @@
 //! with `transcript show`, `transcript stats` and `sweep`.
 //!
 //! `../shared/data` is present in CI and absent in a user's clone; there these
-//! tests print a note and pass without checking anything.
+//! tests are reported as ignored (see `common::shared_data`).
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use smith_calibrate::transcript::{self, BlockType};
-
-fn shared_data() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is not here (CI has it)", p.display());
-        None
-    }
-}
 
 fn bin(args: &[&str]) -> Output {
     let o = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
@@ -80,9 +72,10 @@ fn import(data: &Path, out: &Path, n: usize) -> Vec<PathBuf> {
         .collect()
 }
 
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 #[test]
 fn transcript_show_renders_every_real_tool_call_with_its_result() {
-    let Some(data) = shared_data() else { return };
+    let data = common::shared_data("");
     let tmp = tempfile::tempdir().unwrap();
     let sessions = import(&data, tmp.path(), 40);
     for dir in &sessions {
@@ -152,9 +145,10 @@ fn transcript_show_renders_every_real_tool_call_with_its_result() {
     }
 }
 
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 #[test]
 fn sweep_and_show_at_work_on_imported_real_sessions() {
-    let Some(data) = shared_data() else { return };
+    let data = common::shared_data("");
     let tmp = tempfile::tempdir().unwrap();
     let sessions = import(&data, tmp.path(), 10);
     let o = bin(&[

@@ -37,8 +37,9 @@ pub const SUPERSEDED_MARKER: &str = "superseded by a later identical call";
 pub const MEDIA_MARKER: &str =
     "removed to stay within the context window; mention it again to re-attach it";
 
-/// The label of an attachment that has neither a `source` nor a `media_type`.
-pub const MEDIA_FALLBACK_LABEL: &str = "attachment";
+/// The label of an attachment that has neither a `source` nor a `media_type`
+/// (defined with the block that names itself by it).
+pub use crate::transcript::model::MEDIA_FALLBACK_LABEL;
 
 /// Real turns left alone by the lossy stages (0b, 1, 2). Three cover "read the
 /// file, edit it, run the tests" whole.
@@ -54,17 +55,10 @@ pub const THINKING_WINDOW_TURNS: usize = 1;
 /// not a duplicate.
 pub const SUPERSEDABLE_TOOLS: [&str; 3] = ["read_file", "grep", "glob"];
 
-/// What an image is assumed to cost, in tokens: Anthropic caps an image near
-/// 1600 tokens and smith does not parse dimensions, so it takes the ceiling.
-pub const IMAGE_TOKENS: u64 = 1_600;
-
-/// What a document (PDF) is assumed to cost, in tokens: page-count dependent
-/// and regularly worse than an image, so a larger flat figure.
-pub const DOCUMENT_TOKENS: u64 = 5_000;
-
-/// Bytes per estimated token: smith's estimate is `bytes / 4`, divided once
-/// over the whole history so per-message rounding cannot drift.
-pub const BYTES_PER_TOKEN: u64 = 4;
+/// What the estimate charges: the image and document figures and the four
+/// bytes to a token. They are defined with the data model, which sizes a
+/// message by them, and named here beside the rest of smith's numbers.
+pub use crate::transcript::estimate::{BYTES_PER_TOKEN, DOCUMENT_TOKENS, IMAGE_TOKENS};
 
 /// The prefix of the user message that replaces summarised turns.
 pub const SUMMARY_PREFIX: &str = "Summary of the earlier conversation: ";

@@ -238,6 +238,10 @@ impl<'a> Evaluation<'a> {
         keyed.sort_by_key(|(u, e)| (*u, e.request));
         let mut lost: Vec<Lost> = Vec::new();
         let mut gone: Vec<u32> = Vec::new();
+        // The text the unit's previous event kept: a result cut the same
+        // way again (each request re-cuts a stale result to the same head)
+        // loses nothing new, and is not tokenized again.
+        let mut previous: Option<Text> = None;
         for (unit, e) in keyed {
             if lost.last().is_none_or(|l| l.unit != unit) {
                 lost.push(Lost {
@@ -246,7 +250,11 @@ impl<'a> Evaluation<'a> {
                     changes: Vec::new(),
                 });
                 gone.clear();
+            } else if e.kept == previous || gone.len() == index.unit_tokens(unit).len() {
+                // Kept the same text, or all its tokens are gone already.
+                continue;
             }
+            previous = e.kept.clone();
             let kept = e
                 .kept
                 .as_deref()

@@ -548,7 +548,7 @@ impl Setup {
     /// [`Setup::label`] without the policy's name.
     pub fn knobs_label(&self) -> String {
         if self.policy == Policy::Smith {
-            return crate::sweep::grid::label(&self.config);
+            return self.config.exact_label();
         }
         let c = &self.config;
         let d = Config::default();

@@ -444,19 +444,8 @@ pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, String> {
 
 /// A label that tells every config of a grid apart: [`Config::label`], with
 /// the fractions written in full when two decimals would round them
-/// (`0.825/0.5` rather than `0.83/0.50`).
+/// (`0.825/0.5` rather than `0.83/0.50`). Defined with the config
+/// ([`Config::exact_label`]), which the policies name their setups by too.
 pub fn label(c: &Config) -> String {
-    let exact = |v: f64| format!("{v:.2}").parse::<f64>() == Ok(v);
-    if exact(c.compact_at) && exact(c.compact_to) {
-        return c.label();
-    }
-    let standard = c.label();
-    // Config::label starts with "<max> <at>/<to> "; swap that field.
-    match standard.split_once(' ') {
-        Some((max, rest)) => {
-            let tail = rest.split_once(' ').map_or("", |(_, t)| t);
-            format!("{max} {}/{} {tail}", c.compact_at, c.compact_to)
-        }
-        None => standard,
-    }
+    c.exact_label()
 }

@@ -1,6 +1,7 @@
 //! Reading: smith's transcript format (engine.md §1), from a line of JSON to
 //! the sessions a path, an id or a name refers to.
 
+pub mod estimate;
 pub mod json;
 pub mod locate;
 pub mod model;

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use crate::engine::constants::{BYTES_PER_TOKEN, DOCUMENT_TOKENS, IMAGE_TOKENS};
+use super::estimate::{BYTES_PER_TOKEN, DOCUMENT_TOKENS, IMAGE_TOKENS};
 
 /// An immutable string shared between the record and every working history.
 pub type Str = Arc<str>;
@@ -137,6 +137,10 @@ fn normalise_enum_name(name: &str) -> String {
         .collect()
 }
 
+/// The label of an attachment that has neither a `source` nor a
+/// `media_type`: what smith's note about a removed attachment names it by.
+pub const MEDIA_FALLBACK_LABEL: &str = "attachment";
+
 /// One content block. Absent fields are `None` and are not written out.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Block {
@@ -218,7 +222,7 @@ impl Block {
         self.source
             .as_deref()
             .or(self.media_type.as_deref())
-            .unwrap_or(crate::engine::constants::MEDIA_FALLBACK_LABEL)
+            .unwrap_or(MEDIA_FALLBACK_LABEL)
     }
 }
 

@@ -1,0 +1,116 @@
+//! A test that keeps the modules in the order of the data flow: no
+//! top-level module may reach, through `crate::` paths, a module that
+//! reaches it back (the data model using the engine, a policy using the
+//! sweep). Read from the sources, so a new cycle fails `cargo test` with the
+//! path that closes it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Top-level module → the top-level modules its files name as `crate::x`.
+fn uses(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src is readable") {
+            let path = entry.expect("src is readable").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(src).expect("under src");
+            let first = rel.components().next().expect("a file under src");
+            let top = first.as_os_str().to_string_lossy().replace(".rs", "");
+            if top == "lib" || top == "main" {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("sources are UTF-8");
+            let used = graph.entry(top.clone()).or_default();
+            for line in text.lines() {
+                // Comments cite modules without using them.
+                let code = line.split("//").next().unwrap_or("");
+                let mut rest = code;
+                while let Some(i) = rest.find("crate::") {
+                    rest = &rest[i + "crate::".len()..];
+                    let mut names = vec![rest];
+                    // `use crate::{a::x, b::y}`
+                    if let Some(group) = rest.strip_prefix('{') {
+                        names = group.split(',').map(str::trim).collect();
+                    }
+                    for n in names {
+                        let name: String = n
+                            .chars()
+                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                            .collect();
+                        if !name.is_empty() && name != top {
+                            used.insert(name);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// A path `from → … → from`, if there is one.
+fn cycle_through(graph: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Option<Vec<String>> {
+    let mut path = vec![from.to_string()];
+    let mut seen = BTreeSet::new();
+    fn walk(
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        from: &str,
+        path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+    ) -> bool {
+        let last = path.last().cloned().unwrap_or_default();
+        for next in graph.get(&last).into_iter().flatten() {
+            if next == from {
+                path.push(next.clone());
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                path.push(next.clone());
+                if walk(graph, from, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        false
+    }
+    walk(graph, from, &mut path, &mut seen).then_some(path)
+}
+
+#[test]
+fn no_top_level_module_reaches_itself() {
+    let graph = uses(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    assert!(graph.len() > 10, "read {} modules", graph.len());
+    assert!(
+        graph["transcript"].is_empty(),
+        "the data model uses {:?}",
+        graph["transcript"]
+    );
+    let cycles: Vec<String> = graph
+        .keys()
+        .filter_map(|m| cycle_through(&graph, m))
+        .map(|p| p.join(" → "))
+        .collect();
+    assert!(cycles.is_empty(), "{cycles:#?}");
+}
+
+#[test]
+fn a_cycle_is_found() {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    graph.entry("a".into()).or_default().insert("b".into());
+    graph.entry("b".into()).or_default().insert("c".into());
+    assert_eq!(cycle_through(&graph, "a"), None);
+    graph.entry("c".into()).or_default().insert("a".into());
+    assert_eq!(
+        cycle_through(&graph, "a"),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+}
