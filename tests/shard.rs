@@ -263,3 +263,49 @@ fn shard_flags_are_checked() {
     assert!(err.contains("shard 8/8: "), "{err}");
     assert!(out.join("sessions/shard=8/part-0.parquet").is_file());
 }
+
+#[test]
+fn more_shards_than_sessions_still_merge_to_the_single_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = tmp.path().join("corpus");
+    let spec = CorpusSpec {
+        seed: 3,
+        sessions: 3,
+        shape: None,
+        size: SizeSpec::Fixed(20_000),
+    };
+    for i in 0..spec.sessions {
+        synth::write_session(&sessions, &spec.session(i)).unwrap();
+    }
+    let single = tmp.path().join("single");
+    ok(sweep(&sessions, &single, &[]));
+    let sharded = tmp.path().join("sharded");
+    let mut empty = 0;
+    for k in 1..=8 {
+        // Through the journal too: a shard resumes into its own journal.
+        let err = ok(sweep(
+            &sessions,
+            &sharded,
+            &["--shard", &format!("{k}/8"), "--resume"],
+        ));
+        if err.contains(&format!("shard {k}/8: 0 of the 3 sessions")) {
+            empty += 1;
+        }
+    }
+    assert!(empty >= 5, "3 sessions leave at least 5 of 8 shards empty");
+    assert!(
+        !sharded.join(".resume").exists(),
+        "finished shards keep no journal"
+    );
+    ok(bin().arg("merge").arg(&sharded).output().unwrap());
+    for name in ["configs.csv", "configs.parquet", "sessions.csv"] {
+        assert!(
+            fs::read(single.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        untimed(&single.join("summary.json")),
+        untimed(&sharded.join("summary.json"))
+    );
+}
