@@ -162,6 +162,55 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
     let summary = fs::read_to_string(sharded.join("summary.json")).unwrap();
     assert!(summary.contains("\"sessions_skipped\": 1"), "{summary}");
 
+    // The report of the merged shards is the single run's, file for file.
+    let single_report = tmp.path().join("single-report");
+    ok(bin()
+        .arg("report")
+        .arg(&single)
+        .arg("--out")
+        .arg(&single_report)
+        .output()
+        .unwrap());
+    let files = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (a, b) = (files(&single_report), files(&report));
+    assert!(
+        a.len() > 3,
+        "{:?}",
+        a.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        a.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        b.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        // The page names the folder it was drawn from; nothing else differs.
+        let x = if name == "index.html" {
+            String::from_utf8(x.clone())
+                .unwrap()
+                .replace(
+                    &single.display().to_string(),
+                    &sharded.display().to_string(),
+                )
+                .into_bytes()
+        } else {
+            x.clone()
+        };
+        assert!(&x == y, "report file {name} differs");
+    }
+
     // `merge` again, into another folder: the same files.
     let again = tmp.path().join("again");
     ok(bin()
