@@ -143,7 +143,12 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
     assert!(err.contains("merged 4 shards (24 sessions"), "{err}");
     assert!(report.join("index.html").is_file());
 
-    for name in ["configs.csv", "configs.parquet", "sessions.csv"] {
+    for name in [
+        "configs.csv",
+        "configs.parquet",
+        "sessions.csv",
+        "sessions.parquet",
+    ] {
         assert!(
             fs::read(single.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
             "{name} differs between one process and four shards"
@@ -347,7 +352,12 @@ fn more_shards_than_sessions_still_merge_to_the_single_run() {
         "finished shards keep no journal"
     );
     ok(bin().arg("merge").arg(&sharded).output().unwrap());
-    for name in ["configs.csv", "configs.parquet", "sessions.csv"] {
+    for name in [
+        "configs.csv",
+        "configs.parquet",
+        "sessions.csv",
+        "sessions.parquet",
+    ] {
         assert!(
             fs::read(single.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
             "{name}"
