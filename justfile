@@ -26,6 +26,7 @@ ci:
 bench:
     cargo bench --bench replay
     cargo bench --bench sweep
+    cargo bench --bench merge
 
 # Regenerate the committed datasets (see datasets/README.md).
 datasets:

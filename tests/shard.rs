@@ -143,7 +143,12 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
     assert!(err.contains("merged 4 shards (24 sessions"), "{err}");
     assert!(report.join("index.html").is_file());
 
-    for name in ["configs.csv", "configs.parquet", "sessions.csv"] {
+    for name in [
+        "configs.csv",
+        "configs.parquet",
+        "sessions.csv",
+        "sessions.parquet",
+    ] {
         assert!(
             fs::read(single.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
             "{name} differs between one process and four shards"
@@ -161,6 +166,55 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
     );
     let summary = fs::read_to_string(sharded.join("summary.json")).unwrap();
     assert!(summary.contains("\"sessions_skipped\": 1"), "{summary}");
+
+    // The report of the merged shards is the single run's, file for file.
+    let single_report = tmp.path().join("single-report");
+    ok(bin()
+        .arg("report")
+        .arg(&single)
+        .arg("--out")
+        .arg(&single_report)
+        .output()
+        .unwrap());
+    let files = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (a, b) = (files(&single_report), files(&report));
+    assert!(
+        a.len() > 3,
+        "{:?}",
+        a.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        a.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        b.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        // The page names the folder it was drawn from; nothing else differs.
+        let x = if name == "index.html" {
+            String::from_utf8(x.clone())
+                .unwrap()
+                .replace(
+                    &single.display().to_string(),
+                    &sharded.display().to_string(),
+                )
+                .into_bytes()
+        } else {
+            x.clone()
+        };
+        assert!(&x == y, "report file {name} differs");
+    }
 
     // `merge` again, into another folder: the same files.
     let again = tmp.path().join("again");
@@ -262,4 +316,55 @@ fn shard_flags_are_checked() {
     let err = ok(o);
     assert!(err.contains("shard 8/8: "), "{err}");
     assert!(out.join("sessions/shard=8/part-0.parquet").is_file());
+}
+
+#[test]
+fn more_shards_than_sessions_still_merge_to_the_single_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = tmp.path().join("corpus");
+    let spec = CorpusSpec {
+        seed: 3,
+        sessions: 3,
+        shape: None,
+        size: SizeSpec::Fixed(20_000),
+    };
+    for i in 0..spec.sessions {
+        synth::write_session(&sessions, &spec.session(i)).unwrap();
+    }
+    let single = tmp.path().join("single");
+    ok(sweep(&sessions, &single, &[]));
+    let sharded = tmp.path().join("sharded");
+    let mut empty = 0;
+    for k in 1..=8 {
+        // Through the journal too: a shard resumes into its own journal.
+        let err = ok(sweep(
+            &sessions,
+            &sharded,
+            &["--shard", &format!("{k}/8"), "--resume"],
+        ));
+        if err.contains(&format!("shard {k}/8: 0 of the 3 sessions")) {
+            empty += 1;
+        }
+    }
+    assert!(empty >= 5, "3 sessions leave at least 5 of 8 shards empty");
+    assert!(
+        !sharded.join(".resume").exists(),
+        "finished shards keep no journal"
+    );
+    ok(bin().arg("merge").arg(&sharded).output().unwrap());
+    for name in [
+        "configs.csv",
+        "configs.parquet",
+        "sessions.csv",
+        "sessions.parquet",
+    ] {
+        assert!(
+            fs::read(single.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        untimed(&single.join("summary.json")),
+        untimed(&sharded.join("summary.json"))
+    );
 }

@@ -253,11 +253,12 @@ impl Journal {
                 .write(true)
                 .open(&journal_path)
                 .with_context(|| format!("{}: cannot open", journal_path.display()))?;
-            let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes)
-                .with_context(|| format!("{}: cannot read", journal_path.display()))?;
-            let (records, valid) = parse(&bytes);
-            for payload in records {
+            let total = file
+                .metadata()
+                .with_context(|| format!("{}: cannot read", journal_path.display()))?
+                .len();
+            let mut reader = io::BufReader::new(&mut file);
+            let valid = read_records(&mut reader, &journal_path, |payload| {
                 let record: Record = serde_json::from_slice(payload).with_context(|| {
                     format!(
                         "{}: a record that passed its checksum is not valid",
@@ -285,9 +286,10 @@ impl Journal {
                     recovered += 1;
                 }
                 done[record.i] = Some((record.info, record.facts));
-            }
-            dropped_bytes = (bytes.len() - valid) as u64;
-            file.set_len(valid as u64)
+                Ok(())
+            })?;
+            dropped_bytes = total - valid;
+            file.set_len(valid)
                 .and_then(|()| file.seek(SeekFrom::End(0)).map(drop))
                 .and_then(|()| file.sync_all())
                 .with_context(|| {
@@ -379,32 +381,67 @@ impl Journal {
     }
 }
 
-/// The payloads of the whole, valid records at the start of `bytes`, and
-/// the length they take.
-fn parse(bytes: &[u8]) -> (Vec<&[u8]>, usize) {
-    let mut records = Vec::new();
-    let mut at = 0;
-    while bytes.len() - at >= HEADER {
-        let len =
-            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize;
-        let mut sum = [0u8; 8];
-        sum.copy_from_slice(&bytes[at + 4..at + HEADER]);
-        let start = at + HEADER;
-        let Some(payload) = start.checked_add(len).and_then(|end| bytes.get(start..end)) else {
-            break;
-        };
-        if fnv1a64(payload) != u64::from_le_bytes(sum) {
+/// Hands the payload of each whole, valid record at the start of `r` to
+/// `each`, in order, and returns the bytes they take: reading stops at the
+/// first record that is short or fails its checksum. Streamed, so a journal
+/// of millions of rows is never in memory whole.
+fn read_records(
+    r: &mut impl Read,
+    path: &Path,
+    mut each: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<u64> {
+    let cannot = |e: io::Error| anyhow!("{}: cannot read: {e}", path.display());
+    let mut valid = 0u64;
+    let mut header = [0u8; HEADER];
+    let mut payload = Vec::new();
+    loop {
+        if read_full(r, &mut header).map_err(cannot)? < HEADER {
             break;
         }
-        records.push(payload);
-        at = start + len;
+        let len = u32::from_le_bytes([header[0], header[1], header[2], header[3]]) as usize;
+        let mut sum = [0u8; 8];
+        sum.copy_from_slice(&header[4..]);
+        // Grown as bytes arrive, not allocated from a length that may be
+        // the garbage of a torn header.
+        payload.clear();
+        let got = r
+            .by_ref()
+            .take(len as u64)
+            .read_to_end(&mut payload)
+            .map_err(cannot)?;
+        if got < len || fnv1a64(&payload) != u64::from_le_bytes(sum) {
+            break;
+        }
+        each(&payload)?;
+        valid += (HEADER + len) as u64;
     }
-    (records, at)
+    Ok(valid)
+}
+
+/// Reads into `buf` until it is full or the input ends; the bytes read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// Whole records in the journal at `path`: how far a sweep got.
 pub fn count_records(path: &Path) -> usize {
-    fs::read(path).map_or(0, |b| parse(&b).0.len())
+    let mut n = 0;
+    if let Ok(file) = File::open(path) {
+        let _ = read_records(&mut io::BufReader::new(file), path, |_| {
+            n += 1;
+            Ok(())
+        });
+    }
+    n
 }
 
 /// Makes a rename or a new file in `dir` durable (best effort: not every
@@ -419,6 +456,16 @@ fn sync_dir(dir: &Path) {
 mod tests {
     use super::*;
 
+    fn parse(bytes: &[u8]) -> (Vec<Vec<u8>>, u64) {
+        let mut records = Vec::new();
+        let valid = read_records(&mut io::Cursor::new(bytes), Path::new("journal"), |p| {
+            records.push(p.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        (records, valid)
+    }
+
     #[test]
     fn a_torn_or_corrupt_tail_ends_the_valid_records() {
         let mut bytes = Vec::new();
@@ -430,11 +477,14 @@ mod tests {
         let whole = bytes.len();
         assert_eq!(
             parse(&bytes),
-            (vec![&b"{\"a\":1}"[..], b"{\"b\":22}"], whole)
+            (
+                vec![b"{\"a\":1}".to_vec(), b"{\"b\":22}".to_vec()],
+                whole as u64
+            )
         );
         // Cut inside the second record: only the first counts.
-        let first = HEADER + 7;
-        for cut in first..whole {
+        let first = (HEADER + 7) as u64;
+        for cut in first as usize..whole {
             assert_eq!(parse(&bytes[..cut]).1, first, "cut at {cut}");
         }
         // A flipped byte in the second payload: its checksum fails.
