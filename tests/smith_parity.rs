@@ -16,7 +16,8 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use smith_calibrate::engine::stages::summarize::{stand_in, summary_message};
-use smith_calibrate::engine::{Config, Engine, Stage, Strategy};
+use smith_calibrate::engine::{Compactor, Config, Engine, Stage, Strategy};
+use smith_calibrate::policy::{Knobs, Policy, Setup};
 use smith_calibrate::replay::{replay_with, trace::trace_line};
 use smith_calibrate::synth::{self, SessionSpec, Shape};
 use smith_calibrate::transcript::parse::parse_line;
@@ -534,24 +535,43 @@ proptest! {
             ..Config::default()
         };
         let engine = Engine::new(config);
-        let mut failure = None;
-        replay_with(&messages, &engine, |r, _, _| {
-            if r.strategy == Strategy::None && r.stages.is_empty() {
-                return true;
+        sums_hold(&messages, &engine).map_err(TestCaseError::fail)?;
+        // The other agents' policies report their stages the same way
+        // (Codex's cap on arrival is not part of a request's compaction:
+        // its `before` already counts the capped result).
+        for policy in Policy::ALL {
+            if matches!(policy, Policy::Smith | Policy::Codex) {
+                continue;
             }
-            let sum: i64 = r.effects.reclaimed.iter().sum();
-            let l = listed(r);
-            let listed_sum: i64 = l.values().map(|v| v.as_i64().unwrap_or(0)).sum();
-            let all_listed = r.stages.iter().all(|s| l.contains_key(s.as_str()));
-            if sum != r.before - r.after || listed_sum != sum || !all_listed {
-                failure = Some(format!(
-                    "request {}: before {} after {} stages {:?} reclaimed {:?} listed {l:?}",
-                    r.request, r.before, r.after, r.stages, r.effects.reclaimed
-                ));
-                return false;
+            let setup = Setup::new(policy, config, Knobs::default());
+            let compactor = setup.compactor();
+            if let Err(e) = sums_hold(&messages, compactor.as_ref()) {
+                return Err(TestCaseError::fail(format!("{}: {e}", policy.as_str())));
             }
-            true
-        });
-        prop_assert!(failure.is_none(), "{}", failure.unwrap_or_default());
+        }
     }
+}
+
+/// Checks every compacting request of a replay: the per-stage figures add
+/// up to `before - after`, and every stage that fired is listed.
+fn sums_hold<C: Compactor + ?Sized>(messages: &[Arc<Message>], engine: &C) -> Result<(), String> {
+    let mut failure = None;
+    replay_with(messages, engine, |r, _, _| {
+        if r.strategy == Strategy::None && r.stages.is_empty() {
+            return true;
+        }
+        let sum: i64 = r.effects.reclaimed.iter().sum();
+        let l = listed(r);
+        let listed_sum: i64 = l.values().map(|v| v.as_i64().unwrap_or(0)).sum();
+        let all_listed = r.stages.iter().all(|s| l.contains_key(s.as_str()));
+        if sum != r.before - r.after || listed_sum != sum || !all_listed {
+            failure = Some(format!(
+                "request {}: before {} after {} stages {:?} reclaimed {:?} listed {l:?}",
+                r.request, r.before, r.after, r.stages, r.effects.reclaimed
+            ));
+            return false;
+        }
+        true
+    });
+    failure.map_or(Ok(()), Err)
 }

@@ -111,8 +111,8 @@ pub enum EditKind {
 /// Counts of what one compaction (or a sum of them) did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Effects {
-    /// Tokens each stage reclaimed, indexed by [`Stage::index`]. For smith's
-    /// engine these are charged tokens, the unit of `before` and `after`:
+    /// Tokens each stage reclaimed, indexed by [`Stage::index`], charged
+    /// tokens like `before` and `after` (smith's engine and the policies):
     /// each stage is credited with `charged(history before it) -
     /// charged(history after it)`, so over one compaction they add up to
     /// `before - after` exactly, whatever the ratio and overhead (rounding

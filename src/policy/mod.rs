@@ -682,6 +682,11 @@ pub(crate) struct Pass {
     effects: Effects,
     edits: Vec<Edit>,
     stages: Vec<Stage>,
+    /// Each stage run with the raw estimate before and after it: charged
+    /// into `effects.reclaimed` once the budget is known, so the figures
+    /// are in the unit of `before` and `after` and add up to their
+    /// difference (see `engine::reclaimed_charged`).
+    steps: Vec<(Stage, u64, u64)>,
     before: i64,
     triggered: bool,
 }
@@ -693,19 +698,28 @@ impl Pass {
             effects: Effects::default(),
             edits: Vec::new(),
             stages: Vec::new(),
+            steps: Vec::new(),
             before,
             triggered,
         }
     }
 
-    /// Runs one stage: records the raw tokens it reclaimed and, if it
-    /// changed something, that it fired.
+    /// Runs one stage: records what it reclaimed and, if it changed
+    /// something, that it fired.
     pub fn stage(&mut self, stage: Stage, f: impl FnOnce(&mut Pass) -> bool) {
-        let tokens = self.w.tokens() as i64;
+        let tokens = self.w.tokens();
         if f(self) && !self.stages.contains(&stage) {
             self.stages.push(stage);
         }
-        self.effects.reclaimed[stage.index()] += tokens - self.w.tokens() as i64;
+        self.steps.push((stage, tokens, self.w.tokens()));
+    }
+
+    /// Credits each stage run with what it reclaimed, in charged tokens.
+    fn charge_steps(&mut self, budget: &Budget) {
+        for (stage, from, to) in self.steps.drain(..) {
+            self.effects.reclaimed[stage.index()] +=
+                crate::engine::reclaimed_charged(budget, from, to);
+        }
     }
 
     /// Replaces the text of result `(index, block)`, keeping its id and
@@ -746,7 +760,8 @@ impl Pass {
     }
 
     /// The history as it stands.
-    pub fn finish(self, budget: &Budget) -> Compaction {
+    pub fn finish(mut self, budget: &Budget) -> Compaction {
+        self.charge_steps(budget);
         let strategy = if self.stages.is_empty() {
             Strategy::None
         } else {
@@ -776,7 +791,8 @@ impl Pass {
         summarizer: &Summarizer,
         budget: &Budget,
     ) -> Compaction {
-        let staged = self.w.tokens() as i64;
+        self.charge_steps(budget);
+        let staged = self.w.tokens();
         let cut = self.w.messages.len();
         let (note, strategy, stage) = summarizer.note(cut);
         let kept = carried.len();
@@ -787,7 +803,8 @@ impl Pass {
         if !self.stages.contains(&stage) {
             self.stages.push(stage);
         }
-        self.effects.reclaimed[stage.index()] += staged - tokens as i64;
+        self.effects.reclaimed[stage.index()] +=
+            crate::engine::reclaimed_charged(budget, staged, tokens);
         self.effects.messages_summarized += cut.saturating_sub(kept) as u64;
         Compaction {
             messages: Some(messages),

@@ -49,7 +49,7 @@ use Kind::{Count, Peak, Price};
 /// Every figure, in column order. The stage counters follow
 /// [`Stage::ALL`]: `fires_<stage>` is the number of requests the stage
 /// changed something in, `reclaimed_<stage>` the tokens it reclaimed, charged
-/// like `before` and `after` (smith's engine). `results_lost`, `needed_again` and `refetched` are the loss
+/// like `before` and `after`. `results_lost`, `needed_again` and `refetched` are the loss
 /// measure of `crate::loss`: distinct results shortened or removed, and how
 /// many of them the rest of the session needed again or fetched again.
 pub const FIGURES: [Figure; 39] = [
