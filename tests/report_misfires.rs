@@ -183,8 +183,22 @@ fn misfires_are_columns_of_every_data_file_and_lines_of_the_report() {
         serde_json::from_slice(&fs::read(data.join("summary.json")).unwrap()).unwrap();
     assert_eq!(json["thrash_window"], 2);
 
-    // The report names the sessions and requests, each request a link into
-    // a session page the report wrote, which opens that compaction.
+    // Without --session-pages the report names sessions and requests and
+    // stays one file; with it, each request links into a session page it
+    // wrote, which opens that compaction.
+    let plain = fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(plain.contains("<section id=\"misfires\">"));
+    assert!(!plain.contains("href=\"sessions/"));
+    assert!(!report.join("sessions").exists());
+    let paged = tmp.path().join("paged");
+    ok(run(&[
+        "report",
+        report.to_str().unwrap(),
+        "--out",
+        paged.to_str().unwrap(),
+        "--session-pages",
+    ]));
+    let report = paged;
     let html = fs::read_to_string(report.join("index.html")).unwrap();
     let section = &html[html
         .find("<section id=\"misfires\">")

@@ -56,6 +56,12 @@ pub struct ReportArgs {
     /// when the sweep compared policies, else results_mangled]
     #[arg(long, value_enum)]
     pub loss: Option<Loss>,
+    /// Also write a page per session named under "Compactions that went
+    /// wrong" into sessions/ beside index.html (the chat, the timeline, each
+    /// compaction's ledger) and link every request named there to it, e.g.
+    /// report results/ --session-pages
+    #[arg(long)]
+    pub session_pages: bool,
 }
 
 /// `reports/<last component of dir>`.
@@ -69,7 +75,9 @@ fn default_out(dir: &Path) -> PathBuf {
 
 pub fn run(args: ReportArgs) -> Result<()> {
     let data = SweepOutput::read(&args.dir).map_err(|e| nothing_read(format!("{e:#}")))?;
-    let selection = Selection::new(&data, args.config.as_deref(), &args.sessions).map_err(usage)?;
+    let mut selection =
+        Selection::new(&data, args.config.as_deref(), &args.sessions).map_err(usage)?;
+    selection.session_pages = args.session_pages;
     let out = args.out.unwrap_or_else(|| default_out(&args.dir));
     if out
         .join(crate::transcript::locate::TRANSCRIPT_FILE)

@@ -48,9 +48,9 @@ pub struct Misfires {
 }
 
 impl Misfires {
-    /// Finds the misfires of the `chosen` config and renders the pages of
-    /// the sessions that had the most.
-    pub fn find(data: &SweepOutput, chosen: usize) -> Misfires {
+    /// Finds the misfires of the `chosen` config in the sessions that had
+    /// the most, and with `pages` renders those sessions' pages.
+    pub fn find(data: &SweepOutput, chosen: usize, pages: bool) -> Misfires {
         let thrash_window = data
             .summary
             .pointer("/thrash_window")
@@ -108,20 +108,23 @@ impl Misfires {
                 n += 1;
             }
             used.push(name.clone());
-            let rel = PathBuf::from(VIEWS_DIR).join(format!("{name}.html"));
-            let page = crate::view::web::page(
-                &session.messages,
-                engine.as_ref(),
-                &row.label,
-                &setup.label(),
-                session.log.skipped_count(),
-                thrash_window,
-            );
-            out.views.push((rel, page));
+            let view = pages.then(|| {
+                let rel = PathBuf::from(VIEWS_DIR).join(format!("{name}.html"));
+                let page = crate::view::web::page(
+                    &session.messages,
+                    engine.as_ref(),
+                    &row.label,
+                    &setup.label(),
+                    session.log.skipped_count(),
+                    thrash_window,
+                );
+                out.views.push((rel, page));
+                format!("{VIEWS_DIR}/{name}.html")
+            });
             out.sessions.push(SessionMisfires {
                 session: s,
                 misfires: facts.counted_misfires().copied().collect(),
-                view: Some(format!("{VIEWS_DIR}/{name}.html")),
+                view,
             });
         }
         out
@@ -155,10 +158,14 @@ impl Misfires {
         let _ = writeln!(
             h,
             "<p>Under <strong>{}</strong>: compactions that made the history larger, that came within {} requests of \
-             the previous one, that ended above their target, and requests sent over the window. Each request links \
-             to the session's page, where clicking the compaction shows what it did.</p>",
+             the previous one, that ended above their target, and requests sent over the window.{}</p>",
             escape(&data.name(chosen)),
-            self.thrash_window
+            self.thrash_window,
+            if self.views.is_empty() {
+                " <code>report --session-pages</code> writes a page per session named here and links each request to it."
+            } else {
+                " Each request links to the session's page, where clicking the compaction shows what it did."
+            }
         );
         h.push_str("<ul class=\"misfires\">\n");
         for &(kind, total, sessions) in totals {

@@ -432,7 +432,7 @@ pub fn write(
         crate::output::write_atomic(&path, &f.png)?;
         pngs.push(path);
     }
-    let misfires = misfires::Misfires::find(data, chosen);
+    let misfires = misfires::Misfires::find(data, chosen, selection.session_pages);
     misfires.write_views(out)?;
     warnings.extend(misfires.warnings.iter().cloned());
     let page = html::Page {
