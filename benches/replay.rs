@@ -152,6 +152,27 @@ fn main() {
             facts.effects.results_mangled(),
             facts.peak_tokens
         );
+        // `transcript show --html`: replay, ledger and page in one pass.
+        let mut page_bytes = 0;
+        let page = best_of(runs, || {
+            let html = smith_calibrate::view::web::page(
+                &transcript.messages,
+                &engine,
+                "bench",
+                "defaults",
+                0,
+                replay::DEFAULT_THRASH_WINDOW,
+            );
+            page_bytes = html.len();
+            black_box(html);
+        });
+        println!(
+            "        session page {:.0} MB/s ({:.1} MB of HTML), misfires: grew {} repeated {}",
+            rate(page),
+            page_bytes as f64 / 1e6,
+            facts.misfire_grew,
+            facts.misfire_repeated
+        );
     }
     println!("peak RSS {:.0} MB", peak_rss_mb());
 }

@@ -359,3 +359,103 @@ fn a_request_past_the_end_is_a_usage_error() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("the session has 4 requests (0..3)"));
     assert!(!out.exists());
 }
+
+/// `shared/data` beside the repository (`../shared/data`) or beside one of
+/// its ancestors (a git worktree lives deeper than the main checkout):
+/// present in CI and absent in a user's clone, where the test says it is
+/// skipped.
+fn shared_data() -> Option<PathBuf> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let found = repo
+        .ancestors()
+        .skip(1)
+        .map(|a| a.join("shared/data"))
+        .find(|p| p.is_dir());
+    if found.is_none() {
+        eprintln!(
+            "SKIPPED: no shared/data beside {} or its parents (CI has it)",
+            repo.display()
+        );
+    }
+    found
+}
+
+#[test]
+fn real_claude_code_sessions_restore_to_the_emitted_history() {
+    let Some(data) = shared_data() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let imported = tmp.path().join("cc");
+    ok(run_in(
+        tmp.path(),
+        &[
+            "import",
+            "claude-code",
+            data.join("claude-code").to_str().unwrap(),
+            "--out",
+            imported.to_str().unwrap(),
+        ],
+    ));
+    // The three largest sessions, each at a late request under a window
+    // small enough to compact.
+    let mut transcripts: Vec<(u64, PathBuf)> = fs::read_dir(&imported)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("transcript.jsonl"))
+        .filter(|p| p.is_file())
+        .map(|p| (fs::metadata(&p).unwrap().len(), p))
+        .collect();
+    transcripts.sort();
+    let mut checked = 0;
+    for (_, t) in transcripts.iter().rev().take(3) {
+        let t = t.to_str().unwrap();
+        let summary: Value = serde_json::from_slice(&ok(run_in(
+            tmp.path(),
+            &["replay", t, "--json", "--max-tokens", "30000"],
+        )))
+        .unwrap();
+        let requests = summary["requests"].as_u64().unwrap();
+        if requests == 0 {
+            continue;
+        }
+        let k = (requests * 9 / 10).to_string();
+        let emitted = ok(run_in(
+            tmp.path(),
+            &[
+                "replay",
+                t,
+                "--emit-history-at",
+                &k,
+                "--max-tokens",
+                "30000",
+            ],
+        ));
+        let out = tmp.path().join(format!("restored-{checked}"));
+        ok(run_in(
+            tmp.path(),
+            &[
+                "transcript",
+                "restore",
+                t,
+                "--at",
+                &k,
+                "--max-tokens",
+                "30000",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        ));
+        assert_eq!(
+            fs::read(out.join("transcript.jsonl")).unwrap(),
+            emitted,
+            "{t} at {k}"
+        );
+        assert!(contains(
+            &fs::read(out.join("session.json")).unwrap(),
+            &messages_field(&emitted)
+        ));
+        checked += 1;
+    }
+    assert!(checked > 0);
+    eprintln!("restored {checked} real sessions at a late request, byte for byte");
+}

@@ -57,6 +57,12 @@ pub struct ReportArgs {
     /// when the sweep compared policies, else results_mangled]
     #[arg(long, value_enum)]
     pub loss: Option<Loss>,
+    /// Also write a page per session named under "Compactions that went
+    /// wrong" into sessions/ beside index.html (the chat, the timeline, each
+    /// compaction's ledger) and link every request named there to it, e.g.
+    /// report results/ --session-pages
+    #[arg(long)]
+    pub session_pages: bool,
 }
 
 /// `reports/<last component of dir>`.
@@ -76,7 +82,9 @@ pub fn run(args: ReportArgs) -> Result<()> {
         super::merge::merge_into(&args.dir, &args.dir)?;
     }
     let data = SweepOutput::read(&args.dir).map_err(|e| nothing_read(format!("{e:#}")))?;
-    let selection = Selection::new(&data, args.config.as_deref(), &args.sessions).map_err(usage)?;
+    let mut selection =
+        Selection::new(&data, args.config.as_deref(), &args.sessions).map_err(usage)?;
+    selection.session_pages = args.session_pages;
     let out = args.out.unwrap_or_else(|| default_out(&args.dir));
     if out
         .join(crate::transcript::locate::TRANSCRIPT_FILE)

@@ -52,6 +52,8 @@ pub struct Page<'a> {
     pub sessions: &'a [SessionSection],
     /// Sessions that could not be charted.
     pub warnings: &'a [String],
+    /// The "Compactions that went wrong" section (`super::misfires`).
+    pub misfires: String,
 }
 
 /// `text` with HTML's special characters escaped, for text and attributes.
@@ -116,7 +118,14 @@ dl.facts dd { margin: 0; }
 .card .d { font-size: .9rem; }
 .better { color: #1b7f3b; }
 .worse { color: #b3261e; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; max-width: 100%; }
+/* A table wider than its column scrolls inside this box; the shadows at its
+   edges say there is more to the side even where scrollbars are hidden. */
+.scroll { background: linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left / 40px 100% no-repeat local,
+  linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 40px 100% no-repeat local,
+  radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.18), rgba(0,0,0,0)) left / 14px 100% no-repeat scroll,
+  radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.18), rgba(0,0,0,0)) right / 14px 100% no-repeat scroll; }
+ul.misfires li { margin: .3rem 0; }
 table { border-collapse: collapse; font-size: .85rem; width: 100%; }
 th, td { padding: .3rem .36rem; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.l { white-space: normal; }
@@ -267,6 +276,7 @@ impl Page<'_> {
                 escape(&f.title)
             );
         }
+        h.push_str("<li><a href=\"#misfires\">Compactions that went wrong</a></li>\n");
         h.push_str("<li><a href=\"#sessions\">Sessions up close</a></li>\n<li><a href=\"#all-sessions\">Every session</a></li>\n</ol></nav>\n");
         for w in self.warnings {
             let _ = writeln!(h, "<p class=\"warning\">{}</p>", escape(w));
@@ -283,6 +293,7 @@ impl Page<'_> {
             figure(&mut h, f);
         }
         h.push_str("</section>\n");
+        h.push_str(&self.misfires);
         self.session_sections(&mut h)?;
         self.all_sessions(&mut h)?;
         let _ = write!(

@@ -26,6 +26,7 @@ pub mod draw;
 pub mod format;
 pub mod heatmap;
 pub mod html;
+pub mod misfires;
 pub mod palette;
 pub mod policies;
 pub mod select;
@@ -324,7 +325,7 @@ pub struct Written {
 }
 
 /// A file name part from a label: lowercase letters, digits and dashes.
-fn slug(label: &str) -> String {
+pub(crate) fn slug(label: &str) -> String {
     let mut s = String::new();
     for c in label.chars().flat_map(char::to_lowercase) {
         if c.is_ascii_alphanumeric() {
@@ -431,7 +432,11 @@ pub fn write(
         crate::output::write_atomic(&path, &f.png)?;
         pngs.push(path);
     }
+    let misfires = misfires::Misfires::find(data, chosen, selection.session_pages);
+    misfires.write_views(out)?;
+    warnings.extend(misfires.warnings.iter().cloned());
     let page = html::Page {
+        misfires: misfires.html(data, chosen),
         data,
         chosen,
         metric,

@@ -16,6 +16,10 @@ pub struct Selection {
     pub chosen: usize,
     /// Indices of the sessions charted, in the order given.
     pub sessions: Vec<usize>,
+    /// Write a page per session named under "Compactions that went wrong"
+    /// into `sessions/` and link its requests there (`report
+    /// --session-pages`); without it the report stays one file.
+    pub session_pages: bool,
 }
 
 impl Selection {
@@ -45,7 +49,11 @@ impl Selection {
             }
             picked
         };
-        Ok(Selection { chosen, sessions })
+        Ok(Selection {
+            chosen,
+            sessions,
+            session_pages: false,
+        })
     }
 }
 
