@@ -2,7 +2,7 @@
 //! smith's engine first compacts; then the fit on the real Claude Code and
 //! mini-swe-agent data in `../shared/data`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

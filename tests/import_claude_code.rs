@@ -1,7 +1,7 @@
 //! `import claude-code`: one test per rule of the conversion, on small logs
 //! written by the tests, then every real log in `../shared/data/claude-code`.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;

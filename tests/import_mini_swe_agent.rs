@@ -2,7 +2,7 @@
 //! trajectories written by the tests, then all 500 real trajectories in
 //! `../shared/data/mini-swe-agent`.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::fs;

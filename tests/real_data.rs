@@ -5,7 +5,7 @@
 //! `../shared/data` is present in CI and absent in a user's clone; there these
 //! tests are reported as ignored (see `common::shared_data`).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

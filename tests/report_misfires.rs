@@ -3,7 +3,7 @@
 //! scroll inside their own box at 1400 and 1000 pixels.
 #![cfg(feature = "full")]
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

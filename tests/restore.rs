@@ -2,7 +2,7 @@
 //! byte for byte against `replay --emit-history-at`, with the session index
 //! updated under two concurrent restores and refused when malformed.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

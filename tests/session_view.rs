@@ -3,7 +3,7 @@
 //! console error and no request; hostile content stays text and runs nothing;
 //! a 10 MB session's load time is measured.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! parser, which would hide a missing `"synthetic":false` and turn a broken
 //! character into U+FFFD.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -6,6 +6,8 @@
 
 #[path = "bad_input.rs"]
 mod bad_input;
+#[path = "bill.rs"]
+mod bill;
 #[path = "calibrate.rs"]
 mod calibrate;
 mod common;
@@ -25,8 +27,22 @@ mod interrupt;
 mod policies;
 #[path = "real_data.rs"]
 mod real_data;
+#[path = "recipes.rs"]
+mod recipes;
 #[path = "report.rs"]
 mod report;
+#[path = "report_misfires.rs"]
+mod report_misfires;
+#[path = "restore.rs"]
+mod restore;
+#[path = "resume.rs"]
+mod resume;
+#[path = "session_view.rs"]
+mod session_view;
+#[path = "shard.rs"]
+mod shard;
+#[path = "smith_parity.rs"]
+mod smith_parity;
 #[path = "sweep.rs"]
 mod sweep;
 #[path = "synth.rs"]

@@ -514,6 +514,9 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         elapsed_seconds: elapsed,
         threads: threads as usize,
         configs: n_configs,
+        thrash_window: field(first, "/thrash_window")?
+            .as_u64()
+            .map_or(crate::replay::DEFAULT_THRASH_WINDOW, |w| w as usize),
     };
     let paths: Vec<String> = field(first, "/paths")?
         .as_array()

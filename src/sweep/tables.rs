@@ -257,6 +257,8 @@ pub struct SweepCounts<'a> {
     pub elapsed_seconds: f64,
     pub threads: usize,
     pub configs: usize,
+    /// `--thrash-window`: the misfire figures' window.
+    pub thrash_window: usize,
 }
 
 impl<'a> SweepCounts<'a> {
@@ -270,6 +272,10 @@ impl<'a> SweepCounts<'a> {
             elapsed_seconds: sweep.elapsed.as_secs_f64(),
             threads: sweep.threads,
             configs: sweep.configs.len(),
+            thrash_window: sweep
+                .rows
+                .first()
+                .map_or(crate::replay::DEFAULT_THRASH_WINDOW, |r| r.facts.window()),
         }
     }
 }
@@ -359,7 +365,7 @@ pub fn summary_json(
         "bytes": sweep.bytes,
         "elapsed_seconds": sweep.elapsed_seconds,
         "threads": sweep.threads,
-        "thrash_window": sweep.rows.first().map_or(crate::replay::DEFAULT_THRASH_WINDOW, |r| r.facts.window()),
+        "thrash_window": sweep.thrash_window,
         "grid": {
             "file": input.grid_file,
             "axes": axes,
