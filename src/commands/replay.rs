@@ -102,11 +102,9 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             true
         });
         if let Some(e) = failed {
-            if e.kind() != io::ErrorKind::BrokenPipe {
-                return Err(e.into());
-            }
+            return Err(e.into());
         }
-        let _ = out.flush();
+        out.flush()?;
         return Ok(());
     }
 

@@ -144,8 +144,8 @@ pub fn run(refs: &[SessionRef], configs: &[Setup], opts: &Options) -> Result<Swe
             return;
         }
         match &bar {
-            Some(bar) => bar.suspend(|| eprint!("{text}")),
-            None => eprint!("{text}"),
+            Some(bar) => bar.suspend(|| crate::messages::notes(text)),
+            None => crate::messages::notes(text),
         }
     };
 
