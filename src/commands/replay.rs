@@ -43,7 +43,7 @@ pub struct ReplayArgs {
     // Boxed: fifteen optional flags would double the size of the command.
     #[command(flatten)]
     pub policy: Box<PolicyArgs>,
-    /// One JSON object per request (engine.md §5 trace)
+    /// One JSON object per request (docs/engine.md §6)
     #[arg(long, conflicts_with_all = ["json", "emit_history_at"])]
     pub trace: bool,
     /// The session summary as one JSON object
