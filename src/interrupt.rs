@@ -22,10 +22,10 @@ pub fn install() {
     INSTALL.call_once(|| {
         let _ = ctrlc::set_handler(|| {
             if INTERRUPTED.swap(true, Ordering::SeqCst) {
-                eprintln!("\ninterrupted again: stopping now");
+                crate::note!("\ninterrupted again: stopping now");
                 std::process::exit(EXIT_INTERRUPTED as i32);
             }
-            eprintln!("\ninterrupted: finishing the sessions in hand, writing nothing (Ctrl-C again to stop at once)");
+            crate::note!("\ninterrupted: finishing the sessions in hand, writing nothing (Ctrl-C again to stop at once)");
         });
     });
 }

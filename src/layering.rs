@@ -45,7 +45,10 @@ fn uses(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
                             .chars()
                             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                             .collect();
-                        if !name.is_empty() && name != top {
+                        // `crate::note!`: an exported macro lives at the
+                        // root, whichever module defines it.
+                        let is_macro = n[name.len()..].starts_with('!');
+                        if !name.is_empty() && name != top && !is_macro {
                             used.insert(name);
                         }
                     }
@@ -89,11 +92,13 @@ fn cycle_through(graph: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Opti
 fn no_top_level_module_reaches_itself() {
     let graph = uses(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     assert!(graph.len() > 10, "read {} modules", graph.len());
-    assert!(
-        graph["transcript"].is_empty(),
-        "the data model uses {:?}",
-        graph["transcript"]
-    );
+    // The data model may use leaf helpers (messages), nothing that
+    // depends on anything.
+    let non_leaf: Vec<&String> = graph["transcript"]
+        .iter()
+        .filter(|m| graph.get(*m).is_some_and(|u| !u.is_empty()))
+        .collect();
+    assert!(non_leaf.is_empty(), "the data model uses {non_leaf:?}");
     let cycles: Vec<String> = graph
         .keys()
         .filter_map(|m| cycle_through(&graph, m))

@@ -16,6 +16,7 @@ pub mod interrupt;
 #[cfg(test)]
 mod layering;
 pub mod loss;
+pub mod messages;
 pub mod output;
 pub mod policy;
 pub mod replay;

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-use smith_calibrate::commands;
+use smith_calibrate::{commands, messages};
 
 /// The version and the smith revision whose compaction the engine ports.
 const VERSION: &str = concat!(
@@ -53,8 +53,11 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of the output went away (`| head`, a pager quit):
+        // what it wanted is written, so that is a success.
+        Err(e) if messages::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("smith-calibrate: {e:#}");
+            messages::error(&e);
             commands::exit_code(&e)
         }
     }

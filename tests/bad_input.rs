@@ -546,3 +546,56 @@ fn sweep_reports_bad_lines_per_file_and_strict_makes_them_a_failure() {
     );
     assert!(fs::read_dir(&strict_out).map_or(true, |d| d.count() == 0));
 }
+
+/// A reader that went away before anything was written (`| head`, a pager
+/// quit): every command stops quietly with success, whatever it was
+/// writing, and says nothing but its usual notes (what synth wrote, what
+/// the sweep replayed).
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_with_success() {
+    let sessions = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sessions");
+    let session = format!("{sessions}/session-1753552297-0837b5");
+    let tmp = tempfile::tempdir().unwrap();
+    let synth_out = tmp.path().join("synth");
+    let synth_out = synth_out.to_str().unwrap();
+    let cases: [(&[&str], &str); 9] = [
+        (&["replay", &session, "--json"], ""),
+        (&["replay", &session, "--trace"], ""),
+        (&["replay", &session], ""),
+        (&["replay", &session, "--emit-history-at", "3"], ""),
+        (&["transcript", "show", &session, "--no-pager"], ""),
+        (&["transcript", "stats", &session, "--json"], ""),
+        (&["transcript", "list", sessions], ""),
+        (
+            &["sweep", sessions, "--compact-at", "0.7,0.8"],
+            "replayed 12 sessions",
+        ),
+        (
+            &[
+                "synth",
+                "--seed",
+                "1",
+                "--sessions",
+                "1",
+                "--shape",
+                "short",
+                "--out",
+                synth_out,
+            ],
+            "1 sessions,",
+        ),
+    ];
+    for (args, stderr_has) in cases {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let o = bin().args(args).stdout(writer).output().unwrap();
+        let err = stderr(&o);
+        assert!(o.status.success(), "{args:?}: {:?}\n{err}", o.status);
+        if stderr_has.is_empty() {
+            assert_eq!(err, "", "{args:?}");
+        } else {
+            assert!(err.contains(stderr_has), "{args:?}: {err}");
+            assert!(!err.contains("smith-calibrate:"), "{args:?}: {err}");
+        }
+    }
+}

@@ -145,12 +145,11 @@ fn the_first_compaction_is_the_first_request_over_the_trigger() {
     assert!(calibrate::first_compaction(&h, calibrate::compare_config(200_000, 1.0, 0)).is_none());
 }
 
-/// A Claude Code log whose reported prompt sizes are exactly
-/// `(estimate + 3000) × 1.25`, imported and calibrated through the binary.
-#[test]
-fn the_command_fits_an_imported_log_and_prints_the_flags() {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("projects").join("p").join("s.jsonl");
+/// Writes a Claude Code log of 30 requests under `dir/projects` whose
+/// reported prompts are 1.25 × (estimate + 3000), imports it into
+/// `dir/out` and returns that directory.
+fn imported_log(dir: &Path) -> PathBuf {
+    let input = dir.join("projects").join("p").join("s.jsonl");
     std::fs::create_dir_all(input.parent().unwrap()).unwrap();
     let mut lines = Vec::new();
     let mut bytes = 0u64;
@@ -181,16 +180,25 @@ fn the_command_fits_an_imported_log_and_prints_the_flags() {
         bytes += answer.len() as u64;
     }
     std::fs::write(&input, lines.join("\n")).unwrap();
-    let out = tmp.path().join("out");
-    let bin = env!("CARGO_BIN_EXE_smith-calibrate");
-    let r = Command::new(bin)
+    let out = dir.join("out");
+    let r = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
         .args(["import", "claude-code"])
-        .arg(tmp.path().join("projects"))
+        .arg(dir.join("projects"))
         .arg("--out")
         .arg(&out)
         .output()
         .unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    out
+}
+
+/// A Claude Code log whose reported prompt sizes are exactly
+/// `(estimate + 3000) × 1.25`, imported and calibrated through the binary.
+#[test]
+fn the_command_fits_an_imported_log_and_prints_the_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = imported_log(tmp.path());
+    let bin = env!("CARGO_BIN_EXE_smith-calibrate");
     let r = Command::new(bin)
         .arg("calibrate")
         .arg(&out)
@@ -230,6 +238,39 @@ fn the_command_fits_an_imported_log_and_prints_the_flags() {
         .output()
         .unwrap();
     assert_eq!(r.status.code(), Some(1));
+}
+
+/// A reader gone before anything was written (`| head`): calibrate and
+/// import stop quietly with success instead of reporting a broken pipe.
+#[test]
+fn a_closed_stdout_ends_calibrate_and_import_quietly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = imported_log(tmp.path());
+    let again = tmp.path().join("again");
+    let projects = tmp.path().join("projects");
+    let runs: [Vec<&std::ffi::OsStr>; 3] = [
+        vec!["calibrate".as_ref(), out.as_os_str()],
+        vec!["calibrate".as_ref(), out.as_os_str(), "--json".as_ref()],
+        vec![
+            "import".as_ref(),
+            "claude-code".as_ref(),
+            projects.as_os_str(),
+            "--out".as_ref(),
+            again.as_os_str(),
+        ],
+    ];
+    for args in runs {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let r = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+            .args(&args)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(r.status.success(), "{args:?}: {:?} {err}", r.status);
+        assert!(!err.contains("smith-calibrate:"), "{args:?}: {err}");
+    }
 }
 
 // --------------------------------------------------------------- real data

@@ -1,4 +1,4 @@
-//! One test per rule of engine.md (§2–§5), named after the rule. Exact marker
+//! One test per rule of docs/engine.md (§2–§6), named after the rule. Exact marker
 //! strings and byte lengths are asserted, not recomputed from the constants,
 //! so a drift in a constant fails here.
 

@@ -133,7 +133,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
                 report_skips(&l.session);
                 sessions.push(l);
             }
-            Err(e) => eprintln!("{e:#}"),
+            Err(e) => crate::note!("{e:#}"),
         }
     }
 
@@ -178,7 +178,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     ) in by_format
     {
         let Some(fit) = calibrate::fit(&pts) else {
-            eprintln!("{format}: no request with a known context and a reported prompt size; nothing to fit");
+            crate::note!("{format}: no request with a known context and a reported prompt size; nothing to fit");
             continue;
         };
         fits.push(FormatFit {

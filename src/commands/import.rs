@@ -129,7 +129,7 @@ fn run_mini_swe_agent(args: MiniSweAgentArgs) -> Result<()> {
             if let Some(p) = mini_swe_agent::results_path_for(f) {
                 results.entry(p).or_insert_with_key(|p| {
                     mini_swe_agent::load_results(p)
-                        .map_err(|e| eprintln!("{e:#}"))
+                        .map_err(|e| crate::note!("{e:#}"))
                         .ok()
                 });
             }
@@ -168,7 +168,7 @@ fn discover(
         let found =
             import::find_files(p, out, wanted).map_err(|e| nothing_read(format!("{e:#}")))?;
         if found.is_empty() {
-            eprintln!("{}: no {pattern} file found here", p.display());
+            crate::note!("{}: no {pattern} file found here", p.display());
         }
         files.extend(found);
     }
@@ -182,15 +182,14 @@ fn discover(
 
 /// Reports what was skipped or repaired (stderr) and the totals (stdout).
 fn finish(outcome: &Outcome, out: &Path, json: bool) -> Result<()> {
-    let stderr = io::stderr();
-    let mut err = stderr.lock();
     for f in &outcome.failures {
-        writeln!(err, "{f}")?;
+        crate::note!("{f}");
     }
     for s in &outcome.sessions {
-        s.report(&mut err)?;
+        let mut report = Vec::new();
+        s.report(&mut report)?;
+        crate::messages::notes(&String::from_utf8_lossy(&report));
     }
-    drop(err);
     let t = &outcome.totals;
     if t.sessions == 0 {
         return Err(nothing_read(format!(

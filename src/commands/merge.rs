@@ -51,7 +51,7 @@ pub fn merge_into(dir: &std::path::Path, out: &std::path::Path) -> Result<()> {
         .iter()
         .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
-    eprintln!(
+    crate::note!(
         "merged {} shards ({} sessions, {} rows) in {:.1}s: wrote {} into {}",
         merged.shards,
         merged.sessions,

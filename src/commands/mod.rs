@@ -126,12 +126,9 @@ impl EngineArgs {
 
 /// Writes what reading a session skipped to stderr.
 pub fn report_skips(session: &Session) {
-    let stderr = std::io::stderr();
-    let mut err = stderr.lock();
-    let _ = session.log.report(&mut err);
+    crate::messages::notes(&session.log.to_string());
     if let Some(why) = &session.meta_error {
-        use std::io::Write;
-        let _ = writeln!(err, "{why}");
+        crate::note!("{why}");
     }
 }
 

@@ -43,7 +43,7 @@ pub struct ReplayArgs {
     // Boxed: fifteen optional flags would double the size of the command.
     #[command(flatten)]
     pub policy: Box<PolicyArgs>,
-    /// One JSON object per request (engine.md §5 trace)
+    /// One JSON object per request (docs/engine.md §6)
     #[arg(long, conflicts_with_all = ["json", "emit_history_at"])]
     pub trace: bool,
     /// The session summary as one JSON object
@@ -107,11 +107,9 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             true
         });
         if let Some(e) = failed {
-            if e.kind() != io::ErrorKind::BrokenPipe {
-                return Err(e.into());
-            }
+            return Err(e.into());
         }
-        let _ = out.flush();
+        out.flush()?;
         return Ok(());
     }
 

@@ -104,9 +104,9 @@ pub fn run(args: ReportArgs) -> Result<()> {
 /// Tells the user what was written and where to look.
 pub fn say_written(written: &report::Written) {
     for w in &written.warnings {
-        eprintln!("{w}");
+        crate::note!("{w}");
     }
-    eprintln!(
+    crate::note!(
         "wrote {} and {} PNG charts; open {}",
         written
             .index

@@ -57,7 +57,7 @@ pub fn man(args: ManArgs, cmd: Command) -> Result<()> {
                 .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
             let mut written = Vec::new();
             write_pages(&dir, cmd, &mut written)?;
-            eprintln!("wrote {} man pages into {}", written.len(), dir.display());
+            crate::note!("wrote {} man pages into {}", written.len(), dir.display());
         }
     }
     Ok(())

@@ -217,7 +217,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let spec = args.spec()?;
     let grid = grid::build(&spec, args.max_configs).map_err(usage)?;
     if grid.impossible > 0 {
-        eprintln!(
+        crate::note!(
             "left out {} of {} combinations whose target is at or above their trigger (compact-to >= compact-at): compaction would aim above where it starts",
             grid.impossible,
             spec.product_len()
@@ -227,13 +227,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let unused = policy_spec.unused();
     if !unused.is_empty() {
         let flags: Vec<String> = unused.iter().map(|k| format!("--{}", k.flag())).collect();
-        eprintln!(
+        crate::note!(
             "note: {} change nothing: their policies are not in --policy",
             flags.join(", ")
         );
     }
     if !policy_spec.policies.contains(&Policy::Smith) && grid.configs.len() > 1 {
-        eprintln!(
+        crate::note!(
             "note: smith is not in --policy, so smith's grid is left out; only its defaults remain, as the baseline"
         );
     }
@@ -277,13 +277,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let listed = refs.len();
     let (refs, ordinals) = super::sweep_dist::take_shard(&paths, refs, shard);
     if let Some(shard) = shard {
-        eprintln!("shard {shard}: {} of the {listed} sessions", refs.len());
+        crate::note!("shard {shard}: {} of the {listed} sessions", refs.len());
     }
 
     let rows = refs.len().saturating_mul(plan.setups.len());
     let row_bytes = rows.saturating_mul(std::mem::size_of::<run::Row>()) as f64;
     if row_bytes > ROW_MEMORY_WARNING {
-        eprintln!(
+        crate::note!(
             "note: {} sessions × {} configs keep {rows} rows, about {:.1} GB in memory; \
              narrow the grid or sweep fewer sessions at a time if that is too much",
             refs.len(),
@@ -340,7 +340,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     let mb = sweep.bytes() as f64 / 1e6;
     let secs = sweep.elapsed.as_secs_f64();
-    eprintln!(
+    crate::note!(
         "replayed {} sessions ({mb:.1} MB{}) under {} configs in {secs:.1}s ({:.1} MB/s, {} threads){}",
         sweep.sessions.len(),
         match sweep.lines_skipped() {
@@ -385,7 +385,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
-        eprintln!("wrote {} into {}", names.join(", "), dir.display());
+        crate::note!("wrote {} into {}", names.join(", "), dir.display());
     }
     if let (Some(opened), Some(dir)) = (journal, data_dir) {
         opened.journal.finish(dir)?;
@@ -420,10 +420,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             )
         )
     };
-    match result {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    Ok(result?)
 }
 
 /// Resolves every PATH, reporting (and passing over) those that name
@@ -440,7 +437,7 @@ fn resolve(paths: &[String]) -> Vec<SessionRef> {
                     }
                 }
             }
-            Err(e) => eprintln!("{e:#}; skipped"),
+            Err(e) => crate::note!("{e:#}; skipped"),
         }
     }
     refs

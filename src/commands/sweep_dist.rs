@@ -70,7 +70,7 @@ pub fn open_journal(
     let opened =
         Journal::open(&dir, &manifest, refs, setups.len()).map_err(|e| usage(format!("{e:#}")))?;
     if opened.continued {
-        eprintln!(
+        crate::note!(
             "resuming: {} of {} sessions were finished before; replaying the other {}{}",
             opened.recovered,
             refs.len(),
@@ -81,7 +81,7 @@ pub fn open_journal(
             }
         );
     } else {
-        eprintln!(
+        crate::note!(
             "journal of finished sessions: {} (an interrupted sweep continues with --resume)",
             opened.journal.path().display()
         );
@@ -175,7 +175,7 @@ pub fn write_shard(
         .iter()
         .filter_map(|p| p.strip_prefix(out).ok().map(|p| p.display().to_string()))
         .collect();
-    eprintln!(
+    crate::note!(
         "shard {shard}: wrote {} into {}; once every shard is done, `smith-calibrate merge {}` writes the sweep's outputs",
         names.join(", "),
         out.display(),

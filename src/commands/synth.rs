@@ -111,7 +111,7 @@ pub fn run(args: SynthArgs) -> Result<()> {
         size,
     };
     let stats = write_corpus(&args.out, &spec, args.force, |s| {
-        eprintln!(
+        crate::note!(
             "{}  {:<8} {:>8.2} MB {:>7} messages {:>5} turns  {}",
             s.meta.id,
             s.shape.as_str(),
@@ -121,7 +121,7 @@ pub fn run(args: SynthArgs) -> Result<()> {
             s.meta.name.as_deref().unwrap_or("(unnamed)")
         );
     })?;
-    eprintln!(
+    crate::note!(
         "{} sessions, {:.2} MB, {} messages written to {}",
         stats.sessions.len(),
         stats.bytes as f64 / 1e6,

@@ -13,7 +13,7 @@ use crate::transcript::{locate, Role, Session};
 use crate::view::color::{self, ColorChoice, Painter};
 use crate::view::list::{self, Indexes, SessionRow};
 use crate::view::marks::history_at;
-use crate::view::pager::{ignore_broken_pipe, Output};
+use crate::view::pager::Output;
 use crate::view::render::{self, Document, Options, RESULT_LINES};
 use crate::view::select::{self, turn_numbers, Filter, TurnRange};
 use crate::view::stats;
@@ -285,13 +285,13 @@ fn run_restore(args: RestoreArgs) -> Result<()> {
     }
     let done = restore::restore(&session, &history, &what, &target)?;
     if done.media_missing > 0 {
-        eprintln!(
+        crate::note!(
             "{} attachments the history names are not in {}; smith will show them as missing",
             done.media_missing,
             session.source.dir().join("media").display()
         );
     }
-    eprintln!(
+    crate::note!(
         "restored {} messages of {} ({}) as {}{} in {}",
         done.messages,
         session.label(),
@@ -315,7 +315,7 @@ fn run_restore(args: RestoreArgs) -> Result<()> {
     } else {
         writeln!(out, "{}", done.dir.display())
     };
-    ignore_broken_pipe(written)?;
+    written?;
     Ok(())
 }
 
@@ -343,7 +343,7 @@ fn run_list(args: ListArgs) -> Result<()> {
         })
         .collect();
     for e in &indexes.errors {
-        eprintln!("{e}; names and dates from it are not used");
+        crate::note!("{e}; names and dates from it are not used");
     }
     let results: Vec<Result<SessionRow>> = work
         .par_iter()
@@ -356,7 +356,7 @@ fn run_list(args: ListArgs) -> Result<()> {
             Ok(row) => rows.push(row),
             Err(e) => {
                 failed += 1;
-                eprintln!("{e:#}");
+                crate::note!("{e:#}");
             }
         }
     }
@@ -368,7 +368,7 @@ fn run_list(args: ListArgs) -> Result<()> {
     }
     let damaged = rows.iter().filter(|r| r.skipped > 0).count();
     if damaged > 0 {
-        eprintln!(
+        crate::note!(
             "{damaged} of {} sessions have lines that could not be read (column 'bad lines'); `transcript show` names them",
             rows.len()
         );
@@ -382,7 +382,7 @@ fn run_list(args: ListArgs) -> Result<()> {
     } else {
         writeln!(out, "{}", list::table(&rows))
     };
-    ignore_broken_pipe(written.and_then(|_| out.flush()))?;
+    written.and_then(|_| out.flush())?;
     Ok(())
 }
 
@@ -437,7 +437,7 @@ fn run_show(args: ShowArgs) -> Result<()> {
                 break;
             }
         }
-        ignore_broken_pipe(written.and_then(|_| out.flush()))?;
+        written.and_then(|_| out.flush())?;
         return Ok(());
     }
 
@@ -461,7 +461,7 @@ fn run_show(args: ShowArgs) -> Result<()> {
         paint,
     );
     if !out.finish()? {
-        eprintln!("smith-calibrate: the pager in $PAGER could not be started; writing directly (set PAGER, or pass --no-pager)");
+        crate::note!("smith-calibrate: the pager in $PAGER could not be started; writing directly (set PAGER, or pass --no-pager)");
         let mut direct = Output::direct();
         let written = write_show(
             &mut direct,
@@ -475,9 +475,9 @@ fn run_show(args: ShowArgs) -> Result<()> {
             paint,
         );
         direct.finish()?;
-        return Ok(ignore_broken_pipe(written)?);
+        return Ok(written?);
     }
-    ignore_broken_pipe(written)?;
+    written?;
     Ok(())
 }
 
@@ -506,7 +506,7 @@ fn write_html(
         thrash_window,
     );
     crate::output::write_atomic(path, page.as_bytes())?;
-    eprintln!(
+    crate::note!(
         "wrote {} ({:.1} MB): {} messages of {}",
         path.display(),
         page.len() as f64 / 1e6,
@@ -576,6 +576,6 @@ fn run_stats(args: StatsArgs) -> Result<()> {
             stats::tables(&s, &session.label(), session.log.skipped_count())
         )
     };
-    ignore_broken_pipe(written.and_then(|_| out.flush()))?;
+    written.and_then(|_| out.flush())?;
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! The knobs of one compaction config and the budget arithmetic derived from
-//! them (engine.md §3).
+//! them (docs/engine.md §3).
 
 use serde::{Deserialize, Serialize};
 

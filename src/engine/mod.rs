@@ -1,4 +1,4 @@
-//! The engine: smith's `Context.compact`, to the byte (engine.md §2–4).
+//! The engine: smith's `Context.compact`, to the byte (docs/engine.md §4).
 //!
 //! [`Engine::compact`] takes a history and returns what smith would send: the
 //! same history untouched below the trigger, otherwise the result of stages

@@ -105,7 +105,7 @@ pub fn restore(
                 // must not be lost.
                 let (mut now_index, now_bytes) = read_index(&index_path)?;
                 if now_bytes != original {
-                    eprintln!(
+                    crate::note!(
                         "{}: changed while restoring; adding to the new contents",
                         index_path.display()
                     );

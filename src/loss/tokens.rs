@@ -193,7 +193,7 @@ mod tests {
         fn agrees_with_the_reference(
             text in proptest::collection::vec(
                 proptest::sample::select(b"aZbY0_9./-\\ \n\"xQ\xc3\xa9".to_vec()),
-                0..200,
+                0..400,
             )
         ) {
             let mut fast = Vec::new();

@@ -1,4 +1,4 @@
-//! The replay (engine.md §5): walk a recorded session as smith lived it,
+//! The replay (docs/engine.md §5): walk a recorded session as smith lived it,
 //! compacting before every request, and count what compaction did.
 //!
 //! smith compacts before every provider request, and every recorded assistant

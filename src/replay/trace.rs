@@ -1,4 +1,4 @@
-//! `replay --trace`: one JSON object per request, the keys engine.md §5
+//! `replay --trace`: one JSON object per request, the keys docs/engine.md §6
 //! requires first and in its order, then the per-request extras.
 
 use std::io::{self, Write};

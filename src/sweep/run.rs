@@ -175,8 +175,8 @@ pub fn run_resumable(
             return;
         }
         match &bar {
-            Some(bar) => bar.suspend(|| eprint!("{text}")),
-            None => eprint!("{text}"),
+            Some(bar) => bar.suspend(|| crate::messages::notes(text)),
+            None => crate::messages::notes(text),
         }
     };
 

@@ -150,7 +150,7 @@ pub struct SessionGen {
     last_json: Vec<u8>,
     /// Bytes of JSON lines (newlines included) queued so far.
     planned_bytes: u64,
-    /// The estimate of everything queued so far, in bytes (engine.md §2).
+    /// The estimate of everything queued so far, in bytes (docs/engine.md §2).
     estimate_bytes: u64,
     /// The estimate at the previous request, for `usage`.
     request_bytes: u64,

@@ -166,7 +166,7 @@ pub fn walk_files(dir: &Path, skip: Option<&Path>, wanted: &dyn Fn(&Path) -> boo
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) => {
-                eprintln!("{}: skipped: cannot read directory: {e}", dir.display());
+                crate::note!("{}: skipped: cannot read directory: {e}", dir.display());
                 continue;
             }
         };

@@ -1,4 +1,4 @@
-//! Reading: smith's transcript format (engine.md §1), from a line of JSON to
+//! Reading: smith's transcript format (docs/engine.md §1), from a line of JSON to
 //! the sessions a path, an id or a name refers to.
 
 pub mod estimate;

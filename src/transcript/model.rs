@@ -206,7 +206,7 @@ impl Block {
         String::from_utf8_lossy(self.text_bytes())
     }
 
-    /// What this block adds to the estimate, in bytes (engine.md §2).
+    /// What this block adds to the estimate, in bytes (docs/engine.md §2).
     pub fn bytes(&self) -> u64 {
         let len = |s: &Option<Str>| s.as_ref().map_or(0, |s| s.len()) as u64;
         self.text_len() as u64
@@ -262,7 +262,7 @@ impl Message {
         Message::new(Role::User, vec![Block::text(text)], false, None)
     }
 
-    /// What this message adds to the estimate, in bytes (engine.md §2).
+    /// What this message adds to the estimate, in bytes (docs/engine.md §2).
     pub fn bytes(&self) -> u64 {
         self.bytes
     }

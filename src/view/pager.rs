@@ -81,12 +81,13 @@ impl Output {
     }
 
     /// Flushes, closes the pipe and waits for the pager to be quit. A pager
-    /// quit before the end is not an error. Returns `false` when the pager
+    /// quit before the end comes back, once it has been waited for, as a
+    /// `BrokenPipe` error, which `main` takes for success. Returns `false` when the pager
     /// never ran (the shell found no such command, exit 126 or 127): the
     /// caller should then write the output again, directly.
     pub fn finish(self) -> io::Result<bool> {
         match self {
-            Output::Direct(mut out) => ignore_broken_pipe(out.flush()).map(|_| true),
+            Output::Direct(mut out) => out.flush().map(|_| true),
             Output::Pager { mut child, stdin } => {
                 let flushed = match stdin.into_inner() {
                     Ok(pipe) => {
@@ -99,17 +100,9 @@ impl Output {
                 if matches!(status.code(), Some(126 | 127)) {
                     return Ok(false);
                 }
-                ignore_broken_pipe(flushed).map(|_| true)
+                flushed.map(|_| true)
             }
         }
-    }
-}
-
-/// `Ok` for a reader that went away (a pager quit, `| head`).
-pub fn ignore_broken_pipe(result: io::Result<()>) -> io::Result<()> {
-    match result {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
     }
 }
 

@@ -1,6 +1,6 @@
 //! `transcript stats`: where a session's context goes.
 //!
-//! Every token figure is the estimate of engine.md §2, bytes / 4. A share
+//! Every token figure is the estimate of docs/engine.md §2, bytes / 4. A share
 //! (by role, by block type) is its own bytes divided by four, so the shares
 //! can sum to a few tokens less than the whole, which is divided once.
 

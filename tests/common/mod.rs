@@ -157,17 +157,16 @@ pub fn write_session(dir: &Path, name: &str, messages: &[Arc<Message>]) -> PathB
     path
 }
 
-/// `../shared/data/<sub>`: real Claude Code logs and mini-swe-agent runs,
-/// present where the project is developed and absent in a user's clone.
-/// Every test that calls this carries
+/// `<shared data>/<sub>`: real Claude Code logs and mini-swe-agent runs,
+/// `../shared/data` beside the repository where the project is developed
+/// (`SMITH_CALIBRATE_SHARED_DATA` names another place), absent in a user's
+/// clone. Every test that calls this carries
 /// `#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]`
-/// (`build.rs` sets `has_shared_data`), so without the data the runner
-/// reports it as ignored; run with `--ignored` anyway, it fails here, saying
-/// what is missing.
+/// (`build.rs` sets `has_shared_data` and `SHARED_DATA_DIR`), so without the
+/// data the runner reports it as ignored; run with `--ignored` anyway, it
+/// fails here, saying what is missing.
 pub fn shared_data(sub: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(sub);
+    let dir = Path::new(env!("SHARED_DATA_DIR")).join(sub);
     assert!(
         dir.is_dir(),
         "{} is absent: this test reads the shared real data",

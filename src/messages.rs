@@ -1,0 +1,105 @@
+//! One way to tell the user something on stderr, and one place that
+//! recognises an error as the reader of the output going away.
+//!
+//! Every command writes its notes (a line passed over, a file written, a
+//! warning) through [`note!`](crate::note) and its final error through
+//! [`error`], never with `eprintln!`: that macro panics when stderr cannot
+//! be written (closed with `2>&-`, a full disk behind a redirect), and a
+//! note must never stop a sweep halfway. A note names its own subject
+//! (`path:line: skipped: …`, `wrote … into …`); an error line starts with
+//! the program's name.
+//!
+//! A closed stdout (`| head`, a pager quit early) surfaces as a
+//! `BrokenPipe` somewhere in an error's chain; commands just propagate it
+//! and `main` asks [`is_broken_pipe`] once, then exits quietly with
+//! success, as `cat` and `grep` do.
+
+use std::fmt::Display;
+use std::io::{self, Write};
+
+/// The program's name, which starts an error line.
+pub const PROGRAM: &str = "smith-calibrate";
+
+/// Writes one line to stderr. A failure to write it is ignored: there is
+/// nowhere left to report it.
+pub fn note(message: impl Display) {
+    let _ = writeln!(io::stderr().lock(), "{message}");
+}
+
+/// Writes lines that end in their own newlines (a report built elsewhere,
+/// such as a read log) to stderr as they are, ignoring a failure as
+/// [`note`] does.
+pub fn notes(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// Writes the error that stopped a command, with its causes:
+/// `smith-calibrate: <error>: <cause>`.
+pub fn error(e: &anyhow::Error) {
+    note(format_args!("{PROGRAM}: {e:#}"));
+}
+
+/// Whether `e`, or any error in its chain, is a write into a pipe whose
+/// reader is gone. serde_json keeps the I/O error inside its own, so that
+/// one is asked for its kind too.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    let broken = Some(io::ErrorKind::BrokenPipe);
+    e.chain().any(|cause| {
+        cause.downcast_ref::<io::Error>().map(io::Error::kind) == broken
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == broken
+    })
+}
+
+/// Writes one line to stderr through [`note`]: `note!("{path}: skipped")`.
+#[macro_export]
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::messages::note(format_args!($($arg)*))
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+
+    fn pipe() -> io::Error {
+        io::Error::from(io::ErrorKind::BrokenPipe)
+    }
+
+    #[test]
+    fn a_broken_pipe_is_found_anywhere_in_the_chain() {
+        assert!(is_broken_pipe(&anyhow::Error::from(pipe())));
+        let wrapped = Err::<(), _>(pipe())
+            .context("writing the table")
+            .unwrap_err();
+        assert!(is_broken_pipe(&wrapped));
+        let json = serde_json::to_writer(BrokenWriter, &[1, 2, 3]).unwrap_err();
+        assert!(is_broken_pipe(
+            &anyhow::Error::from(json).context("summary")
+        ));
+    }
+
+    #[test]
+    fn other_errors_are_not_a_broken_pipe() {
+        let denied = io::Error::from(io::ErrorKind::PermissionDenied);
+        assert!(!is_broken_pipe(&anyhow::Error::from(denied)));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("broken pipe")));
+        let syntax = serde_json::from_str::<u8>("x").unwrap_err();
+        assert!(!is_broken_pipe(&anyhow::Error::from(syntax)));
+    }
+
+    struct BrokenWriter;
+
+    impl Write for BrokenWriter {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(pipe())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+}
