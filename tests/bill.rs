@@ -281,7 +281,7 @@ fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_r
     let flat = Prices::default();
     let mut rows: Vec<(String, f64, f64, f64, u64)> = Vec::new();
     for c in &g.configs {
-        let engine = Setup::smith(c.clone()).compactor();
+        let engine = Setup::smith(*c).compactor();
         let (mut old, mut new, mut summarizer, mut expired) = (0.0, 0.0, 0.0, 0);
         for (messages, rec) in &sessions {
             let (facts, p) = price_replay(

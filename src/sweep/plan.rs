@@ -130,7 +130,7 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, Strin
     let mut setups: Vec<Setup> = if spec.policies.contains(&Policy::Smith) {
         grid.configs.iter().copied().map(Setup::smith).collect()
     } else {
-        vec![Setup::smith(grid.configs[Grid::BASELINE].clone())]
+        vec![Setup::smith(grid.configs[Grid::BASELINE])]
     };
     for &p in spec.policies.iter().filter(|&&p| p != Policy::Smith) {
         let axes: Vec<Axis> = shared
