@@ -18,9 +18,7 @@ use crate::sweep::figures::{self, FIGURES};
 use crate::sweep::grid::Knob;
 
 /// The files of a sweep's output folder the report reads.
-pub const CONFIGS_FILE: &str = "configs.parquet";
-pub const SESSIONS_FILE: &str = "sessions.parquet";
-pub const SUMMARY_FILE: &str = "summary.json";
+pub use crate::sweep::{CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
 
 /// One config of the sweep, as `configs.parquet` describes it.
 #[derive(Clone, Debug)]

@@ -61,7 +61,7 @@ pub fn part_path(out: &Path, shard: Shard) -> PathBuf {
 pub fn summary_path(out: &Path, shard: Shard) -> PathBuf {
     out.join(SUMMARIES_DIR)
         .join(format!("shard={}", shard.index))
-        .join(crate::report::data::SUMMARY_FILE)
+        .join(super::SUMMARY_FILE)
 }
 
 /// Whether `dir` holds the outputs of sharded sweeps.
@@ -192,7 +192,7 @@ fn read_summaries(dir: &Path) -> Result<Vec<ShardSummary>> {
         else {
             continue;
         };
-        let file = entry.path().join(crate::report::data::SUMMARY_FILE);
+        let file = entry.path().join(super::SUMMARY_FILE);
         let text = match std::fs::read_to_string(&file) {
             Ok(t) => t,
             // A shard still running (or killed) has its folder but no summary.

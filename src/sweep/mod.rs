@@ -23,6 +23,12 @@ pub mod shard;
 #[cfg(feature = "full")]
 pub mod tables;
 
+/// The files of a sweep's output folder: written here (and by `export`),
+/// read back by `merge` and the report.
+pub const CONFIGS_FILE: &str = "configs.parquet";
+pub const SESSIONS_FILE: &str = "sessions.parquet";
+pub const SUMMARY_FILE: &str = "summary.json";
+
 pub use aggregate::{summarize, ConfigSummary, Delta, Stats};
 pub use cost::{Cost, Prices};
 pub use grid::{Grid, GridSpec, Knob};
