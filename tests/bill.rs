@@ -2,7 +2,7 @@
 //! the real sessions in `../shared/data` the price reproduces what was
 //! billed within the bounds of issue 16 (printed, so the figures are in the
 //! test log). Without `../shared/data` (a user's clone) the real-data tests
-//! say they are skipped; `SMITH_CALIBRATE_DATA=/path/to/shared/data` points
+//! are reported as ignored; `SMITH_CALIBRATE_SHARED_DATA=/path/to/shared/data` points
 //! them elsewhere.
 
 use std::io::Cursor;
@@ -119,19 +119,10 @@ fn a_sweep_given_ratio_and_overhead_compares_with_a_baseline_under_them() {
 
 // --------------------------------------------------------------- real data
 
-/// `../shared/data`, or the directory `SMITH_CALIBRATE_DATA` names (for a
-/// git worktree that does not sit beside `shared`).
+/// `<shared data>/<sub>`: see `common::shared_data`; every test calling this
+/// is reported as ignored where the data is absent.
 fn data(sub: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("SMITH_CALIBRATE_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    let dir = root.join(sub);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("note: {} is absent; real-data test SKIPPED", dir.display());
-        None
-    }
+    Some(crate::common::shared_data(sub))
 }
 
 fn bin(args: &[String]) -> (String, String, Option<i32>) {
@@ -173,6 +164,7 @@ fn f(v: &Value) -> f64 {
 }
 
 #[test]
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn the_bill_check_on_the_real_claude_code_logs_is_within_the_bounds() {
     let Some(dir) = data("claude-code") else {
         return;
@@ -208,6 +200,7 @@ fn the_bill_check_on_the_real_claude_code_logs_is_within_the_bounds() {
 }
 
 #[test]
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn the_bill_check_on_the_real_mini_swe_agent_run_is_held_against_the_recorded_cost() {
     let Some(dir) = data("mini-swe-agent/gemini-3-pro-swebench-verified") else {
         return;
@@ -241,6 +234,7 @@ fn the_bill_check_on_the_real_mini_swe_agent_run_is_held_against_the_recorded_co
 }
 
 #[test]
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_reported() {
     use smith_calibrate::cost::session::{price_replay, Recorded, Settings};
     use smith_calibrate::engine::Config;
@@ -344,6 +338,7 @@ fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_r
 }
 
 #[test]
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn compacting_while_the_cache_is_cold_on_the_real_claude_code_logs() {
     use smith_calibrate::cost::cold::{cold_requests, ColdCompact};
     use smith_calibrate::cost::session::{price_replay, Recorded, Settings};

@@ -360,27 +360,14 @@ fn a_request_past_the_end_is_a_usage_error() {
     assert!(!out.exists());
 }
 
-/// `shared/data` beside the repository (`../shared/data`) or beside one of
-/// its ancestors (a git worktree lives deeper than the main checkout):
-/// present in CI and absent in a user's clone, where the test says it is
-/// skipped.
+/// The shared real data (see `common::shared_data`); the test calling this
+/// is reported as ignored where it is absent.
 fn shared_data() -> Option<PathBuf> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let found = repo
-        .ancestors()
-        .skip(1)
-        .map(|a| a.join("shared/data"))
-        .find(|p| p.is_dir());
-    if found.is_none() {
-        eprintln!(
-            "SKIPPED: no shared/data beside {} or its parents (CI has it)",
-            repo.display()
-        );
-    }
-    found
+    Some(crate::common::shared_data(""))
 }
 
 #[test]
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn real_claude_code_sessions_restore_to_the_emitted_history() {
     let Some(data) = shared_data() else {
         return;
