@@ -29,8 +29,19 @@ fn ok(o: Output, what: &str) -> String {
 }
 
 /// A Python with the recipes' packages, or why there is none.
+/// Where `SMITH_CALIBRATE_PYTHON` is set (CI sets it), a Python without the
+/// packages is a failure, not a skip.
 fn python() -> Result<String, String> {
-    let python = std::env::var("SMITH_CALIBRATE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let named = std::env::var("SMITH_CALIBRATE_PYTHON").ok();
+    let python = named.clone().unwrap_or_else(|| "python3".into());
+    let found = python_with_packages(python);
+    if let (Some(named), Err(why)) = (&named, &found) {
+        panic!("SMITH_CALIBRATE_PYTHON={named} is set but unusable: {why}");
+    }
+    found
+}
+
+fn python_with_packages(python: String) -> Result<String, String> {
     match Command::new(&python)
         .args(["-c", "import duckdb, polars, yaml"])
         .output()
