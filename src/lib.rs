@@ -8,6 +8,7 @@
 pub mod calibrate;
 pub mod commands;
 pub mod engine;
+pub mod estimate;
 #[cfg(feature = "full")]
 pub mod export;
 pub mod import;
