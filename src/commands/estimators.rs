@@ -62,6 +62,7 @@ pub fn write_text(out: &mut dyn Write, fits: &[EstimatorFit]) -> io::Result<()> 
             "p95 after",
             "worst after",
             "ms per MB",
+            "load ms",
         ]);
         for f in fits.iter().filter(|f| f.format == format) {
             let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
@@ -76,6 +77,7 @@ pub fn write_text(out: &mut dyn Write, fits: &[EstimatorFit]) -> io::Result<()> 
                 right(pct(f.after.p95)),
                 right(pct(f.worst_after)),
                 right(format!("{:.1}", f.ms_per_mb)),
+                right(format!("{:.0}", f.load_ms)),
             ]);
         }
         writeln!(out, "{t}")?;
