@@ -22,6 +22,10 @@ pub mod compare;
 use std::fmt;
 use std::sync::Arc;
 
+use std::hash::BuildHasher;
+use std::sync::Mutex;
+
+use foldhash::fast::FixedState;
 use foldhash::HashMap;
 use serde::Serialize;
 
@@ -208,12 +212,48 @@ fn media_units(e: Estimator, b: &Block) -> u64 {
 /// Keyed by the address of the shared text (`Arc` data) and of the message:
 /// a working history shares both with the record until compaction rewrites
 /// them, and `keep` holds the record so that no address can be reused while
-/// the counts live.
+/// the counts live. Text that compaction writes (heads, stubs, notes, the
+/// summary) has no stable address and comes back at every later request, so
+/// its counts are kept by content (length and a 64-bit hash) in `written`.
 struct Counts {
     texts: HashMap<usize, u64>,
     messages: HashMap<usize, u64>,
+    written: Mutex<HashMap<(usize, u64), u64>>,
     _keep: Vec<Arc<Message>>,
 }
+
+impl Counts {
+    fn empty() -> Counts {
+        Counts {
+            texts: HashMap::default(),
+            messages: HashMap::default(),
+            written: Mutex::new(HashMap::default()),
+            _keep: Vec::new(),
+        }
+    }
+
+    /// The count of a text not in the record, counted once per content.
+    fn written(&self, estimator: Estimator, bytes: &[u8]) -> u64 {
+        let key = (bytes.len(), FixedState::with_seed(0x13).hash_one(bytes));
+        let known = self
+            .written
+            .lock()
+            .map(|m| m.get(&key).copied())
+            .unwrap_or(None);
+        if let Some(n) = known {
+            return n;
+        }
+        let n = estimator.text_units(bytes);
+        if let Ok(mut m) = self.written.lock() {
+            m.insert(key, n);
+        }
+        n
+    }
+}
+
+/// One message counted: its address, its texts' addresses and counts, and
+/// its total.
+type Counted = (usize, Vec<(usize, u64)>, u64);
 
 /// An estimator, with the counts of one session when it is a tokenizer.
 /// What the engine measures a history with.
@@ -253,12 +293,12 @@ impl Measure {
         }
     }
 
-    /// `estimator` with no cache: every text is counted when measured.
-    /// Right for short histories and length-based estimators.
+    /// `estimator` with no counts made up front: a tokenizer counts each
+    /// text when first measured and keeps the count by content.
     pub fn new(estimator: Estimator) -> Measure {
         Measure {
             estimator,
-            counts: None,
+            counts: estimator.is_tokenizer().then(|| Arc::new(Counts::empty())),
         }
     }
 
@@ -269,7 +309,7 @@ impl Measure {
             return Measure::new(estimator);
         }
         use rayon::prelude::*;
-        let counted: Vec<(usize, Vec<(usize, u64)>, u64)> = messages
+        let counted: Vec<Counted> = messages
             .par_iter()
             .map(|m| {
                 let mut texts = Vec::with_capacity(m.content.len() * 2);
@@ -306,6 +346,7 @@ impl Measure {
             counts: Some(Arc::new(Counts {
                 texts,
                 messages: by_message,
+                written: Mutex::new(HashMap::default()),
                 _keep: messages.to_vec(),
             })),
         }
@@ -350,12 +391,9 @@ impl Measure {
         let Some(counts) = &self.counts else {
             return self.estimator.block_units(b);
         };
-        let count = |key: usize, bytes: &[u8]| {
-            counts
-                .texts
-                .get(&key)
-                .copied()
-                .unwrap_or_else(|| self.estimator.text_units(bytes))
+        let count = |key: usize, bytes: &[u8]| match counts.texts.get(&key) {
+            Some(n) => *n,
+            None => counts.written(self.estimator, bytes),
         };
         let mut n = media_units(self.estimator, b);
         if let Some(t) = &b.text {
