@@ -298,14 +298,14 @@ impl Measure {
     pub fn new(estimator: Estimator) -> Measure {
         Measure {
             estimator,
-            counts: estimator.is_tokenizer().then(|| Arc::new(Counts::empty())),
+            counts: (estimator != Estimator::Bytes4).then(|| Arc::new(Counts::empty())),
         }
     }
 
     /// `estimator` with every text of `messages` counted once, in parallel:
     /// what a replay or a sweep of that session should use.
     pub fn for_session(estimator: Estimator, messages: &[Arc<Message>]) -> Measure {
-        if !estimator.is_tokenizer() {
+        if estimator == Estimator::Bytes4 {
             return Measure::new(estimator);
         }
         use rayon::prelude::*;

@@ -559,7 +559,7 @@ impl Setup {
     /// The compactor for replaying `messages`: [`Setup::compactor`], with a
     /// tokenizer's counts of the session's texts made once up front.
     pub fn compactor_for(&self, messages: &[Arc<Message>]) -> Box<dyn Compactor> {
-        if self.policy == Policy::Smith && self.estimator.is_tokenizer() {
+        if self.policy == Policy::Smith && self.estimator != Estimator::Bytes4 {
             return self.compactor_measured(Measure::for_session(self.estimator, messages));
         }
         self.compactor()

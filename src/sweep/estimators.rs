@@ -42,14 +42,14 @@ pub fn expand(setups: &[Setup], estimators: &[Estimator]) -> Vec<Setup> {
 }
 
 /// For each config, the compactor bound to this session's counts when its
-/// estimator is a tokenizer (`None`: the config's shared compactor serves).
-/// Each tokenizer counts the session once, whatever the number of configs.
+/// estimator is not bytes4 (`None`: the config's shared compactor serves).
+/// Each estimator counts the session once, whatever the number of configs.
 pub fn bind(configs: &[Setup], messages: &[Arc<Message>]) -> Vec<Option<Box<dyn Compactor>>> {
     let mut measures: Vec<(Estimator, Measure)> = Vec::new();
     configs
         .iter()
         .map(|s| {
-            if !s.estimator.is_tokenizer() {
+            if s.estimator == Estimator::Bytes4 {
                 return None;
             }
             let measure = match measures.iter().find(|(e, _)| *e == s.estimator) {
