@@ -459,3 +459,82 @@ fn a_sweep_varies_the_estimator_like_a_knob() {
     let csv = std::fs::read_to_string(plain.join("configs.csv")).expect("configs.csv");
     assert!(!csv.lines().next().expect("header").contains("estimator"));
 }
+
+// ---------------------------------------------------------------------------
+// Against reality: the recorded prompt sizes of `../shared/data`.
+
+/// `../shared/data` beside the repository, or beside the directory of
+/// worktrees it sits in; `None` (and a SKIPPED note) when neither exists,
+/// as in a user's clone.
+fn shared_data() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let found = ["../shared/data", "../../shared/data"]
+        .iter()
+        .map(|p| root.join(p))
+        .find(|p| p.is_dir());
+    if found.is_none() {
+        eprintln!(
+            "SKIPPED: no ../shared/data (nor ../../shared/data) beside {}",
+            root.display()
+        );
+    }
+    found
+}
+
+#[test]
+fn calibrate_compares_every_estimator_on_real_sessions() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cc = dir.path().join("cc");
+    let o = bin(&[
+        "import",
+        "claude-code",
+        data.join("claude-code").to_str().expect("utf-8"),
+        "--out",
+        cc.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = bin(&[
+        "calibrate",
+        cc.to_str().expect("utf-8"),
+        "--estimator",
+        "all",
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let fits = v["estimators"]["fits"].as_array().expect("fits");
+    assert_eq!(fits.len(), Estimator::ALL.len());
+    for f in fits {
+        let (before, after) = (&f["before"], &f["after"]);
+        eprintln!(
+            "claude-code {:>8}: median {:.1}% -> {:.1}%, p95 {:.1}% -> {:.1}%, worst {:.1}% -> {:.1}% ({} requests, {:.0} ms/MB)",
+            f["estimator"].as_str().unwrap_or("?"),
+            before["median"].as_f64().unwrap_or(0.0) * 100.0,
+            after["median"].as_f64().unwrap_or(0.0) * 100.0,
+            before["p95"].as_f64().unwrap_or(0.0) * 100.0,
+            after["p95"].as_f64().unwrap_or(0.0) * 100.0,
+            f["worst_before"].as_f64().unwrap_or(0.0) * 100.0,
+            f["worst_after"].as_f64().unwrap_or(0.0) * 100.0,
+            f["requests"],
+            f["ms_per_mb"].as_f64().unwrap_or(0.0),
+        );
+        // Every estimator sees the same requests; the fit must help.
+        assert_eq!(f["requests"], fits[0]["requests"]);
+        assert!(after["median"].as_f64() < before["median"].as_f64(), "{f}");
+    }
+    let verdicts = v["estimators"]["verdicts"].as_array().expect("verdicts");
+    assert_eq!(verdicts.len(), 1);
+    eprintln!("{}", verdicts[0]);
+    assert!(verdicts[0].as_str().expect("text").contains("closest is"));
+}
