@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use smith_calibrate::engine::{Config, Engine};
-use smith_calibrate::estimate::{Estimator, Measure};
+use smith_calibrate::estimate::{self, Estimator, Measure};
 use smith_calibrate::policy::Setup;
 use smith_calibrate::replay;
 use smith_calibrate::transcript::{self, Message};
@@ -71,6 +71,96 @@ fn tokenizers_match_tiktokens_own_examples() {
     // The cookbook's "tiktoken is great!": 6 cl100k tokens
     // (t, ik, token, " is", " great", "!").
     assert_eq!(Estimator::Cl100k.text_units(b"tiktoken is great!"), 6);
+}
+
+/// Texts where pre-tokenisation is delicate: whitespace runs before a word,
+/// at the end and before newlines, contractions in either case, digit runs,
+/// letters with marks, CJK, emoji, a broken UTF-8 sequence.
+const EDGE_TEXTS: [&[u8]; 12] = [
+    b"",
+    b"   leading and trailing   ",
+    b"a  b\n\n  c\t\t\r\n   ",
+    b"I'M sure they'll say we'D, you're, it's. DON'T",
+    b"1234567 3.14159 2026-12-01T05:40:29Z",
+    "na\u{ef}ve caf\u{e9} \u{2126} Stra\u{df}e e\u{301}".as_bytes(),
+    "\u{4eca}\u{65e5}\u{306f}\u{4e16}\u{754c} \u{1f600}\u{1f680} \u{d55c}\u{ad6d}\u{c5b4}"
+        .as_bytes(),
+    b"fn main() {\n    println!(\"{}\", x /* y */);\n}\n",
+    b"path/to/file.rs:12:5 https://example.com/a?b=c&d=e",
+    b"\xe2\x82 broken \xff sequence",
+    b"\n\n\n",
+    b" ",
+];
+
+/// Every text an estimator counts in `datasets/`: block text, tool
+/// arguments, tool names, signatures.
+fn dataset_texts() -> Vec<Vec<u8>> {
+    let mut texts = Vec::new();
+    for path in dataset() {
+        let session = transcript::session::load_path(&path).expect("dataset session");
+        for m in &session.messages {
+            for b in &m.content {
+                texts.push(b.text_bytes().to_vec());
+                for part in [&b.tool_args, &b.tool_name, &b.signature] {
+                    if let Some(p) = part {
+                        texts.push(p.as_bytes().to_vec());
+                    }
+                }
+            }
+        }
+    }
+    texts
+}
+
+#[test]
+fn tokenizers_built_from_the_committed_vocabularies_match_bpe_openais_prebuilt_ones() {
+    // The estimators build o200k and cl100k at run time from the gzipped
+    // tiktoken files (issue 14's size budget); bpe-openai's own functions,
+    // linked into this test only, are the reference they replaced. Same
+    // token ids, so the same counts, on fixed edge cases and on every text
+    // of the committed dataset.
+    let texts: Vec<Vec<u8>> = EDGE_TEXTS
+        .iter()
+        .map(|t| t.to_vec())
+        .chain(dataset_texts())
+        .collect();
+    let bytes: usize = texts.iter().map(Vec::len).sum();
+    assert!(
+        texts.len() > 1_000 && bytes > 1_000_000,
+        "{} texts",
+        texts.len()
+    );
+    let pairs = [
+        (
+            Estimator::O200k,
+            estimate::openai::o200k().unwrap(),
+            bpe_openai::o200k_base(),
+        ),
+        (
+            Estimator::Cl100k,
+            estimate::openai::cl100k().unwrap(),
+            bpe_openai::cl100k_base(),
+        ),
+    ];
+    for (e, built, prebuilt) in pairs {
+        let mut tokens = 0u64;
+        for t in &texts {
+            let s = String::from_utf8_lossy(t);
+            let ids = built.encode(&*s);
+            assert_eq!(
+                ids,
+                prebuilt.encode(&*s),
+                "{e} on {:?}",
+                &s[..s.len().min(80)]
+            );
+            assert_eq!(e.text_units(t), prebuilt.count(&*s) as u64, "{e}");
+            tokens += ids.len() as u64;
+        }
+        eprintln!(
+            "{e}: {} texts, {bytes} bytes, {tokens} tokens, identical",
+            texts.len()
+        );
+    }
 }
 
 #[test]

@@ -18,11 +18,10 @@ use unicode_normalization::UnicodeNormalization;
 /// The vocabulary file, unchanged.
 const VOCAB: &str = include_str!("../../assets/tokenizers/claude.json");
 
-/// A multiplier under which the 64 995 tokens' 32-bit hashes do not collide
-/// (`BytePairEncoding` keys its table by them). The one `bpe-openai` uses
-/// for its own vocabularies works here too; `tests/estimators.rs` builds the
-/// tokenizer, which would fail on a collision.
-const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
+/// `bpe-openai`'s hash factor (see [`super::openai::HASH_FACTOR`]) keeps
+/// the 64 995 tokens' 32-bit hashes apart too; `tests/estimators.rs` builds
+/// the tokenizer, which would fail on a collision.
+use super::openai::{lookahead_tokenizer, HASH_FACTOR};
 
 #[derive(Deserialize)]
 struct File {
@@ -62,19 +61,8 @@ fn build() -> Result<Claude, String> {
     ranked.sort();
     let bpe =
         BytePairEncoding::from_dictionary(ranked.into_iter().map(|(_, t)| t), Some(HASH_FACTOR));
-    // The published pattern's `\s+(?!\S)` rewritten as bpe-openai does for
-    // cl100k: a pattern ending at the end of the text, and one that takes
-    // a whitespace run plus one look-ahead character it gives back.
-    let main = file.pat_str.replace(r"\s+(?!\S)|\s+", r"\s+$");
-    if main == file.pat_str {
-        return Err("claude.json: unexpected pre-tokenization pattern".into());
-    }
-    let tokenizer = Tokenizer::new_lookahead(
-        bpe,
-        &[(&main, false), (r"\s+\s", true), (r"\s+", false)],
-        false,
-    )
-    .map_err(|e| format!("claude.json: pattern: {e}"))?;
+    let tokenizer =
+        lookahead_tokenizer(bpe, &file.pat_str).map_err(|e| format!("claude.json: {e}"))?;
     Ok(Claude {
         tokenizer,
         specials: file.special_tokens.into_keys().collect(),

@@ -18,6 +18,7 @@
 
 pub mod claude;
 pub mod compare;
+pub mod openai;
 
 use std::fmt;
 use std::sync::Arc;
@@ -77,8 +78,12 @@ impl Estimator {
         match self {
             Estimator::Bytes4 => "UTF-8 bytes / 4 (smith's estimate, the reference)",
             Estimator::Chars4 => "Unicode characters / 4",
-            Estimator::O200k => "OpenAI o200k_base BPE tokens (bpe-openai crate)",
-            Estimator::Cl100k => "OpenAI cl100k_base BPE tokens (bpe-openai crate)",
+            Estimator::O200k => {
+                "OpenAI o200k_base BPE tokens (tiktoken vocabulary, bpe-openai encoder)"
+            }
+            Estimator::Cl100k => {
+                "OpenAI cl100k_base BPE tokens (tiktoken vocabulary, bpe-openai encoder)"
+            }
             Estimator::Claude2 => {
                 "Anthropic's legacy Claude tokenizer (@anthropic-ai/tokenizer 0.0.4)"
             }
@@ -150,14 +155,14 @@ impl Estimator {
         match self {
             Estimator::Bytes4 => text.len() as u64,
             Estimator::Chars4 => chars(text),
-            Estimator::O200k => {
-                bpe_openai::o200k_base().count(&*String::from_utf8_lossy(text)) as u64
-            }
-            Estimator::Cl100k => {
-                bpe_openai::cl100k_base().count(&*String::from_utf8_lossy(text)) as u64
-            }
-            // The vocabulary is compiled in and the tests build it: failing
-            // here is a broken build, never a property of the input.
+            // The vocabularies are compiled in and the tests build them:
+            // failing here is a broken build, never a property of the input.
+            Estimator::O200k => openai::o200k()
+                .unwrap_or_else(|e| panic!("the compiled-in o200k vocabulary: {e}"))
+                .count(&*String::from_utf8_lossy(text)) as u64,
+            Estimator::Cl100k => openai::cl100k()
+                .unwrap_or_else(|e| panic!("the compiled-in cl100k vocabulary: {e}"))
+                .count(&*String::from_utf8_lossy(text)) as u64,
             Estimator::Claude2 => claude::count(&String::from_utf8_lossy(text))
                 .unwrap_or_else(|e| panic!("the compiled-in Claude vocabulary: {e}")),
         }
