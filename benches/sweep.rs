@@ -8,11 +8,15 @@
 //! - `SWEEP_BENCH_CONFIGS`: configs of the large grid (default 100)
 //! - `SWEEP_BENCH_THREADS`: threads of the parallel runs (default 2)
 //! - `SWEEP_BENCH_SCALE_ALL=1`: also time the large grid on 1 thread
+//! - `SWEEP_BENCH_ESTIMATORS`: estimators whose sweep of the large grid is
+//!   timed against the bytes4 sweep (default `o200k,cl100k`; `none` skips)
 //!
 //! The goals (issue 3): the large grid costs at most 10× one config, since
 //! every session is parsed once whatever the grid; 2 threads are at least
 //! 1.8× one; peak RSS stays near the largest session times the threads,
-//! never near the corpus.
+//! never near the corpus. Issue 13: a sweep under a real tokenizer costs at
+//! most 3× the bytes4 sweep of the same grid, since each session's texts are
+//! tokenized once and every config reuses the counts.
 //!
 //! The corpus comes from `smith_calibrate::synth` (realistic sessions with
 //! thinking, repeated reads, large results, attachments), streamed to a
@@ -23,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use smith_calibrate::engine::Config;
+use smith_calibrate::estimate::Estimator;
 use smith_calibrate::policy::Setup;
 use smith_calibrate::sweep::grid::{self, GridSpec, Knob};
 use smith_calibrate::sweep::run::{self, Options, Sweep};
@@ -82,6 +87,11 @@ struct Measure {
 }
 
 fn time(what: &str, refs: &[SessionRef], configs: &[Config], threads: usize) -> Measure {
+    let setups: Vec<Setup> = configs.iter().copied().map(Setup::smith).collect();
+    time_setups(what, refs, &setups, threads)
+}
+
+fn time_setups(what: &str, refs: &[SessionRef], setups: &[Setup], threads: usize) -> Measure {
     reset_peak();
     let opts = Options {
         jobs: Some(threads),
@@ -89,13 +99,12 @@ fn time(what: &str, refs: &[SessionRef], configs: &[Config], threads: usize) -> 
         quiet: true,
     };
     let started = Instant::now();
-    let setups: Vec<Setup> = configs.iter().copied().map(Setup::smith).collect();
-    let sweep: Sweep = run::run(refs, &setups, &opts).expect("sweep");
+    let sweep: Sweep = run::run(refs, setups, &opts).expect("sweep");
     let secs = started.elapsed().as_secs_f64();
     let m = Measure {
         what: what.to_string(),
         threads,
-        configs: configs.len(),
+        configs: setups.len(),
         sessions: sweep.sessions.len(),
         mb: sweep.bytes() as f64 / 1e6,
         secs,
@@ -121,6 +130,13 @@ fn main() {
     let n_configs = env_num("SWEEP_BENCH_CONFIGS", 100.0) as usize;
     let threads = env_num("SWEEP_BENCH_THREADS", 2.0) as usize;
     let scale_all = std::env::var("SWEEP_BENCH_SCALE_ALL").is_ok_and(|v| v == "1");
+    let estimators: Vec<Estimator> = match std::env::var("SWEEP_BENCH_ESTIMATORS") {
+        Ok(v) if v == "none" => Vec::new(),
+        Ok(v) => {
+            Estimator::parse_list(&v).unwrap_or_else(|e| panic!("SWEEP_BENCH_ESTIMATORS: {e}"))
+        }
+        Err(_) => vec![Estimator::O200k, Estimator::Cl100k],
+    };
 
     let _keep;
     let dir: PathBuf = match std::env::var_os("SWEEP_BENCH_DIR") {
@@ -199,6 +215,18 @@ fn main() {
         threads,
     );
     let many_1 = scale_all.then(|| time(&format!("sweep {} configs", many.len()), &refs, &many, 1));
+    let by_estimator: Vec<(Estimator, Measure)> = estimators
+        .iter()
+        .filter(|&&e| e != Estimator::Bytes4)
+        .map(|&e| {
+            let setups: Vec<Setup> = many
+                .iter()
+                .map(|&c| Setup::smith(c).with_estimator(e))
+                .collect();
+            let what = format!("sweep {} configs {e}", many.len());
+            (e, time_setups(&what, &refs, &setups, threads))
+        })
+        .collect();
 
     println!();
     println!(
@@ -216,8 +244,22 @@ fn main() {
             .map(|m| format!(", {}-config sweep {:.2}×", many.len(), m.secs / many_n.secs))
             .unwrap_or_default()
     );
+    for (e, m) in &by_estimator {
+        println!(
+            "{e}: a sweep of {} configs costs {:.2}× the bytes4 sweep of the same grid (goal ≤ 3×)",
+            many.len(),
+            m.secs / many_n.secs
+        );
+    }
     let peak = [&parse_n, &one_n, &many_n]
         .iter()
+        .chain(
+            by_estimator
+                .iter()
+                .map(|(_, m)| m)
+                .collect::<Vec<_>>()
+                .iter(),
+        )
         .filter_map(|m| m.peak_mb)
         .fold(0.0, f64::max);
     println!(

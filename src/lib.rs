@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod commands;
 pub mod cost;
 pub mod engine;
+pub mod estimate;
 #[cfg(feature = "full")]
 pub mod export;
 pub mod import;

@@ -15,6 +15,8 @@ mod common;
 mod engine_properties;
 #[path = "engine_rules.rs"]
 mod engine_rules;
+#[path = "estimators.rs"]
+mod estimators;
 #[path = "import_claude_code.rs"]
 mod import_claude_code;
 #[path = "import_mini_swe_agent.rs"]

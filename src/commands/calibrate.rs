@@ -35,7 +35,8 @@ Examples:
   smith-calibrate calibrate ~/imports/claude
   smith-calibrate calibrate ~/imports/claude --json | jq '.fits[0].flags'
   smith-calibrate calibrate ~/imports/claude --json | jq '.bill.summary'
-  smith-calibrate calibrate ~/imports/claude --cache-ttl 5m --bill-requests"
+  smith-calibrate calibrate ~/imports/claude --cache-ttl 5m --bill-requests
+  smith-calibrate calibrate ~/imports/claude --estimator bytes4,chars4,o200k,cl100k"
 )]
 pub struct CalibrateArgs {
     /// Imported sessions: directories (searched), session directories,
@@ -61,6 +62,11 @@ pub struct CalibrateArgs {
     /// --json: include them). Example: --bill-requests
     #[arg(long)]
     pub bill_requests: bool,
+    /// Also fit each of these token estimators (bytes4, chars4, o200k,
+    /// cl100k, claude2, or all) and compare their errors before and after the fit and
+    /// their counting time. Example: --estimator bytes4,o200k
+    #[arg(long, value_name = "LIST")]
+    pub estimator: Option<String>,
 }
 
 /// The fit of one source format.
@@ -120,6 +126,13 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             i32::MAX
         )));
     }
+    let estimators = match &args.estimator {
+        Some(list) => Some(
+            crate::estimate::Estimator::parse_list(list)
+                .map_err(|e| usage(format!("--estimator: {e}")))?,
+        ),
+        None => None,
+    };
     let refs = transcript::resolve_all(&args.paths).map_err(|e| nothing_read(format!("{e:#}")))?;
     let loaded: Vec<Result<Loaded>> = refs
         .par_iter()
@@ -217,11 +230,13 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         .collect();
 
     let bill = bill_check(&sessions, &fits, &args);
+    let estimator_fits =
+        estimators.map(|list| super::estimators::compare(&sessions_samples(&sessions), &list));
 
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     if args.json {
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "fits": fits,
             "not_imported": not_imported,
             "compaction": {
@@ -231,6 +246,9 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             },
             "bill": bill.json(args.bill_requests),
         });
+        if let (Some(e), Some(map)) = (&estimator_fits, value.as_object_mut()) {
+            map.insert("estimators".into(), super::estimators::json(e));
+        }
         serde_json::to_writer_pretty(&mut out, &value)?;
         writeln!(out)?;
     } else {
@@ -242,6 +260,9 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             &bill.sessions,
             args.bill_requests,
         )?;
+        if let Some(e) = &estimator_fits {
+            super::estimators::write_text(&mut out, e)?;
+        }
     }
     out.flush()?;
     Ok(())
@@ -307,6 +328,19 @@ impl BillCheck {
             "sessions": sessions,
         })
     }
+/// The imported sessions as samples for the estimator comparison.
+fn sessions_samples(sessions: &[Loaded]) -> Vec<crate::estimate::compare::Sample<'_>> {
+    sessions
+        .iter()
+        .filter_map(|l| {
+            let file = l.file.as_ref()?;
+            Some(crate::estimate::compare::Sample {
+                format: &file.source.format,
+                messages: &l.session.messages,
+                file,
+            })
+        })
+        .collect()
 }
 
 /// The comparison row of a session that the source agent compacted, or that

@@ -2,6 +2,7 @@
 //! library and output for a person or a program; `main.rs` only dispatches.
 
 pub mod calibrate;
+pub mod estimators;
 pub mod import;
 #[cfg(feature = "full")]
 pub mod merge;
@@ -24,6 +25,8 @@ use clap::Args;
 
 use crate::engine::constants::{defaults, OLD_RESULT_BYTES, RECENCY_WINDOW_TURNS};
 use crate::engine::Config;
+use crate::estimate::Estimator;
+use crate::policy::Setup;
 use crate::transcript::Session;
 
 /// Exit statuses shared by every command.
@@ -104,6 +107,11 @@ pub struct EngineArgs {
     /// Size of the offline summary stand-in; 0 plays a failing summarizer
     #[arg(long, default_value_t = defaults::SUMMARY_TOKENS, value_name = "N", help_heading = "Engine")]
     pub summary_tokens: u64,
+    /// How the engine turns the history into tokens: bytes4 (smith's
+    /// bytes / 4), chars4, o200k, cl100k or claude2. Trigger, target and every figure
+    /// are then in that estimator's tokens. Example: --estimator o200k
+    #[arg(long, default_value_t = Estimator::Bytes4, value_name = "NAME", help_heading = "Engine")]
+    pub estimator: Estimator,
 }
 
 impl EngineArgs {
@@ -121,6 +129,14 @@ impl EngineArgs {
         };
         config.validate().map_err(usage)?;
         Ok(config)
+    }
+
+    /// `setup` estimating with `--estimator`, or a usage error when its
+    /// policy cannot.
+    pub fn with_estimator(&self, setup: Setup) -> Result<Setup> {
+        let setup = setup.with_estimator(self.estimator);
+        setup.validate().map_err(usage)?;
+        Ok(setup)
     }
 }
 

@@ -25,6 +25,7 @@ use super::{load_one, usage, EngineArgs};
   smith-calibrate replay ~/.smith/sessions/session-1712345678-abc123
   smith-calibrate replay fix-the-tests --max-tokens 64000 --compact-at 0.7
   smith-calibrate replay fix-the-tests --policy masking --mask-window 5
+  smith-calibrate replay fix-the-tests --estimator o200k
   smith-calibrate replay transcript.jsonl --trace | jq -c 'select(.strategy != \"none\")'
   smith-calibrate replay transcript.jsonl --emit-history-at 40 > history.jsonl
 
@@ -64,9 +65,11 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<()> {
-    let setup = args.policy.setup(args.engine.config()?)?;
+    let setup = args
+        .engine
+        .with_estimator(args.policy.setup(args.engine.config()?)?)?;
     let session = load_one(&args.path, args.strict)?;
-    let engine = setup.compactor();
+    let engine = setup.compactor_for(&session.messages);
     let engine = engine.as_ref();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -138,7 +141,7 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
             )
         })
         .collect();
-    json!({
+    let mut value = json!({
         "session": session.label(),
         "path": PathBuf::from(&session.source.transcript),
         "policy": setup.policy,
@@ -176,7 +179,14 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
         "misfire_repeated": f.misfire_repeated,
         "thrash_window": f.window(),
         "misfires": f.counted_misfires().collect::<Vec<_>>(),
-    })
+    });
+    // Named only when not smith's, so a bytes4 summary stays as it was.
+    if setup.estimator != crate::estimate::Estimator::Bytes4 {
+        if let Some(map) = value.as_object_mut() {
+            map.insert("estimator".into(), json!(setup.estimator));
+        }
+    }
+    value
 }
 
 /// The readable summary.

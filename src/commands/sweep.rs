@@ -10,6 +10,7 @@ use clap::builder::PossibleValuesParser;
 use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 
+use crate::estimate::Estimator;
 use crate::policy::Policy;
 use crate::sweep::aggregate::{summarize, ConfigSummary, Delta};
 use crate::sweep::cost::Prices;
@@ -45,6 +46,7 @@ use super::{nothing_read, usage, Failure};
   smith-calibrate sweep datasets/ --window 1..5 --json | jq '.[0]'
   smith-calibrate sweep datasets/ --policy smith,masking,claude-code,codex,opencode,context-editing --max-tokens 200000
   smith-calibrate sweep datasets/ --policy masking --mask-window 5,10,20 --rank-by needed_again
+  smith-calibrate sweep datasets/ --estimator bytes4,o200k --compact-at 0.7,0.8
   smith-calibrate sweep corpus/ --shard 3/8 --out results/   # one of 8 machines; then:
   smith-calibrate merge results/
   smith-calibrate sweep corpus/ --shard auto --resume --out results/   # in a Slurm array task
@@ -120,6 +122,12 @@ pub struct SweepArgs {
     /// Refuse grids with more configs than this
     #[arg(long, value_name = "N", default_value_t = grid::MAX_CONFIGS, help_heading = "Grid")]
     pub max_configs: usize,
+    /// Token estimators smith's engine runs under, a knob like the others:
+    /// bytes4 (smith's bytes / 4), chars4, o200k, cl100k, claude2,
+    /// or all
+    /// [default: bytes4]. Example: --estimator bytes4,o200k
+    #[arg(long, value_name = "LIST", help_heading = "Grid")]
+    pub estimator: Option<String>,
     // Boxed: fifteen optional flags would double the size of the command.
     #[command(flatten)]
     pub policies: Box<PolicyArgs>,
@@ -237,7 +245,20 @@ pub fn run(args: SweepArgs) -> Result<()> {
             "note: smith is not in --policy, so smith's grid is left out; only its defaults remain, as the baseline"
         );
     }
-    let plan = plan::build(&grid, &policy_spec, args.max_configs).map_err(usage)?;
+    let mut plan = plan::build(&grid, &policy_spec, args.max_configs).map_err(usage)?;
+    if let Some(list) = &args.estimator {
+        let estimators =
+            Estimator::parse_list(list).map_err(|e| usage(format!("--estimator: {e}")))?;
+        plan.setups = crate::sweep::estimators::expand(&plan.setups, &estimators);
+        if plan.setups.len() > args.max_configs {
+            return Err(usage(format!(
+                "the sweep has {} configs with {} estimators, more than the limit of {}; use fewer values, or raise --max-configs",
+                plan.setups.len(),
+                estimators.len(),
+                args.max_configs
+            )));
+        }
+    }
     let rank_by = figures::index(&args.rank_by)
         .ok_or_else(|| usage(format!("--rank-by: no figure named {}", args.rank_by)))?;
 

@@ -84,6 +84,7 @@ Examples:
   smith-calibrate transcript show transcript.jsonl --tool bash --grep 'error|panic'
   smith-calibrate transcript show transcript.jsonl --at 40 --max-tokens 64000
   smith-calibrate transcript show transcript.jsonl --at 40 --policy codex
+  smith-calibrate transcript show transcript.jsonl --at 40 --estimator o200k
   smith-calibrate transcript show transcript.jsonl --role user --json | jq -r '.content[0].text'
   smith-calibrate transcript show fix-the-tests --html fix-the-tests.html --max-tokens 64000
 
@@ -387,7 +388,9 @@ fn run_list(args: ListArgs) -> Result<()> {
 }
 
 fn run_show(args: ShowArgs) -> Result<()> {
-    let setup = args.policy.setup(args.engine.config()?)?;
+    let setup = args
+        .engine
+        .with_estimator(args.policy.setup(args.engine.config()?)?)?;
     let filter = Filter {
         turns: args.turn,
         role: args.role,
@@ -400,7 +403,7 @@ fn run_show(args: ShowArgs) -> Result<()> {
     }
     let record_turns = turn_numbers(&session.messages);
 
-    let engine = setup.compactor();
+    let engine = setup.compactor_for(&session.messages);
     let at = match args.at {
         None => None,
         Some(k) => match history_at(&session.messages, engine.as_ref(), k) {

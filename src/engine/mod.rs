@@ -17,10 +17,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::estimate::{Measure, BYTES4};
 use crate::transcript::Message;
 
 pub use budget::{Budget, Config};
-use constants::BYTES_PER_TOKEN;
 use stages::Ledger;
 use working::Working;
 
@@ -155,7 +155,9 @@ impl Effects {
 pub struct Compaction {
     /// The new history, or `None` when it is returned untouched.
     pub messages: Option<Vec<Arc<Message>>>,
-    /// Bytes of the history as returned.
+    /// Bytes of the history as returned (under an estimator other than
+    /// bytes4, its size in that estimator's units: what the replay keeps as
+    /// its running total).
     pub history_bytes: u64,
     pub strategy: Strategy,
     /// Charged tokens before and after.
@@ -210,28 +212,43 @@ pub struct Engine {
     pub config: Config,
     pub budget: Budget,
     stand_in: Vec<u8>,
+    /// How the history is measured: smith's bytes / 4 unless built with
+    /// [`Engine::with_measure`].
+    measure: Measure,
 }
 
 impl Engine {
     pub fn new(config: Config) -> Engine {
+        Engine::with_measure(config, Measure::bytes())
+    }
+
+    /// An engine that estimates with `measure` instead of bytes / 4: the
+    /// trigger, the target and every figure are in its tokens.
+    pub fn with_measure(config: Config, measure: Measure) -> Engine {
         Engine {
             budget: Budget::new(&config),
-            stand_in: stages::summarize::stand_in(config.summary_tokens),
+            stand_in: stages::summarize::stand_in_measured(config.summary_tokens, &measure),
             config,
+            measure,
         }
+    }
+
+    /// How this engine measures a history.
+    pub fn measure(&self) -> &Measure {
+        &self.measure
     }
 
     /// Compacts `messages` (measuring them first).
     pub fn compact(&self, messages: &[Arc<Message>]) -> Compaction {
-        let bytes = messages.iter().map(|m| m.bytes()).sum();
+        let bytes = self.measure.history(messages);
         self.compact_measured(messages, bytes)
     }
 
-    /// Compacts `messages` whose byte total the caller already keeps: below
-    /// the trigger this is O(1).
+    /// Compacts `messages` whose byte total (units of the engine's measure)
+    /// the caller already keeps: below the trigger this is O(1).
     pub fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
         let budget = &self.budget;
-        let before = budget.charged(bytes / BYTES_PER_TOKEN);
+        let before = budget.charged(self.measure.tokens(bytes));
         if before <= budget.trigger_tokens {
             return Compaction::untouched(before, bytes, false);
         }
@@ -246,7 +263,7 @@ impl Engine {
             return Compaction::untouched(before, bytes, true);
         }
 
-        let mut w = Working::new(messages, bytes);
+        let mut w = Working::measured(messages, bytes, self.measure.clone());
         let mut effects = Effects::default();
         let mut edits = Vec::new();
         let mut stages_run: Vec<Stage> = Vec::new();
@@ -284,7 +301,12 @@ impl Engine {
             });
 
             if !w.fits(target) {
-                let cut = stages::summarize::safe_cut_index(&w.messages, w.bytes, target);
+                let cut = stages::summarize::safe_cut_index_measured(
+                    &w.messages,
+                    w.bytes,
+                    target,
+                    &self.measure,
+                );
                 if cut == 0 {
                     // No turn boundary to cut at: the recency window is the
                     // last thing left to give (one oversized result in the
@@ -347,12 +369,12 @@ impl Engine {
             )
         };
         stages_run.push(stage);
-        let prefix_bytes: u64 = w.messages[..cut].iter().map(|m| m.bytes()).sum();
-        let bytes = w.bytes - prefix_bytes + summary.bytes();
+        let prefix_bytes: u64 = self.measure.history(&w.messages[..cut]);
+        let bytes = w.bytes - prefix_bytes + self.measure.message(&summary);
         let mut messages = Vec::with_capacity(w.messages.len() - cut + 1);
         messages.push(Arc::new(summary));
         messages.extend_from_slice(&w.messages[cut..]);
-        let tokens = bytes / BYTES_PER_TOKEN;
+        let tokens = self.measure.tokens(bytes);
         effects.reclaimed[stage.index()] += reclaimed_charged(&self.budget, staged_tokens, tokens);
         effects.messages_summarized += cut as u64;
         Compaction {
@@ -426,6 +448,13 @@ pub trait Compactor: Sync {
     fn admit(&self, message: &Arc<Message>) -> Admitted {
         Admitted::unchanged(message)
     }
+
+    /// How the compactor measures a history: the replay keeps its running
+    /// total and prices the cached prefix with it. Every policy other than
+    /// smith's engine estimates bytes / 4.
+    fn measure(&self) -> &Measure {
+        &BYTES4
+    }
 }
 
 impl Compactor for Engine {
@@ -439,6 +468,10 @@ impl Compactor for Engine {
 
     fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
         Engine::compact_measured(self, messages, bytes)
+    }
+
+    fn measure(&self) -> &Measure {
+        &self.measure
     }
 }
 

@@ -1,4 +1,5 @@
-//! The history under compaction, with a running byte total.
+//! The history under compaction, with a running byte total (under another
+//! estimator than bytes4, a running total of that estimator's units).
 //!
 //! Each message is measured once when it is built; a rewrite adjusts the total
 //! by the difference, so "does it fit yet?" costs nothing per candidate and
@@ -6,14 +7,14 @@
 
 use std::sync::Arc;
 
+use crate::estimate::Measure;
 use crate::transcript::{Block, Message};
-
-use super::constants::BYTES_PER_TOKEN;
 
 /// A copy-on-write view of the history: unchanged messages stay the same
 /// `Arc`s as in the caller's history.
 pub struct Working {
     pub messages: Vec<Arc<Message>>,
+    /// The history's size in `measure`'s units: bytes under smith's bytes4.
     pub bytes: u64,
     /// Lowest index rewritten so far, if any.
     pub first_changed: Option<usize>,
@@ -21,10 +22,19 @@ pub struct Working {
     /// the synthetic flag never change under stages 0–2, so this is computed
     /// once.
     pub turn_starts: Vec<usize>,
+    /// How messages are measured: smith's bytes unless the engine was given
+    /// another estimator.
+    pub measure: Measure,
 }
 
 impl Working {
     pub fn new(messages: &[Arc<Message>], bytes: u64) -> Working {
+        Working::measured(messages, bytes, Measure::bytes())
+    }
+
+    /// A working history whose size `units` is in `measure`'s units.
+    pub fn measured(messages: &[Arc<Message>], units: u64, measure: Measure) -> Working {
+        let bytes = units;
         let turn_starts = messages
             .iter()
             .enumerate()
@@ -36,12 +46,13 @@ impl Working {
             bytes,
             first_changed: None,
             turn_starts,
+            measure,
         }
     }
 
     /// The raw history estimate.
     pub fn tokens(&self) -> u64 {
-        self.bytes / BYTES_PER_TOKEN
+        self.measure.tokens(self.bytes)
     }
 
     /// Whether the history fits a raw allowance.
@@ -66,8 +77,8 @@ impl Working {
 
     /// Replaces message `index`.
     pub fn replace(&mut self, index: usize, message: Message) {
-        let old = self.messages[index].bytes();
-        self.bytes = self.bytes - old + message.bytes();
+        let old = self.measure.message(&self.messages[index]);
+        self.bytes = self.bytes - old + self.measure.message(&message);
         self.messages[index] = Arc::new(message);
         self.first_changed = Some(self.first_changed.map_or(index, |f| f.min(index)));
     }

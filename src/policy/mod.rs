@@ -55,6 +55,7 @@ use crate::engine::working::Working;
 use crate::engine::{
     Budget, Compaction, Compactor, Config, Edit, EditKind, Effects, Engine, Stage, Strategy,
 };
+use crate::estimate::{Estimator, Measure};
 use crate::transcript::{Block, BlockType, Message, Role, Str};
 
 /// Which agent's compaction a replay runs.
@@ -388,6 +389,9 @@ pub struct Setup {
     pub policy: Policy,
     pub config: Config,
     pub knobs: Knobs,
+    /// How smith's engine estimates tokens (issue 13); bytes4 is smith's.
+    /// The other policies estimate bytes / 4 only.
+    pub estimator: Estimator,
 }
 
 impl From<Config> for Setup {
@@ -403,6 +407,7 @@ impl Setup {
             policy: Policy::Smith,
             config,
             knobs: Knobs::default(),
+            estimator: Estimator::Bytes4,
         }
     }
 
@@ -424,6 +429,7 @@ impl Setup {
             policy,
             config,
             knobs,
+            estimator: Estimator::Bytes4,
         }
     }
 
@@ -458,9 +464,21 @@ impl Setup {
         Ok(setup)
     }
 
+    /// The same setup estimating with `estimator`.
+    pub fn with_estimator(mut self, estimator: Estimator) -> Setup {
+        self.estimator = estimator;
+        self
+    }
+
     /// Checks the config and the knobs of its policy.
     pub fn validate(&self) -> Result<(), String> {
         self.config.validate()?;
+        if self.policy != Policy::Smith && self.estimator != Estimator::Bytes4 {
+            return Err(format!(
+                "--estimator {} applies to smith's engine only; policy {} estimates bytes / 4",
+                self.estimator, self.policy
+            ));
+        }
         for k in self.own_knobs() {
             k.check(k.get(&self.knobs))
                 .map_err(|e| format!("{}: {e}", k.flag()))?;
@@ -506,7 +524,10 @@ impl Setup {
         let summarizer = Summarizer::new(self.config.summary_tokens);
         let k = self.knobs.clone();
         match self.policy {
-            Policy::Smith => Box::new(Engine::new(self.config)),
+            Policy::Smith => Box::new(Engine::with_measure(
+                self.config,
+                Measure::new(self.estimator),
+            )),
             Policy::Masking => Box::new(masking::Masking::new(budget, k.mask_window)),
             Policy::ClaudeCode => Box::new(claude_code::ClaudeCode::new(
                 budget,
@@ -535,6 +556,25 @@ impl Setup {
         }
     }
 
+    /// The compactor for replaying `messages`: [`Setup::compactor`], with a
+    /// tokenizer's counts of the session's texts made once up front.
+    pub fn compactor_for(&self, messages: &[Arc<Message>]) -> Box<dyn Compactor> {
+        if self.policy == Policy::Smith && self.estimator != Estimator::Bytes4 {
+            return self.compactor_measured(Measure::for_session(self.estimator, messages));
+        }
+        self.compactor()
+    }
+
+    /// smith's engine under this setup's config with `measure` (counts made
+    /// for the session being replayed); any other policy as
+    /// [`Setup::compactor`].
+    pub fn compactor_measured(&self, measure: Measure) -> Box<dyn Compactor> {
+        if self.policy == Policy::Smith {
+            return Box::new(Engine::with_measure(self.config, measure));
+        }
+        self.compactor()
+    }
+
     /// A label that tells setups apart: smith's config label for smith;
     /// `<policy> <window>` and the knobs that differ from their defaults for
     /// the others (`masking 200k M5`).
@@ -548,7 +588,12 @@ impl Setup {
     /// [`Setup::label`] without the policy's name.
     pub fn knobs_label(&self) -> String {
         if self.policy == Policy::Smith {
-            return self.config.exact_label();
+            let label = self.config.exact_label();
+            // bytes4 is smith's estimate and stays unnamed, as every default.
+            if self.estimator != Estimator::Bytes4 {
+                return format!("{label} {}", self.estimator);
+            }
+            return label;
         }
         let c = &self.config;
         let d = Config::default();

@@ -193,6 +193,7 @@ pub fn replay_with<C: Compactor + ?Sized>(
     mut observe: impl FnMut(&RequestFacts, &[Arc<Message>], &Compaction) -> bool,
 ) -> SessionFacts {
     let budget = engine.budget();
+    let measure = engine.measure();
     let mut facts = SessionFacts {
         messages: messages.len(),
         ..SessionFacts::default()
@@ -223,10 +224,9 @@ pub fn replay_with<C: Compactor + ?Sized>(
                 Some((prev_len, prev_bytes)) => {
                     let prefix_bytes = match compaction.first_changed {
                         None => prev_bytes,
-                        Some(f) => working[..f.min(prev_len)].iter().map(|m| m.bytes()).sum(),
+                        Some(f) => measure.history(&working[..f.min(prev_len)]),
                     };
-                    let read =
-                        budget.charged(prefix_bytes / crate::engine::constants::BYTES_PER_TOKEN);
+                    let read = budget.charged(measure.tokens(prefix_bytes));
                     (read, compaction.after - read)
                 }
             };
@@ -260,7 +260,7 @@ pub fn replay_with<C: Compactor + ?Sized>(
                 e
             }));
         }
-        bytes += admitted.message.bytes();
+        bytes += measure.message(&admitted.message);
         working.push(admitted.message);
     }
     facts

@@ -22,7 +22,6 @@ use super::draw::{draw_legend, draw_line, draw_note, font, Dash, Swatch};
 use super::format::tokens;
 use super::palette;
 use super::{font_size, Chart, DrawResult};
-use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Stage};
 use crate::policy::Policy;
 use crate::replay;
@@ -77,17 +76,20 @@ impl ContextCurve {
         baseline: &ConfigRow,
     ) -> Self {
         let budget = chosen.setup.budget();
+        // The uncompacted curve in the chosen config's estimator (bytes / 4
+        // unless the sweep varied it).
+        let compactor = chosen.setup.compactor_for(messages);
+        let measure = compactor.measure().clone();
         let mut prefix = Vec::with_capacity(messages.len() + 1);
         let mut bytes = 0u64;
         for m in messages {
             prefix.push(bytes);
-            bytes += m.bytes();
+            bytes += measure.message(m);
         }
         let (mut full, mut sent, mut marks) = (Vec::new(), Vec::new(), Vec::new());
         let mut capped_on_arrival = Vec::new();
-        let compactor = chosen.setup.compactor();
         replay::replay_with(messages, compactor.as_ref(), |r, _, _| {
-            full.push(budget.charged(prefix[r.message_index] / BYTES_PER_TOKEN));
+            full.push(budget.charged(measure.tokens(prefix[r.message_index])));
             sent.push(r.after);
             // A cut without the truncate stage can only be an arrival cap:
             // every compaction that cuts a result runs as that stage.
@@ -109,7 +111,7 @@ impl ContextCurve {
             sent.clone()
         } else {
             let mut base = Vec::with_capacity(sent.len());
-            let compactor = baseline.setup.compactor();
+            let compactor = baseline.setup.compactor_for(messages);
             replay::replay_with(messages, compactor.as_ref(), |r, _, _| {
                 base.push(r.after);
                 true

@@ -169,6 +169,11 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
         .map(|k| floats(frame, file, &k.field()))
         .collect::<Result<_>>()?;
     let exclude_tools = strings(frame, file, "exclude_tools")?;
+    // Written only by a sweep that varied the estimator (issue 13).
+    let estimators = match frame.column("estimator") {
+        Ok(_) => Some(strings(frame, file, "estimator")?),
+        Err(_) => None,
+    };
     let trigger = floats(frame, file, "trigger_tokens")?;
     let target = floats(frame, file, "target_tokens")?;
     let baseline = bools(frame, file, "is_baseline")?;
@@ -197,6 +202,13 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
                 &exclude_tools[r],
             )
             .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?;
+            let setup = match &estimators {
+                Some(names) => setup.with_estimator(
+                    crate::estimate::Estimator::parse(&names[r])
+                        .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?,
+                ),
+                None => setup,
+            };
             Ok(ConfigRow {
                 index: index[r],
                 label: labels[r].clone(),

@@ -21,6 +21,7 @@ use crate::engine::Compactor;
 use crate::loss::{self, RecordIndex};
 use crate::policy::Setup;
 use crate::replay::SessionFacts;
+use crate::sweep::estimators;
 use crate::transcript::{self, Session, SessionRef};
 
 /// A session that was read, as the output files name it.
@@ -196,7 +197,7 @@ pub fn run_resumable(
                 break;
             };
             let r = &refs[i];
-            let outcome = replay_session(r, &engines, &say);
+            let outcome = replay_session(r, configs, &engines, &say);
             if let Ok((info, facts)) = &outcome {
                 if let Err(e) = on_done(i, info, facts) {
                     stop.store(true, Ordering::Relaxed);
@@ -263,6 +264,7 @@ pub fn run_resumable(
 /// engine and lets it go.
 fn replay_session(
     r: &SessionRef,
+    configs: &[Setup],
     engines: &[Box<dyn Compactor>],
     say: &(dyn Fn(&str) + Sync),
 ) -> Outcome {
@@ -293,12 +295,20 @@ fn replay_session(
     // Tokenized once, by the first replay that lost something, for all.
     let index: OnceLock<RecordIndex> = OnceLock::new();
     let replay_one = |e: &dyn Compactor| loss::replay_shared(&session.messages, e, &index);
+    // A tokenizer estimator counts the session's texts once, before the
+    // grid, and every config with that estimator shares the counts.
+    let bound = estimators::bind(configs, &session.messages);
+    let chosen: Vec<&dyn Compactor> = engines
+        .iter()
+        .zip(&bound)
+        .map(|(shared, own)| own.as_deref().unwrap_or(shared.as_ref()))
+        .collect();
     // Across configs in parallel too: idle threads then help with the last,
     // largest sessions instead of waiting for them.
-    let facts: Vec<SessionFacts> = if engines.len() > 1 {
-        engines.par_iter().map(|e| replay_one(e.as_ref())).collect()
+    let facts: Vec<SessionFacts> = if chosen.len() > 1 {
+        chosen.par_iter().map(|e| replay_one(*e)).collect()
     } else {
-        engines.iter().map(|e| replay_one(e.as_ref())).collect()
+        chosen.iter().map(|e| replay_one(*e)).collect()
     };
     let info = SessionInfo {
         label: session.label(),

@@ -38,6 +38,16 @@ fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
         "policy",
         Values::Str(setups.iter().map(|s| s.policy.to_string()).collect()),
     );
+    // Only when the sweep varied it: a bytes4 sweep's files stay as they were.
+    if setups
+        .iter()
+        .any(|s| s.estimator != crate::estimate::Estimator::Bytes4)
+    {
+        out.push(
+            "estimator",
+            Values::Str(setups.iter().map(|s| s.estimator.to_string()).collect()),
+        );
+    }
     for k in PolicyKnob::ALL {
         let value = |s: &&Setup| (s.policy == k.policy()).then(|| k.get(&s.knobs));
         let values = if k.is_integer() {
@@ -306,6 +316,11 @@ fn config_json(s: &ConfigSummary, with_deltas: bool) -> Value {
         "pareto": s.pareto,
         "totals": totals,
     });
+    if s.setup.estimator != crate::estimate::Estimator::Bytes4 {
+        if let Some(map) = obj.as_object_mut() {
+            map.insert("estimator".into(), json!(s.setup.estimator));
+        }
+    }
     if with_deltas {
         let deltas: Map<String, Value> = FIGURES
             .iter()

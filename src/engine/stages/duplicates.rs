@@ -6,7 +6,7 @@
 
 use foldhash::HashMap;
 
-use crate::engine::constants::{BYTES_PER_TOKEN, SUPERSEDABLE_TOOLS, SUPERSEDED_MARKER};
+use crate::engine::constants::{SUPERSEDABLE_TOOLS, SUPERSEDED_MARKER};
 use crate::engine::working::Working;
 use crate::engine::{Edit, EditKind};
 use std::sync::Arc;
@@ -78,11 +78,12 @@ pub fn run(w: &mut Working, target: i64, window_turns: usize, ledger: &mut Ledge
     let mut plan: Vec<(usize, usize, Block)> = Vec::new();
     {
         let messages = &w.messages;
+        let measure = &w.measure;
         let mut bytes = w.bytes;
         // Built on first need; the stage rewrites results, never calls.
         let mut calls: Option<Calls> = None;
         for (index, block_index) in positions {
-            if ((bytes / BYTES_PER_TOKEN) as i64) <= target {
+            if (measure.tokens(bytes) as i64) <= target {
                 break;
             }
             let block = &messages[index].content[block_index];
@@ -106,7 +107,7 @@ pub fn run(w: &mut Working, target: i64, window_turns: usize, ledger: &mut Ledge
                 stub.into_bytes(),
                 block.is_error.unwrap_or(false),
             );
-            bytes = bytes - block.bytes() + rewritten.bytes();
+            bytes = bytes - measure.block(block) + measure.block(&rewritten);
             plan.push((index, block_index, rewritten));
         }
     }

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use crate::engine::constants::{BYTES_PER_TOKEN, DROP_SUFFIX, SUMMARY_PREFIX};
+use crate::estimate::Measure;
 use crate::transcript::Message;
 
 /// The first index `i > 0` of a real user message whose suffix fits
@@ -17,16 +18,26 @@ use crate::transcript::Message;
 /// candidate: suffix estimates only shrink as `i` grows, so the first that
 /// fits is the answer.
 pub fn safe_cut_index(messages: &[Arc<Message>], total_bytes: u64, target: i64) -> usize {
-    let mut suffix = total_bytes;
+    safe_cut_index_measured(messages, total_bytes, target, &Measure::bytes())
+}
+
+/// [`safe_cut_index`] with the history's size `total` in `measure`'s units.
+pub fn safe_cut_index_measured(
+    messages: &[Arc<Message>],
+    total: u64,
+    target: i64,
+    measure: &Measure,
+) -> usize {
+    let mut suffix = total;
     let mut last = 0;
     for (i, m) in messages.iter().enumerate() {
         if i > 0 && m.starts_real_turn() {
-            if ((suffix / BYTES_PER_TOKEN) as i64) <= target {
+            if (measure.tokens(suffix) as i64) <= target {
                 return i;
             }
             last = i;
         }
-        suffix -= m.bytes();
+        suffix -= measure.message(m);
     }
     last
 }
@@ -38,6 +49,25 @@ pub fn stand_in(summary_tokens: u64) -> Vec<u8> {
     const NOTE: &[u8] = b"[offline stand-in for the model's summary] ";
     let len = (summary_tokens * BYTES_PER_TOKEN) as usize;
     NOTE.iter().copied().cycle().take(len).collect()
+}
+
+/// The stand-in sized for `measure`: under bytes4 exactly [`stand_in`];
+/// under another estimator the same note repeated to about `summary_tokens`
+/// of that estimator's tokens (scaled once from the bytes4 stand-in's count,
+/// so within a token or two), so the summary costs what it costs under
+/// smith's estimate, in the other estimator's tokens.
+pub fn stand_in_measured(summary_tokens: u64, measure: &Measure) -> Vec<u8> {
+    let base = stand_in(summary_tokens);
+    if measure.is_bytes4() {
+        return base;
+    }
+    let units = measure.estimator().text_units(&base);
+    if units == 0 {
+        return base;
+    }
+    let wanted = summary_tokens * measure.per_token();
+    let len = (base.len() as u128 * wanted as u128 / units as u128) as usize;
+    base.iter().copied().cycle().take(len).collect()
 }
 
 /// The message that replaces a summarised prefix.

@@ -1,0 +1,89 @@
+//! The estimator comparison of `calibrate --estimator` as a table, a verdict
+//! per format, and JSON (issue 13).
+
+use std::io::{self, Write};
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+
+use crate::estimate::compare::{self, EstimatorFit};
+use crate::estimate::Estimator;
+
+/// Fits every estimator of `list` on `samples` (see [`compare::compare`]).
+pub fn compare(samples: &[compare::Sample<'_>], list: &[Estimator]) -> Vec<EstimatorFit> {
+    compare::compare(samples, list)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// The comparison as JSON: the fits and a verdict per format.
+pub fn json(fits: &[EstimatorFit]) -> serde_json::Value {
+    let mut formats: Vec<&str> = Vec::new();
+    for f in fits {
+        if !formats.contains(&f.format.as_str()) {
+            formats.push(&f.format);
+        }
+    }
+    serde_json::json!({
+        "fits": fits,
+        "verdicts": formats
+            .iter()
+            .filter_map(|f| compare::verdict(fits, f))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// One table per format: relative error against the recorded prompt sizes
+/// before (ratio 1, overhead 0) and after each estimator's fit, the fit, and
+/// the counting time; then the verdict.
+pub fn write_text(out: &mut dyn Write, fits: &[EstimatorFit]) -> io::Result<()> {
+    let mut formats: Vec<&str> = Vec::new();
+    for f in fits {
+        if !formats.contains(&f.format.as_str()) {
+            formats.push(&f.format);
+        }
+    }
+    for format in formats {
+        writeln!(
+            out,
+            "\n{format}: token estimators against the recorded prompt sizes (|error| = |charged − reported| / reported)"
+        )?;
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED);
+        t.set_header(vec![
+            "estimator",
+            "requests",
+            "median before",
+            "p95 before",
+            "worst before",
+            "fit (ratio, overhead)",
+            "median after",
+            "p95 after",
+            "worst after",
+            "ms per MB",
+            "load ms",
+        ]);
+        for f in fits.iter().filter(|f| f.format == format) {
+            let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+            t.add_row(vec![
+                Cell::new(f.estimator.name()),
+                right(f.requests.to_string()),
+                right(pct(f.before.median)),
+                right(pct(f.before.p95)),
+                right(pct(f.worst_before)),
+                right(format!("{}, {}", f.fit.ratio, f.fit.overhead_tokens)),
+                right(pct(f.after.median)),
+                right(pct(f.after.p95)),
+                right(pct(f.worst_after)),
+                right(format!("{:.1}", f.ms_per_mb)),
+                right(format!("{:.0}", f.load_ms)),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+        if let Some(v) = compare::verdict(fits, format) {
+            writeln!(out, "verdict: {v}")?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! OpenAI's o200k_base and cl100k_base tokenizers, built at run time from
+//! the compact vocabularies committed under `assets/tokenizers/` (the
+//! `o200k` and `cl100k` estimators).
+//!
+//! `bpe-openai`'s own `o200k_base()`/`cl100k_base()` embed their encoders
+//! precomputed (32 MB and 15 MB), which alone put the installed binary over
+//! its 60 MB budget (issue 14). The gzipped vocabularies are 1.7 MB and
+//! 0.8 MB; building the same encoder from them costs a fraction of a second
+//! once per process, paid only by a run that uses the estimator. Those two
+//! functions are never called here, so the linker drops their tables.
+//!
+//! The encoder, the hash factor and the pre-tokenisation are the ones
+//! `bpe-openai` uses, so every count is unchanged (`tests/estimators.rs`
+//! compares both on fixed strings and on every text of `datasets/`).
+
+use std::io::Read;
+use std::sync::LazyLock;
+
+use bpe::byte_pair_encoding::{read_tiktoken, BytePairEncoding};
+use bpe_openai::Tokenizer;
+
+/// A multiplier under which the vocabularies' 32-bit token hashes do not
+/// collide (`BytePairEncoding` keys its table by them): the one
+/// `bpe-openai` builds its own o200k and cl100k encoders with.
+pub const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
+
+/// tiktoken's `cl100k_base` pre-tokenisation pattern as OpenAI publishes it.
+pub const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+/// tiktoken's `o200k_base` pre-tokenisation pattern as OpenAI publishes it
+/// (its seven alternatives joined with `|`).
+pub const O200K_PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"\p{N}{1,3}",
+    "|",
+    r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    "|",
+    r"\s*[\r\n]+",
+    "|",
+    r"\s+(?!\S)",
+    "|",
+    r"\s+",
+);
+
+/// The gzipped tiktoken files, unchanged (see `assets/tokenizers/README.md`).
+const O200K_GZ: &[u8] = include_bytes!("../../assets/tokenizers/o200k_base.tiktoken.gz");
+const CL100K_GZ: &[u8] = include_bytes!("../../assets/tokenizers/cl100k_base.tiktoken.gz");
+
+static O200K: LazyLock<Result<Tokenizer, String>> =
+    LazyLock::new(|| build("o200k_base", O200K_GZ, O200K_PATTERN));
+static CL100K: LazyLock<Result<Tokenizer, String>> =
+    LazyLock::new(|| build("cl100k_base", CL100K_GZ, CL100K_PATTERN));
+
+/// The o200k_base tokenizer, built on first use.
+pub fn o200k() -> Result<&'static Tokenizer, String> {
+    O200K.as_ref().map_err(Clone::clone)
+}
+
+/// The cl100k_base tokenizer, built on first use.
+pub fn cl100k() -> Result<&'static Tokenizer, String> {
+    CL100K.as_ref().map_err(Clone::clone)
+}
+
+/// Gunzips a tiktoken file (a base64 token and its rank per line, in rank
+/// order) and builds its encoder and pre-tokeniser.
+fn build(name: &str, gz: &[u8], pattern: &str) -> Result<Tokenizer, String> {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{name}.tiktoken.gz: cannot gunzip: {e}"))?;
+    let tokens = read_tiktoken(&text).map_err(|e| format!("{name}.tiktoken.gz: {e}"))?;
+    let bpe = BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR));
+    lookahead_tokenizer(bpe, pattern).map_err(|e| format!("{name}: {e}"))
+}
+
+/// A tokenizer for a tiktoken pattern ending in `\s+(?!\S)|\s+`. The regex
+/// engine has no look-ahead, so that ending is rewritten as `bpe-openai`
+/// does: a whitespace run at the end of the text, a whitespace run plus one
+/// character it gives back (`\s+\s`), and a whitespace run.
+pub fn lookahead_tokenizer(bpe: BytePairEncoding, pattern: &str) -> Result<Tokenizer, String> {
+    let ending = r"\s+(?!\S)|\s+";
+    let Some(head) = pattern.strip_suffix(ending) else {
+        return Err(format!(
+            "unexpected pre-tokenization pattern (it should end in {ending})"
+        ));
+    };
+    let main = format!(r"{head}\s+$");
+    Tokenizer::new_lookahead(
+        bpe,
+        &[(&main, false), (r"\s+\s", true), (r"\s+", false)],
+        false,
+    )
+    .map_err(|e| format!("pattern: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_vocabularies_build_and_count() {
+        assert_eq!(o200k().unwrap().count("hello world"), 2);
+        assert_eq!(cl100k().unwrap().count("hello world"), 2);
+    }
+
+    #[test]
+    fn a_pattern_without_the_lookahead_ending_is_refused() {
+        let bpe = BytePairEncoding::from_dictionary(vec![b"a".to_vec()], Some(HASH_FACTOR));
+        assert!(lookahead_tokenizer(bpe, r"\p{L}+").is_err());
+    }
+}
