@@ -328,6 +328,8 @@ impl BillCheck {
             "sessions": sessions,
         })
     }
+}
+
 /// The imported sessions as samples for the estimator comparison.
 fn sessions_samples(sessions: &[Loaded]) -> Vec<crate::estimate::compare::Sample<'_>> {
     sessions
