@@ -101,10 +101,11 @@ fn dataset_texts() -> Vec<Vec<u8>> {
         for m in &session.messages {
             for b in &m.content {
                 texts.push(b.text_bytes().to_vec());
-                for part in [&b.tool_args, &b.tool_name, &b.signature] {
-                    if let Some(p) = part {
-                        texts.push(p.as_bytes().to_vec());
-                    }
+                for p in [&b.tool_args, &b.tool_name, &b.signature]
+                    .into_iter()
+                    .flatten()
+                {
+                    texts.push(p.as_bytes().to_vec());
                 }
             }
         }
