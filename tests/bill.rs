@@ -281,7 +281,7 @@ fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_r
     let flat = Prices::default();
     let mut rows: Vec<(String, f64, f64, f64, u64)> = Vec::new();
     for c in &g.configs {
-        let engine = Setup::smith(c.clone()).compactor();
+        let engine = Setup::smith(*c).compactor();
         let (mut old, mut new, mut summarizer, mut expired) = (0.0, 0.0, 0.0, 0);
         for (messages, rec) in &sessions {
             let (facts, p) = price_replay(
@@ -341,4 +341,89 @@ fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_r
     assert!(rows.iter().any(|r| r.4 > 0), "no request expired");
     assert_eq!(g.configs[0].ratio, 1.515);
     assert_eq!(g.configs[0].compact_at, Config::default().compact_at);
+}
+
+#[test]
+fn compacting_while_the_cache_is_cold_on_the_real_claude_code_logs() {
+    use smith_calibrate::cost::cold::{cold_requests, ColdCompact};
+    use smith_calibrate::cost::session::{price_replay, Recorded, Settings};
+    use smith_calibrate::cost::CacheTtl;
+    use smith_calibrate::engine::{Config, Engine};
+    use smith_calibrate::import::SessionFile;
+    let Some(dir) = data("claude-code") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("cc");
+    let (_, err, code) = bin(&[
+        "import".into(),
+        "claude-code".into(),
+        dir.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let sessions: Vec<_> = smith_calibrate::transcript::resolve_all(&[out.display().to_string()])
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let s = smith_calibrate::transcript::load(r).unwrap();
+            let f = SessionFile::from_meta(s.meta.as_ref().unwrap().raw.as_ref().unwrap()).unwrap();
+            (s.messages, Recorded::from_file(&f))
+        })
+        .collect();
+    let config = Config {
+        ratio: 1.515,
+        overhead_tokens: 17165,
+        ..Config::default()
+    };
+    for ttl in [None, Some(CacheTtl::FiveMinutes)] {
+        let settings = Settings {
+            ttl,
+            ..Settings::default()
+        };
+        let mut line = format!(
+            "cache lifetime {}:",
+            ttl.map_or("from the records".into(), |t| t.to_string())
+        );
+        let mut base_price = 0.0;
+        for cold_at in [None, Some(0.55), Some(0.65), Some(0.75)] {
+            let (mut price, mut compactions, mut cold_n) = (0.0, 0, 0);
+            for (messages, rec) in &sessions {
+                let lifetime = ttl.or(rec.tier()).unwrap_or(CacheTtl::FiveMinutes);
+                let cold = cold_requests(messages, rec, lifetime);
+                cold_n += cold.iter().filter(|c| **c).count();
+                let engine = ColdCompact::new(config, cold_at, cold);
+                let (facts, p) = price_replay(
+                    messages,
+                    &engine,
+                    Some(rec),
+                    config.summary_tokens,
+                    &settings,
+                );
+                if cold_at.is_none() {
+                    // Off, it is smith's engine to the figure.
+                    let (smith, _) = price_replay(
+                        messages,
+                        &Engine::new(config),
+                        Some(rec),
+                        config.summary_tokens,
+                        &settings,
+                    );
+                    assert_eq!(facts, smith);
+                }
+                price += p.price;
+                compactions += facts.compactions;
+            }
+            if cold_at.is_none() {
+                base_price = price;
+            }
+            line.push_str(&format!(
+                " | cold-compact-at {}: ${price:.2} ({:+.2}%), {compactions} compactions, {cold_n} cold requests",
+                cold_at.map_or("off".into(), |f| f.to_string()),
+                (price - base_price) / base_price * 100.0
+            ));
+        }
+        println!("{line}");
+    }
 }

@@ -484,7 +484,13 @@ fn a_subagents_line_in_a_main_log_is_not_its_history() {
         .part("m1", text("done"));
     let s = log.convert();
     assert_eq!(roles(&s), vec![Role::User, Role::Assistant]);
-    assert_eq!(skip_lines(&s), vec![2]);
+    // Issue 16: not skipped any more but imported as a subagent session of
+    // its own (tests/import_sidechain.rs); the main session notes it.
+    assert!(skip_lines(&s).is_empty());
+    assert!(s
+        .notes
+        .iter()
+        .any(|n| n.line == 2 && n.reason.contains("isSidechain")));
 }
 
 #[test]

@@ -25,10 +25,17 @@ of every request), fits reported ≈ (estimate + overhead) × ratio per source f
 the error before and after and the flags to pass to `replay` and `sweep`, and compares the \
 source agent's own compactions with where smith's engine would first compact.
 
+Then the bill check: every request priced as the source agent sent it (cache lifetime and \
+tiers, minimum cacheable prefix, output, per-model prices from the table in src/cost/table.rs) \
+against the recorded usage and, where the log has it, the billed cost; recorded cache misses \
+by cause (ttl_expiry, agent_compaction, model_switch, harness_rewrite, unexplained).
+
 Examples:
   smith-calibrate import claude-code --out ~/imports/claude
   smith-calibrate calibrate ~/imports/claude
-  smith-calibrate calibrate ~/imports/claude --json | jq '.fits[0].flags'"
+  smith-calibrate calibrate ~/imports/claude --json | jq '.fits[0].flags'
+  smith-calibrate calibrate ~/imports/claude --json | jq '.bill.summary'
+  smith-calibrate calibrate ~/imports/claude --cache-ttl 5m --bill-requests"
 )]
 pub struct CalibrateArgs {
     /// Imported sessions: directories (searched), session directories,

@@ -102,8 +102,8 @@ fn run_claude_code(args: ClaudeCodeArgs) -> Result<()> {
         args.paths
     };
     let files = discover(&paths, &args.out, &claude_code::is_session_log, "*.jsonl")?;
-    let outcome = import::import_files(&files, &args.out, |f| {
-        claude_code::import_file(f).map_err(|e| anyhow::anyhow!("cannot read: {e}"))
+    let outcome = import::import_files_multi(&files, &args.out, |f| {
+        claude_code::import_file_all(f).map_err(|e| anyhow::anyhow!("cannot read: {e}"))
     })?;
     finish(&outcome, &args.out, args.json)
 }

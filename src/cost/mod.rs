@@ -9,6 +9,7 @@
 //!   cacheable prefix, output) and comparing with the recorded usage.
 
 pub mod bill;
+pub mod cold;
 mod prices;
 pub mod report;
 pub mod session;

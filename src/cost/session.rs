@@ -75,6 +75,19 @@ impl Recorded {
     }
 }
 
+impl Recorded {
+    /// When the request answered by message `index` was answered.
+    pub fn time_of(&self, index: usize) -> Option<i64> {
+        self.by_message.get(&index).and_then(|x| x.0)
+    }
+
+    /// The cache lifetime most of the session's writes went to, if the
+    /// records say.
+    pub fn tier(&self) -> Option<CacheTtl> {
+        self.tier
+    }
+}
+
 /// A replay's price under the model, with its parts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Priced {

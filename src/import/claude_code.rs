@@ -24,7 +24,10 @@
 //!   over its lines, as the real prompt size of that request.
 //!
 //! `subagents/agent-*.jsonl` files are sessions of their own, linked to the
-//! session of the directory they sit in.
+//! session of the directory they sit in. Older logs keep a subagent's lines
+//! in the main file, marked `isSidechain: true`: [`convert_all`] sets them
+//! aside, follows their `parentUuid` chains, and makes each chain a subagent
+//! session of its own, linked to the main one, with the lines' own numbers.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -131,16 +134,31 @@ fn kind_of(path: &Path) -> Kind {
     Kind::Main
 }
 
-/// Imports one log file.
+/// Imports one log file's own session (see [`import_file_all`]).
 pub fn import_file(path: &Path) -> io::Result<ImportedSession> {
     let file = File::open(path)?;
     convert(file, path)
 }
 
-/// Converts a Claude Code log read from `reader`; `path` names it in reports,
-/// in `source.path` and decides whether it is a subagent's. Only an I/O error
-/// fails; bad lines are skipped and counted.
+/// Imports one log file: its session, then the subagent sessions found
+/// inline in it.
+pub fn import_file_all(path: &Path) -> io::Result<Vec<ImportedSession>> {
+    let file = File::open(path)?;
+    convert_all(file, path)
+}
+
+/// Converts a Claude Code log read from `reader` into its own session only
+/// (see [`convert_all`] for the subagents kept inline).
 pub fn convert<R: Read>(reader: R, path: &Path) -> io::Result<ImportedSession> {
+    let mut all = convert_all(reader, path)?;
+    Ok(all.swap_remove(0))
+}
+
+/// Converts a Claude Code log read from `reader`: its session first, then
+/// one subagent session per chain of inline `isSidechain` lines. `path`
+/// names it in reports, in `source.path` and decides whether it is a
+/// subagent's. Only an I/O error fails; bad lines are skipped and counted.
+pub fn convert_all<R: Read>(reader: R, path: &Path) -> io::Result<Vec<ImportedSession>> {
     let kind = kind_of(path);
     let mut c = Converter {
         subagent: kind != Kind::Main,
@@ -152,11 +170,96 @@ pub fn convert<R: Read>(reader: R, path: &Path) -> io::Result<ImportedSession> {
     };
     for_each_line(reader, &mut log, |line_no, text, _| c.line(line_no, text))?;
     c.close();
+    let sidechain = std::mem::take(&mut c.sidechain);
+    let lines = log.lines;
+    let chains = chains(sidechain);
+    if let Some(first) = chains.first().and_then(|ch| ch.first()) {
+        c.notes.push(Skip {
+            line: first.0,
+            reason: format!(
+                "subagent lines (isSidechain) imported as {} subagent sessions of their own",
+                chains.len()
+            ),
+        });
+    }
     // Lines that were not UTF-8 (in the log already) and lines that were not
     // usable, in file order.
     log.skipped.append(&mut c.skips);
     log.skipped.sort_by_key(|s| s.line);
-    Ok(c.finish(path, kind, log))
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("session")
+        .to_string();
+    let agents: Vec<Option<String>> = chains
+        .iter()
+        .map(|ch| ch.iter().find_map(|l| l.4.clone()))
+        .collect();
+    let mut out = vec![c.finish(path, kind, log)];
+    for (k, chain) in chains.into_iter().enumerate() {
+        let mut sub = Converter {
+            subagent: true,
+            ..Converter::default()
+        };
+        for (line_no, text, _, _, _) in &chain {
+            sub.line(*line_no, text);
+        }
+        sub.close();
+        // Named after its agent; the chain's number keeps two chains of one
+        // agent (or of none) apart.
+        sub.name = Some(match chain.iter().find_map(|l| l.4.as_deref()) {
+            Some(a) if agents.iter().filter(|x| x.as_deref() == Some(a)).count() == 1 => {
+                format!("agent-{a}")
+            }
+            Some(a) => format!("agent-{a}-{}", k + 1),
+            None => format!("sidechain-{}", k + 1),
+        });
+        let mut sub_log = ReadLog {
+            path: path.to_path_buf(),
+            lines,
+            ..ReadLog::default()
+        };
+        sub_log.skipped.append(&mut sub.skips);
+        sub_log.skipped.sort_by_key(|s| s.line);
+        out.push(sub.finish(
+            path,
+            Kind::Subagent {
+                parent: Some(stem.clone()),
+            },
+            sub_log,
+        ));
+    }
+    Ok(out)
+}
+
+/// A line set aside: number, text, uuid, parentUuid, agentId.
+type SideLine = (
+    usize,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+/// Groups inline subagent lines into conversations: a line joins the chain
+/// of its parent, or starts one.
+fn chains(lines: Vec<SideLine>) -> Vec<Vec<SideLine>> {
+    let mut of_uuid: HashMap<String, usize> = HashMap::new();
+    let mut chains: Vec<Vec<SideLine>> = Vec::new();
+    for l in lines {
+        let k = match l.3.as_ref().and_then(|p| of_uuid.get(p)) {
+            Some(&k) => k,
+            None => {
+                chains.push(Vec::new());
+                chains.len() - 1
+            }
+        };
+        if let Some(u) = &l.2 {
+            of_uuid.insert(u.clone(), k);
+        }
+        chains[k].push(l);
+    }
+    chains
 }
 
 /// One model response being assembled from its lines.
@@ -181,6 +284,11 @@ struct Response {
 #[derive(Default)]
 struct Converter {
     subagent: bool,
+    /// In a main log, the subagent lines set aside for [`chains`].
+    sidechain: Vec<SideLine>,
+    /// The session's name when it is not the file's stem (an inline
+    /// subagent).
+    name: Option<String>,
     skips: Vec<Skip>,
     notes: Vec<Skip>,
     messages: Vec<Message>,
@@ -245,6 +353,16 @@ impl Converter {
         let Value::Object(obj) = value else {
             return self.skip(line, "not a JSON object");
         };
+        if !self.subagent && flag(&obj, "isSidechain") {
+            self.sidechain.push((
+                line,
+                text.to_string(),
+                str_field(&obj, "uuid"),
+                str_field(&obj, "parentUuid"),
+                str_field(&obj, "agentId"),
+            ));
+            return;
+        }
         let uuid = str_field(&obj, "uuid");
         if let Some(u) = &uuid {
             if let Some(first) = self.uuids.get(u) {
@@ -282,12 +400,6 @@ impl Converter {
     }
 
     fn history(&mut self, line: usize, obj: &Map<String, Value>, uuid: Option<&str>) {
-        if !self.subagent && flag(obj, "isSidechain") {
-            return self.skip(
-                line,
-                "a subagent's line (isSidechain) in a main session log: not this session's history",
-            );
-        }
         if let Some(parent) = obj.get("parentUuid").and_then(Value::as_str) {
             if !self.uuids.contains_key(parent) {
                 self.parents_unseen.push((line, parent.to_string()));
@@ -624,10 +736,11 @@ impl Converter {
 
     fn finish(self, path: &Path, kind: Kind, log: ReadLog) -> ImportedSession {
         let source_path = absolute(path);
-        let stem = path
+        let file_stem = path
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or("session");
+        let stem = self.name.as_deref().unwrap_or(file_stem);
         let (id, parent_id, parent_path) = match &kind {
             Kind::Main => (plain_id(&format!("cc-{stem}")), None, None),
             Kind::Subagent { parent } => {

@@ -234,8 +234,11 @@ pub fn dedupe_ids(sessions: &mut [ImportedSession]) {
             s.file.id = format!("{}-{:08x}", s.file.id, fnv1a(&s.file.source.path) as u32);
         }
     }
+    // Only a file's own session can be a parent: the subagent sessions a
+    // Claude Code log holds inline share its path.
     let by_path: HashMap<String, String> = sessions
         .iter()
+        .filter(|s| s.parent_path.is_none())
         .map(|s| (s.file.source.path.clone(), s.file.id.clone()))
         .collect();
     for s in sessions.iter_mut() {
@@ -451,20 +454,40 @@ pub fn import_files<F>(files: &[PathBuf], out: &Path, convert: F) -> Result<Outc
 where
     F: Fn(&Path) -> Result<ImportedSession> + Sync,
 {
+    import_files_multi(files, out, |f| convert(f).map(|s| vec![s]))
+}
+
+/// [`import_files`] for a format whose file can hold several sessions (a
+/// Claude Code log with its subagents inline): `convert` returns the file's
+/// own session first.
+pub fn import_files_multi<F>(files: &[PathBuf], out: &Path, convert: F) -> Result<Outcome>
+where
+    F: Fn(&Path) -> Result<Vec<ImportedSession>> + Sync,
+{
     use rayon::prelude::*;
     fs::create_dir_all(out)
         .with_context(|| format!("{}: cannot create the output directory", out.display()))?;
     remove_leftovers(out);
-    let converted: Vec<Result<ImportedSession>> = files.par_iter().map(|f| convert(f)).collect();
+    let converted: Vec<Result<Vec<ImportedSession>>> =
+        files.par_iter().map(|f| convert(f)).collect();
     let mut outcome = Outcome::default();
     let mut sessions = Vec::with_capacity(converted.len());
     for (file, result) in files.iter().zip(converted) {
         match result {
-            Ok(s) if s.messages.is_empty() => outcome.failures.push(format!(
-                "{}: skipped: no history in it (no message could be imported)",
-                file.display()
-            )),
-            Ok(s) => sessions.push(s),
+            Ok(all) => {
+                for (k, s) in all.into_iter().enumerate() {
+                    if s.messages.is_empty() {
+                        if k == 0 {
+                            outcome.failures.push(format!(
+                                "{}: skipped: no history in it (no message could be imported)",
+                                file.display()
+                            ));
+                        }
+                    } else {
+                        sessions.push(s);
+                    }
+                }
+            }
             Err(e) => outcome
                 .failures
                 .push(format!("{}: skipped: {e:#}", file.display())),

@@ -1,0 +1,91 @@
+//! A policy no agent has yet (issue 16.4): compact while the cache is cold.
+//!
+//! When the gap before a request exceeds the cache lifetime the whole prompt
+//! is written to the cache again anyway, so a compaction made then costs no
+//! extra cache write. [`ColdCompact`] wraps smith's engine: at a cold request
+//! it compacts as soon as the context is above `cold_at` of the window (a
+//! second engine whose trigger is `cold_at`), at every other request it is
+//! smith's engine unchanged. Without times, or with the knob off, nothing is
+//! cold and the replay is smith's to the byte.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use super::session::Recorded;
+use super::CacheTtl;
+use crate::engine::{Admitted, Budget, Compaction, Compactor, Config, Engine};
+use crate::transcript::{Message, Role};
+
+/// Which requests (in order) find the cache cold: the gap since the
+/// previous request with a known time exceeds `ttl`.
+pub fn cold_requests(messages: &[Arc<Message>], recorded: &Recorded, ttl: CacheTtl) -> Vec<bool> {
+    let mut last: Option<i64> = None;
+    messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.role == Role::Assistant)
+        .map(|(i, _)| {
+            let t = recorded.time_of(i);
+            let cold = matches!((ttl.seconds(), last, t), (Some(s), Some(a), Some(b)) if b - a > s);
+            if t.is_some() {
+                last = t;
+            }
+            cold
+        })
+        .collect()
+}
+
+/// smith's engine, compacting from `cold_at` of the window at cold requests.
+pub struct ColdCompact {
+    normal: Engine,
+    cold: Option<Engine>,
+    cold_at: Vec<bool>,
+    next: AtomicUsize,
+}
+
+impl ColdCompact {
+    /// `cold_at`: the knob (`None`: off); `cold`: [`cold_requests`]. A knob
+    /// at or below `compact_to` would aim above where it starts, so it is
+    /// off too.
+    pub fn new(config: Config, cold_at: Option<f64>, cold: Vec<bool>) -> ColdCompact {
+        let cold_engine = cold_at
+            .filter(|f| *f > config.compact_to && *f < config.compact_at)
+            .map(|f| {
+                Engine::new(Config {
+                    compact_at: f,
+                    ..config
+                })
+            });
+        ColdCompact {
+            normal: Engine::new(config),
+            cold: cold_engine,
+            cold_at: cold,
+            next: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl Compactor for ColdCompact {
+    fn name(&self) -> &str {
+        "smith+cold"
+    }
+
+    fn budget(&self) -> &Budget {
+        self.normal.budget()
+    }
+
+    fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
+        // The replay asks once per request, in order.
+        let k = self.next.fetch_add(1, Ordering::Relaxed);
+        match &self.cold {
+            Some(e) if self.cold_at.get(k).copied().unwrap_or(false) => {
+                e.compact_measured(messages, bytes)
+            }
+            _ => self.normal.compact_measured(messages, bytes),
+        }
+    }
+
+    fn admit(&self, message: &Arc<Message>) -> Admitted {
+        self.normal.admit(message)
+    }
+}
