@@ -19,6 +19,8 @@ mod engine_rules;
 mod import_claude_code;
 #[path = "import_mini_swe_agent.rs"]
 mod import_mini_swe_agent;
+#[path = "import_sidechain.rs"]
+mod import_sidechain;
 #[path = "install.rs"]
 mod install;
 #[path = "interrupt.rs"]
