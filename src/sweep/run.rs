@@ -17,6 +17,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
+use crate::cost::session::{Meter, Recorded, Settings};
 use crate::engine::Compactor;
 use crate::loss::{self, RecordIndex};
 use crate::policy::Setup;
@@ -147,6 +148,20 @@ pub fn run_resumable(
     refs: &[SessionRef],
     configs: &[Setup],
     opts: &Options,
+    done: Vec<Option<Done>>,
+    on_done: &OnDone,
+) -> Result<Sweep> {
+    run_priced(refs, configs, opts, &Settings::default(), done, on_done)
+}
+
+/// [`run_resumable`], pricing every replay with the cost model under `cost`
+/// (lifetime, minimum prefix, `--price`); the default settings are those of
+/// [`run`].
+pub fn run_priced(
+    refs: &[SessionRef],
+    configs: &[Setup],
+    opts: &Options,
+    cost: &Settings,
     mut done: Vec<Option<Done>>,
     on_done: &OnDone,
 ) -> Result<Sweep> {
@@ -196,7 +211,7 @@ pub fn run_resumable(
                 break;
             };
             let r = &refs[i];
-            let outcome = replay_session(r, &engines, &say);
+            let outcome = replay_session(r, configs, &engines, cost, &say);
             if let Ok((info, facts)) = &outcome {
                 if let Err(e) = on_done(i, info, facts) {
                     stop.store(true, Ordering::Relaxed);
@@ -263,7 +278,9 @@ pub fn run_resumable(
 /// engine and lets it go.
 fn replay_session(
     r: &SessionRef,
+    configs: &[Setup],
     engines: &[Box<dyn Compactor>],
+    cost: &Settings,
     say: &(dyn Fn(&str) + Sync),
 ) -> Outcome {
     let session = transcript::load(r).map_err(|e| {
@@ -292,13 +309,34 @@ fn replay_session(
     }
     // Tokenized once, by the first replay that lost something, for all.
     let index: OnceLock<RecordIndex> = OnceLock::new();
-    let replay_one = |e: &dyn Compactor| loss::replay_shared(&session.messages, e, &index);
+    let recorded = Recorded::of_session(&session);
+    // Priced by the cost model in the same pass as the replay.
+    let replay_one = |(setup, e): (&Setup, &dyn Compactor)| {
+        let mut meter = Meter::new(
+            &session.messages,
+            recorded.as_ref(),
+            *e.budget(),
+            setup.config.summary_tokens,
+            cost,
+        );
+        let mut facts = loss::replay_observed(&session.messages, e, &index, |r| meter.observe(r));
+        facts.priced = Some(meter.finish());
+        facts
+    };
     // Across configs in parallel too: idle threads then help with the last,
     // largest sessions instead of waiting for them.
     let facts: Vec<SessionFacts> = if engines.len() > 1 {
-        engines.par_iter().map(|e| replay_one(e.as_ref())).collect()
+        configs
+            .par_iter()
+            .zip(engines.par_iter())
+            .map(|(s, e)| replay_one((s, e.as_ref())))
+            .collect()
     } else {
-        engines.iter().map(|e| replay_one(e.as_ref())).collect()
+        configs
+            .iter()
+            .zip(engines.iter())
+            .map(|(s, e)| replay_one((s, e.as_ref())))
+            .collect()
     };
     let info = SessionInfo {
         label: session.label(),
