@@ -184,6 +184,10 @@ pub struct Knobs {
     pub clear_at_least: u64,
     /// context-editing: tools whose results are never cleared.
     pub exclude_tools: Vec<String>,
+    /// smith: at a request that finds the cache cold (its gap over the
+    /// cache lifetime), compact from this fraction of the window
+    /// (`crate::cost::cold`); 0 is off, smith's engine unchanged.
+    pub cold_compact_at: f64,
 }
 
 impl Default for Knobs {
@@ -203,6 +207,7 @@ impl Default for Knobs {
             clear_keep: context_editing::KEEP_TOOL_USES,
             clear_at_least: context_editing::CLEAR_AT_LEAST_TOKENS,
             exclude_tools: Vec::new(),
+            cold_compact_at: 0.0,
         }
     }
 }
@@ -226,11 +231,12 @@ pub enum PolicyKnob {
     ContextEditingTrigger,
     ClearKeep,
     ClearAtLeast,
+    ColdCompactAt,
 }
 
 impl PolicyKnob {
     /// Every knob, grouped by policy.
-    pub const ALL: [PolicyKnob; 13] = [
+    pub const ALL: [PolicyKnob; 14] = [
         PolicyKnob::MaskWindow,
         PolicyKnob::ClaudeCodeKeep,
         PolicyKnob::ClaudeCodeReserve,
@@ -244,6 +250,7 @@ impl PolicyKnob {
         PolicyKnob::ContextEditingTrigger,
         PolicyKnob::ClearKeep,
         PolicyKnob::ClearAtLeast,
+        PolicyKnob::ColdCompactAt,
     ];
 
     /// The policy the knob belongs to.
@@ -255,6 +262,7 @@ impl PolicyKnob {
             CodexCapBytes | CodexCapLines | CodexCompactAt | CodexUserTokens => Policy::Codex,
             OpencodeReserve | PruneProtect | PruneMinimum => Policy::Opencode,
             ContextEditingTrigger | ClearKeep | ClearAtLeast => Policy::ContextEditing,
+            ColdCompactAt => Policy::Smith,
         }
     }
 
@@ -275,6 +283,7 @@ impl PolicyKnob {
             ContextEditingTrigger => "context-editing-trigger",
             ClearKeep => "clear-keep",
             ClearAtLeast => "clear-at-least",
+            ColdCompactAt => "cold-compact-at",
         }
     }
 
@@ -298,12 +307,13 @@ impl PolicyKnob {
             PruneMinimum => "min",
             ContextEditingTrigger => "trigger",
             ClearAtLeast => "least",
+            ColdCompactAt => "cold",
         }
     }
 
     /// Whether it takes only whole numbers.
     pub fn is_integer(self) -> bool {
-        self != PolicyKnob::CodexCompactAt
+        !matches!(self, PolicyKnob::CodexCompactAt | PolicyKnob::ColdCompactAt)
     }
 
     /// Its value in `knobs`.
@@ -323,6 +333,7 @@ impl PolicyKnob {
             ContextEditingTrigger => k.context_editing_trigger as f64,
             ClearKeep => k.clear_keep as f64,
             ClearAtLeast => k.clear_at_least as f64,
+            ColdCompactAt => k.cold_compact_at,
         }
     }
 
@@ -343,6 +354,7 @@ impl PolicyKnob {
             ContextEditingTrigger => k.context_editing_trigger = v as u64,
             ClearKeep => k.clear_keep = v as usize,
             ClearAtLeast => k.clear_at_least = v as u64,
+            ColdCompactAt => k.cold_compact_at = v,
         }
     }
 
@@ -350,6 +362,15 @@ impl PolicyKnob {
     pub fn check(self, v: f64) -> Result<(), String> {
         if !v.is_finite() {
             return Err(format!("{v} is not a number"));
+        }
+        if self == PolicyKnob::ColdCompactAt {
+            return if (0.0..1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{v} is not a fraction of the window of 0 (off) or more and below 1"
+                ))
+            };
         }
         if self == PolicyKnob::CodexCompactAt {
             return if v > 0.0 && v <= 1.0 {
@@ -548,7 +569,12 @@ impl Setup {
     /// [`Setup::label`] without the policy's name.
     pub fn knobs_label(&self) -> String {
         if self.policy == Policy::Smith {
-            return self.config.exact_label();
+            let f = self.knobs.cold_compact_at;
+            return if f == 0.0 {
+                self.config.exact_label()
+            } else {
+                format!("{} cold{f}", self.config.exact_label())
+            };
         }
         let c = &self.config;
         let d = Config::default();

@@ -17,6 +17,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
+use crate::cost::cold;
 use crate::cost::session::{Meter, Recorded, Settings};
 use crate::engine::Compactor;
 use crate::loss::{self, RecordIndex};
@@ -312,6 +313,13 @@ fn replay_session(
     let recorded = Recorded::of_session(&session);
     // Priced by the cost model in the same pass as the replay.
     let replay_one = |(setup, e): (&Setup, &dyn Compactor)| {
+        // Compacting while the cache is cold needs this session's times:
+        // its engine is built here, per session.
+        let cold = cold::for_session(setup, &session.messages, recorded.as_ref(), cost);
+        let e: &dyn Compactor = match &cold {
+            Some(c) => c,
+            None => e,
+        };
         let mut meter = Meter::new(
             &session.messages,
             recorded.as_ref(),
