@@ -103,14 +103,34 @@ fn smith_sessions_without_timestamps_price_to_the_bit_as_the_flat_model() {
 #[test]
 fn the_sweep_note_says_expiry_was_not_applied_to_smith_sessions() {
     let d = datasets().display().to_string();
-    let (out, err, code) = bin(&["sweep", &d, "--compact-at", "0.7"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data").display().to_string();
+    let report = tmp.path().join("report");
+    let (out, err, code) = bin(&[
+        "sweep",
+        &d,
+        "--compact-at",
+        "0.7",
+        "--out",
+        &data,
+        "--report",
+        &report.display().to_string(),
+    ]);
     assert_eq!(code, Some(0), "{err}");
     let out = String::from_utf8(out).unwrap();
-    assert!(
-        out.contains("expiry was NOT applied: no session has timestamps"),
-        "{out}"
-    );
+    let said = "expiry was NOT applied: no session has timestamps";
+    assert!(out.contains(said), "{out}");
     assert!(out.contains("price_total adds them"), "{out}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(Path::new(&data).join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["cost_model"]["sessions_with_lifetime"], 0.0);
+    assert!(summary["cost_model"]["note"]
+        .as_str()
+        .unwrap()
+        .contains(said));
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(html.contains(said), "the report carries the note");
 }
 
 #[test]
@@ -294,7 +314,7 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
     assert!(f(&none[0], "price") <= f(base, "price"));
 
     // Off is smith's replay to the byte, on an imported session with times.
-    let refs = smith_calibrate::transcript::resolve_all(&[im.clone()]).unwrap();
+    let refs = smith_calibrate::transcript::resolve_all(std::slice::from_ref(&im)).unwrap();
     let t = refs[0].transcript.display().to_string();
     let (a, _, _) = bin(&["replay", &t, "--trace"]);
     let (b, _, _) = bin(&["replay", &t, "--trace", "--cold-compact-at", "0"]);

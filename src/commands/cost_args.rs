@@ -18,9 +18,9 @@ pub struct CostArgs {
     #[arg(long, value_name = "TTL", value_parser = parse_ttl, help_heading = "Cost model")]
     pub cache_ttl: Option<TtlChoice>,
     /// Shortest prefix that is cached, in tokens: a smaller request pays
-    /// plain input. Default: the session's model's minimum from the price
-    /// table (1024 for a model it does not know; none for a session whose
-    /// model is unknown, such as smith's), e.g. --cache-min-tokens 2048
+    /// plain input. Default: an imported session's model's minimum from
+    /// the price table (1024 for a model it does not know); none for smith's
+    /// own sessions, whose price stays as before, e.g. --cache-min-tokens 2048
     #[arg(long, value_name = "TOKENS", help_heading = "Cost model")]
     pub cache_min_tokens: Option<u64>,
 }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::table::{default_model, model_price, ModelPrice, MODEL_PRICES, WRITE_1H_MULTIPLIER};
+use super::table::{default_model, model_row, ModelPrice, MODEL_PRICES, WRITE_1H_MULTIPLIER};
 use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compactor, Stage, Strategy};
@@ -30,9 +30,9 @@ use crate::transcript::Message;
 pub struct Settings {
     /// `None`: the tier the session's records show, else five minutes.
     pub ttl: Option<CacheTtl>,
-    /// `None`: the model's, from the table, for a session whose model is
-    /// known; none for a session without one (smith's), so that its price
-    /// stays the flat price of the sums.
+    /// `None`: the model's, from the table, for an imported session (1024
+    /// where the model is unknown); none for smith's own sessions, so that
+    /// their price stays the flat price of the sums.
     pub min_cacheable: Option<u64>,
     /// `--price`: these input, cache-write (five-minute) and cache-read
     /// prices for every request instead of its model's row; the one-hour
@@ -219,19 +219,19 @@ impl<'a> Meter<'a> {
             Some((t, m, o)) => (*t, m.as_deref().or(fallback), Some(*o)),
             None => (None, fallback, None),
         };
-        let found = model.and_then(|m| {
-            MODEL_PRICES
-                .iter()
-                .position(|p| std::ptr::eq(p, model_price(m).unwrap_or(default_model())))
-        });
+        let found = model.and_then(model_row);
         let slot = found.unwrap_or(MODEL_PRICES.len());
-        let row = found.map_or_else(default_model, |i| &MODEL_PRICES[i]);
-        // A session whose model is unknown (smith's) has no minimum unless
-        // one is given: its price stays the flat price of the sums.
+        let row = found
+            .and_then(|i| MODEL_PRICES.get(i))
+            .unwrap_or_else(default_model);
+        // An imported session takes its model's minimum (1024 where the
+        // table does not know the model); smith's own sessions, which record
+        // no model, have none unless one is given, so that their price stays
+        // the flat price of the sums.
         let min = self
             .settings
             .min_cacheable
-            .or(model.map(|_| row.min_cacheable))
+            .or(self.recorded.map(|_| row.min_cacheable))
             .unwrap_or(0) as i64;
         let (mut read, mut write) = (r.cache_read, r.cache_write);
         if let (Some(s), Some(a), Some(b)) = (self.tier.seconds(), self.last, t) {
