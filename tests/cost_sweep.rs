@@ -293,6 +293,30 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
     );
     assert!(table.contains("expiry applied to"), "{table}");
 
+    // --price overrides every session's model: Sonnet's prices for these
+    // mostly-Opus sessions come out cheaper.
+    let out3 = tmp.path().join("sonnet");
+    let (_, err, code) = bin(&[
+        "sweep",
+        &im,
+        "--ratio",
+        "1.515",
+        "--overhead",
+        "17165",
+        "--price",
+        "3,3.75,0.3",
+        "--out",
+        &out3.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let sonnet = csv_rows(&out3.join("configs.csv"));
+    println!(
+        "price per model ${:.2}, with --price 3,3.75,0.3 ${:.2}",
+        f(base, "price"),
+        f(&sonnet[0], "price")
+    );
+    assert!(f(&sonnet[0], "price") < 0.8 * f(base, "price"));
+
     // No lifetime: nothing expires, and the price is lower or equal.
     let out2 = tmp.path().join("none");
     let (_, err, code) = bin(&[
