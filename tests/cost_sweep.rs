@@ -74,7 +74,7 @@ fn smith_sessions_without_timestamps_price_to_the_bit_as_the_flat_model() {
             &refs,
             &setups,
             &quiet(),
-            &settings,
+            Some(&settings),
             Vec::new(),
             &|_, _, _| Ok(()),
         )

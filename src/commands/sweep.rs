@@ -393,16 +393,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
             prices: &price,
             rank_by: &args.rank_by,
         };
-        let mut export = tables::export(&sweep, &summaries, &price, &input)
+        let export = tables::export(&sweep, &summaries, &price, &input)
             .context("cannot lay out the results as tables")?;
-        export.summary["cost_model"] = serde_json::json!({
-            "settings": cost_settings.describe(),
-            "sessions_with_lifetime": summaries
-                .iter()
-                .find(|s| s.is_baseline)
-                .map_or(0.0, |s| s.total("ttl_applied")),
-            "note": crate::sweep::cost_note::note(&summaries, &cost_settings),
-        });
         let written = crate::export::write_all(dir, &export)?;
         let names: Vec<String> = written
             .iter()
@@ -446,7 +438,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             writeln!(
                 out,
                 "{}",
-                crate::sweep::cost_note::note(&summaries, &cost_settings)
+                crate::sweep::cost_note::note(&summaries, Some(&cost_settings))
             )
         })
     };

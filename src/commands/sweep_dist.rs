@@ -100,13 +100,20 @@ pub fn run_sweep(
     journal: Option<&mut Opened>,
 ) -> Result<Sweep> {
     match journal {
-        None => run::run_priced(refs, setups, options, cost, Vec::new(), &|_, _, _| Ok(())),
+        None => run::run_priced(refs, setups, options, Some(cost), Vec::new(), &|_, _, _| {
+            Ok(())
+        }),
         Some(opened) => {
             let done = std::mem::take(&mut opened.done);
             let j = &opened.journal;
-            let sweep = run::run_priced(refs, setups, options, cost, done, &|i, info, facts| {
-                j.append(i, info, facts)
-            })?;
+            let sweep = run::run_priced(
+                refs,
+                setups,
+                options,
+                Some(cost),
+                done,
+                &|i, info, facts| j.append(i, info, facts),
+            )?;
             j.sync()?;
             Ok(sweep)
         }

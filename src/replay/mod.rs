@@ -111,15 +111,19 @@ pub struct ModelCost {
     /// again, and requests below the minimum cacheable prefix at plain input.
     /// Without times, a minimum or another model it is the flat price of the
     /// sums, to the bit.
+    #[serde(with = "exact")]
     pub price: f64,
     /// Every token sent at the model's plain input price.
+    #[serde(with = "exact")]
     pub price_uncached: f64,
     /// The answers: output tokens at the model's output price.
+    #[serde(with = "exact")]
     pub price_output: f64,
     /// Output tokens: recorded where the session has them, else estimated.
     pub output_tokens: u64,
     /// The summarizer's own requests (its input uncached, its output the
     /// summary).
+    #[serde(with = "exact")]
     pub price_summarizer: f64,
     /// Requests whose cache had expired by the time they were sent.
     pub expired: u64,
@@ -127,6 +131,20 @@ pub struct ModelCost {
     pub cache_write_1h: i64,
     /// Whether the records gave times, so the lifetime could apply.
     pub ttl_applied: bool,
+}
+
+/// Dollars kept as their bits in the resume journal (JSON), so that a
+/// resumed sweep writes the very figures an uninterrupted one does.
+mod exact {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(v.to_bits())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        u64::deserialize(d).map(f64::from_bits)
+    }
 }
 
 impl SessionFacts {

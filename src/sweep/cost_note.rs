@@ -7,14 +7,16 @@
 use super::aggregate::ConfigSummary;
 use crate::cost::session::Settings;
 
-/// The note, from the baseline's sums (`ttl_applied` counts sessions).
-pub fn note(summaries: &[ConfigSummary], settings: &Settings) -> String {
+/// The note, from the baseline's sums (`ttl_applied` counts sessions);
+/// `settings` where known (the terminal), `None` where only the figures are
+/// (the output files, which merged shards must write alike).
+pub fn note(summaries: &[ConfigSummary], settings: Option<&Settings>) -> String {
     let Some(base) = summaries.iter().find(|s| s.is_baseline) else {
         return String::new();
     };
     let sessions = base.sessions as f64;
     let timed = base.total("ttl_applied");
-    let lifetime = match (settings.ttl, timed > 0.0) {
+    let lifetime = match (settings.and_then(|s| s.ttl), timed > 0.0) {
         (Some(t), _) => format!("cache lifetime {t}"),
         (None, true) => {
             "cache lifetime from each session's records (5m where they show none)".into()
@@ -38,9 +40,10 @@ pub fn note(summaries: &[ConfigSummary], settings: &Settings) -> String {
     format!(
         "cost model: price = each request's cache reads and writes at {} ({lifetime}; {expiry}). \
          Not in price: output (baseline ${:.2}) and the summarizer's own requests (${:.2}); price_total adds them (${:.2}).",
-        match settings.prices {
-            Some(p) => format!("--price {p}"),
-            None => "its session's model's prices (Sonnet's where unknown)".into(),
+        match settings.map(|s| s.prices) {
+            Some(Some(p)) => format!("--price {p}"),
+            Some(None) => "its session's model's prices (Sonnet's where unknown)".into(),
+            None => "its session's model's prices (Sonnet's where unknown), or --price where given".into(),
         },
         base.total("price_output"),
         base.total("price_summarizer"),

@@ -152,17 +152,17 @@ pub fn run_resumable(
     done: Vec<Option<Done>>,
     on_done: &OnDone,
 ) -> Result<Sweep> {
-    run_priced(refs, configs, opts, &Settings::default(), done, on_done)
+    run_priced(refs, configs, opts, None, done, on_done)
 }
 
 /// [`run_resumable`], pricing every replay with the cost model under `cost`
-/// (lifetime, minimum prefix, `--price`); the default settings are those of
-/// [`run`].
+/// (lifetime, minimum prefix, `--price`), as `sweep` does; `None` leaves
+/// the rows to the flat price of their sums (what [`run`] gives).
 pub fn run_priced(
     refs: &[SessionRef],
     configs: &[Setup],
     opts: &Options,
-    cost: &Settings,
+    cost: Option<&Settings>,
     mut done: Vec<Option<Done>>,
     on_done: &OnDone,
 ) -> Result<Sweep> {
@@ -281,7 +281,7 @@ fn replay_session(
     r: &SessionRef,
     configs: &[Setup],
     engines: &[Box<dyn Compactor>],
-    cost: &Settings,
+    cost: Option<&Settings>,
     say: &(dyn Fn(&str) + Sync),
 ) -> Outcome {
     let session = transcript::load(r).map_err(|e| {
@@ -315,6 +315,9 @@ fn replay_session(
     let replay_one = |(setup, e): (&Setup, &dyn Compactor)| {
         // Compacting while the cache is cold needs this session's times:
         // its engine is built here, per session.
+        let Some(cost) = cost else {
+            return loss::replay_shared(&session.messages, e, &index);
+        };
         let cold = cold::for_session(setup, &session.messages, recorded.as_ref(), cost);
         let e: &dyn Compactor = match &cold {
             Some(c) => c,
