@@ -22,6 +22,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use smith_calibrate::cost::session::Settings;
 use smith_calibrate::engine::Config;
 use smith_calibrate::policy::Setup;
 use smith_calibrate::sweep::grid::{self, GridSpec, Knob};
@@ -82,6 +83,18 @@ struct Measure {
 }
 
 fn time(what: &str, refs: &[SessionRef], configs: &[Config], threads: usize) -> Measure {
+    time_with(what, refs, configs, threads, None)
+}
+
+/// [`time`], pricing every replay with the cost model when `cost` is given
+/// (what the `sweep` command does).
+fn time_with(
+    what: &str,
+    refs: &[SessionRef],
+    configs: &[Config],
+    threads: usize,
+    cost: Option<&Settings>,
+) -> Measure {
     reset_peak();
     let opts = Options {
         jobs: Some(threads),
@@ -90,7 +103,8 @@ fn time(what: &str, refs: &[SessionRef], configs: &[Config], threads: usize) -> 
     };
     let started = Instant::now();
     let setups: Vec<Setup> = configs.iter().copied().map(Setup::smith).collect();
-    let sweep: Sweep = run::run(refs, &setups, &opts).expect("sweep");
+    let sweep: Sweep =
+        run::run_priced(refs, &setups, &opts, cost, Vec::new(), &|_, _, _| Ok(())).expect("sweep");
     let secs = started.elapsed().as_secs_f64();
     let m = Measure {
         what: what.to_string(),
@@ -197,6 +211,18 @@ fn main() {
         &refs,
         &many,
         threads,
+    );
+    // The cost model's per-request pricing, in the same pass as the replay.
+    let priced_n = time_with(
+        &format!("priced {} configs", many.len()),
+        &refs,
+        &many,
+        threads,
+        Some(&Settings::default()),
+    );
+    println!(
+        "the cost model's pricing: {:.1}% of the sweep's time",
+        (priced_n.secs / many_n.secs - 1.0) * 100.0
     );
     let many_1 = scale_all.then(|| time(&format!("sweep {} configs", many.len()), &refs, &many, 1));
 

@@ -49,6 +49,15 @@ use super::{nothing_read, usage, Failure};
   smith-calibrate merge results/
   smith-calibrate sweep corpus/ --shard auto --resume --out results/   # in a Slurm array task
   smith-calibrate sweep corpus/ --out results/ --resume      # again after a crash: continues
+  smith-calibrate sweep imported/ --cache-ttl 1h --cache-min-tokens 4096 --rank-by price_total
+  smith-calibrate sweep imported/ --ratio 1.515 --overhead 17165 --cold-compact-at 0.55,0.65
+
+Prices: each session at its model's row of the price table (--price overrides
+for all); the cache expires after --cache-ttl where a session's records carry
+times (imported sessions; smith's transcripts have none, and the table's note
+says so). price is the requests' cache reads and writes (for smith's sessions
+exactly the flat price of earlier versions); price_output, price_summarizer
+and price_total (all three) are their own columns.
 
 A grid file (TOML) uses the flags' names as keys:
   compact-at = [0.7, 0.8, 0.9]
