@@ -26,6 +26,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use smith_calibrate::cost::session::Settings;
 use smith_calibrate::engine::Config;
 use smith_calibrate::estimate::Estimator;
 use smith_calibrate::policy::Setup;
@@ -88,10 +89,29 @@ struct Measure {
 
 fn time(what: &str, refs: &[SessionRef], configs: &[Config], threads: usize) -> Measure {
     let setups: Vec<Setup> = configs.iter().copied().map(Setup::smith).collect();
-    time_setups(what, refs, &setups, threads)
+    time_setups(what, refs, &setups, threads, None)
 }
 
-fn time_setups(what: &str, refs: &[SessionRef], setups: &[Setup], threads: usize) -> Measure {
+/// [`time`], pricing every replay with the cost model when `cost` is given
+/// (what the `sweep` command does).
+fn time_with(
+    what: &str,
+    refs: &[SessionRef],
+    configs: &[Config],
+    threads: usize,
+    cost: Option<&Settings>,
+) -> Measure {
+    let setups: Vec<Setup> = configs.iter().copied().map(Setup::smith).collect();
+    time_setups(what, refs, &setups, threads, cost)
+}
+
+fn time_setups(
+    what: &str,
+    refs: &[SessionRef],
+    setups: &[Setup],
+    threads: usize,
+    cost: Option<&Settings>,
+) -> Measure {
     reset_peak();
     let opts = Options {
         jobs: Some(threads),
@@ -99,7 +119,8 @@ fn time_setups(what: &str, refs: &[SessionRef], setups: &[Setup], threads: usize
         quiet: true,
     };
     let started = Instant::now();
-    let sweep: Sweep = run::run(refs, setups, &opts).expect("sweep");
+    let sweep: Sweep =
+        run::run_priced(refs, setups, &opts, cost, Vec::new(), &|_, _, _| Ok(())).expect("sweep");
     let secs = started.elapsed().as_secs_f64();
     let m = Measure {
         what: what.to_string(),
@@ -214,6 +235,18 @@ fn main() {
         &many,
         threads,
     );
+    // The cost model's per-request pricing, in the same pass as the replay.
+    let priced_n = time_with(
+        &format!("priced {} configs", many.len()),
+        &refs,
+        &many,
+        threads,
+        Some(&Settings::default()),
+    );
+    println!(
+        "the cost model's pricing: {:.1}% of the sweep's time",
+        (priced_n.secs / many_n.secs - 1.0) * 100.0
+    );
     let many_1 = scale_all.then(|| time(&format!("sweep {} configs", many.len()), &refs, &many, 1));
     // A tokenizer is built once per process on first use (o200k and cl100k
     // from the gzipped vocabularies in `assets/tokenizers/`): timed here on
@@ -250,7 +283,7 @@ fn main() {
                 .map(|&c| Setup::smith(c).with_estimator(e))
                 .collect();
             let what = format!("sweep {} configs {e}", many.len());
-            (e, time_setups(&what, &refs, &setups, threads))
+            (e, time_setups(&what, &refs, &setups, threads, None))
         })
         .collect();
 

@@ -26,7 +26,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Replay(commands::replay::ReplayArgs),
-    Sweep(commands::sweep::SweepArgs),
+    Sweep(Box<commands::sweep::SweepArgs>),
     Report(commands::report::ReportArgs),
     Transcript(commands::transcript::TranscriptArgs),
     Synth(commands::synth::SynthArgs),
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay(args) => commands::replay::run(args),
-        Command::Sweep(args) => commands::sweep::run(args),
+        Command::Sweep(args) => commands::sweep::run(*args),
         Command::Report(args) => commands::report::run(args),
         Command::Transcript(args) => commands::transcript::run(args),
         Command::Synth(args) => commands::synth::run(args),

@@ -541,6 +541,7 @@ fn setup_strategy() -> impl Strategy<Value = Setup> {
                     } else {
                         Vec::new()
                     },
+                    cold_compact_at: 0.0,
                 };
                 Setup::new(Policy::ALL[p], config, k)
             },

@@ -11,6 +11,8 @@ mod bill;
 #[path = "calibrate.rs"]
 mod calibrate;
 mod common;
+#[path = "cost_sweep.rs"]
+mod cost_sweep;
 #[path = "engine_properties.rs"]
 mod engine_properties;
 #[path = "engine_rules.rs"]

@@ -2,6 +2,7 @@
 //! library and output for a person or a program; `main.rs` only dispatches.
 
 pub mod calibrate;
+pub mod cost_args;
 pub mod estimators;
 pub mod import;
 #[cfg(feature = "full")]

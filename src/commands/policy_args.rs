@@ -69,6 +69,13 @@ pub struct PolicyArgs {
     /// tokens [default: 0]
     #[arg(long, value_name = "TOKENS", help_heading = "Policies")]
     pub clear_at_least: Option<String>,
+    /// smith: at a request whose gap since the previous one exceeds the
+    /// cache lifetime (the cache is cold, the prompt is written again
+    /// anyway), compact from this fraction of the window; needs the
+    /// records' times (imported sessions), 0 is off, e.g.
+    /// --cold-compact-at 0.55 [default: 0]
+    #[arg(long, value_name = "F", help_heading = "Policies")]
+    pub cold_compact_at: Option<String>,
     /// context-editing: tools whose results are never cleared,
     /// comma-separated (any case) [default: none]
     #[arg(long, value_name = "TOOLS", help_heading = "Policies")]
@@ -77,7 +84,7 @@ pub struct PolicyArgs {
 
 impl PolicyArgs {
     /// Each knob's flag value, if given.
-    fn given(&self) -> [(PolicyKnob, &Option<String>); 13] {
+    fn given(&self) -> [(PolicyKnob, &Option<String>); 14] {
         use PolicyKnob::*;
         [
             (MaskWindow, &self.mask_window),
@@ -93,6 +100,7 @@ impl PolicyArgs {
             (ContextEditingTrigger, &self.context_editing_trigger),
             (ClearKeep, &self.clear_keep),
             (ClearAtLeast, &self.clear_at_least),
+            (ColdCompactAt, &self.cold_compact_at),
         ]
     }
 

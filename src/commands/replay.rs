@@ -9,6 +9,8 @@ use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use serde_json::json;
 
+use crate::cost::cold;
+use crate::cost::session::{Meter, Recorded};
 use crate::engine::Stage;
 use crate::loss;
 use crate::policy::Setup;
@@ -28,6 +30,8 @@ use super::{load_one, usage, EngineArgs};
   smith-calibrate replay fix-the-tests --estimator o200k
   smith-calibrate replay transcript.jsonl --trace | jq -c 'select(.strategy != \"none\")'
   smith-calibrate replay transcript.jsonl --emit-history-at 40 > history.jsonl
+  smith-calibrate replay imported/claude-code/abc --cache-ttl 1h --cold-compact-at 0.55 --json
+  smith-calibrate replay fix-the-tests --price 5,6.25,0.5 --cache-min-tokens 4096
 
 Besides what compaction did, the summary measures the loss that mattered:
 results lost (distinct tool results shortened or removed), needed again (of
@@ -35,7 +39,12 @@ those, results a later assistant message needed a lost identifier, path or
 number of 6+ characters from while it was visible nowhere else in its history)
 and re-fetched (results whose call was made again). The session after each
 compaction was recorded under the policy smith actually ran: a proxy, not a
-counterfactual.")]
+counterfactual.
+
+The summary also prices the replay per request (see the README's cost
+model): price (cache reads and writes at the session's model's prices, or
+--price; the cache expires after --cache-ttl where the records give times),
+output, the summarizer's own requests, and price_total, their sum.")]
 pub struct ReplayArgs {
     /// A transcript.jsonl, a session directory, or a session id or name
     pub path: String,
@@ -44,6 +53,13 @@ pub struct ReplayArgs {
     // Boxed: fifteen optional flags would double the size of the command.
     #[command(flatten)]
     pub policy: Box<PolicyArgs>,
+    /// Prices per million tokens: input,cache_write,cache_read, instead of
+    /// the session's model's row of the price table, e.g. --price 3,3.75,0.3
+    /// [default: per model; Sonnet's where unknown]
+    #[arg(long, value_name = "I,W,R", help_heading = "Cost model")]
+    pub price: Option<crate::cost::Prices>,
+    #[command(flatten)]
+    pub cost: Box<super::cost_args::CostArgs>,
     /// One JSON object per request (docs/engine.md §6)
     #[arg(long, conflicts_with_all = ["json", "emit_history_at"])]
     pub trace: bool,
@@ -69,8 +85,19 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         .engine
         .with_estimator(args.policy.setup(args.engine.config()?)?)?;
     let session = load_one(&args.path, args.strict)?;
-    let engine = setup.compactor_for(&session.messages);
-    let engine = engine.as_ref();
+    let settings = args.cost.settings(args.price);
+    let recorded = Recorded::of_session(&session);
+    let own = setup.compactor_for(&session.messages);
+    let cold = cold::for_session(&setup, &session.messages, recorded.as_ref(), &settings);
+    let engine: &dyn crate::engine::Compactor = match &cold {
+        Some(c) => c,
+        None => own.as_ref(),
+    };
+    if setup.knobs.cold_compact_at != 0.0 && cold.is_none() {
+        crate::note!(
+            "note: --cold-compact-at changes nothing here: the session's records give no times, so no request is known to find the cache cold"
+        );
+    }
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
 
@@ -116,7 +143,20 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         return Ok(());
     }
 
-    let mut facts = loss::replay(&session.messages, engine);
+    let mut meter = Meter::new(
+        &session.messages,
+        recorded.as_ref(),
+        *engine.budget(),
+        setup.config.summary_tokens,
+        &settings,
+    );
+    let mut facts = loss::replay_observed(
+        &session.messages,
+        engine,
+        &std::sync::OnceLock::new(),
+        |r| meter.observe(r),
+    );
+    facts.priced = Some(meter.finish());
     facts.set_thrash_window(args.thrash_window);
     if args.json {
         serde_json::to_writer_pretty(&mut out, &summary_json(&session, &setup, &facts))?;
@@ -179,6 +219,7 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
         "misfire_repeated": f.misfire_repeated,
         "thrash_window": f.window(),
         "misfires": f.counted_misfires().collect::<Vec<_>>(),
+        "cost": cost_json(f),
     });
     // Named only when not smith's, so a bytes4 summary stays as it was.
     if setup.estimator != crate::estimate::Estimator::Bytes4 {
@@ -187,6 +228,23 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
         }
     }
     value
+}
+
+/// The cost model's figures of a replay, or null where it was not priced.
+fn cost_json(f: &SessionFacts) -> serde_json::Value {
+    f.priced.map_or(serde_json::Value::Null, |m| {
+        json!({
+            "price": m.price,
+            "price_uncached": m.price_uncached,
+            "output_tokens": m.output_tokens,
+            "price_output": m.price_output,
+            "price_summarizer": m.price_summarizer,
+            "price_total": m.price + m.price_output + m.price_summarizer,
+            "expired_requests": m.expired,
+            "cache_write_1h": m.cache_write_1h,
+            "ttl_applied": m.ttl_applied,
+        })
+    })
 }
 
 /// The readable summary.
@@ -263,6 +321,28 @@ pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> Stri
             format!("{} / {}", f.cache_read, f.cache_write),
         ),
     ];
+    let mut rows = rows;
+    if let Some(m) = f.priced {
+        rows.extend([
+            ("price: cache reads + writes", format!("${:.4}", m.price)),
+            (
+                "output / summarizer",
+                format!("${:.4} / ${:.4}", m.price_output, m.price_summarizer),
+            ),
+            (
+                "price_total",
+                format!("${:.4}", m.price + m.price_output + m.price_summarizer),
+            ),
+            (
+                "cache expired (requests)",
+                if m.ttl_applied {
+                    m.expired.to_string()
+                } else {
+                    "not applied: no timestamps".to_string()
+                },
+            ),
+        ]);
+    }
     for (k, v) in rows {
         totals.add_row(vec![
             Cell::new(k),

@@ -51,6 +51,15 @@ use super::{nothing_read, usage, Failure};
   smith-calibrate merge results/
   smith-calibrate sweep corpus/ --shard auto --resume --out results/   # in a Slurm array task
   smith-calibrate sweep corpus/ --out results/ --resume      # again after a crash: continues
+  smith-calibrate sweep imported/ --cache-ttl 1h --cache-min-tokens 4096 --rank-by price_total
+  smith-calibrate sweep imported/ --ratio 1.515 --overhead 17165 --cold-compact-at 0.55,0.65
+
+Prices: each session at its model's row of the price table (--price overrides
+for all); the cache expires after --cache-ttl where a session's records carry
+times (imported sessions; smith's transcripts have none, and the table's note
+says so). price is the requests' cache reads and writes (for smith's sessions
+exactly the flat price of earlier versions); price_output, price_summarizer
+and price_total (all three) are their own columns.
 
 A grid file (TOML) uses the flags' names as keys:
   compact-at = [0.7, 0.8, 0.9]
@@ -132,9 +141,13 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub policies: Box<PolicyArgs>,
 
-    /// Prices per million tokens: input,cache_write,cache_read
-    #[arg(long, value_name = "I,W,R", default_value = "3,3.75,0.3")]
-    pub price: Prices,
+    /// Prices per million tokens: input,cache_write,cache_read, for every
+    /// session instead of its model's row of the price table
+    /// [default: per model; 3,3.75,0.3 (Sonnet) where the model is unknown]
+    #[arg(long, value_name = "I,W,R")]
+    pub price: Option<Prices>,
+    #[command(flatten)]
+    pub cost: Box<crate::commands::cost_args::CostArgs>,
     /// The figure configs are ranked by, lowest first
     #[arg(long, value_name = "FIGURE", default_value = "price",
           value_parser = PossibleValuesParser::new(figures::rankable()))]
@@ -222,6 +235,10 @@ impl SweepArgs {
 }
 
 pub fn run(args: SweepArgs) -> Result<()> {
+    // The flat prices of the outputs' header and of rows the cost model did
+    // not meter; each session is priced at its model's row unless --price.
+    let price = args.price.unwrap_or_default();
+    let cost_settings = args.cost.settings(args.price);
     let spec = args.spec()?;
     let grid = grid::build(&spec, args.max_configs).map_err(usage)?;
     if grid.impossible > 0 {
@@ -322,11 +339,18 @@ pub fn run(args: SweepArgs) -> Result<()> {
             shard,
             &refs,
             &plan.setups,
-            &args.price,
+            &price,
+            &cost_settings,
         )?),
         _ => None,
     };
-    let mut sweep = super::sweep_dist::run_sweep(&refs, &plan.setups, &options, journal.as_mut())?;
+    let mut sweep = super::sweep_dist::run_sweep(
+        &refs,
+        &plan.setups,
+        &options,
+        &cost_settings,
+        journal.as_mut(),
+    )?;
     for row in &mut sweep.rows {
         row.facts.set_thrash_window(args.thrash_window);
     }
@@ -377,14 +401,14 @@ pub fn run(args: SweepArgs) -> Result<()> {
         },
     );
 
-    let summaries = summarize(&sweep, &args.price, rank_by);
+    let summaries = summarize(&sweep, &price, rank_by);
     if let (Some(dir), Some(shard)) = (data_dir, shard) {
         let input = SummaryInput {
             paths: &paths,
             grid_file: args.grid.as_deref(),
             grid: &grid,
             plan: &plan,
-            prices: &args.price,
+            prices: &price,
             rank_by: &args.rank_by,
         };
         super::sweep_dist::write_shard(
@@ -396,10 +420,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
             grid_file: args.grid.as_deref(),
             grid: &grid,
             plan: &plan,
-            prices: &args.price,
+            prices: &price,
             rank_by: &args.rank_by,
         };
-        let export = tables::export(&sweep, &summaries, &args.price, &input)
+        let export = tables::export(&sweep, &summaries, &price, &input)
             .context("cannot lay out the results as tables")?;
         let written = crate::export::write_all(dir, &export)?;
         let names: Vec<String> = written
@@ -436,10 +460,17 @@ pub fn run(args: SweepArgs) -> Result<()> {
                 &order,
                 top,
                 &args.rank_by,
-                &args.price,
+                &price,
                 sweep.sessions.len()
             )
         )
+        .and_then(|()| {
+            writeln!(
+                out,
+                "{}",
+                crate::sweep::cost_note::note(&summaries, Some(&cost_settings))
+            )
+        })
     };
     Ok(result?)
 }

@@ -64,9 +64,11 @@ pub fn open_journal(
     refs: &[SessionRef],
     setups: &[Setup],
     prices: &Prices,
+    cost: &crate::cost::session::Settings,
 ) -> Result<Opened> {
     let dir = journal::dir_for(out, shard);
-    let manifest = Manifest::new(refs, setups, prices, shard);
+    let mut manifest = Manifest::new(refs, setups, prices, shard);
+    manifest.cost = cost.describe();
     let opened =
         Journal::open(&dir, &manifest, refs, setups.len()).map_err(|e| usage(format!("{e:#}")))?;
     if opened.continued {
@@ -94,16 +96,24 @@ pub fn run_sweep(
     refs: &[SessionRef],
     setups: &[Setup],
     options: &Options,
+    cost: &crate::cost::session::Settings,
     journal: Option<&mut Opened>,
 ) -> Result<Sweep> {
     match journal {
-        None => run::run(refs, setups, options),
+        None => run::run_priced(refs, setups, options, Some(cost), Vec::new(), &|_, _, _| {
+            Ok(())
+        }),
         Some(opened) => {
             let done = std::mem::take(&mut opened.done);
             let j = &opened.journal;
-            let sweep = run::run_resumable(refs, setups, options, done, &|i, info, facts| {
-                j.append(i, info, facts)
-            })?;
+            let sweep = run::run_priced(
+                refs,
+                setups,
+                options,
+                Some(cost),
+                done,
+                &|i, info, facts| j.append(i, info, facts),
+            )?;
             j.sync()?;
             Ok(sweep)
         }

@@ -11,9 +11,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::session::Recorded;
+use super::session::{Recorded, Settings};
 use super::CacheTtl;
 use crate::engine::{Admitted, Budget, Compaction, Compactor, Config, Engine};
+use crate::policy::{Policy, Setup};
 use crate::transcript::{Message, Role};
 
 /// Which requests (in order) find the cache cold: the gap since the
@@ -33,6 +34,32 @@ pub fn cold_requests(messages: &[Arc<Message>], recorded: &Recorded, ttl: CacheT
             cold
         })
         .collect()
+}
+
+/// The engine of `setup` for one session when it compacts while the cache
+/// is cold: smith with `cold_compact_at` on and a session whose records
+/// give times. `None` otherwise: the setup's own compactor is the replay.
+/// The lifetime is the one the session is priced with.
+pub fn for_session(
+    setup: &Setup,
+    messages: &[Arc<Message>],
+    recorded: Option<&Recorded>,
+    settings: &Settings,
+) -> Option<ColdCompact> {
+    let f = setup.knobs.cold_compact_at;
+    if setup.policy != Policy::Smith || f == 0.0 {
+        return None;
+    }
+    let recorded = recorded?;
+    let ttl = settings
+        .ttl
+        .or(recorded.tier())
+        .unwrap_or(CacheTtl::FiveMinutes);
+    Some(ColdCompact::new(
+        setup.config,
+        Some(f),
+        cold_requests(messages, recorded, ttl),
+    ))
 }
 
 /// smith's engine, compacting from `cold_at` of the window at cold requests.

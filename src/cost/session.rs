@@ -16,12 +16,12 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::table::{default_model, model_price, ModelPrice};
-use super::{CacheTtl, TOKENS_PER_PRICE_UNIT};
+use super::table::{default_model, model_row, ModelPrice, MODEL_PRICES, WRITE_1H_MULTIPLIER};
+use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
-use crate::engine::{Compactor, Stage, Strategy};
+use crate::engine::{Budget, Compactor, Stage, Strategy};
 use crate::import::SessionFile;
-use crate::replay::{replay_with, SessionFacts};
+use crate::replay::{replay_with, ModelCost, RequestFacts, SessionFacts};
 use crate::time::parse_rfc3339;
 use crate::transcript::Message;
 
@@ -30,8 +30,30 @@ use crate::transcript::Message;
 pub struct Settings {
     /// `None`: the tier the session's records show, else five minutes.
     pub ttl: Option<CacheTtl>,
-    /// `None`: the model's, from the table.
+    /// `None`: the model's, from the table, for an imported session (1024
+    /// where the model is unknown); none for smith's own sessions, so that
+    /// their price stays the flat price of the sums.
     pub min_cacheable: Option<u64>,
+    /// `--price`: these input, cache-write (five-minute) and cache-read
+    /// prices for every request instead of its model's row; the one-hour
+    /// write is then [`WRITE_1H_MULTIPLIER`] × input, the output the row's.
+    pub prices: Option<Prices>,
+}
+
+impl Settings {
+    /// The settings as one line, for the sweep's journal and outputs.
+    pub fn describe(&self) -> String {
+        format!(
+            "cache-ttl {}, cache-min-tokens {}, price {}",
+            self.ttl.map_or("auto".into(), |t| t.to_string()),
+            self.min_cacheable
+                .map_or("per model".into(), |m| m.to_string()),
+            self.prices.map_or("per model".into(), |p| format!(
+                "{},{},{}",
+                p.input, p.cache_write, p.cache_read
+            )),
+        )
+    }
 }
 
 /// What a session's records say about its requests.
@@ -76,6 +98,13 @@ impl Recorded {
 }
 
 impl Recorded {
+    /// What an imported session's `session.json` records; `None` for a
+    /// session without one (smith's own).
+    pub fn of_session(session: &crate::transcript::Session) -> Option<Recorded> {
+        let raw = session.meta.as_ref()?.raw.as_ref()?;
+        SessionFile::from_meta(raw).map(|f| Recorded::from_file(&f))
+    }
+
     /// When the request answered by message `index` was answered.
     pub fn time_of(&self, index: usize) -> Option<i64> {
         self.by_message.get(&index).and_then(|x| x.0)
@@ -91,7 +120,7 @@ impl Recorded {
 /// A replay's price under the model, with its parts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Priced {
-    /// Everything: the requests and the summarizer's.
+    /// Everything: the requests, their output and the summarizer's.
     pub price: f64,
     /// The summarizer's requests alone.
     pub summarizer: f64,
@@ -107,6 +136,180 @@ fn dollars(tokens: i64, price: f64) -> f64 {
     tokens.max(0) as f64 * price / TOKENS_PER_PRICE_UNIT
 }
 
+/// Tokens of the requests priced at one model row: summed per row and
+/// priced once at the end, so that a session of one model with nothing
+/// expired costs exactly [`Prices::cached`] of its sums, as the flat model
+/// priced it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Bucket {
+    read: i64,
+    write: i64,
+    /// Below the minimum cacheable prefix: plain input.
+    plain: i64,
+    sent: i64,
+}
+
+/// Prices a replay request by request, as the replay reports them: built
+/// per session and engine, fed every [`RequestFacts`], finished into the
+/// [`ModelCost`] the sweep stores.
+pub struct Meter<'a> {
+    messages: &'a [Arc<Message>],
+    recorded: Option<&'a Recorded>,
+    budget: Budget,
+    summary_tokens: u64,
+    settings: Settings,
+    tier: CacheTtl,
+    /// Per row of [`MODEL_PRICES`] (the last slot: the default row).
+    buckets: Vec<(usize, Bucket)>,
+    last: Option<i64>,
+    cost: ModelCost,
+}
+
+impl<'a> Meter<'a> {
+    /// A meter for one replay of `messages` under an engine of `budget`.
+    pub fn new(
+        messages: &'a [Arc<Message>],
+        recorded: Option<&'a Recorded>,
+        budget: Budget,
+        summary_tokens: u64,
+        settings: &Settings,
+    ) -> Meter<'a> {
+        let tier = settings
+            .ttl
+            .or_else(|| recorded.and_then(|r| r.tier))
+            .unwrap_or(CacheTtl::FiveMinutes);
+        Meter {
+            messages,
+            recorded,
+            budget,
+            summary_tokens,
+            settings: *settings,
+            tier,
+            buckets: Vec::new(),
+            last: None,
+            cost: ModelCost::default(),
+        }
+    }
+
+    /// The prices of `row` under the settings: `--price` overrides the
+    /// input side.
+    fn prices_of(&self, row: &ModelPrice) -> (Prices, f64) {
+        let base = self.settings.prices.unwrap_or_else(|| row.prices());
+        let write_1h = match self.settings.prices {
+            Some(p) => p.input * WRITE_1H_MULTIPLIER,
+            None => row.cache_write_1h,
+        };
+        let prices = match self.tier {
+            CacheTtl::OneHour => Prices {
+                cache_write: write_1h,
+                ..base
+            },
+            _ => base,
+        };
+        (prices, row.output)
+    }
+
+    /// Folds one request in.
+    pub fn observe(&mut self, r: &RequestFacts) {
+        let fallback = self.recorded.and_then(|x| x.model.as_deref());
+        let (t, model, output) = match self
+            .recorded
+            .and_then(|x| x.by_message.get(&r.message_index))
+        {
+            Some((t, m, o)) => (*t, m.as_deref().or(fallback), Some(*o)),
+            None => (None, fallback, None),
+        };
+        let found = model.and_then(model_row);
+        let slot = found.unwrap_or(MODEL_PRICES.len());
+        let row = found
+            .and_then(|i| MODEL_PRICES.get(i))
+            .unwrap_or_else(default_model);
+        // An imported session takes its model's minimum (1024 where the
+        // table does not know the model); smith's own sessions, which record
+        // no model, have none unless one is given, so that their price stays
+        // the flat price of the sums.
+        let min = self
+            .settings
+            .min_cacheable
+            .or(self.recorded.map(|_| row.min_cacheable))
+            .unwrap_or(0) as i64;
+        let (mut read, mut write) = (r.cache_read, r.cache_write);
+        if let (Some(s), Some(a), Some(b)) = (self.tier.seconds(), self.last, t) {
+            self.cost.ttl_applied = true;
+            if b - a > s {
+                write += read;
+                read = 0;
+                self.cost.expired += 1;
+            }
+        }
+        if t.is_some() {
+            self.last = t;
+        }
+        let bucket = match self.buckets.iter().position(|(s, _)| *s == slot) {
+            Some(i) => &mut self.buckets[i].1,
+            None => {
+                self.buckets.push((slot, Bucket::default()));
+                &mut self.buckets.last_mut().expect("just pushed").1
+            }
+        };
+        bucket.sent += r.after;
+        if r.after < min {
+            bucket.plain += r.after;
+        } else {
+            bucket.read += read;
+            bucket.write += write;
+            if self.tier == CacheTtl::OneHour {
+                self.cost.cache_write_1h += write;
+            }
+        }
+        let (_, output_price) = self.prices_of(row);
+        // The answer: recorded, else the answering message's estimate.
+        let out = output.map_or_else(
+            || {
+                self.messages
+                    .get(r.message_index)
+                    .map_or(0, |m| m.bytes() / BYTES_PER_TOKEN) as i64
+            },
+            |o| o as i64,
+        );
+        self.cost.output_tokens += out.max(0) as u64;
+        self.cost.price_output += dollars(out, output_price);
+        if r.strategy == Strategy::Summarized {
+            // The summarizer reads the turns it replaces, uncached, and
+            // writes the summary.
+            let input = self.settings.prices.map_or(row.input, |p| p.input);
+            let replaced =
+                r.effects.reclaimed[Stage::Summarize.index()] + self.summary_tokens as i64;
+            self.cost.price_summarizer +=
+                dollars(self.budget.charged(replaced.max(0) as u64), input)
+                    + dollars(self.summary_tokens as i64, output_price);
+        }
+    }
+
+    /// The replay's figures.
+    pub fn finish(mut self) -> ModelCost {
+        for (slot, b) in &self.buckets {
+            let row = MODEL_PRICES.get(*slot).unwrap_or_else(default_model);
+            let (p, _) = self.prices_of(row);
+            self.cost.price += p.cached(b.read, b.write) + p.uncached(b.plain);
+            self.cost.price_uncached += p.uncached(b.sent);
+        }
+        self.cost
+    }
+}
+
+impl Priced {
+    fn from_cost(c: &ModelCost) -> Priced {
+        Priced {
+            price: c.price + c.price_output + c.price_summarizer,
+            summarizer: c.price_summarizer,
+            output: c.price_output,
+            expired: c.expired,
+            ttl_applied: c.ttl_applied,
+        }
+    }
+}
+
 /// Replays `messages` under `engine` and prices each request; `recorded` is
 /// what the session's records say (`None` for a smith session), and
 /// `summary_tokens` the size of the summary a `summarize` asks for.
@@ -117,68 +320,17 @@ pub fn price_replay(
     summary_tokens: u64,
     settings: &Settings,
 ) -> (SessionFacts, Priced) {
-    let fallback = recorded.and_then(|r| r.model.clone());
-    let tier = settings
-        .ttl
-        .or_else(|| recorded.and_then(|r| r.tier))
-        .unwrap_or(CacheTtl::FiveMinutes);
-    let mut priced = Priced::default();
-    let mut last: Option<i64> = None;
-    let budget = engine.budget();
+    let mut meter = Meter::new(
+        messages,
+        recorded,
+        *engine.budget(),
+        summary_tokens,
+        settings,
+    );
     let facts = replay_with(messages, engine, |r, _, _| {
-        let (t, model, output) = match recorded.and_then(|x| x.by_message.get(&r.message_index)) {
-            Some((t, m, o)) => (*t, m.clone().or_else(|| fallback.clone()), Some(*o)),
-            None => (None, fallback.clone(), None),
-        };
-        let row: &ModelPrice = model
-            .as_deref()
-            .and_then(model_price)
-            .unwrap_or_else(default_model);
-        let min = settings.min_cacheable.unwrap_or(row.min_cacheable) as i64;
-        let (mut read, mut write) = (r.cache_read, r.cache_write);
-        if let (Some(s), Some(a), Some(b)) = (tier.seconds(), last, t) {
-            priced.ttl_applied = true;
-            if b - a > s {
-                write += read;
-                read = 0;
-                priced.expired += 1;
-            }
-        }
-        if t.is_some() {
-            last = t;
-        }
-        let write_price = match tier {
-            CacheTtl::OneHour => row.cache_write_1h,
-            _ => row.cache_write_5m,
-        };
-        let mut cost = if r.after < min {
-            dollars(r.after, row.input)
-        } else {
-            dollars(read, row.cache_read) + dollars(write, write_price)
-        };
-        // The answer: recorded, else the answering message's estimate.
-        let out = output.map_or_else(
-            || {
-                messages
-                    .get(r.message_index)
-                    .map_or(0, |m| m.bytes() / BYTES_PER_TOKEN) as i64
-            },
-            |o| o as i64,
-        );
-        let out_cost = dollars(out, row.output);
-        priced.output += out_cost;
-        cost += out_cost;
-        if r.strategy == Strategy::Summarized {
-            // The summarizer reads the turns it replaces, uncached, and
-            // writes the summary.
-            let replaced = r.effects.reclaimed[Stage::Summarize.index()] + summary_tokens as i64;
-            let s = dollars(budget.charged(replaced.max(0) as u64), row.input)
-                + dollars(summary_tokens as i64, row.output);
-            priced.summarizer += s;
-            cost += s;
-        }
-        priced.price += cost;
+        meter.observe(r);
         true
     });
-    (facts, priced)
+    let cost = meter.finish();
+    (facts, Priced::from_cost(&cost))
 }

@@ -179,10 +179,16 @@ pub const MODEL_PRICES: [ModelPrice; 7] = [
 /// The row of a model id (`claude-opus-4-6`, `google/gemini-3-pro-preview`),
 /// if the table knows it.
 pub fn model_price(model: &str) -> Option<&'static ModelPrice> {
+    model_row(model).and_then(|i| MODEL_PRICES.get(i))
+}
+
+/// The position in [`MODEL_PRICES`] of a model id's row, if the table
+/// knows it.
+pub fn model_row(model: &str) -> Option<usize> {
     let m = model.to_ascii_lowercase();
     MODEL_PRICES
         .iter()
-        .find(|p| p.ids.iter().any(|id| m.contains(id)))
+        .position(|p| p.ids.iter().any(|id| m.contains(id)))
 }
 
 /// The row of [`DEFAULT_MODEL`].

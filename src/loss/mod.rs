@@ -71,9 +71,21 @@ pub fn replay_shared<C: Compactor + ?Sized>(
     compactor: &C,
     index: &OnceLock<RecordIndex>,
 ) -> SessionFacts {
+    replay_observed(record, compactor, index, |_| {})
+}
+
+/// [`replay_shared`], showing every request's facts to `observe` too (the
+/// sweep prices them there, in the same pass).
+pub fn replay_observed<C: Compactor + ?Sized>(
+    record: &[Arc<Message>],
+    compactor: &C,
+    index: &OnceLock<RecordIndex>,
+    mut observe: impl FnMut(&replay::RequestFacts),
+) -> SessionFacts {
     let mut tracker = track::Tracker::new(record);
     let mut facts = replay::replay_with(record, compactor, |r, history, c| {
         tracker.observe(r, history, c);
+        observe(r);
         true
     });
     if !tracker.is_empty() {

@@ -185,6 +185,10 @@ pub struct Knobs {
     pub clear_at_least: u64,
     /// context-editing: tools whose results are never cleared.
     pub exclude_tools: Vec<String>,
+    /// smith: at a request that finds the cache cold (its gap over the
+    /// cache lifetime), compact from this fraction of the window
+    /// (`crate::cost::cold`); 0 is off, smith's engine unchanged.
+    pub cold_compact_at: f64,
 }
 
 impl Default for Knobs {
@@ -204,6 +208,7 @@ impl Default for Knobs {
             clear_keep: context_editing::KEEP_TOOL_USES,
             clear_at_least: context_editing::CLEAR_AT_LEAST_TOKENS,
             exclude_tools: Vec::new(),
+            cold_compact_at: 0.0,
         }
     }
 }
@@ -227,11 +232,12 @@ pub enum PolicyKnob {
     ContextEditingTrigger,
     ClearKeep,
     ClearAtLeast,
+    ColdCompactAt,
 }
 
 impl PolicyKnob {
     /// Every knob, grouped by policy.
-    pub const ALL: [PolicyKnob; 13] = [
+    pub const ALL: [PolicyKnob; 14] = [
         PolicyKnob::MaskWindow,
         PolicyKnob::ClaudeCodeKeep,
         PolicyKnob::ClaudeCodeReserve,
@@ -245,6 +251,7 @@ impl PolicyKnob {
         PolicyKnob::ContextEditingTrigger,
         PolicyKnob::ClearKeep,
         PolicyKnob::ClearAtLeast,
+        PolicyKnob::ColdCompactAt,
     ];
 
     /// The policy the knob belongs to.
@@ -256,6 +263,7 @@ impl PolicyKnob {
             CodexCapBytes | CodexCapLines | CodexCompactAt | CodexUserTokens => Policy::Codex,
             OpencodeReserve | PruneProtect | PruneMinimum => Policy::Opencode,
             ContextEditingTrigger | ClearKeep | ClearAtLeast => Policy::ContextEditing,
+            ColdCompactAt => Policy::Smith,
         }
     }
 
@@ -276,6 +284,7 @@ impl PolicyKnob {
             ContextEditingTrigger => "context-editing-trigger",
             ClearKeep => "clear-keep",
             ClearAtLeast => "clear-at-least",
+            ColdCompactAt => "cold-compact-at",
         }
     }
 
@@ -299,12 +308,13 @@ impl PolicyKnob {
             PruneMinimum => "min",
             ContextEditingTrigger => "trigger",
             ClearAtLeast => "least",
+            ColdCompactAt => "cold",
         }
     }
 
     /// Whether it takes only whole numbers.
     pub fn is_integer(self) -> bool {
-        self != PolicyKnob::CodexCompactAt
+        !matches!(self, PolicyKnob::CodexCompactAt | PolicyKnob::ColdCompactAt)
     }
 
     /// Its value in `knobs`.
@@ -324,6 +334,7 @@ impl PolicyKnob {
             ContextEditingTrigger => k.context_editing_trigger as f64,
             ClearKeep => k.clear_keep as f64,
             ClearAtLeast => k.clear_at_least as f64,
+            ColdCompactAt => k.cold_compact_at,
         }
     }
 
@@ -344,6 +355,7 @@ impl PolicyKnob {
             ContextEditingTrigger => k.context_editing_trigger = v as u64,
             ClearKeep => k.clear_keep = v as usize,
             ClearAtLeast => k.clear_at_least = v as u64,
+            ColdCompactAt => k.cold_compact_at = v,
         }
     }
 
@@ -351,6 +363,15 @@ impl PolicyKnob {
     pub fn check(self, v: f64) -> Result<(), String> {
         if !v.is_finite() {
             return Err(format!("{v} is not a number"));
+        }
+        if self == PolicyKnob::ColdCompactAt {
+            return if (0.0..1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{v} is not a fraction of the window of 0 (off) or more and below 1"
+                ))
+            };
         }
         if self == PolicyKnob::CodexCompactAt {
             return if v > 0.0 && v <= 1.0 {
@@ -588,10 +609,14 @@ impl Setup {
     /// [`Setup::label`] without the policy's name.
     pub fn knobs_label(&self) -> String {
         if self.policy == Policy::Smith {
-            let label = self.config.exact_label();
+            let mut label = self.config.exact_label();
+            let f = self.knobs.cold_compact_at;
+            if f != 0.0 {
+                label = format!("{label} cold{f}");
+            }
             // bytes4 is smith's estimate and stays unnamed, as every default.
             if self.estimator != Estimator::Bytes4 {
-                return format!("{label} {}", self.estimator);
+                label = format!("{label} {}", self.estimator);
             }
             return label;
         }

@@ -94,6 +94,57 @@ pub struct SessionFacts {
     /// The request of the last compaction, for the next repeat.
     #[serde(skip)]
     pub last_compaction: Option<usize>,
+    /// The replay priced per request by the cost model (filled by the
+    /// sweep through `crate::cost::session::Meter`; `None` where only the
+    /// flat price of the sums applies).
+    #[serde(default)]
+    pub priced: Option<ModelCost>,
+}
+
+/// What a replay cost under the per-request cost model. The replay counts
+/// tokens; these figures need the prices, the records' times and the
+/// lifetime, which the cost module knows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct ModelCost {
+    /// The requests' input side: cache reads and writes at the session's
+    /// model's prices (or `--price`), reads of an expired cache written
+    /// again, and requests below the minimum cacheable prefix at plain input.
+    /// Without times, a minimum or another model it is the flat price of the
+    /// sums, to the bit.
+    #[serde(with = "exact")]
+    pub price: f64,
+    /// Every token sent at the model's plain input price.
+    #[serde(with = "exact")]
+    pub price_uncached: f64,
+    /// The answers: output tokens at the model's output price.
+    #[serde(with = "exact")]
+    pub price_output: f64,
+    /// Output tokens: recorded where the session has them, else estimated.
+    pub output_tokens: u64,
+    /// The summarizer's own requests (its input uncached, its output the
+    /// summary).
+    #[serde(with = "exact")]
+    pub price_summarizer: f64,
+    /// Requests whose cache had expired by the time they were sent.
+    pub expired: u64,
+    /// Tokens written to the one-hour tier (the rest went to five minutes).
+    pub cache_write_1h: i64,
+    /// Whether the records gave times, so the lifetime could apply.
+    pub ttl_applied: bool,
+}
+
+/// Dollars kept as their bits in the resume journal (JSON), so that a
+/// resumed sweep writes the very figures an uninterrupted one does.
+mod exact {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(v.to_bits())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        u64::deserialize(d).map(f64::from_bits)
+    }
 }
 
 impl SessionFacts {

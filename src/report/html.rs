@@ -398,6 +398,14 @@ impl Page<'_> {
             price("cache_write"),
             price("cache_read")
         );
+        // What the price rests on (the sweep's cost model), above the ranking.
+        if let Some(note) = s.pointer("/cost_model/note").and_then(Value::as_str) {
+            let _ = writeln!(
+                h,
+                "<dt>Cost model</dt><dd class=\"cost-note\">{}</dd>",
+                escape(note)
+            );
+        }
         let _ = writeln!(
             h,
             "<dt>Ranked by</dt><dd>{} (lowest first; ties go to fewer results mangled, then lower price)</dd>",

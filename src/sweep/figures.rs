@@ -52,7 +52,7 @@ use Kind::{Count, Peak, Price};
 /// like `before` and `after`. `results_lost`, `needed_again` and `refetched` are the loss
 /// measure of `crate::loss`: distinct results shortened or removed, and how
 /// many of them the rest of the session needed again or fetched again.
-pub const FIGURES: [Figure; 39] = [
+pub const FIGURES: [Figure; 46] = [
     fig("messages", Count, false, false),
     fig("requests", Count, false, false),
     fig("triggered", Count, false, true),
@@ -94,6 +94,18 @@ pub const FIGURES: [Figure; 39] = [
     // are the other two kinds.
     fig("misfire_grew", Count, false, true),
     fig("misfire_repeated", Count, false, true),
+    // The cost model's parts beside `price` (crate::cost::session::Meter):
+    // output, the summarizer's own requests, and the three together.
+    fig("output_tokens", Count, false, false),
+    fig("price_output", Price, false, false),
+    fig("price_summarizer", Price, true, true),
+    fig("price_total", Price, true, true),
+    // Requests whose cache had expired, tokens written to the one-hour
+    // tier, and 1 for a session whose records gave times (the config's sum:
+    // sessions the lifetime applied to).
+    fig("expired_requests", Count, false, true),
+    fig("cache_write_1h", Count, false, false),
+    fig("ttl_applied", Count, false, false),
 ];
 
 /// Number of figures.
@@ -158,10 +170,24 @@ pub fn values(f: &SessionFacts, prices: &Prices) -> [f64; N] {
     put(f.tokens_sent as f64);
     put(f.cache_read as f64);
     put(f.cache_write as f64);
-    put(cost.price);
-    put(cost.price_uncached);
+    // The cost model's price where the sweep metered the replay, else the
+    // flat price of the sums (equal to the bit for a smith session).
+    let m = f.priced.unwrap_or(crate::replay::ModelCost {
+        price: cost.price,
+        price_uncached: cost.price_uncached,
+        ..Default::default()
+    });
+    put(m.price);
+    put(m.price_uncached);
     put(f.misfire_grew as f64);
     put(f.misfire_repeated as f64);
+    put(m.output_tokens as f64);
+    put(m.price_output);
+    put(m.price_summarizer);
+    put(m.price + m.price_output + m.price_summarizer);
+    put(m.expired as f64);
+    put(m.cache_write_1h as f64);
+    put(m.ttl_applied as u8 as f64);
     debug_assert_eq!(i, N);
     v
 }

@@ -76,6 +76,10 @@ pub struct Manifest {
     pub config_count: usize,
     /// `input,cache_write,cache_read`.
     pub prices: String,
+    /// The cost model's settings (`Settings::describe`); empty in journals
+    /// written before the sweep had them.
+    #[serde(default)]
+    pub cost: String,
 }
 
 impl Manifest {
@@ -112,6 +116,7 @@ impl Manifest {
                 "{},{},{}",
                 prices.input, prices.cache_write, prices.cache_read
             ),
+            cost: String::new(),
         }
     }
 
@@ -140,6 +145,12 @@ impl Manifest {
         }
         if self.prices != old.prices {
             why.push(format!("--price was {}, now {}", old.prices, self.prices));
+        }
+        if self.cost != old.cost {
+            why.push(format!(
+                "the cost model was {:?}, now {:?}",
+                old.cost, self.cost
+            ));
         }
         if self.inputs != old.inputs {
             let then: std::collections::HashMap<&str, (u64, u64)> = old

@@ -11,6 +11,7 @@
 
 pub mod aggregate;
 pub mod cost;
+pub mod cost_note;
 pub mod estimators;
 pub mod figures;
 pub mod grid;

@@ -28,7 +28,7 @@ pub const SHARED_KNOBS: [Knob; 4] = [
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicySpec {
     pub policies: Vec<Policy>,
-    values: [Option<Vec<f64>>; 13],
+    values: [Option<Vec<f64>>; 14],
     /// context-editing's `exclude_tools` (one list, not an axis).
     pub exclude_tools: Vec<String>,
 }
@@ -105,8 +105,16 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, Strin
         .cloned()
         .collect();
     let shared_len: usize = shared.iter().map(|(_, v)| v.len()).product();
+    // smith's own policy knob (compacting while the cache is cold): off
+    // always comes first, so that the baseline stays smith's defaults.
+    let mut cold = vec![0.0];
+    cold.extend(
+        spec.values(PolicyKnob::ColdCompactAt)
+            .into_iter()
+            .filter(|v| *v != 0.0),
+    );
     let mut total = if spec.policies.contains(&Policy::Smith) {
-        grid.configs.len()
+        grid.configs.len().saturating_mul(cold.len())
     } else {
         1
     };
@@ -128,7 +136,17 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, Strin
         ));
     }
     let mut setups: Vec<Setup> = if spec.policies.contains(&Policy::Smith) {
-        grid.configs.iter().copied().map(Setup::smith).collect()
+        cold.iter()
+            .flat_map(|&f| {
+                grid.configs.iter().map(move |c| Setup {
+                    knobs: Knobs {
+                        cold_compact_at: f,
+                        ..Knobs::default()
+                    },
+                    ..Setup::smith(*c)
+                })
+            })
+            .collect()
     } else {
         vec![Setup::smith(grid.configs[Grid::BASELINE])]
     };

@@ -17,6 +17,8 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
+use crate::cost::cold;
+use crate::cost::session::{Meter, Recorded, Settings};
 use crate::engine::Compactor;
 use crate::loss::{self, RecordIndex};
 use crate::policy::Setup;
@@ -148,6 +150,20 @@ pub fn run_resumable(
     refs: &[SessionRef],
     configs: &[Setup],
     opts: &Options,
+    done: Vec<Option<Done>>,
+    on_done: &OnDone,
+) -> Result<Sweep> {
+    run_priced(refs, configs, opts, None, done, on_done)
+}
+
+/// [`run_resumable`], pricing every replay with the cost model under `cost`
+/// (lifetime, minimum prefix, `--price`), as `sweep` does; `None` leaves
+/// the rows to the flat price of their sums (what [`run`] gives).
+pub fn run_priced(
+    refs: &[SessionRef],
+    configs: &[Setup],
+    opts: &Options,
+    cost: Option<&Settings>,
     mut done: Vec<Option<Done>>,
     on_done: &OnDone,
 ) -> Result<Sweep> {
@@ -197,7 +213,7 @@ pub fn run_resumable(
                 break;
             };
             let r = &refs[i];
-            let outcome = replay_session(r, configs, &engines, &say);
+            let outcome = replay_session(r, configs, &engines, cost, &say);
             if let Ok((info, facts)) = &outcome {
                 if let Err(e) = on_done(i, info, facts) {
                     stop.store(true, Ordering::Relaxed);
@@ -266,6 +282,7 @@ fn replay_session(
     r: &SessionRef,
     configs: &[Setup],
     engines: &[Box<dyn Compactor>],
+    cost: Option<&Settings>,
     say: &(dyn Fn(&str) + Sync),
 ) -> Outcome {
     let session = transcript::load(r).map_err(|e| {
@@ -294,7 +311,7 @@ fn replay_session(
     }
     // Tokenized once, by the first replay that lost something, for all.
     let index: OnceLock<RecordIndex> = OnceLock::new();
-    let replay_one = |e: &dyn Compactor| loss::replay_shared(&session.messages, e, &index);
+    let recorded = Recorded::of_session(&session);
     // A tokenizer estimator counts the session's texts once, before the
     // grid, and every config with that estimator shares the counts.
     let bound = estimators::bind(configs, &session.messages);
@@ -303,12 +320,43 @@ fn replay_session(
         .zip(&bound)
         .map(|(shared, own)| own.as_deref().unwrap_or(shared.as_ref()))
         .collect();
+    // Priced by the cost model in the same pass as the replay.
+    let replay_one = |(setup, e): (&Setup, &dyn Compactor)| {
+        // Compacting while the cache is cold needs this session's times:
+        // its engine is built here, per session.
+        let Some(cost) = cost else {
+            return loss::replay_shared(&session.messages, e, &index);
+        };
+        let cold = cold::for_session(setup, &session.messages, recorded.as_ref(), cost);
+        let e: &dyn Compactor = match &cold {
+            Some(c) => c,
+            None => e,
+        };
+        let mut meter = Meter::new(
+            &session.messages,
+            recorded.as_ref(),
+            *e.budget(),
+            setup.config.summary_tokens,
+            cost,
+        );
+        let mut facts = loss::replay_observed(&session.messages, e, &index, |r| meter.observe(r));
+        facts.priced = Some(meter.finish());
+        facts
+    };
     // Across configs in parallel too: idle threads then help with the last,
     // largest sessions instead of waiting for them.
     let facts: Vec<SessionFacts> = if chosen.len() > 1 {
-        chosen.par_iter().map(|e| replay_one(*e)).collect()
+        configs
+            .par_iter()
+            .zip(chosen.par_iter())
+            .map(|(s, e)| replay_one((s, *e)))
+            .collect()
     } else {
-        chosen.iter().map(|e| replay_one(*e)).collect()
+        configs
+            .iter()
+            .zip(chosen.iter())
+            .map(|(s, e)| replay_one((s, *e)))
+            .collect()
     };
     let info = SessionInfo {
         label: session.label(),

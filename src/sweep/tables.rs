@@ -405,6 +405,12 @@ pub fn summary_json(
             "unit": "USD per million tokens",
         },
         "rank_by": input.rank_by,
+        // What the price rests on, from the figures alone so that merged
+        // shards write the same (see `cost_note`).
+        "cost_model": {
+            "sessions_with_lifetime": summaries.iter().find(|s| s.is_baseline).map_or(0.0, |s| s.total("ttl_applied")),
+            "note": super::cost_note::note(summaries, None),
+        },
         "baseline": baseline,
         "best": best,
         "pareto_front": front,

@@ -1,0 +1,65 @@
+//! The cost model's flags, shared by `sweep` and `replay`: how long the
+//! cache lives and the shortest prefix it keeps. `--price` stays with each
+//! command (it was there first).
+
+use clap::Args;
+
+use crate::cost::session::Settings;
+use crate::cost::{CacheTtl, Prices};
+
+/// `--cache-ttl` and `--cache-min-tokens`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CostArgs {
+    /// Cache lifetime: 5m, 1h, none, or auto (the tier the session's own
+    /// records wrote to, else 5m). A request sent longer than this after the
+    /// previous one reads nothing from the cache; applies only to sessions
+    /// whose records carry times (imported ones), e.g. --cache-ttl 1h
+    /// [default: auto]
+    #[arg(long, value_name = "TTL", value_parser = parse_ttl, help_heading = "Cost model")]
+    pub cache_ttl: Option<TtlChoice>,
+    /// Shortest prefix that is cached, in tokens: a smaller request pays
+    /// plain input. Default: an imported session's model's minimum from
+    /// the price table (1024 for a model it does not know); none for smith's
+    /// own sessions, whose price stays as before, e.g. --cache-min-tokens 2048
+    #[arg(long, value_name = "TOKENS", help_heading = "Cost model")]
+    pub cache_min_tokens: Option<u64>,
+}
+
+/// A `--cache-ttl` value: a lifetime, or `auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtlChoice(pub Option<CacheTtl>);
+
+fn parse_ttl(s: &str) -> Result<TtlChoice, String> {
+    match s.trim() {
+        "auto" => Ok(TtlChoice(None)),
+        other => other
+            .parse::<CacheTtl>()
+            .map(|t| TtlChoice(Some(t)))
+            .map_err(|e| e.replace("5m, 1h or none", "5m, 1h, none or auto")),
+    }
+}
+
+impl CostArgs {
+    /// The cost model's settings, with `--price` if it was given.
+    pub fn settings(&self, price: Option<Prices>) -> Settings {
+        Settings {
+            ttl: self.cache_ttl.and_then(|t| t.0),
+            min_cacheable: self.cache_min_tokens,
+            prices: price,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ttl_values_parse_and_bad_ones_name_the_choices() {
+        assert_eq!(parse_ttl("auto"), Ok(TtlChoice(None)));
+        assert_eq!(parse_ttl("1h"), Ok(TtlChoice(Some(CacheTtl::OneHour))));
+        assert_eq!(parse_ttl("none"), Ok(TtlChoice(Some(CacheTtl::None))));
+        let e = parse_ttl("10m").unwrap_err();
+        assert!(e.contains("5m, 1h, none or auto"), "{e}");
+    }
+}

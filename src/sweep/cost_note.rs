@@ -1,0 +1,52 @@
+//! What a sweep's price rests on, in one paragraph under its table (and in
+//! `summary.json`): which prices, which lifetime, and for how many sessions
+//! the lifetime could apply at all. smith's transcripts carry no times, so
+//! for its sessions expiry was not applied, and the note says so rather than
+//! letting `price` look like a bill.
+
+use super::aggregate::ConfigSummary;
+use crate::cost::session::Settings;
+
+/// The note, from the baseline's sums (`ttl_applied` counts sessions);
+/// `settings` where known (the terminal), `None` where only the figures are
+/// (the output files, which merged shards must write alike).
+pub fn note(summaries: &[ConfigSummary], settings: Option<&Settings>) -> String {
+    let Some(base) = summaries.iter().find(|s| s.is_baseline) else {
+        return String::new();
+    };
+    let sessions = base.sessions as f64;
+    let timed = base.total("ttl_applied");
+    let lifetime = match (settings.and_then(|s| s.ttl), timed > 0.0) {
+        (Some(t), _) => format!("cache lifetime {t}"),
+        (None, true) => {
+            "cache lifetime from each session's records (5m where they show none)".into()
+        }
+        (None, false) => "cache lifetime auto".into(),
+    };
+    let expiry = if timed == 0.0 {
+        "expiry was NOT applied: no session has timestamps (smith's transcripts record none), so every request reads the previous one's prefix".to_string()
+    } else if timed < sessions {
+        format!(
+            "expiry applied to {timed:.0} of {sessions:.0} sessions (those whose records carry times; {} requests of the baseline found the cache expired), NOT to the other {:.0}",
+            base.total("expired_requests"),
+            sessions - timed
+        )
+    } else {
+        format!(
+            "expiry applied to all {sessions:.0} sessions ({} requests of the baseline found the cache expired)",
+            base.total("expired_requests")
+        )
+    };
+    format!(
+        "cost model: price = each request's cache reads and writes at {} ({lifetime}; {expiry}). \
+         Not in price: output (baseline ${:.2}) and the summarizer's own requests (${:.2}); price_total adds them (${:.2}).",
+        match settings.map(|s| s.prices) {
+            Some(Some(p)) => format!("--price {p}"),
+            Some(None) => "its session's model's prices (Sonnet's where unknown)".into(),
+            None => "its session's model's prices (Sonnet's where unknown), or --price where given".into(),
+        },
+        base.total("price_output"),
+        base.total("price_summarizer"),
+        base.total("price_total"),
+    )
+}

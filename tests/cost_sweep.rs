@@ -1,0 +1,347 @@
+//! The sweep and replay under the per-request cost model (issue 16 point
+//! 2 and 4): smith's own sessions, which have no timestamps, price exactly
+//! as the flat model did; imported sessions get their model's prices, the
+//! records' lifetimes and the cold-cache compaction knob.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use smith_calibrate::policy::{Knobs, Policy, Setup};
+use smith_calibrate::sweep::{figures, grid, run, GridSpec, Knob, Options, Prices};
+
+use super::common;
+
+fn datasets() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets")
+}
+
+fn bin(args: &[&str]) -> (Vec<u8>, String, Option<i32>) {
+    let o = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("SMITH_HOME", "/nonexistent-smith-home")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    (o.stdout, err, o.status.code())
+}
+
+fn quiet() -> Options {
+    Options {
+        jobs: Some(2),
+        progress: false,
+        quiet: true,
+    }
+}
+
+/// A smith grid with smith's defaults first, as sweeps build it.
+fn smith_grid() -> Vec<Setup> {
+    let mut spec = GridSpec::default();
+    spec.set(Knob::CompactAt, "0.6,0.8").unwrap();
+    spec.set(Knob::MaxTokens, "20000,120000").unwrap();
+    grid::build(&spec, 100)
+        .unwrap()
+        .configs
+        .into_iter()
+        .map(Setup::smith)
+        .collect()
+}
+
+#[test]
+fn smith_sessions_without_timestamps_price_to_the_bit_as_the_flat_model() {
+    let refs =
+        smith_calibrate::transcript::resolve_all(&[datasets().display().to_string()]).unwrap();
+    assert!(refs.len() >= 5, "the bundled datasets are there");
+    let setups = smith_grid();
+    let price = figures::index("price").unwrap();
+    let uncached = figures::index("price_uncached").unwrap();
+    let total = figures::index("price_total").unwrap();
+    let ttl = figures::index("ttl_applied").unwrap();
+    let expired = figures::index("expired_requests").unwrap();
+    let given: Prices = "5,6.25,0.5".parse().unwrap();
+    for (settings, flat) in [
+        (Default::default(), Prices::default()),
+        (
+            smith_calibrate::cost::session::Settings {
+                prices: Some(given),
+                ..Default::default()
+            },
+            given,
+        ),
+    ] {
+        let sweep = run::run_priced(
+            &refs,
+            &setups,
+            &quiet(),
+            Some(&settings),
+            Vec::new(),
+            &|_, _, _| Ok(()),
+        )
+        .unwrap();
+        let mut summarized = 0;
+        for row in &sweep.rows {
+            let v = figures::values(&row.facts, &flat);
+            let old = flat.cost(&row.facts);
+            assert!(row.facts.priced.is_some(), "the sweep meters every replay");
+            // To the bit: the flat model's own arithmetic on the sums.
+            assert_eq!(v[price].to_bits(), old.price.to_bits(), "{settings:?}");
+            assert_eq!(v[uncached].to_bits(), old.price_uncached.to_bits());
+            assert_eq!(v[ttl], 0.0, "no timestamps: expiry not applied");
+            assert_eq!(v[expired], 0.0);
+            // Output and the summarizer's requests come on top.
+            assert!(v[total] > v[price], "{} vs {}", v[total], v[price]);
+            summarized += row.facts.summaries;
+        }
+        assert!(
+            summarized > 0,
+            "some replay summarised: the summarizer is priced"
+        );
+    }
+}
+
+#[test]
+fn the_sweep_note_says_expiry_was_not_applied_to_smith_sessions() {
+    let d = datasets().display().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data").display().to_string();
+    let report = tmp.path().join("report");
+    let (out, err, code) = bin(&[
+        "sweep",
+        &d,
+        "--compact-at",
+        "0.7",
+        "--out",
+        &data,
+        "--report",
+        &report.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let out = String::from_utf8(out).unwrap();
+    let said = "expiry was NOT applied: no session has timestamps";
+    assert!(out.contains(said), "{out}");
+    assert!(out.contains("price_total adds them"), "{out}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(Path::new(&data).join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["cost_model"]["sessions_with_lifetime"], 0.0);
+    assert!(summary["cost_model"]["note"]
+        .as_str()
+        .unwrap()
+        .contains(said));
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(html.contains(said), "the report carries the note");
+}
+
+#[test]
+fn cold_compact_on_smith_sessions_without_times_leaves_the_replay_byte_for_byte() {
+    let d = datasets().display().to_string();
+    let refs = smith_calibrate::transcript::resolve_all(&[d]).unwrap();
+    let t = refs[0].transcript.display().to_string();
+    for k in ["0", "5", "30"] {
+        let (plain, _, c1) = bin(&[
+            "replay",
+            &t,
+            "--max-tokens",
+            "20000",
+            "--emit-history-at",
+            k,
+        ]);
+        let (cold, err, c2) = bin(&[
+            "replay",
+            &t,
+            "--max-tokens",
+            "20000",
+            "--cold-compact-at",
+            "0.3",
+            "--emit-history-at",
+            k,
+        ]);
+        assert_eq!(c1, c2, "{err}");
+        assert_eq!(plain, cold, "request {k}");
+        if c1 == Some(0) {
+            assert!(!plain.is_empty());
+        }
+    }
+    let (_, err, _) = bin(&["replay", &t, "--cold-compact-at", "0.3"]);
+    assert!(
+        err.contains("--cold-compact-at changes nothing here"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_sweep_varies_cold_compact_at_with_off_first_and_labels_it() {
+    let mut spec = smith_calibrate::sweep::plan::PolicySpec::default();
+    spec.set(
+        smith_calibrate::policy::PolicyKnob::ColdCompactAt,
+        "0.55,0.65",
+    )
+    .unwrap();
+    let g = grid::build(&GridSpec::default(), 100).unwrap();
+    let plan = smith_calibrate::sweep::plan::build(&g, &spec, 100).unwrap();
+    let labels: Vec<String> = plan.setups.iter().map(Setup::label).collect();
+    assert_eq!(plan.setups.len(), 3, "{labels:?}");
+    assert_eq!(
+        plan.setups[0],
+        Setup::smith(Default::default()),
+        "baseline: off"
+    );
+    assert!(labels[1].ends_with("cold0.55"), "{labels:?}");
+    assert!(labels[2].ends_with("cold0.65"), "{labels:?}");
+    assert_eq!(
+        plan.setups[1].knobs,
+        Knobs {
+            cold_compact_at: 0.55,
+            ..Knobs::default()
+        }
+    );
+    assert_eq!(plan.setups[1].policy, Policy::Smith);
+    let mut bad = smith_calibrate::sweep::plan::PolicySpec::default();
+    let e = bad
+        .set(smith_calibrate::policy::PolicyKnob::ColdCompactAt, "1.5")
+        .unwrap_err();
+    assert!(e.contains("--cold-compact-at"), "{e}");
+}
+
+/// Reads a CSV written by the sweep into header → column.
+fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines
+        .map(|l| {
+            // The labels hold no comma or quote in these sweeps.
+            head.iter()
+                .cloned()
+                .zip(l.split(',').map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_lifetimes() {
+    let Some(dir) = common::shared_data_or_skip("claude-code") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let imported = tmp.path().join("cc");
+    let (_, err, code) = bin(&[
+        "import",
+        "claude-code",
+        &dir.display().to_string(),
+        "--out",
+        &imported.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let im = imported.display().to_string();
+    let out = tmp.path().join("out");
+    let (table, err, code) = bin(&[
+        "sweep",
+        &im,
+        "--ratio",
+        "1.515",
+        "--overhead",
+        "17165",
+        "--cold-compact-at",
+        "0.55",
+        "--rank-by",
+        "price_total",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let table = String::from_utf8(table).unwrap();
+    println!("{table}");
+    let rows = csv_rows(&out.join("configs.csv"));
+    let f = |r: &std::collections::HashMap<String, String>, k: &str| -> f64 {
+        r.get(k)
+            .unwrap_or_else(|| panic!("no {k}"))
+            .parse()
+            .unwrap()
+    };
+    let base = rows
+        .iter()
+        .find(|r| f(r, "cold_compact_at") == 0.0)
+        .unwrap();
+    let cold = rows
+        .iter()
+        .find(|r| f(r, "cold_compact_at") == 0.55)
+        .unwrap();
+    let change = f(cold, "price_total_delta_pct");
+    println!(
+        "baseline: price ${:.2}, price_total ${:.2} (output ${:.2}, summarizer ${:.2}), lifetime applied to {} sessions, {} expired requests; cold-compact-at 0.55: price_total {change:+.2}%",
+        f(base, "price"),
+        f(base, "price_total"),
+        f(base, "price_output"),
+        f(base, "price_summarizer"),
+        f(base, "ttl_applied"),
+        f(base, "expired_requests"),
+    );
+    // The records' times reach the sweep, and compacting while the cache is
+    // cold pays a little, as measured outside the sweep (-0.86% there).
+    assert!(f(base, "ttl_applied") > 0.0);
+    assert!(f(base, "expired_requests") > 0.0);
+    assert!((-1.2..-0.5).contains(&change), "{change}");
+    // Mostly Opus at $5 input: above the flat Sonnet price of the sums.
+    let flat_sonnet = (f(base, "cache_write") * 3.75 + f(base, "cache_read") * 0.3) / 1e6;
+    assert!(
+        f(base, "price") > flat_sonnet,
+        "{} vs {flat_sonnet}",
+        f(base, "price")
+    );
+    assert!(table.contains("expiry applied to"), "{table}");
+
+    // --price overrides every session's model: Sonnet's prices for these
+    // mostly-Opus sessions come out cheaper.
+    let out3 = tmp.path().join("sonnet");
+    let (_, err, code) = bin(&[
+        "sweep",
+        &im,
+        "--ratio",
+        "1.515",
+        "--overhead",
+        "17165",
+        "--price",
+        "3,3.75,0.3",
+        "--out",
+        &out3.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let sonnet = csv_rows(&out3.join("configs.csv"));
+    println!(
+        "price per model ${:.2}, with --price 3,3.75,0.3 ${:.2}",
+        f(base, "price"),
+        f(&sonnet[0], "price")
+    );
+    assert!(f(&sonnet[0], "price") < 0.8 * f(base, "price"));
+
+    // No lifetime: nothing expires, and the price is lower or equal.
+    let out2 = tmp.path().join("none");
+    let (_, err, code) = bin(&[
+        "sweep",
+        &im,
+        "--ratio",
+        "1.515",
+        "--overhead",
+        "17165",
+        "--cache-ttl",
+        "none",
+        "--out",
+        &out2.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let none = csv_rows(&out2.join("configs.csv"));
+    assert_eq!(f(&none[0], "expired_requests"), 0.0);
+    assert_eq!(f(&none[0], "ttl_applied"), 0.0);
+    assert!(f(&none[0], "price") <= f(base, "price"));
+
+    // Off is smith's replay to the byte, on an imported session with times.
+    let refs = smith_calibrate::transcript::resolve_all(std::slice::from_ref(&im)).unwrap();
+    let t = refs[0].transcript.display().to_string();
+    let (a, _, _) = bin(&["replay", &t, "--trace"]);
+    let (b, _, _) = bin(&["replay", &t, "--trace", "--cold-compact-at", "0"]);
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+}
