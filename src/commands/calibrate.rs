@@ -331,12 +331,12 @@ impl BillCheck {
 }
 
 /// The imported sessions as samples for the estimator comparison.
-fn sessions_samples(sessions: &[Loaded]) -> Vec<crate::estimate::compare::Sample<'_>> {
+fn sessions_samples(sessions: &[Loaded]) -> Vec<crate::calibrate::compare::Sample<'_>> {
     sessions
         .iter()
         .filter_map(|l| {
             let file = l.file.as_ref()?;
-            Some(crate::estimate::compare::Sample {
+            Some(crate::calibrate::compare::Sample {
                 format: &file.source.format,
                 messages: &l.session.messages,
                 file,

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 
-use crate::estimate::compare::{self, EstimatorFit};
+use crate::calibrate::compare::{self, EstimatorFit};
 use crate::estimate::Estimator;
 
 /// Fits every estimator of `list` on `samples` (see [`compare::compare`]).

@@ -17,7 +17,6 @@
 //! it appears.
 
 pub mod claude;
-pub mod compare;
 pub mod openai;
 
 use std::fmt;
@@ -30,7 +29,7 @@ use foldhash::fast::FixedState;
 use foldhash::HashMap;
 use serde::Serialize;
 
-use crate::engine::constants::BYTES_PER_TOKEN;
+use crate::transcript::estimate::BYTES_PER_TOKEN;
 use crate::transcript::{Block, Message};
 
 /// A way to turn text into tokens.

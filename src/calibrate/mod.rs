@@ -17,6 +17,8 @@
 //! when that is feasible and otherwise lies on an edge of the feasible
 //! region, where it is a weighted median; [`fit`] compares those candidates.
 
+pub mod compare;
+
 use std::sync::Arc;
 
 use serde::Serialize;

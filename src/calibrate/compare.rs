@@ -17,7 +17,7 @@ use crate::engine::{Budget, Config};
 use crate::import::SessionFile;
 use crate::transcript::{Message, Role};
 
-use super::{Estimator, Measure};
+use crate::estimate::{Estimator, Measure};
 
 /// The gain in median relative error, after both fits, below which a
 /// tokenizer is not worth running instead of a fitted bytes / 4: one point
