@@ -554,27 +554,10 @@ fn a_sweep_varies_the_estimator_like_a_knob() {
 // ---------------------------------------------------------------------------
 // Against reality: the recorded prompt sizes of `../shared/data`.
 
-/// `../shared/data` beside the repository, or beside the directory of
-/// worktrees it sits in; `None` (and a SKIPPED note) when neither exists,
-/// as in a user's clone.
-fn shared_data() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let found = ["../shared/data", "../../shared/data"]
-        .iter()
-        .map(|p| root.join(p))
-        .find(|p| p.is_dir());
-    if found.is_none() {
-        eprintln!(
-            "SKIPPED: no ../shared/data (nor ../../shared/data) beside {}",
-            root.display()
-        );
-    }
-    found
-}
-
 #[test]
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn calibrate_compares_every_estimator_on_real_sessions() {
-    let Some(data) = shared_data() else { return };
+    let data = crate::common::shared_data("");
     let dir = tempfile::tempdir().expect("temp dir");
     let cc = dir.path().join("cc");
     let o = bin(&[

@@ -174,23 +174,3 @@ pub fn shared_data(sub: &str) -> PathBuf {
     );
     dir
 }
-
-/// `<data>/<sub>`, where `<data>` is `SMITH_CALIBRATE_DATA` if set (a git
-/// worktree that does not sit beside `shared`), else `../shared/data`; when
-/// absent, prints that the test is SKIPPED and gives `None`, so the log
-/// says the check did not run.
-pub fn shared_data_or_skip(sub: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("SMITH_CALIBRATE_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    let dir = root.join(sub);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "SKIPPED: {} is absent (set SMITH_CALIBRATE_DATA to the shared data)",
-            dir.display()
-        );
-        None
-    }
-}
