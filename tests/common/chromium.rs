@@ -8,8 +8,17 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The headless browser, if one is installed (CI installs Debian's
-/// `chromium`); `CHROMIUM` names another.
+/// `chromium`); `CHROMIUM` names another. Under CI (`CI` set, as `.ci/run`
+/// runs) a missing browser fails the test instead of skipping it.
 pub fn chromium() -> Option<PathBuf> {
+    let found = find_chromium();
+    if found.is_none() && std::env::var_os("CI").is_some() {
+        panic!("CI is set but no chromium is installed: .ci/run installs Debian's chromium");
+    }
+    found
+}
+
+fn find_chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CHROMIUM") {
         return Some(PathBuf::from(p));
     }
