@@ -24,14 +24,20 @@ pub fn percent(v: f64) -> String {
 /// `overhead × ratio` when summary.json gives both, and where it came from.
 fn fixed_prompt(data: &SweepOutput) -> (u64, String) {
     let num = |p: &str| data.summary.pointer(p).and_then(|v| v.as_f64());
-    match (num("/baseline/overhead"), num("/baseline/ratio")) {
-        (Some(o), Some(r)) if o >= 0.0 && r > 0.0 => (
+    match (
+        num("/baseline/config/overhead_tokens"),
+        num("/baseline/config/ratio"),
+    ) {
+        (Some(o), Some(r)) if o > 0.0 && r > 0.0 => (
             (o * r).round() as u64,
-            format!("the sweep's baseline overhead {o} × ratio {r}"),
+            format!(
+                "{} tokens, the sweep's --overhead {o} × --ratio {r}",
+                (o * r).round()
+            ),
         ),
         _ => (
             0,
-            "none (the sweep records no overhead × ratio)".to_string(),
+            "0 tokens (the sweep was given no --overhead)".to_string(),
         ),
     }
 }
