@@ -37,6 +37,8 @@ mod real_data;
 mod recipes;
 #[path = "report.rs"]
 mod report;
+#[path = "report_bill.rs"]
+mod report_bill;
 #[path = "report_misfires.rs"]
 mod report_misfires;
 #[path = "restore.rs"]

@@ -54,6 +54,9 @@ pub struct Page<'a> {
     pub warnings: &'a [String],
     /// The "Compactions that went wrong" section (`super::misfires`).
     pub misfires: String,
+    /// The "How far to trust the price" section (`super::bill`), shown
+    /// before any ranking.
+    pub bill: String,
 }
 
 /// `text` with HTML's special characters escaped, for text and attributes.
@@ -262,6 +265,7 @@ impl Page<'_> {
         );
         h.push_str(
             "<nav><strong>Contents</strong><ol>\n<li><a href=\"#swept\">What was swept</a></li>\n\
+             <li><a href=\"#trust\">How far to trust the price</a></li>\n\
              <li><a href=\"#verdict\">Chosen config against smith's defaults</a></li>\n\
              <li><a href=\"#configs\">Configs, ranked</a></li>\n",
         );
@@ -282,6 +286,7 @@ impl Page<'_> {
             let _ = writeln!(h, "<p class=\"warning\">{}</p>", escape(w));
         }
         self.swept(&mut h);
+        h.push_str(&self.bill);
         self.verdict(&mut h, chosen, base);
         self.config_table(&mut h, &rank_by);
         if let Some((comparison, figure_of)) = self.comparison {

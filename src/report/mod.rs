@@ -18,6 +18,7 @@
 //! the others, and every chart names the policy of the configs it shows;
 //! [`palette`] gives every policy one colour and marker too.
 
+pub mod bill;
 pub mod context_curve;
 pub mod cost_loss;
 pub mod data;
@@ -437,6 +438,7 @@ pub fn write(
     warnings.extend(misfires.warnings.iter().cloned());
     let page = html::Page {
         misfires: misfires.html(data, chosen),
+        bill: bill::section(data),
         data,
         chosen,
         metric,

@@ -1,0 +1,138 @@
+//! The report's "How far to trust the price" section: `calibrate`'s bill
+//! check (`crate::cost::bill`) run on the swept sessions that recorded
+//! their usage, so a reader sees how close the cost model comes to real
+//! bills before reading any ranking built on it.
+
+use std::fmt::Write as _;
+
+use super::data::SweepOutput;
+use super::html::escape;
+use crate::cost::bill;
+use crate::import::SessionFile;
+
+/// Dollars as the section prints them.
+pub fn usd(v: f64) -> String {
+    format!("${v:.4}")
+}
+
+/// A relative error as the section prints it.
+pub fn percent(v: f64) -> String {
+    format!("{:+.2}%", v * 100.0)
+}
+
+/// The agent's fixed prompt in tokens: the sweep's baseline
+/// `overhead × ratio` when summary.json gives both, and where it came from.
+fn fixed_prompt(data: &SweepOutput) -> (u64, String) {
+    let num = |p: &str| data.summary.pointer(p).and_then(|v| v.as_f64());
+    match (
+        num("/baseline/config/overhead_tokens"),
+        num("/baseline/config/ratio"),
+    ) {
+        (Some(o), Some(r)) if o > 0.0 && r > 0.0 => (
+            (o * r).round() as u64,
+            format!(
+                "{} tokens, the sweep's --overhead {o} × --ratio {r}",
+                (o * r).round()
+            ),
+        ),
+        _ => (
+            0,
+            "0 tokens (the sweep was given no --overhead)".to_string(),
+        ),
+    }
+}
+
+/// The section's HTML. Sessions whose transcript can no longer be read are
+/// counted in the section, not fatal: the rest of the report stands.
+pub fn section(data: &SweepOutput) -> String {
+    let mut h = String::from("<section id=\"trust\">\n<h2>How far to trust the price</h2>\n");
+    let (fixed, fixed_from) = fixed_prompt(data);
+    let mut unreadable = 0usize;
+    let loaded: Vec<(crate::transcript::session::Session, SessionFile)> = data
+        .sessions
+        .iter()
+        .filter_map(
+            |row| match crate::transcript::session::load_path(&row.path) {
+                Ok(s) => {
+                    let file = s
+                        .meta
+                        .as_ref()
+                        .and_then(|m| m.raw.as_ref())
+                        .and_then(SessionFile::from_meta)?;
+                    Some((s, file))
+                }
+                Err(_) => {
+                    unreadable += 1;
+                    None
+                }
+            },
+        )
+        .collect();
+    let inputs: Vec<bill::Input> = loaded
+        .iter()
+        .map(|(s, file)| bill::Input {
+            label: s.label(),
+            file,
+            messages: &s.messages,
+            fixed_prefix: fixed,
+        })
+        .collect();
+    let settings = bill::Settings {
+        ttl: None,
+        min_cacheable: None,
+    };
+    let summaries = bill::summarize(&bill::check(&inputs, &settings));
+    if summaries.is_empty() {
+        h.push_str(
+            "<p class=\"bill-none\">No swept session carries recorded usage, so there is no bill to check the price \
+             against (smith's own sessions record none; imported Claude Code or mini-swe-agent sessions do).</p>\n",
+        );
+    } else {
+        let _ = writeln!(
+            h,
+            "<p>The sessions imported with their recorded usage, priced by the cost model and compared with what \
+             was recorded, as <code>calibrate</code> does. Agent's fixed prompt: {}.</p>",
+            escape(&fixed_from)
+        );
+        h.push_str(
+            "<table class=\"bill\">\n<thead><tr><th>format</th><th>sessions</th><th>requests</th>\
+             <th>recorded</th><th>predicted</th><th>total error</th><th>median |error|</th>\
+             <th>p95 |error|</th><th>worst session</th><th>misses by cause (tokens written)</th></tr></thead>\n<tbody>\n",
+        );
+        for s in &summaries {
+            let worst = s.worst.as_ref().map_or_else(String::new, |w| {
+                format!("{} ({})", percent(w.error), escape(&w.session))
+            });
+            let misses = s
+                .misses
+                .iter()
+                .map(|(cause, m)| format!("{}: {}", escape(cause.as_str()), m.cache_write))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td>{}</td><td>{}</td></tr>",
+                escape(&s.format),
+                s.sessions,
+                s.requests,
+                usd(s.recorded_usd),
+                usd(s.predicted_usd),
+                percent(s.total_error),
+                percent(s.median_error),
+                percent(s.p95_error),
+                worst,
+                misses
+            );
+        }
+        h.push_str("</tbody></table>\n");
+    }
+    if unreadable > 0 {
+        let _ = writeln!(
+            h,
+            "<p class=\"warning\">{unreadable} swept session(s) could not be read again and are left out of the check.</p>"
+        );
+    }
+    h.push_str("</section>\n");
+    h
+}
