@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use polars::prelude::{CsvReadOptions, DataFrame, DataType, SerReader};
+use polars::prelude::{DataFrame, DataType};
 use smith_calibrate::synth::{self, CorpusSpec, SizeSpec};
 
 fn repo(path: &str) -> PathBuf {
@@ -53,15 +53,6 @@ fn python_with_packages(python: String) -> Result<String, String> {
         )),
         Err(e) => Err(format!("{python}: {e}")),
     }
-}
-
-fn csv(path: &Path) -> DataFrame {
-    CsvReadOptions::default()
-        .with_has_header(true)
-        .try_into_reader_with_file_path(Some(path.to_path_buf()))
-        .unwrap()
-        .finish()
-        .unwrap()
 }
 
 fn column(frame: &DataFrame, name: &str) -> Vec<f64> {
@@ -189,9 +180,9 @@ print("manifest ok")
         "the DuckDB recipe",
     );
 
-    let ours = csv(&out.join("configs.csv"));
+    let ours = crate::common::read_csv(&out.join("configs.csv"));
     for file in ["configs-polars.csv", "configs-duckdb.csv"] {
-        let theirs = csv(&out.join(file));
+        let theirs = crate::common::read_csv(&out.join(file));
         assert_eq!(theirs.height(), ours.height(), "{file}");
         for name in [
             "config",
@@ -213,7 +204,7 @@ print("manifest ok")
     // The rows in the same order as merge's sessions.csv.
     let script =
         "import polars as pl, sys; [print(p) for p in pl.read_parquet(sys.argv[1])['path']]";
-    let ours: Vec<String> = csv(&out.join("sessions.csv"))
+    let ours: Vec<String> = crate::common::read_csv(&out.join("sessions.csv"))
         .column("path")
         .unwrap()
         .str()

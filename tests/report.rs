@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use common::chromium::{chromium, headless, page_requests};
 use common::*;
-use polars::prelude::{CsvReadOptions, DataFrame, DataType, SerReader};
+use polars::prelude::DataFrame;
 use smith_calibrate::engine::{Budget, Engine, Stage};
 use smith_calibrate::policy::Policy;
 use smith_calibrate::replay;
@@ -223,26 +223,7 @@ impl PolicyFixture {
 
 /// `configs.csv` of a sweep folder.
 fn configs_csv(sweep: &Path) -> DataFrame {
-    CsvReadOptions::default()
-        .with_has_header(true)
-        .try_into_reader_with_file_path(Some(sweep.join("configs.csv")))
-        .unwrap()
-        .finish()
-        .unwrap()
-}
-
-/// A numeric column of a frame as `f64`.
-fn column_f64(frame: &DataFrame, name: &str) -> Vec<f64> {
-    frame
-        .column(name)
-        .unwrap_or_else(|_| panic!("no column {name}"))
-        .cast(&DataType::Float64)
-        .unwrap()
-        .f64()
-        .unwrap()
-        .into_iter()
-        .map(|v| v.unwrap_or(f64::NAN))
-        .collect()
+    read_csv(&sweep.join("configs.csv"))
 }
 
 fn column_str(frame: &DataFrame, name: &str) -> Vec<String> {

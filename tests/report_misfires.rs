@@ -7,35 +7,12 @@ use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use common::chromium::{chromium, headless};
 use common::*;
-use polars::prelude::{CsvReadOptions, DataFrame, DataType, SerReader};
 use serde_json::Value;
 use smith_calibrate::transcript::{Block, Message};
-
-const BIN: &str = env!("CARGO_BIN_EXE_smith-calibrate");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
-}
-
-fn ok(o: Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 /// A session whose late requests compact again and again under a
 /// 4000-token window: every result is large and stays needed.
@@ -52,28 +29,6 @@ fn thrashing_session(turns: usize, seed: usize) -> Vec<Arc<Message>> {
         h.push(assistant(&format!("turn {t} done")));
     }
     h
-}
-
-fn csv(path: &Path) -> DataFrame {
-    CsvReadOptions::default()
-        .with_has_header(true)
-        .try_into_reader_with_file_path(Some(path.to_path_buf()))
-        .unwrap()
-        .finish()
-        .unwrap()
-}
-
-fn f64s(frame: &DataFrame, name: &str) -> Vec<f64> {
-    frame
-        .column(name)
-        .unwrap_or_else(|_| panic!("no column {name}"))
-        .cast(&DataType::Float64)
-        .unwrap()
-        .f64()
-        .unwrap()
-        .into_iter()
-        .map(|v| v.unwrap_or(f64::NAN))
-        .collect()
 }
 
 /// Sessions swept under several policies and two windows, with the report.
@@ -157,18 +112,18 @@ fn misfires_are_columns_of_every_data_file_and_lines_of_the_report() {
     // Every data file has the columns, and the configs' totals are the
     // sessions' sums.
     let data = &report;
-    let by_session = csv(&data.join("sessions.csv"));
-    let configs = csv(&data.join("configs.csv"));
+    let by_session = read_csv(&data.join("sessions.csv"));
+    let configs = read_csv(&data.join("configs.csv"));
     for name in [
         "misfire_grew",
         "misfire_repeated",
         "target_misses",
         "exhausted",
     ] {
-        let per_session = f64s(&by_session, name);
-        let config_of = f64s(&by_session, "config");
-        let totals = f64s(&configs, name);
-        let index = f64s(&configs, "config");
+        let per_session = column_f64(&by_session, name);
+        let config_of = column_f64(&by_session, "config");
+        let totals = column_f64(&configs, name);
+        let index = column_f64(&configs, "config");
         for (row, c) in index.iter().enumerate() {
             let sum: f64 = per_session
                 .iter()
@@ -204,11 +159,11 @@ fn misfires_are_columns_of_every_data_file_and_lines_of_the_report() {
         .find("<section id=\"misfires\">")
         .expect("the misfires section")..];
     let section = &section[..section.find("</section>").unwrap()];
-    let chosen = f64s(&configs, "rank")
+    let chosen = column_f64(&configs, "rank")
         .iter()
         .position(|&r| r == 1.0)
         .unwrap();
-    let repeated_total = f64s(&configs, "misfire_repeated")[chosen];
+    let repeated_total = column_f64(&configs, "misfire_repeated")[chosen];
     assert!(
         section.contains(&format!("<strong>repeated</strong> (compaction repeated within the thrash window, column <code>misfire_repeated</code>): {} in", repeated_total as u64)),
         "{section}"

@@ -7,34 +7,12 @@ use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use common::chromium::{chromium, headless, page_requests};
 use common::*;
 use serde_json::Value;
 use smith_calibrate::transcript::{Block, Message, Role};
-
-const BIN: &str = env!("CARGO_BIN_EXE_smith-calibrate");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
-}
-
-fn ok(o: Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 /// A session that compacts under a 4000-token window.
 fn compacting_session(turns: usize, result_bytes: usize) -> Vec<Arc<Message>> {

@@ -5,6 +5,7 @@
 pub mod chromium;
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::Arc;
 
 use smith_calibrate::engine::Config;
@@ -173,4 +174,55 @@ pub fn shared_data(sub: &str) -> PathBuf {
         dir.display()
     );
     dir
+}
+
+/// Runs the binary with `args`, with no `$SMITH_HOME` to resolve against and
+/// no colour, as a user's scripts would see it.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+        .args(args)
+        .env("SMITH_HOME", "/nonexistent-smith-home")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+/// The standard output of a run that must succeed; on failure, the exit
+/// status and standard error.
+pub fn ok(o: Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A CSV file the tool wrote, read back with polars.
+#[cfg(feature = "full")]
+pub fn read_csv(path: &Path) -> polars::prelude::DataFrame {
+    use polars::prelude::{CsvReadOptions, SerReader};
+    CsvReadOptions::default()
+        .with_has_header(true)
+        .try_into_reader_with_file_path(Some(path.to_path_buf()))
+        .unwrap()
+        .finish()
+        .unwrap()
+}
+
+/// A numeric column of a frame as `f64`, NaN where it is null.
+#[cfg(feature = "full")]
+pub fn column_f64(frame: &polars::prelude::DataFrame, name: &str) -> Vec<f64> {
+    use polars::prelude::DataType;
+    frame
+        .column(name)
+        .unwrap_or_else(|_| panic!("no column {name}"))
+        .cast(&DataType::Float64)
+        .unwrap()
+        .f64()
+        .unwrap()
+        .into_iter()
+        .map(|v| v.unwrap_or(f64::NAN))
+        .collect()
 }
