@@ -233,19 +233,18 @@ fn the_bill_check_on_the_real_mini_swe_agent_run_is_held_against_the_recorded_co
     assert!(f(&b["predicted_total_error"]).abs() < 0.5);
 }
 
-#[test]
-#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
-fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_reported() {
-    use smith_calibrate::cost::session::{price_replay, Recorded, Settings};
-    use smith_calibrate::engine::Config;
+/// The Claude Code logs in `dir` imported into `tmp`, each session's
+/// messages with what its records say about every request.
+fn imported_with_records(
+    dir: &Path,
+    tmp: &Path,
+) -> Vec<(
+    Vec<std::sync::Arc<smith_calibrate::transcript::Message>>,
+    smith_calibrate::cost::session::Recorded,
+)> {
+    use smith_calibrate::cost::session::Recorded;
     use smith_calibrate::import::SessionFile;
-    use smith_calibrate::policy::Setup;
-    use smith_calibrate::sweep::{grid, GridSpec, Knob, Prices};
-    let Some(dir) = data("claude-code") else {
-        return;
-    };
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("cc");
+    let out = tmp.join("cc");
     let (_, err, code) = bin(&[
         "import".into(),
         "claude-code".into(),
@@ -254,7 +253,7 @@ fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_r
         out.display().to_string(),
     ]);
     assert_eq!(code, Some(0), "{err}");
-    let sessions: Vec<_> = smith_calibrate::transcript::resolve_all(&[out.display().to_string()])
+    smith_calibrate::transcript::resolve_all(&[out.display().to_string()])
         .unwrap()
         .iter()
         .map(|r| {
@@ -262,7 +261,21 @@ fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_r
             let f = SessionFile::from_meta(s.meta.as_ref().unwrap().raw.as_ref().unwrap()).unwrap();
             (s.messages, Recorded::from_file(&f))
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
+fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_reported() {
+    use smith_calibrate::cost::session::{price_replay, Settings};
+    use smith_calibrate::engine::Config;
+    use smith_calibrate::policy::Setup;
+    use smith_calibrate::sweep::{grid, GridSpec, Knob, Prices};
+    let Some(dir) = data("claude-code") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = imported_with_records(&dir, tmp.path());
     // The calibration of issue 16.5 and smith's thresholds around its
     // defaults, at two windows.
     let mut spec = GridSpec::default();
@@ -341,32 +354,14 @@ fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_r
 #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn compacting_while_the_cache_is_cold_on_the_real_claude_code_logs() {
     use smith_calibrate::cost::cold::{cold_requests, ColdCompact};
-    use smith_calibrate::cost::session::{price_replay, Recorded, Settings};
+    use smith_calibrate::cost::session::{price_replay, Settings};
     use smith_calibrate::cost::CacheTtl;
     use smith_calibrate::engine::{Config, Engine};
-    use smith_calibrate::import::SessionFile;
     let Some(dir) = data("claude-code") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("cc");
-    let (_, err, code) = bin(&[
-        "import".into(),
-        "claude-code".into(),
-        dir.display().to_string(),
-        "--out".into(),
-        out.display().to_string(),
-    ]);
-    assert_eq!(code, Some(0), "{err}");
-    let sessions: Vec<_> = smith_calibrate::transcript::resolve_all(&[out.display().to_string()])
-        .unwrap()
-        .iter()
-        .map(|r| {
-            let s = smith_calibrate::transcript::load(r).unwrap();
-            let f = SessionFile::from_meta(s.meta.as_ref().unwrap().raw.as_ref().unwrap()).unwrap();
-            (s.messages, Recorded::from_file(&f))
-        })
-        .collect();
+    let sessions = imported_with_records(&dir, tmp.path());
     let config = Config {
         ratio: 1.515,
         overhead_tokens: 17165,
