@@ -20,7 +20,7 @@ use super::grid::{self, Grid, Knob};
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicySpec {
     pub policies: Vec<Policy>,
-    values: [Option<Vec<f64>>; 14],
+    values: [Option<Vec<f64>>; PolicyKnob::ALL.len()],
     /// context-editing's `exclude_tools` (one list, not an axis).
     pub exclude_tools: Vec<String>,
 }
