@@ -32,6 +32,12 @@ pub struct Knobs {
     pub prune_protect: u64,
     /// opencode: tokens pruning must reclaim to act at all.
     pub prune_minimum: u64,
+    /// opencode: user turns at the end of the history pruning skips. Left
+    /// out of JSON at its default, so that the JSON of every run that does
+    /// not set it reads as it did before the knob existed (the data files
+    /// have its column).
+    #[serde(skip_serializing_if = "is_default_prune_turns")]
+    pub prune_turns: usize,
     /// context-editing: input tokens above which it clears.
     pub context_editing_trigger: u64,
     /// context-editing: most recent tool results kept.
@@ -59,6 +65,7 @@ impl Default for Knobs {
             opencode_reserve: super::opencode::RESERVE_TOKENS,
             prune_protect: super::opencode::PRUNE_PROTECT_TOKENS,
             prune_minimum: super::opencode::PRUNE_MINIMUM_TOKENS,
+            prune_turns: super::opencode::PROTECTED_TURNS,
             context_editing_trigger: super::context_editing::TRIGGER_TOKENS,
             clear_keep: super::context_editing::KEEP_TOOL_USES,
             clear_at_least: super::context_editing::CLEAR_AT_LEAST_TOKENS,
@@ -66,6 +73,11 @@ impl Default for Knobs {
             cold_compact_at: 0.0,
         }
     }
+}
+
+/// Whether `turns` is opencode's own number of protected turns.
+fn is_default_prune_turns(turns: &usize) -> bool {
+    *turns == super::opencode::PROTECTED_TURNS
 }
 
 /// A count of a policy's: whole, and within smith's `Int32`s.
@@ -201,6 +213,16 @@ knob_table! {
         list_help: "",
         kind: Kind::Count,
         label: Label::Changed("min"),
+        applies: Policy::Opencode,
+        check: count,
+    }
+    PruneTurns(prune_turns: usize) {
+        flag: "prune-turns",
+        value_name: "TURNS",
+        help: "opencode: user turns at the end of the history pruning leaves alone",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("turns"),
         applies: Policy::Opencode,
         check: count,
     }

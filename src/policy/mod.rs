@@ -321,6 +321,7 @@ impl Setup {
                 budget,
                 k.prune_protect,
                 k.prune_minimum,
+                k.prune_turns,
                 summarizer,
             )),
             Policy::ContextEditing => Box::new(context_editing::ContextEditing::new(
