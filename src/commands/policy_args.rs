@@ -6,6 +6,7 @@
 use anyhow::Result;
 use clap::Args;
 
+use crate::engine::knobs::Knob;
 use crate::engine::Config;
 use crate::policy::{Knobs, Policy, PolicyKnob, Setup};
 use crate::sweep::plan::PolicySpec;
@@ -16,11 +17,9 @@ use super::usage;
 /// `--policy` and the knobs of the policies other than smith.
 #[derive(Args, Clone, Debug, Default)]
 pub struct PolicyArgs {
-    /// Compaction policy: smith, masking, claude-code, codex, opencode or
-    /// context-editing (sweep: a list) [default: smith]. smith's knobs
-    /// apply to smith alone; --max-tokens, --overhead, --ratio and
-    /// --summary-tokens to every policy
-    #[arg(long, value_name = "NAME", help_heading = "Policies")]
+    // Help made by `policy_help`: the policies and the shared knobs it
+    // names come from their tables.
+    #[arg(long, value_name = "NAME", help_heading = "Policies", help = policy_help())]
     pub policy: Option<String>,
     /// Each policy's knobs, as text (from the knob table).
     #[command(flatten)]
@@ -29,6 +28,32 @@ pub struct PolicyArgs {
     /// comma-separated (any case) [default: none]
     #[arg(long, value_name = "TOOLS", help_heading = "Policies")]
     pub exclude_tools: Option<String>,
+}
+
+/// `a, b, c or d`.
+fn either(items: &[String], last: &str) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., end] => format!("{} {last} {end}", init.join(", ")),
+    }
+}
+
+/// Help of `--policy`: every policy, and which of smith's knobs every policy
+/// runs under (the table's shared ones).
+fn policy_help() -> String {
+    let policies: Vec<String> = Policy::ALL.iter().map(|p| p.to_string()).collect();
+    let shared: Vec<String> = Knob::ALL
+        .into_iter()
+        .filter(|k| k.is_shared())
+        .map(|k| format!("--{}", k.flag()))
+        .collect();
+    format!(
+        "Compaction policy: {} (sweep: a list) [default: {}]. smith's knobs apply to smith alone; {} to every policy",
+        either(&policies, "or"),
+        Policy::Smith,
+        either(&shared, "and"),
+    )
 }
 
 impl PolicyArgs {
