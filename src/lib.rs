@@ -14,6 +14,7 @@ pub mod estimate;
 pub mod export;
 pub mod import;
 pub mod interrupt;
+pub mod knob;
 #[cfg(test)]
 mod layering;
 pub mod loss;

@@ -345,6 +345,20 @@ fn opencode_skips_the_last_two_user_turns() {
     // prompt, are left alone.
     let h = big_turn_then_small(false);
     assert!(compact(&s, &h).messages.is_none());
+    // --prune-turns 1 skips only the turn of the new prompt: turn "one" is
+    // pruned too (its 11 oldest, and the one big result of turn "zero").
+    let turns = |n| {
+        let k = Knobs {
+            prune_turns: n,
+            ..Knobs::default()
+        };
+        setup(Policy::Opencode, 1_000_000, k)
+    };
+    assert_eq!(compact(&turns(1), &h).effects.results_stubbed, 12);
+    // --prune-turns 3 protects turn "zero" as well.
+    assert!(compact(&turns(3), &big_turn_then_small(true))
+        .messages
+        .is_none());
 }
 
 #[test]
@@ -503,7 +517,7 @@ fn setup_strategy() -> impl Strategy<Value = Setup> {
         0u64..200,
         0u64..200,
         (0usize..6, 0u64..8000, 64usize..3000, 2usize..60),
-        (0.3f64..1.0, 0u64..600, 0u64..2000, 0u64..600),
+        (0.3f64..1.0, 0u64..600, 0u64..2000, 0u64..600, 0usize..4),
         (100u64..6000, 0usize..5, 0u64..400, any::<bool>()),
     )
         .prop_map(
@@ -513,7 +527,7 @@ fn setup_strategy() -> impl Strategy<Value = Setup> {
                 overhead,
                 summary,
                 (m, reserve, cap_b, cap_l),
-                (at, users, protect, min),
+                (at, users, protect, min, turns),
                 (trig, keep, least, excl),
             )| {
                 let config = Config {
@@ -533,6 +547,7 @@ fn setup_strategy() -> impl Strategy<Value = Setup> {
                     opencode_reserve: reserve,
                     prune_protect: protect,
                     prune_minimum: min,
+                    prune_turns: turns,
                     context_editing_trigger: trig,
                     clear_keep: keep,
                     clear_at_least: least,

@@ -5,6 +5,7 @@ pub mod calibrate;
 pub mod cost_args;
 pub mod estimators;
 pub mod import;
+pub mod knob_args;
 #[cfg(feature = "full")]
 pub mod merge;
 pub mod policy_args;
@@ -24,7 +25,6 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Args;
 
-use crate::engine::constants::{defaults, OLD_RESULT_BYTES, RECENCY_WINDOW_TURNS};
 use crate::engine::Config;
 use crate::estimate::Estimator;
 use crate::policy::Setup;
@@ -84,30 +84,9 @@ pub fn exit_code(e: &anyhow::Error) -> ExitCode {
 /// The engine's knobs, shared by `replay` and `transcript show --at`.
 #[derive(Args, Clone, Debug)]
 pub struct EngineArgs {
-    /// Context window in tokens (smith: 120000)
-    #[arg(long, default_value_t = defaults::MAX_TOKENS, value_name = "N", help_heading = "Engine")]
-    pub max_tokens: u64,
-    /// Compact when a request would exceed this fraction of the window
-    #[arg(long, default_value_t = defaults::COMPACT_AT, value_name = "F", help_heading = "Engine")]
-    pub compact_at: f64,
-    /// Compact down to this fraction of the window
-    #[arg(long, default_value_t = defaults::COMPACT_TO, value_name = "F", help_heading = "Engine")]
-    pub compact_to: f64,
-    /// Bytes of a stale tool result kept by truncation
-    #[arg(long, default_value_t = OLD_RESULT_BYTES, value_name = "BYTES", help_heading = "Engine")]
-    pub result_cap: usize,
-    /// Real turns that the lossy stages never touch
-    #[arg(long = "window", default_value_t = RECENCY_WINDOW_TURNS, value_name = "TURNS", help_heading = "Engine")]
-    pub window_turns: usize,
-    /// Tokens of every request that are not history (system prompt, tools)
-    #[arg(long = "overhead", default_value_t = defaults::OVERHEAD_TOKENS, value_name = "N", help_heading = "Engine")]
-    pub overhead_tokens: u64,
-    /// Provider tokens per estimated token
-    #[arg(long, default_value_t = defaults::RATIO, value_name = "F", help_heading = "Engine")]
-    pub ratio: f64,
-    /// Size of the offline summary stand-in; 0 plays a failing summarizer
-    #[arg(long, default_value_t = defaults::SUMMARY_TOKENS, value_name = "N", help_heading = "Engine")]
-    pub summary_tokens: u64,
+    /// smith's knobs, one value each (from the knob table).
+    #[command(flatten)]
+    pub knobs: knob_args::ConfigArgs,
     /// How the engine turns the history into tokens: bytes4 (smith's
     /// bytes / 4), chars4, o200k, cl100k or claude2. Trigger, target and every figure
     /// are then in that estimator's tokens. Example: --estimator o200k
@@ -118,16 +97,7 @@ pub struct EngineArgs {
 impl EngineArgs {
     /// The config these flags describe, or a usage error.
     pub fn config(&self) -> Result<Config> {
-        let config = Config {
-            max_tokens: self.max_tokens,
-            compact_at: self.compact_at,
-            compact_to: self.compact_to,
-            result_cap: self.result_cap,
-            window_turns: self.window_turns,
-            overhead_tokens: self.overhead_tokens,
-            ratio: self.ratio,
-            summary_tokens: self.summary_tokens,
-        };
+        let config = self.knobs.0;
         config.validate().map_err(usage)?;
         Ok(config)
     }

@@ -100,31 +100,9 @@ pub struct SweepArgs {
     #[arg(value_name = "PATHS")]
     pub paths: Vec<String>,
 
-    /// Context windows in tokens [default: 120000]
-    #[arg(long, value_name = "LIST", help_heading = "Grid")]
-    pub max_tokens: Option<String>,
-    /// Fractions of the window at which compaction acts [default: 0.8]
-    #[arg(long, value_name = "LIST", help_heading = "Grid")]
-    pub compact_at: Option<String>,
-    /// Fractions of the window compaction aims at [default: 0.5]
-    #[arg(long, value_name = "LIST", help_heading = "Grid")]
-    pub compact_to: Option<String>,
-    /// Bytes of a stale tool result kept by truncation [default: 512]
-    #[arg(long, value_name = "LIST", help_heading = "Grid")]
-    pub result_cap: Option<String>,
-    /// Real turns the lossy stages leave alone [default: 3]
-    #[arg(long, value_name = "LIST", help_heading = "Grid")]
-    pub window: Option<String>,
-    /// Tokens of every request that are not history [default: 0]
-    #[arg(long, value_name = "LIST", help_heading = "Grid")]
-    pub overhead: Option<String>,
-    /// Provider tokens per estimated token [default: 1.0]
-    #[arg(long, value_name = "LIST", help_heading = "Grid")]
-    pub ratio: Option<String>,
-    /// Sizes of the offline summary stand-in; 0 plays a failing summarizer
-    /// [default: 1000]
-    #[arg(long, value_name = "LIST", help_heading = "Grid")]
-    pub summary_tokens: Option<String>,
+    /// smith's knobs, each a list (from the knob table).
+    #[command(flatten)]
+    pub knobs: super::knob_args::Given<Knob>,
     /// A TOML file of knob values (keys as the flags above)
     #[arg(long, value_name = "FILE", help_heading = "Grid")]
     pub grid: Option<PathBuf>,
@@ -213,21 +191,9 @@ impl SweepArgs {
             }
             None => GridSpec::default(),
         };
-        let flags = [
-            (Knob::MaxTokens, &self.max_tokens),
-            (Knob::CompactAt, &self.compact_at),
-            (Knob::CompactTo, &self.compact_to),
-            (Knob::ResultCap, &self.result_cap),
-            (Knob::Window, &self.window),
-            (Knob::Overhead, &self.overhead),
-            (Knob::Ratio, &self.ratio),
-            (Knob::SummaryTokens, &self.summary_tokens),
-        ];
         let mut given = GridSpec::default();
-        for (knob, text) in flags {
-            if let Some(text) = text {
-                given.set(knob, text).map_err(usage)?;
-            }
+        for (knob, text) in &self.knobs.0 {
+            given.set(*knob, text).map_err(usage)?;
         }
         spec = spec.overridden_by(&given);
         Ok(spec)

@@ -72,38 +72,6 @@ impl Config {
         }
         Ok(())
     }
-
-    /// A short, stable description for tables: `120k 0.80/0.50 cap512 w3`,
-    /// with overhead, ratio and summary size only when not smith's defaults.
-    pub fn label(&self) -> String {
-        let d = Config::default();
-        let mut s = format!(
-            "{} {:.2}/{:.2} cap{} w{}",
-            short_tokens(self.max_tokens),
-            self.compact_at,
-            self.compact_to,
-            self.result_cap,
-            self.window_turns
-        );
-        if self.overhead_tokens != d.overhead_tokens {
-            s.push_str(&format!(" oh{}", self.overhead_tokens));
-        }
-        if self.ratio != d.ratio {
-            s.push_str(&format!(" r{}", self.ratio));
-        }
-        if self.summary_tokens != d.summary_tokens {
-            s.push_str(&format!(" sum{}", self.summary_tokens));
-        }
-        s
-    }
-}
-
-fn short_tokens(n: u64) -> String {
-    if n % 1000 == 0 {
-        format!("{}k", n / 1000)
-    } else {
-        n.to_string()
-    }
 }
 
 /// Where the thresholds sit, in charged tokens (smith's `Budget`).

@@ -3,26 +3,83 @@
 //! their setups with it too, and the policies come before the sweep in the
 //! data flow.
 
+use super::knobs::Knob;
 use super::Config;
+use crate::knob::Label;
+
+/// A config's label in two parts: the knobs always written (`120k
+/// 0.80/0.50 cap512 w3`) and those written because they differ from
+/// smith's defaults (` oh17165 r1.515`), each part from the table, of the
+/// knobs `keep` takes. A policy's label writes its own knobs between them.
+pub struct LabelParts {
+    pub always: String,
+    pub changed: String,
+}
 
 impl Config {
+    /// A short, stable description for tables: `120k 0.80/0.50 cap512 w3`,
+    /// with overhead, ratio and summary size only when not smith's defaults.
+    pub fn label(&self) -> String {
+        let p = self.label_parts(|_| true, false);
+        p.always + &p.changed
+    }
+
     /// [`Config::label`], with the fractions written in full when two
     /// decimals would round them (`0.825/0.5` rather than `0.83/0.50`), so
     /// that no two configs of a grid share a label.
     pub fn exact_label(&self) -> String {
         let exact = |v: f64| format!("{v:.2}").parse::<f64>() == Ok(v);
-        let standard = self.label();
-        if exact(self.compact_at) && exact(self.compact_to) {
-            return standard;
-        }
-        // Config::label starts with "<max> <at>/<to> "; swap that field.
-        match standard.split_once(' ') {
-            Some((max, rest)) => {
-                let tail = rest.split_once(' ').map_or("", |(_, t)| t);
-                format!("{max} {}/{} {tail}", self.compact_at, self.compact_to)
+        let full = Knob::ALL
+            .into_iter()
+            .any(|k| k.def().label == Label::Fraction && !exact(k.get(self)));
+        let p = self.label_parts(|_| true, full);
+        p.always + &p.changed
+    }
+
+    /// The label of the knobs `keep` takes; `full` writes fractions in full.
+    pub fn label_parts(&self, keep: impl Fn(Knob) -> bool, full: bool) -> LabelParts {
+        let defaults = Config::default();
+        let mut always = String::new();
+        let mut changed = String::new();
+        let mut previous = None;
+        for k in Knob::ALL.into_iter().filter(|&k| keep(k)) {
+            let d = k.def();
+            let text = (d.text)(self);
+            match d.label {
+                Label::Window => {
+                    let n = k.get(self) as u64;
+                    always.push_str(&if n % 1000 == 0 {
+                        format!("{}k", n / 1000)
+                    } else {
+                        text
+                    });
+                }
+                Label::Fraction => {
+                    let v = k.get(self);
+                    let sep = if previous == Some(Label::Fraction) {
+                        "/"
+                    } else {
+                        " "
+                    };
+                    always.push_str(sep);
+                    always.push_str(&if full {
+                        format!("{v}")
+                    } else {
+                        format!("{v:.2}")
+                    });
+                }
+                Label::Always(prefix) => {
+                    always.push_str(&format!(" {prefix}{text}"));
+                }
+                Label::Changed(prefix) => {
+                    if k.get(self) != k.get(&defaults) {
+                        changed.push_str(&format!(" {prefix}{text}"));
+                    }
+                }
             }
-            None => standard,
+            previous = Some(d.label);
         }
+        LabelParts { always, changed }
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod budget;
 pub mod constants;
+pub mod knobs;
 mod label;
 pub mod stages;
 pub mod working;

@@ -39,8 +39,11 @@
 pub mod claude_code;
 pub mod codex;
 pub mod context_editing;
+pub mod knobs;
 pub mod masking;
 pub mod opencode;
+
+pub use knobs::{Knobs, PolicyKnob};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -50,6 +53,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::engine::constants::{BYTES_PER_TOKEN, SUMMARY_PREFIX};
+use crate::engine::knobs::Knob;
 use crate::engine::stages::summarize;
 use crate::engine::working::Working;
 use crate::engine::{
@@ -154,253 +158,6 @@ impl FromStr for Policy {
     }
 }
 
-/// The knobs of the policies other than smith (smith's are in
-/// [`Config`]). [`Knobs::default`] is each policy's documented default.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Knobs {
-    /// masking: results kept whole, the most recent ones.
-    pub mask_window: usize,
-    /// claude-code: clearable results kept whole, the most recent ones.
-    pub claude_code_keep: usize,
-    /// claude-code: tokens below the window where it compacts.
-    pub claude_code_reserve: u64,
-    /// codex: bytes and lines a result keeps on arrival.
-    pub codex_cap_bytes: usize,
-    pub codex_cap_lines: usize,
-    /// codex: fraction of the window where it compacts.
-    pub codex_compact_at: f64,
-    /// codex: tokens of recent user messages kept beside the summary.
-    pub codex_user_tokens: u64,
-    /// opencode: tokens below the window where it summarises.
-    pub opencode_reserve: u64,
-    /// opencode: tokens of the most recent tool output pruning protects.
-    pub prune_protect: u64,
-    /// opencode: tokens pruning must reclaim to act at all.
-    pub prune_minimum: u64,
-    /// context-editing: input tokens above which it clears.
-    pub context_editing_trigger: u64,
-    /// context-editing: most recent tool results kept.
-    pub clear_keep: usize,
-    /// context-editing: tokens a clearing must reclaim to happen.
-    pub clear_at_least: u64,
-    /// context-editing: tools whose results are never cleared.
-    pub exclude_tools: Vec<String>,
-    /// smith: at a request that finds the cache cold (its gap over the
-    /// cache lifetime), compact from this fraction of the window
-    /// (`crate::cost::cold`); 0 is off, smith's engine unchanged.
-    pub cold_compact_at: f64,
-}
-
-impl Default for Knobs {
-    fn default() -> Knobs {
-        Knobs {
-            mask_window: masking::MASK_WINDOW,
-            claude_code_keep: claude_code::KEEP_RESULTS,
-            claude_code_reserve: claude_code::RESERVE_TOKENS,
-            codex_cap_bytes: codex::CAP_BYTES,
-            codex_cap_lines: codex::CAP_LINES,
-            codex_compact_at: codex::COMPACT_AT,
-            codex_user_tokens: codex::USER_MESSAGE_TOKENS,
-            opencode_reserve: opencode::RESERVE_TOKENS,
-            prune_protect: opencode::PRUNE_PROTECT_TOKENS,
-            prune_minimum: opencode::PRUNE_MINIMUM_TOKENS,
-            context_editing_trigger: context_editing::TRIGGER_TOKENS,
-            clear_keep: context_editing::KEEP_TOOL_USES,
-            clear_at_least: context_editing::CLEAR_AT_LEAST_TOKENS,
-            exclude_tools: Vec::new(),
-            cold_compact_at: 0.0,
-        }
-    }
-}
-
-/// A numeric knob of a policy other than smith: what the command line
-/// takes (one value for `replay`, a list for `sweep`) and what the output
-/// files name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PolicyKnob {
-    MaskWindow,
-    ClaudeCodeKeep,
-    ClaudeCodeReserve,
-    CodexCapBytes,
-    CodexCapLines,
-    CodexCompactAt,
-    CodexUserTokens,
-    OpencodeReserve,
-    PruneProtect,
-    PruneMinimum,
-    ContextEditingTrigger,
-    ClearKeep,
-    ClearAtLeast,
-    ColdCompactAt,
-}
-
-impl PolicyKnob {
-    /// Every knob, grouped by policy.
-    pub const ALL: [PolicyKnob; 14] = [
-        PolicyKnob::MaskWindow,
-        PolicyKnob::ClaudeCodeKeep,
-        PolicyKnob::ClaudeCodeReserve,
-        PolicyKnob::CodexCapBytes,
-        PolicyKnob::CodexCapLines,
-        PolicyKnob::CodexCompactAt,
-        PolicyKnob::CodexUserTokens,
-        PolicyKnob::OpencodeReserve,
-        PolicyKnob::PruneProtect,
-        PolicyKnob::PruneMinimum,
-        PolicyKnob::ContextEditingTrigger,
-        PolicyKnob::ClearKeep,
-        PolicyKnob::ClearAtLeast,
-        PolicyKnob::ColdCompactAt,
-    ];
-
-    /// The policy the knob belongs to.
-    pub fn policy(self) -> Policy {
-        use PolicyKnob::*;
-        match self {
-            MaskWindow => Policy::Masking,
-            ClaudeCodeKeep | ClaudeCodeReserve => Policy::ClaudeCode,
-            CodexCapBytes | CodexCapLines | CodexCompactAt | CodexUserTokens => Policy::Codex,
-            OpencodeReserve | PruneProtect | PruneMinimum => Policy::Opencode,
-            ContextEditingTrigger | ClearKeep | ClearAtLeast => Policy::ContextEditing,
-            ColdCompactAt => Policy::Smith,
-        }
-    }
-
-    /// The command-line flag, without `--`.
-    pub fn flag(self) -> &'static str {
-        use PolicyKnob::*;
-        match self {
-            MaskWindow => "mask-window",
-            ClaudeCodeKeep => "claude-code-keep",
-            ClaudeCodeReserve => "claude-code-reserve",
-            CodexCapBytes => "codex-cap-bytes",
-            CodexCapLines => "codex-cap-lines",
-            CodexCompactAt => "codex-compact-at",
-            CodexUserTokens => "codex-user-tokens",
-            OpencodeReserve => "opencode-reserve",
-            PruneProtect => "prune-protect",
-            PruneMinimum => "prune-minimum",
-            ContextEditingTrigger => "context-editing-trigger",
-            ClearKeep => "clear-keep",
-            ClearAtLeast => "clear-at-least",
-            ColdCompactAt => "cold-compact-at",
-        }
-    }
-
-    /// The column name in the output files.
-    pub fn field(self) -> String {
-        self.flag().replace('-', "_")
-    }
-
-    /// The short tag a config label writes before a non-default value.
-    fn tag(self) -> &'static str {
-        use PolicyKnob::*;
-        match self {
-            MaskWindow => "M",
-            ClaudeCodeKeep | ClearKeep => "keep",
-            ClaudeCodeReserve | OpencodeReserve => "reserve",
-            CodexCapBytes => "capB",
-            CodexCapLines => "capL",
-            CodexCompactAt => "at",
-            CodexUserTokens => "users",
-            PruneProtect => "protect",
-            PruneMinimum => "min",
-            ContextEditingTrigger => "trigger",
-            ClearAtLeast => "least",
-            ColdCompactAt => "cold",
-        }
-    }
-
-    /// Whether it takes only whole numbers.
-    pub fn is_integer(self) -> bool {
-        !matches!(self, PolicyKnob::CodexCompactAt | PolicyKnob::ColdCompactAt)
-    }
-
-    /// Its value in `knobs`.
-    pub fn get(self, k: &Knobs) -> f64 {
-        use PolicyKnob::*;
-        match self {
-            MaskWindow => k.mask_window as f64,
-            ClaudeCodeKeep => k.claude_code_keep as f64,
-            ClaudeCodeReserve => k.claude_code_reserve as f64,
-            CodexCapBytes => k.codex_cap_bytes as f64,
-            CodexCapLines => k.codex_cap_lines as f64,
-            CodexCompactAt => k.codex_compact_at,
-            CodexUserTokens => k.codex_user_tokens as f64,
-            OpencodeReserve => k.opencode_reserve as f64,
-            PruneProtect => k.prune_protect as f64,
-            PruneMinimum => k.prune_minimum as f64,
-            ContextEditingTrigger => k.context_editing_trigger as f64,
-            ClearKeep => k.clear_keep as f64,
-            ClearAtLeast => k.clear_at_least as f64,
-            ColdCompactAt => k.cold_compact_at,
-        }
-    }
-
-    /// Sets it in `knobs` to a value [`PolicyKnob::check`] accepted.
-    pub fn set(self, k: &mut Knobs, v: f64) {
-        use PolicyKnob::*;
-        match self {
-            MaskWindow => k.mask_window = v as usize,
-            ClaudeCodeKeep => k.claude_code_keep = v as usize,
-            ClaudeCodeReserve => k.claude_code_reserve = v as u64,
-            CodexCapBytes => k.codex_cap_bytes = v as usize,
-            CodexCapLines => k.codex_cap_lines = v as usize,
-            CodexCompactAt => k.codex_compact_at = v,
-            CodexUserTokens => k.codex_user_tokens = v as u64,
-            OpencodeReserve => k.opencode_reserve = v as u64,
-            PruneProtect => k.prune_protect = v as u64,
-            PruneMinimum => k.prune_minimum = v as u64,
-            ContextEditingTrigger => k.context_editing_trigger = v as u64,
-            ClearKeep => k.clear_keep = v as usize,
-            ClearAtLeast => k.clear_at_least = v as u64,
-            ColdCompactAt => k.cold_compact_at = v,
-        }
-    }
-
-    /// Rejects a value the knob cannot take, saying what it takes.
-    pub fn check(self, v: f64) -> Result<(), String> {
-        if !v.is_finite() {
-            return Err(format!("{v} is not a number"));
-        }
-        if self == PolicyKnob::ColdCompactAt {
-            return if (0.0..1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{v} is not a fraction of the window of 0 (off) or more and below 1"
-                ))
-            };
-        }
-        if self == PolicyKnob::CodexCompactAt {
-            return if v > 0.0 && v <= 1.0 {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{v} is not a fraction of the window above 0 and at most 1"
-                ))
-            };
-        }
-        if v < 0.0 || v.fract() != 0.0 {
-            return Err(format!("{v} is not a whole number of 0 or more"));
-        }
-        if v > i32::MAX as f64 {
-            return Err(format!("{v} is too large"));
-        }
-        let least = match self {
-            PolicyKnob::CodexCapBytes | PolicyKnob::CodexCapLines => 2.0,
-            _ => 0.0,
-        };
-        if v < least {
-            return Err(format!(
-                "{v} is below {least}: a cap must leave a head and a tail"
-            ));
-        }
-        Ok(())
-    }
-}
-
 /// One complete thing to replay: a policy, the config it runs under, and
 /// its knobs. For policies other than smith only the window, overhead,
 /// ratio and summary size of the config apply; its other knobs are smith's
@@ -438,13 +195,11 @@ impl Setup {
         let config = if policy == Policy::Smith {
             config
         } else {
-            Config {
-                max_tokens: config.max_tokens,
-                overhead_tokens: config.overhead_tokens,
-                ratio: config.ratio,
-                summary_tokens: config.summary_tokens,
-                ..Config::default()
+            let mut shared = Config::default();
+            for k in Knob::ALL.into_iter().filter(|k| k.is_shared()) {
+                (k.def().copy)(&mut shared, &config);
             }
+            shared
         };
         Setup {
             policy,
@@ -566,6 +321,7 @@ impl Setup {
                 budget,
                 k.prune_protect,
                 k.prune_minimum,
+                k.prune_turns,
                 summarizer,
             )),
             Policy::ContextEditing => Box::new(context_editing::ContextEditing::new(
@@ -606,46 +362,35 @@ impl Setup {
         }
     }
 
+    /// Its own knobs that differ from their defaults, each as its tag and
+    /// value (` M5`).
+    fn own_label(&self) -> String {
+        let defaults = Knobs::default();
+        let mut s = String::new();
+        for k in self.own_knobs() {
+            if k.get(&self.knobs) != k.get(&defaults) {
+                s.push_str(&format!(" {}{}", k.tag(), (k.def().text)(&self.knobs)));
+            }
+        }
+        s
+    }
+
     /// [`Setup::label`] without the policy's name.
     pub fn knobs_label(&self) -> String {
         if self.policy == Policy::Smith {
-            let mut label = self.config.exact_label();
-            let f = self.knobs.cold_compact_at;
-            if f != 0.0 {
-                label = format!("{label} cold{f}");
-            }
+            let mut label = self.config.exact_label() + &self.own_label();
             // bytes4 is smith's estimate and stays unnamed, as every default.
             if self.estimator != Estimator::Bytes4 {
                 label = format!("{label} {}", self.estimator);
             }
             return label;
         }
-        let c = &self.config;
-        let d = Config::default();
-        let mut s = if c.max_tokens % 1000 == 0 {
-            format!("{}k", c.max_tokens / 1000)
-        } else {
-            c.max_tokens.to_string()
-        };
-        let defaults = Knobs::default();
-        for k in self.own_knobs() {
-            let v = k.get(&self.knobs);
-            if v != k.get(&defaults) {
-                s.push_str(&format!(" {}{v}", k.tag()));
-            }
-        }
+        let shared = self.config.label_parts(Knob::is_shared, false);
+        let mut s = shared.always + &self.own_label();
         if self.policy == Policy::ContextEditing && !self.knobs.exclude_tools.is_empty() {
             s.push_str(&format!(" excl:{}", self.knobs.exclude_tools.join(",")));
         }
-        if c.overhead_tokens != d.overhead_tokens {
-            s.push_str(&format!(" oh{}", c.overhead_tokens));
-        }
-        if c.ratio != d.ratio {
-            s.push_str(&format!(" r{}", c.ratio));
-        }
-        if c.summary_tokens != d.summary_tokens {
-            s.push_str(&format!(" sum{}", c.summary_tokens));
-        }
+        s.push_str(&shared.changed);
         s
     }
 }

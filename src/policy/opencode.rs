@@ -20,7 +20,7 @@
 //! - results of the `skill` tool are never pruned.
 //!
 //! Knobs (defaults): `--opencode-reserve` (20000), `--prune-protect`
-//! (40000), `--prune-minimum` (20000).
+//! (40000), `--prune-minimum` (20000), `--prune-turns` (2).
 //!
 //! Approximated: opencode's per-output estimate is characters / 4, here
 //! bytes / 4; its reserve is the model's output limit capped at 32000,
@@ -44,7 +44,9 @@ pub const PRUNE_PROTECT_TOKENS: u64 = 40_000;
 /// Pruning acts only if it reclaims more than this many tokens: a small
 /// gain is not worth a cache rewrite.
 pub const PRUNE_MINIMUM_TOKENS: u64 = 20_000;
-/// User turns at the end of the history pruning skips.
+/// User turns at the end of the history pruning skips (the default of
+/// `--prune-turns`): the turn being answered and the one before it, whose
+/// outputs the model is most likely still working from.
 pub const PROTECTED_TURNS: usize = 2;
 /// Tools whose output is never pruned.
 pub const PROTECTED_TOOLS: [&str; 1] = ["skill"];
@@ -60,16 +62,24 @@ pub struct Opencode {
     budget: Budget,
     protect: u64,
     minimum: u64,
+    turns: usize,
     summarizer: Summarizer,
 }
 
 impl Opencode {
     /// opencode under `budget` (trigger at the window minus the reserve).
-    pub fn new(budget: Budget, protect: u64, minimum: u64, summarizer: Summarizer) -> Opencode {
+    pub fn new(
+        budget: Budget,
+        protect: u64,
+        minimum: u64,
+        turns: usize,
+        summarizer: Summarizer,
+    ) -> Opencode {
         Opencode {
             budget,
             protect,
             minimum,
+            turns,
             summarizer,
         }
     }
@@ -89,7 +99,7 @@ impl Opencode {
                 }
                 turns += 1;
             }
-            if turns < PROTECTED_TURNS || m.role != Role::Tool {
+            if turns < self.turns || m.role != Role::Tool {
                 continue;
             }
             for (j, b) in m.content.iter().enumerate().rev() {

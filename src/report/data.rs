@@ -152,17 +152,10 @@ fn indices(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<usize>> {
 fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
     let index = indices(frame, file, "config")?;
     let labels = strings(frame, file, "config_label")?;
-    let knob = |k: Knob| floats(frame, file, k.field());
-    let (max, at, to, cap, window, overhead, ratio, summary) = (
-        knob(Knob::MaxTokens)?,
-        knob(Knob::CompactAt)?,
-        knob(Knob::CompactTo)?,
-        knob(Knob::ResultCap)?,
-        knob(Knob::Window)?,
-        knob(Knob::Overhead)?,
-        knob(Knob::Ratio)?,
-        knob(Knob::SummaryTokens)?,
-    );
+    let knobs: Vec<Vec<f64>> = Knob::ALL
+        .iter()
+        .map(|k| floats(frame, file, k.field()))
+        .collect::<Result<_>>()?;
     let policies = strings(frame, file, "policy")?;
     let policy_knobs: Vec<Vec<f64>> = PolicyKnob::ALL
         .iter()
@@ -185,16 +178,10 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
         .collect::<Result<_>>()?;
     let mut rows: Vec<ConfigRow> = (0..frame.height())
         .map(|r| {
-            let config = Config {
-                max_tokens: max[r] as u64,
-                compact_at: at[r],
-                compact_to: to[r],
-                result_cap: cap[r] as usize,
-                window_turns: window[r] as usize,
-                overhead_tokens: overhead[r] as u64,
-                ratio: ratio[r],
-                summary_tokens: summary[r] as u64,
-            };
+            let mut config = Config::default();
+            for (k, column) in Knob::ALL.into_iter().zip(&knobs) {
+                k.set(&mut config, column[r]);
+            }
             let setup = Setup::from_columns(
                 &policies[r],
                 config,

@@ -11,8 +11,6 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::engine::{Budget, Config};
 
 /// The largest grid a sweep runs unless told otherwise. Each config replays
@@ -24,109 +22,12 @@ pub const MAX_CONFIGS: usize = 100_000;
 /// by 10^decimals, which must stay exact in an `i64`.
 const MAX_DECIMALS: u32 = 9;
 
-/// A knob of [`Config`] that a sweep can vary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Knob {
-    MaxTokens,
-    CompactAt,
-    CompactTo,
-    ResultCap,
-    Window,
-    Overhead,
-    Ratio,
-    SummaryTokens,
-}
-
-impl Knob {
-    /// Every knob, in the order the product varies them (first slowest).
-    pub const ALL: [Knob; 8] = [
-        Knob::MaxTokens,
-        Knob::CompactAt,
-        Knob::CompactTo,
-        Knob::ResultCap,
-        Knob::Window,
-        Knob::Overhead,
-        Knob::Ratio,
-        Knob::SummaryTokens,
-    ];
-
-    /// The command-line flag (without `--`), also a key of a grid file.
-    pub fn flag(self) -> &'static str {
-        match self {
-            Knob::MaxTokens => "max-tokens",
-            Knob::CompactAt => "compact-at",
-            Knob::CompactTo => "compact-to",
-            Knob::ResultCap => "result-cap",
-            Knob::Window => "window",
-            Knob::Overhead => "overhead",
-            Knob::Ratio => "ratio",
-            Knob::SummaryTokens => "summary-tokens",
-        }
-    }
-
-    /// The field of [`Config`]: the column name in every output file, and
-    /// also accepted as a key of a grid file.
-    pub fn field(self) -> &'static str {
-        match self {
-            Knob::MaxTokens => "max_tokens",
-            Knob::CompactAt => "compact_at",
-            Knob::CompactTo => "compact_to",
-            Knob::ResultCap => "result_cap",
-            Knob::Window => "window_turns",
-            Knob::Overhead => "overhead_tokens",
-            Knob::Ratio => "ratio",
-            Knob::SummaryTokens => "summary_tokens",
-        }
-    }
-
-    /// The knob a grid-file key names: the flag or the field, with `-` or `_`.
-    pub fn from_key(key: &str) -> Option<Knob> {
-        let key = key.replace('-', "_");
-        Knob::ALL
-            .into_iter()
-            .find(|k| k.flag().replace('-', "_") == key || k.field() == key)
-    }
-
-    /// Whether the knob only takes whole numbers.
-    pub fn is_integer(self) -> bool {
-        !matches!(self, Knob::CompactAt | Knob::CompactTo | Knob::Ratio)
-    }
-
-    /// The knob's value in `config`.
-    pub fn get(self, c: &Config) -> f64 {
-        match self {
-            Knob::MaxTokens => c.max_tokens as f64,
-            Knob::CompactAt => c.compact_at,
-            Knob::CompactTo => c.compact_to,
-            Knob::ResultCap => c.result_cap as f64,
-            Knob::Window => c.window_turns as f64,
-            Knob::Overhead => c.overhead_tokens as f64,
-            Knob::Ratio => c.ratio,
-            Knob::SummaryTokens => c.summary_tokens as f64,
-        }
-    }
-
-    /// Sets the knob in `config`; integer knobs take a value already checked
-    /// to be a whole, non-negative number.
-    pub(crate) fn set(self, c: &mut Config, v: f64) {
-        match self {
-            Knob::MaxTokens => c.max_tokens = v as u64,
-            Knob::CompactAt => c.compact_at = v,
-            Knob::CompactTo => c.compact_to = v,
-            Knob::ResultCap => c.result_cap = v as usize,
-            Knob::Window => c.window_turns = v as usize,
-            Knob::Overhead => c.overhead_tokens = v as u64,
-            Knob::Ratio => c.ratio = v,
-            Knob::SummaryTokens => c.summary_tokens = v as u64,
-        }
-    }
-}
+pub use crate::engine::knobs::Knob;
 
 /// The values asked for each knob; a knob left unset keeps smith's default.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GridSpec {
-    values: [Option<Vec<f64>>; 8],
+    values: [Option<Vec<f64>>; Knob::ALL.len()],
 }
 
 impl GridSpec {
@@ -217,7 +118,7 @@ impl GridSpec {
 /// `:step`, meaning 1). Repeated values are kept once, in first-seen order.
 /// Every value is checked against what the knob accepts.
 pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, String> {
-    parse_list(text, knob.is_integer(), |v| check_value(knob, v))
+    parse_list(text, knob.is_integer(), |v| knob.check(v))
 }
 
 /// [`parse_values`] for any knob: `integer` says whether a range may leave
@@ -314,21 +215,6 @@ fn range(integer: bool, start: &str, end: &str, step: Option<&str>) -> Result<Ve
     Ok((0..count).map(|i| (ai + i * si) as f64 / scale).collect())
 }
 
-/// Rejects a value the knob cannot take, saying what it takes instead.
-fn check_value(knob: Knob, v: f64) -> Result<(), String> {
-    if knob.is_integer() {
-        if v < 0.0 || v.fract() != 0.0 {
-            return Err(format!("{v} is not a whole number of 0 or more"));
-        }
-        if v > u32::MAX as f64 {
-            return Err(format!("{v} is too large"));
-        }
-    }
-    let mut c = Config::default();
-    knob.set(&mut c, v);
-    c.validate()
-}
-
 fn dedup(values: &mut Vec<f64>) {
     let mut seen: Vec<f64> = Vec::with_capacity(values.len());
     values.retain(|v| {
@@ -407,7 +293,7 @@ pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, String> {
     // prompt, not policy, so it takes their (first) values, and its label
     // shows them (issue 16.5).
     let mut baseline = Config::default();
-    for k in [Knob::Ratio, Knob::Overhead] {
+    for k in Knob::ALL.into_iter().filter(|k| k.is_measured()) {
         if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
             k.set(&mut baseline, *v);
         }

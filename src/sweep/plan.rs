@@ -16,19 +16,11 @@ use crate::policy::{Knobs, Policy, PolicyKnob, Setup};
 
 use super::grid::{self, Grid, Knob};
 
-/// The knobs of [`Config`] every policy takes, not only smith.
-pub const SHARED_KNOBS: [Knob; 4] = [
-    Knob::MaxTokens,
-    Knob::Overhead,
-    Knob::Ratio,
-    Knob::SummaryTokens,
-];
-
 /// The policies asked for, and the values asked for each policy's knobs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicySpec {
     pub policies: Vec<Policy>,
-    values: [Option<Vec<f64>>; 14],
+    values: [Option<Vec<f64>>; PolicyKnob::ALL.len()],
     /// context-editing's `exclude_tools` (one list, not an axis).
     pub exclude_tools: Vec<String>,
 }
@@ -101,7 +93,7 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, Strin
     let shared: Vec<(Knob, Vec<f64>)> = grid
         .axes
         .iter()
-        .filter(|(k, _)| SHARED_KNOBS.contains(k))
+        .filter(|(k, _)| k.is_shared())
         .cloned()
         .collect();
     let shared_len: usize = shared.iter().map(|(_, v)| v.len()).product();

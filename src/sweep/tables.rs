@@ -19,7 +19,7 @@ use super::grid::{Grid, Knob};
 use super::run::{Sweep, Unreadable};
 
 /// The knob columns of `configs`, in [`Knob::ALL`] order, named by field.
-fn knob_columns(out: &mut Columns, configs: &[&Config]) {
+pub(crate) fn knob_columns(out: &mut Columns, configs: &[&Config]) {
     for k in Knob::ALL {
         let values = if k.is_integer() {
             Values::Int(configs.iter().map(|c| k.get(c) as i64).collect())
@@ -33,7 +33,7 @@ fn knob_columns(out: &mut Columns, configs: &[&Config]) {
 /// The `policy` column, each policy's own knobs (null where the row is
 /// another policy's) and `exclude_tools` (comma-separated, empty where it
 /// does not apply).
-fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
+pub(crate) fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
     out.push(
         "policy",
         Values::Str(setups.iter().map(|s| s.policy.to_string()).collect()),

@@ -1,0 +1,255 @@
+//! The knob tables' shape: what one definition of a knob carries, and the
+//! macro that turns a table of them into a knob enum.
+//!
+//! A knob is a number the replay can be run under: one of smith's
+//! (`crate::engine::knobs`) or of a policy (`crate::policy::knobs`). Each is
+//! defined once, in its table, with its flag, field, help, value name, kind,
+//! label and accessors; the flags of `replay`, `transcript show` and `sweep`,
+//! the help defaults, the grid-file keys, the config labels and the columns
+//! of the data files are all made from that entry. The structs the engine
+//! and the policies read (`Config`, `Knobs`) stay plain fields: their
+//! `Default` is the one definition of each default, which the table reads
+//! back through the accessor instead of repeating it.
+
+use clap::{Arg, ArgMatches};
+
+/// What numbers a knob takes, and how its default is written in help.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Whole numbers (tokens, bytes, turns, results).
+    Count,
+    /// A fraction of the window; written as Rust writes it (`0.8`, `0`).
+    Fraction,
+    /// A factor (the ratio); written with its point (`1.0`), so that it
+    /// reads as a multiplier and not a count.
+    Factor,
+}
+
+impl Kind {
+    /// Whether the knob takes only whole numbers (and a range of it may
+    /// leave out its step).
+    pub fn is_integer(self) -> bool {
+        self == Kind::Count
+    }
+
+    /// `v` as `[default: …]` writes it in the list flags' help.
+    pub fn show(self, v: f64) -> String {
+        match self {
+            Kind::Factor => format!("{v:?}"),
+            Kind::Count | Kind::Fraction => format!("{v}"),
+        }
+    }
+}
+
+/// How a knob appears in a config's label (`120k 0.80/0.50 cap512 w3`,
+/// `masking 200k M5`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Label {
+    /// Always written, first: the window as `120k` (or the number when it
+    /// is not whole thousands).
+    Window,
+    /// Always written, to two decimals (in full when two would round a
+    /// fraction of the config); a fraction right after another is joined to
+    /// it by `/`.
+    Fraction,
+    /// Always written: the prefix, then the value (`cap512`).
+    Always(&'static str),
+    /// Written only when it differs from the default: the prefix, then the
+    /// value (`oh17165`, `M5`).
+    Changed(&'static str),
+}
+
+/// One knob of a struct `T` that a run reads (`Config`, `Knobs`), with
+/// what every part of the tool needs to know about it. `O` says whom it
+/// applies to (a scope for smith's knobs, a policy for the policies').
+pub struct Def<T: 'static, O: 'static> {
+    /// The command-line flag without `--`; also a key of a grid file.
+    pub flag: &'static str,
+    /// The field of `T`: the column name in every output file; also a key
+    /// of a grid file.
+    pub field: &'static str,
+    /// The placeholder of the one-value flag in help (`N`, `F`, `BYTES`).
+    pub value_name: &'static str,
+    /// Help of the one-value flag (`replay`, `transcript show --at`);
+    /// `{default}` stands for the default. Lists' help where [`Def::list_help`]
+    /// is empty.
+    pub help: &'static str,
+    /// Help of the list flag (`sweep`), before its `[default: …]`.
+    pub list_help: &'static str,
+    pub kind: Kind,
+    pub label: Label,
+    /// Whom it applies to.
+    pub applies: O,
+    /// Rejects a value the knob cannot take, saying what it takes instead.
+    pub check: fn(f64) -> Result<(), String>,
+    /// Its value in `T`.
+    pub get: fn(&T) -> f64,
+    /// Its value in `T` as labels write it: the field's own `Display`, so
+    /// that no count passes through a float on its way to a label.
+    pub text: fn(&T) -> String,
+    /// Sets it in `T` to a value [`Def::check`] accepted.
+    pub set: fn(&mut T, f64),
+    /// Copies it from one `T` into another, exactly (no float between).
+    pub copy: fn(&mut T, &T),
+    /// The one-value flag's parser: the field's own type, so that a bad
+    /// value is refused by clap as it always was.
+    pub typed: fn(Arg) -> Arg,
+    /// Reads the one-value flag `id` typed by [`Def::typed`] into `T`.
+    pub read: fn(&ArgMatches, &str, &mut T),
+}
+
+impl<T: Default + 'static, O: 'static> Def<T, O> {
+    /// Its default: its value in `T::default()`, the one definition.
+    pub fn default_value(&self) -> f64 {
+        (self.get)(&T::default())
+    }
+
+    /// Help of the list flag, with the default.
+    pub fn list_help_text(&self) -> String {
+        let help = if self.list_help.is_empty() {
+            self.help
+        } else {
+            self.list_help
+        };
+        format!("{help} [default: {}]", self.kind.show(self.default_value()))
+    }
+
+    /// Help of the one-value flag.
+    pub fn help_text(&self) -> String {
+        self.help
+            .replace("{default}", &self.default_value().to_string())
+    }
+
+    /// The list flag `sweep` takes (a list, a range or both, as text).
+    pub fn list_arg(&self, heading: &'static str) -> Arg {
+        Arg::new(self.flag)
+            .long(self.flag)
+            .value_name("LIST")
+            .help(self.list_help_text())
+            .help_heading(heading)
+    }
+
+    /// The list flag under its value name: a policy knob takes text in
+    /// every command (one value for `replay`, a list for `sweep`).
+    pub fn text_arg(&self, heading: &'static str) -> Arg {
+        self.list_arg(heading).value_name(self.value_name)
+    }
+
+    /// The one-value flag with its default (`replay`, `show --at`).
+    pub fn one_arg(&self, heading: &'static str) -> Arg {
+        let arg = Arg::new(self.flag)
+            .long(self.flag)
+            .value_name(self.value_name)
+            .help(self.help_text())
+            .help_heading(heading)
+            .default_value(self.default_value().to_string());
+        (self.typed)(arg)
+    }
+}
+
+/// A value of a knob's field, as the table's accessors move it: every knob
+/// is a number, and a sweep's values are `f64`s checked to fit the field.
+pub trait Number: Copy {
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+}
+
+impl Number for f64 {
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+}
+
+impl Number for u64 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(v: f64) -> u64 {
+        v as u64
+    }
+}
+
+impl Number for usize {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(v: f64) -> usize {
+        v as usize
+    }
+}
+
+/// Accepts any value: the knob's limits are checked with its struct
+/// (`Config::validate`).
+pub fn any(_: f64) -> Result<(), String> {
+    Ok(())
+}
+
+/// Accepts a whole number from `least` to `most`.
+pub fn whole(v: f64, least: f64, most: f64) -> Result<(), String> {
+    if v < 0.0 || v.fract() != 0.0 {
+        return Err(format!("{v} is not a whole number of 0 or more"));
+    }
+    if v > most {
+        return Err(format!("{v} is too large"));
+    }
+    if v < least {
+        return Err(format!(
+            "{v} is below {least}: a cap must leave a head and a tail"
+        ));
+    }
+    Ok(())
+}
+
+/// Declares a knob table: `pub enum Name: Def<Struct, Scope>;` then one
+/// entry per knob, `Variant(field: type) { flag: …, … }` with the other
+/// fields of [`Def`]. Generates the enum (its variants in table order, which
+/// is the order of flags, columns and grid axes), `Name::ALL` and
+/// `Name::def`, whose accessors read and write `Struct.field`.
+macro_rules! knob_table {
+    (
+        $(#[$meta:meta])*
+        pub enum $Name:ident: Def<$T:ty, $O:ty>;
+        $(
+            $(#[doc = $doc:expr])*
+            $Variant:ident($field:ident: $ty:ty) { $($key:ident: $value:expr),* $(,)? }
+        )*
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $Name {
+            $($(#[doc = $doc])* $Variant,)*
+        }
+
+        impl $Name {
+            /// Every knob, in table order.
+            pub const ALL: [$Name; [$(stringify!($Variant)),*].len()] = [$($Name::$Variant),*];
+
+            /// Its entry in the table.
+            pub fn def(self) -> &'static $crate::knob::Def<$T, $O> {
+                static TABLE: [$crate::knob::Def<$T, $O>; [$(stringify!($Variant)),*].len()] = [$(
+                    $crate::knob::Def {
+                        field: stringify!($field),
+                        get: |t: &$T| $crate::knob::Number::to_f64(t.$field),
+                        text: |t: &$T| t.$field.to_string(),
+                        copy: |to: &mut $T, from: &$T| to.$field = from.$field,
+                        set: |t: &mut $T, v: f64| t.$field = $crate::knob::Number::from_f64(v),
+                        typed: |arg: clap::Arg| arg.value_parser(clap::value_parser!($ty)),
+                        read: |m: &clap::ArgMatches, id: &str, t: &mut $T| {
+                            if let Some(v) = m.get_one::<$ty>(id) {
+                                t.$field = *v;
+                            }
+                        },
+                        $($key: $value,)*
+                    },
+                )*];
+                &TABLE[self as usize]
+            }
+        }
+    };
+}
+
+pub(crate) use knob_table;

@@ -1,0 +1,317 @@
+//! The policies' knobs: one entry each, from which their flags (one value
+//! for `replay` and `transcript show`, lists for `sweep`), the help
+//! defaults, the label tags and the data files' columns are made (see
+//! [`crate::knob`]). Their defaults are [`Knobs::default`]'s, the
+//! policies' documented ones.
+
+use serde::Serialize;
+
+use super::Policy;
+use crate::knob::{knob_table, whole, Kind, Label};
+
+/// The knobs of the policies other than smith (smith's are in
+/// [`crate::engine::Config`]). [`Knobs::default`] is each policy's documented default.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Knobs {
+    /// masking: results kept whole, the most recent ones.
+    pub mask_window: usize,
+    /// claude-code: clearable results kept whole, the most recent ones.
+    pub claude_code_keep: usize,
+    /// claude-code: tokens below the window where it compacts.
+    pub claude_code_reserve: u64,
+    /// codex: bytes and lines a result keeps on arrival.
+    pub codex_cap_bytes: usize,
+    pub codex_cap_lines: usize,
+    /// codex: fraction of the window where it compacts.
+    pub codex_compact_at: f64,
+    /// codex: tokens of recent user messages kept beside the summary.
+    pub codex_user_tokens: u64,
+    /// opencode: tokens below the window where it summarises.
+    pub opencode_reserve: u64,
+    /// opencode: tokens of the most recent tool output pruning protects.
+    pub prune_protect: u64,
+    /// opencode: tokens pruning must reclaim to act at all.
+    pub prune_minimum: u64,
+    /// opencode: user turns at the end of the history pruning skips. Left
+    /// out of JSON at its default, so that the JSON of every run that does
+    /// not set it reads as it did before the knob existed (the data files
+    /// have its column).
+    #[serde(skip_serializing_if = "is_default_prune_turns")]
+    pub prune_turns: usize,
+    /// context-editing: input tokens above which it clears.
+    pub context_editing_trigger: u64,
+    /// context-editing: most recent tool results kept.
+    pub clear_keep: usize,
+    /// context-editing: tokens a clearing must reclaim to happen.
+    pub clear_at_least: u64,
+    /// context-editing: tools whose results are never cleared.
+    pub exclude_tools: Vec<String>,
+    /// smith: at a request that finds the cache cold (its gap over the
+    /// cache lifetime), compact from this fraction of the window
+    /// (`crate::cost::cold`); 0 is off, smith's engine unchanged.
+    pub cold_compact_at: f64,
+}
+
+impl Default for Knobs {
+    fn default() -> Knobs {
+        Knobs {
+            mask_window: super::masking::MASK_WINDOW,
+            claude_code_keep: super::claude_code::KEEP_RESULTS,
+            claude_code_reserve: super::claude_code::RESERVE_TOKENS,
+            codex_cap_bytes: super::codex::CAP_BYTES,
+            codex_cap_lines: super::codex::CAP_LINES,
+            codex_compact_at: super::codex::COMPACT_AT,
+            codex_user_tokens: super::codex::USER_MESSAGE_TOKENS,
+            opencode_reserve: super::opencode::RESERVE_TOKENS,
+            prune_protect: super::opencode::PRUNE_PROTECT_TOKENS,
+            prune_minimum: super::opencode::PRUNE_MINIMUM_TOKENS,
+            prune_turns: super::opencode::PROTECTED_TURNS,
+            context_editing_trigger: super::context_editing::TRIGGER_TOKENS,
+            clear_keep: super::context_editing::KEEP_TOOL_USES,
+            clear_at_least: super::context_editing::CLEAR_AT_LEAST_TOKENS,
+            exclude_tools: Vec::new(),
+            cold_compact_at: 0.0,
+        }
+    }
+}
+
+/// Whether `turns` is opencode's own number of protected turns.
+fn is_default_prune_turns(turns: &usize) -> bool {
+    *turns == super::opencode::PROTECTED_TURNS
+}
+
+/// A count of a policy's: whole, and within smith's `Int32`s.
+fn count(v: f64) -> Result<(), String> {
+    whole(v, 0.0, i32::MAX as f64)
+}
+
+/// A cap on a result: it must leave a head and a tail.
+fn cap(v: f64) -> Result<(), String> {
+    whole(v, 2.0, i32::MAX as f64)
+}
+
+/// codex's threshold: a fraction of the window it can reach.
+fn threshold(v: f64) -> Result<(), String> {
+    if v > 0.0 && v <= 1.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "{v} is not a fraction of the window above 0 and at most 1"
+        ))
+    }
+}
+
+/// smith's cold-cache threshold: 0 is off, 1 would never act.
+fn cold(v: f64) -> Result<(), String> {
+    if (0.0..1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{v} is not a fraction of the window of 0 (off) or more and below 1"
+        ))
+    }
+}
+
+knob_table! {
+    /// A numeric knob of a policy: what the command line takes (one value
+    /// for `replay`, a list for `sweep`) and what the output files name.
+    pub enum PolicyKnob: Def<Knobs, Policy>;
+    MaskWindow(mask_window: usize) {
+        flag: "mask-window",
+        value_name: "M",
+        help: "masking: tool results kept whole, the most recent",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("M"),
+        applies: Policy::Masking,
+        check: count,
+    }
+    ClaudeCodeKeep(claude_code_keep: usize) {
+        flag: "claude-code-keep",
+        value_name: "N",
+        help: "claude-code: clearable results kept whole, the most recent",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("keep"),
+        applies: Policy::ClaudeCode,
+        check: count,
+    }
+    ClaudeCodeReserve(claude_code_reserve: u64) {
+        flag: "claude-code-reserve",
+        value_name: "TOKENS",
+        help: "claude-code: compact at the window minus this many tokens (20000 summary output + 13000 buffer)",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("reserve"),
+        applies: Policy::ClaudeCode,
+        check: count,
+    }
+    CodexCapBytes(codex_cap_bytes: usize) {
+        flag: "codex-cap-bytes",
+        value_name: "BYTES",
+        help: "codex: bytes a tool result keeps on arrival",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("capB"),
+        applies: Policy::Codex,
+        check: cap,
+    }
+    CodexCapLines(codex_cap_lines: usize) {
+        flag: "codex-cap-lines",
+        value_name: "LINES",
+        help: "codex: lines a tool result keeps on arrival, half from each end",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("capL"),
+        applies: Policy::Codex,
+        check: cap,
+    }
+    CodexCompactAt(codex_compact_at: f64) {
+        flag: "codex-compact-at",
+        value_name: "F",
+        help: "codex: compact at this fraction of the window",
+        list_help: "",
+        kind: Kind::Fraction,
+        label: Label::Changed("at"),
+        applies: Policy::Codex,
+        check: threshold,
+    }
+    CodexUserTokens(codex_user_tokens: u64) {
+        flag: "codex-user-tokens",
+        value_name: "TOKENS",
+        help: "codex: tokens of recent user messages kept beside the summary",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("users"),
+        applies: Policy::Codex,
+        check: count,
+    }
+    OpencodeReserve(opencode_reserve: u64) {
+        flag: "opencode-reserve",
+        value_name: "TOKENS",
+        help: "opencode: summarise at the window minus this many tokens",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("reserve"),
+        applies: Policy::Opencode,
+        check: count,
+    }
+    PruneProtect(prune_protect: u64) {
+        flag: "prune-protect",
+        value_name: "TOKENS",
+        help: "opencode: tokens of the newest tool output pruning protects",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("protect"),
+        applies: Policy::Opencode,
+        check: count,
+    }
+    PruneMinimum(prune_minimum: u64) {
+        flag: "prune-minimum",
+        value_name: "TOKENS",
+        help: "opencode: prune only if that reclaims more than this many tokens",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("min"),
+        applies: Policy::Opencode,
+        check: count,
+    }
+    PruneTurns(prune_turns: usize) {
+        flag: "prune-turns",
+        value_name: "TURNS",
+        help: "opencode: user turns at the end of the history pruning leaves alone",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("turns"),
+        applies: Policy::Opencode,
+        check: count,
+    }
+    ContextEditingTrigger(context_editing_trigger: u64) {
+        flag: "context-editing-trigger",
+        value_name: "TOKENS",
+        help: "context-editing: clear above this many input tokens",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("trigger"),
+        applies: Policy::ContextEditing,
+        check: count,
+    }
+    ClearKeep(clear_keep: usize) {
+        flag: "clear-keep",
+        value_name: "N",
+        help: "context-editing: most recent tool results kept",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("keep"),
+        applies: Policy::ContextEditing,
+        check: count,
+    }
+    ClearAtLeast(clear_at_least: u64) {
+        flag: "clear-at-least",
+        value_name: "TOKENS",
+        help: "context-editing: clear only if that reclaims at least this many tokens",
+        list_help: "",
+        kind: Kind::Count,
+        label: Label::Changed("least"),
+        applies: Policy::ContextEditing,
+        check: count,
+    }
+    ColdCompactAt(cold_compact_at: f64) {
+        flag: "cold-compact-at",
+        value_name: "F",
+        help: "smith: at a request whose gap since the previous one exceeds the cache lifetime (the cache is cold, the prompt is written again anyway), compact from this fraction of the window; needs the records' times (imported sessions), 0 is off, e.g. --cold-compact-at 0.55",
+        list_help: "",
+        kind: Kind::Fraction,
+        label: Label::Changed("cold"),
+        applies: Policy::Smith,
+        check: cold,
+    }
+}
+
+impl PolicyKnob {
+    /// The policy the knob belongs to.
+    pub fn policy(self) -> Policy {
+        self.def().applies
+    }
+
+    /// The command-line flag, without `--`.
+    pub fn flag(self) -> &'static str {
+        self.def().flag
+    }
+
+    /// The column name in the output files.
+    pub fn field(self) -> String {
+        self.def().field.to_string()
+    }
+
+    /// The short tag a config label writes before a non-default value.
+    pub fn tag(self) -> &'static str {
+        match self.def().label {
+            Label::Changed(tag) | Label::Always(tag) => tag,
+            Label::Window | Label::Fraction => "",
+        }
+    }
+
+    /// Whether it takes only whole numbers.
+    pub fn is_integer(self) -> bool {
+        self.def().kind.is_integer()
+    }
+
+    /// Its value in `knobs`.
+    pub fn get(self, k: &Knobs) -> f64 {
+        (self.def().get)(k)
+    }
+
+    /// Sets it in `knobs` to a value [`PolicyKnob::check`] accepted.
+    pub fn set(self, k: &mut Knobs, v: f64) {
+        (self.def().set)(k, v)
+    }
+
+    /// Rejects a value the knob cannot take, saying what it takes.
+    pub fn check(self, v: f64) -> Result<(), String> {
+        if !v.is_finite() {
+            return Err(format!("{v} is not a number"));
+        }
+        (self.def().check)(v)
+    }
+}
