@@ -53,16 +53,6 @@ impl MisfireKind {
         }
     }
 
-    /// The column of the data files counting this kind.
-    pub fn figure(self) -> &'static str {
-        match self {
-            MisfireKind::Grew => "misfire_grew",
-            MisfireKind::Repeated => "misfire_repeated",
-            MisfireKind::TargetMissed => "target_misses",
-            MisfireKind::OverWindow => "exhausted",
-        }
-    }
-
     /// What it means, for people.
     pub fn describe(self) -> &'static str {
         match self {

@@ -43,6 +43,7 @@ pub use data::SweepOutput;
 pub use select::Selection;
 
 use crate::transcript::{self, SessionRef};
+use crate::sweep::figures;
 
 /// Size of every chart in pixels: wide enough for a laptop screen, and the
 /// PNG's size.
@@ -105,13 +106,13 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The column of the sweep's tables.
-    pub fn figure(self) -> &'static str {
+    /// The sweep's figure it shows.
+    pub fn figure(self) -> figures::Metric {
         match self {
-            Metric::Price => "price",
-            Metric::TokensSent => "tokens_sent",
-            Metric::ResultsMangled => "results_mangled",
-            Metric::Summaries => "summaries",
+            Metric::Price => figures::Metric::Price,
+            Metric::TokensSent => figures::Metric::TokensSent,
+            Metric::ResultsMangled => figures::Metric::ResultsMangled,
+            Metric::Summaries => figures::Metric::Summaries,
         }
     }
 
@@ -174,12 +175,12 @@ impl Loss {
         }
     }
 
-    /// The column of the sweep's tables.
-    pub fn figure(self) -> &'static str {
+    /// The sweep's figure it shows.
+    pub fn figure(self) -> figures::Metric {
         match self {
-            Loss::ResultsMangled => "results_mangled",
-            Loss::NeededAgain => "needed_again",
-            Loss::ResultsLost => "results_lost",
+            Loss::ResultsMangled => figures::Metric::ResultsMangled,
+            Loss::NeededAgain => figures::Metric::NeededAgain,
+            Loss::ResultsLost => figures::Metric::ResultsLost,
         }
     }
 

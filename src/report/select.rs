@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use super::{SweepOutput, DEFAULT_SESSIONS};
 use crate::policy::Policy;
+use crate::sweep::figures;
 
 /// The config compared with the baseline, and the sessions given a section.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,7 +126,7 @@ fn choose_session(data: &SweepOutput, spec: &str) -> std::result::Result<usize, 
 /// baseline's, largest change first (ties: the larger session first).
 fn most_changed(data: &SweepOutput, chosen: usize) -> Result<Vec<usize>> {
     let base = data.baseline()?;
-    let sent = data.per_session("tokens_sent")?;
+    let sent = data.per_session(figures::Metric::TokensSent)?;
     let mut order: Vec<usize> = (0..data.sessions.len()).collect();
     let change = |s: usize| {
         let d = (sent[s][chosen] - sent[s][base]).abs();
