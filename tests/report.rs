@@ -1024,7 +1024,11 @@ fn heatmap_holds_only_smiths_configs_when_policies_are_compared() {
                     && c.config.compact_at == at
             })
             .unwrap();
-        assert_eq!(map.cells[i][0], Some(c.total(figures::Metric::Price)), "{at}");
+        assert_eq!(
+            map.cells[i][0],
+            Some(c.total(figures::Metric::Price)),
+            "{at}"
+        );
     }
     assert!(map.caption().contains("Only smith's configs"));
 
@@ -1034,7 +1038,10 @@ fn heatmap_holds_only_smiths_configs_when_policies_are_compared() {
     let map = Heatmap::new(&data, Metric::Price, masking, base);
     assert_eq!(map.chosen, None);
     assert_eq!((map.at.clone(), map.to.clone()), (vec![0.8], vec![0.5]));
-    assert_eq!(map.cells[0][0], Some(data.configs[base].total(figures::Metric::Price)));
+    assert_eq!(
+        map.cells[0][0],
+        Some(data.configs[base].total(figures::Metric::Price))
+    );
     assert!(map.caption().contains("masking's, so it has no cell"));
 }
 
@@ -1048,7 +1055,11 @@ fn cost_loss_and_distribution_count_the_loss_asked_for() {
     assert_eq!(Loss::default_for(&single), Loss::ResultsMangled);
 
     let chosen = data.by_rank()[0];
-    let needed: f64 = data.configs.iter().map(|c| c.total(figures::Metric::NeededAgain)).sum();
+    let needed: f64 = data
+        .configs
+        .iter()
+        .map(|c| c.total(figures::Metric::NeededAgain))
+        .sum();
     assert!(
         needed > 0.0,
         "the fixture's sessions need lost results again"

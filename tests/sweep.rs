@@ -383,7 +383,10 @@ fn sweep_rows_equal_the_replay_of_each_session_under_each_config() {
             s.total(Metric::ResultsMangled),
             f.effects.results_mangled() as f64
         );
-        assert_eq!(s.total(Metric::ReclaimedTruncate), f.effects.reclaimed[3] as f64);
+        assert_eq!(
+            s.total(Metric::ReclaimedTruncate),
+            f.effects.reclaimed[3] as f64
+        );
         assert_eq!(s.total(Metric::PeakTokens), f.peak_tokens as f64);
         any_mangled |= f.effects.results_mangled() > 0;
     }
@@ -636,10 +639,7 @@ fn cost_of_three_requests_reads_the_unchanged_prefix_and_writes_the_rest() {
     assert!((cost.price_uncached - 630.0 * 3.0 / 1e6).abs() < 1e-15);
     let v = figures::values(f, &prices);
     assert_eq!(v[Metric::Price.index()], cost.price);
-    assert_eq!(
-        v[Metric::PriceUncached.index()],
-        cost.price_uncached
-    );
+    assert_eq!(v[Metric::PriceUncached.index()], cost.price_uncached);
 }
 
 #[test]

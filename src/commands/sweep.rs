@@ -585,12 +585,18 @@ fn columns() -> Vec<Column> {
         ("needed again", |s| {
             format!("{:.0}", s.total(Metric::NeededAgain))
         }),
-        ("refetched", |s| format!("{:.0}", s.total(Metric::Refetched))),
+        ("refetched", |s| {
+            format!("{:.0}", s.total(Metric::Refetched))
+        }),
         ("compactions", |s| {
             format!("{:.0}", s.total(Metric::Compactions))
         }),
-        ("summaries", |s| format!("{:.0}", s.total(Metric::Summaries))),
-        ("exhausted", |s| format!("{:.0}", s.total(Metric::Exhausted))),
+        ("summaries", |s| {
+            format!("{:.0}", s.total(Metric::Summaries))
+        }),
+        ("exhausted", |s| {
+            format!("{:.0}", s.total(Metric::Exhausted))
+        }),
         ("peak", |s| tokens(s.total(Metric::PeakTokens))),
     ]
 }

@@ -14,8 +14,8 @@ use polars::prelude::{DataFrame, DataType, ParquetReader, SerReader};
 use crate::engine::Config;
 use crate::policy::{Policy, PolicyKnob, Setup};
 use crate::sweep::figures::Metric;
-use crate::sweep::summary::Summary;
 use crate::sweep::grid::Knob;
+use crate::sweep::summary::Summary;
 
 /// The files of a sweep's output folder the report reads.
 pub use crate::sweep::{CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
@@ -248,13 +248,14 @@ impl SweepOutput {
                 dir.display()
             )
         })?;
-        let summary: serde_json::Value = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not valid JSON", summary_path.display()))?;
-        let summary: Summary = serde_json::from_value(summary).with_context(|| {
-            format!(
-                "{}: it was written by another version of smith-calibrate: run the sweep again",
-                summary_path.display()
-            )
+        let summary: Summary = serde_json::from_str(&text).map_err(|e| {
+            let what = match e.classify() {
+                serde_json::error::Category::Data => {
+                    "it was written by another version of smith-calibrate: run the sweep again"
+                }
+                _ => "not valid JSON",
+            };
+            anyhow::Error::new(e).context(format!("{}: {what}", summary_path.display()))
         })?;
 
         let configs_path = dir.join(CONFIGS_FILE);

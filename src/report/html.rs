@@ -346,11 +346,7 @@ impl Page<'_> {
                 n => format!(", {n} bad lines skipped"),
             }
         );
-        let _ = write!(
-            h,
-            "<dt>Grid</dt><dd>{} configs",
-            s.grid.configs
-        );
+        let _ = write!(h, "<dt>Grid</dt><dd>{} configs", s.grid.configs);
         if let n @ 1.. = s.grid.impossible_left_out {
             let _ = write!(
                 h,

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use crate::replay::{self, Misfire, MisfireKind};
 
 use super::data::SweepOutput;
-use crate::sweep::figures;
 use super::html::escape;
+use crate::sweep::figures;
 
 /// Sessions named per kind, most misfires first; the rest are counted.
 pub const SESSIONS_NAMED: usize = 20;

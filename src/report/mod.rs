@@ -42,8 +42,8 @@ use plotters::prelude::*;
 pub use data::SweepOutput;
 pub use select::Selection;
 
-use crate::transcript::{self, SessionRef};
 use crate::sweep::figures;
+use crate::transcript::{self, SessionRef};
 
 /// Size of every chart in pixels: wide enough for a laptop screen, and the
 /// PNG's size.

@@ -51,7 +51,12 @@ const PANELS: [Panel; 6] = [
     (Metric::TokensSent, "Tokens sent", "tokens", tokens),
     (Metric::CacheWrite, "Cache writes", "tokens", tokens),
     (Metric::ResultsMangled, "Results mangled", "results", count),
-    (Metric::NeededAgain, "Results needed again", "results", count),
+    (
+        Metric::NeededAgain,
+        "Results needed again",
+        "results",
+        count,
+    ),
     (Metric::Summaries, "Summaries", "requests", count),
 ];
 

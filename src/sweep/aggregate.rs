@@ -3,7 +3,7 @@
 //! change against the baseline, the Pareto front and the ranking.
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::engine::Config;
 use crate::policy::Setup;
@@ -55,7 +55,7 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// A change against the baseline.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Delta {
     /// `value - baseline`.
     pub abs: f64,

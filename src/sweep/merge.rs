@@ -93,7 +93,10 @@ pub fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
                 .collect(),
         ),
         exclude_tools: plan.exclude_tools.clone(),
-        prices: format!("{},{},{}", prices.input, prices.cache_write, prices.cache_read),
+        prices: format!(
+            "{},{},{}",
+            prices.input, prices.cache_write, prices.cache_read
+        ),
     }
 }
 
@@ -133,7 +136,9 @@ pub fn write_shard(
     summary.shard = Some(ShardRecord {
         index: place.shard.index,
         count: place.shard.count,
-        assignment: "FNV-1a 64 of the transcript's path relative to its PATH argument, modulo count, plus 1".to_string(),
+        assignment:
+            "FNV-1a 64 of the transcript's path relative to its PATH argument, modulo count, plus 1"
+                .to_string(),
         listed: place.listed,
         skipped_ordinals: place.skipped_ordinals.iter().map(|&o| o as u64).collect(),
         rebuild: rebuild_record(input.grid, input.plan, input.prices),
@@ -202,13 +207,12 @@ fn read_summaries(dir: &Path) -> Result<Vec<ShardSummary>> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => bail!("{}: cannot read: {e}", file.display()),
         };
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not valid JSON", file.display()))?;
-        let mut summary: Summary = serde_json::from_value(value).map_err(|e| {
-            anyhow!(
+        let mut summary: Summary = serde_json::from_str(&text).map_err(|e| match e.classify() {
+            serde_json::error::Category::Data => anyhow!(
                 "{}: {e}; not the summary of a shard this version wrote",
                 file.display()
-            )
+            ),
+            _ => anyhow::Error::new(e).context(format!("{}: not valid JSON", file.display())),
         })?;
         let shard = summary.shard.take().ok_or_else(|| {
             anyhow!(
@@ -236,7 +240,9 @@ const SAME: [Agreement; 7] = [
     ("/shard/listed", |a, b| a.shard.listed == b.shard.listed),
     ("/shard/rebuild", |a, b| a.shard.rebuild == b.shard.rebuild),
     ("/paths", |a, b| a.summary.paths == b.summary.paths),
-    ("/grid/file", |a, b| a.summary.grid.file == b.summary.grid.file),
+    ("/grid/file", |a, b| {
+        a.summary.grid.file == b.summary.grid.file
+    }),
     ("/rank_by", |a, b| a.summary.rank_by == b.summary.rank_by),
     ("/tool", |a, b| a.summary.tool == b.summary.tool),
 ];

@@ -7,7 +7,11 @@
 //!
 //! The field order is the file's key order, and whole-number figures are
 //! written as integers, so the file is the same byte for byte as when it was
-//! built from `json!` objects.
+//! built from `json!` objects. Decimals are read with Rust's own exact
+//! parser ([`exact`]): serde_json's default one may land one ulp off a long
+//! decimal such as `-0.4315801500000001`, and a record read back must write
+//! the same bytes. (Its `float_roundtrip` feature would do the same for the
+//! whole program, and change what `import` reads from other agents' logs.)
 
 use std::fmt;
 use std::path::PathBuf;
@@ -16,6 +20,7 @@ use std::str::FromStr;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::engine::Config;
 use crate::estimate::Estimator;
@@ -42,6 +47,7 @@ pub struct Summary {
     pub bytes: u64,
     /// Timing fields: they say how long and on how many threads, so they
     /// differ between two runs of the same sweep.
+    #[serde(deserialize_with = "exact")]
     pub elapsed_seconds: f64,
     pub threads: usize,
     /// `--thrash-window`: the misfire figures' window.
@@ -102,7 +108,7 @@ pub struct GridRecord {
 
 /// A knob's value on an axis: integers as integers (`512`), fractions as
 /// numbers with a point (`0.8`, `1.0`), as the knob's type says.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AxisValue {
     Int(i64),
@@ -116,6 +122,23 @@ impl AxisValue {
             AxisValue::Int(x as i64)
         } else {
             AxisValue::Float(x)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AxisValue {
+    /// A number with a point or an exponent is a fraction, read exactly.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AxisValue, D::Error> {
+        let raw = <Box<RawValue>>::deserialize(d)?;
+        let text = raw.get();
+        if text.contains(['.', 'e', 'E']) || text == "null" {
+            number(text)
+                .map(AxisValue::Float)
+                .map_err(de::Error::custom)
+        } else {
+            text.parse()
+                .map(AxisValue::Int)
+                .map_err(|_| de::Error::custom(format!("{text} is not a number")))
         }
     }
 }
@@ -136,8 +159,11 @@ impl fmt::Display for AxisValue {
 /// The flat prices of the sweep.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PriceRecord {
+    #[serde(deserialize_with = "exact")]
     pub input: f64,
+    #[serde(deserialize_with = "exact")]
     pub cache_write: f64,
+    #[serde(deserialize_with = "exact")]
     pub cache_read: f64,
     /// Always [`PRICE_UNIT`].
     pub unit: String,
@@ -151,6 +177,7 @@ pub const PRICE_UNIT: &str = "USD per million tokens";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostModel {
     /// The baseline's `ttl_applied`: sessions whose records gave times.
+    #[serde(deserialize_with = "exact")]
     pub sessions_with_lifetime: f64,
     pub note: String,
 }
@@ -200,6 +227,7 @@ pub struct FrontPoint {
     pub label: String,
     #[serde(deserialize_with = "parse")]
     pub policy: Policy,
+    #[serde(deserialize_with = "exact")]
     pub price: f64,
     pub results_mangled: i64,
     pub needed_again: i64,
@@ -256,11 +284,11 @@ impl Serialize for Totals {
 
 impl<'de> Deserialize<'de> for Totals {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Totals, D::Error> {
-        let figures: Vec<(Metric, f64)> = d.deserialize_map(FigureMap::new())?;
+        let figures: Vec<(Metric, Box<RawValue>)> = d.deserialize_map(FigureMap::new())?;
         let mut totals = [f64::NAN; N];
         let mut seen = [false; N];
         for (m, v) in figures {
-            totals[m.index()] = v;
+            totals[m.index()] = number(v.get()).map_err(de::Error::custom)?;
             seen[m.index()] = true;
         }
         match Metric::ALL.into_iter().find(|m| !seen[m.index()]) {
@@ -287,7 +315,29 @@ impl Serialize for Deltas {
 
 impl<'de> Deserialize<'de> for Deltas {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Deltas, D::Error> {
-        d.deserialize_map(FigureMap::new()).map(Deltas)
+        /// [`Delta`] as written, read exactly.
+        #[derive(Deserialize)]
+        struct Written {
+            #[serde(deserialize_with = "exact")]
+            abs: f64,
+            #[serde(deserialize_with = "exact_or_null")]
+            pct: Option<f64>,
+        }
+        let deltas: Vec<(Metric, Written)> = d.deserialize_map(FigureMap::new())?;
+        Ok(Deltas(
+            deltas
+                .into_iter()
+                .map(|(m, w)| {
+                    (
+                        m,
+                        Delta {
+                            abs: w.abs,
+                            pct: w.pct,
+                        },
+                    )
+                })
+                .collect(),
+        ))
     }
 }
 
@@ -371,7 +421,32 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
                 Ok(out)
             }
         }
-        d.deserialize_map(Pairs(std::marker::PhantomData)).map(Ordered)
+        d.deserialize_map(Pairs(std::marker::PhantomData))
+            .map(Ordered)
+    }
+}
+
+/// A JSON number (or `null`, which serde_json writes for a NaN) as the
+/// `f64` it was written from, by Rust's exact parser.
+fn number(text: &str) -> Result<f64, String> {
+    if text == "null" {
+        return Ok(f64::NAN);
+    }
+    text.parse().map_err(|_| format!("{text} is not a number"))
+}
+
+/// A decimal field read exactly (see the module's note).
+fn exact<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(<Box<RawValue>>::deserialize(d)?.get()).map_err(de::Error::custom)
+}
+
+/// [`exact`] where `null` means none (a change from nothing has no
+/// percentage).
+fn exact_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let raw = <Box<RawValue>>::deserialize(d)?;
+    match raw.get() {
+        "null" => Ok(None),
+        text => number(text).map(Some).map_err(de::Error::custom),
     }
 }
 

@@ -15,13 +15,12 @@ use crate::policy::{Policy, PolicyKnob, Setup};
 use super::aggregate::ConfigSummary;
 use super::cost::Prices;
 use super::figures::{self, Kind, Metric, N};
-use super::summary::{
-    AxisValue, ConfigRecord, CostModel, Deltas, FrontPoint, GridRecord, Ordered, PriceRecord,
-    Skipped, Summary,
-    Totals, PRICE_UNIT,
-};
 use super::grid::{Grid, Knob};
 use super::run::{Sweep, Unreadable};
+use super::summary::{
+    AxisValue, ConfigRecord, CostModel, Deltas, FrontPoint, GridRecord, Ordered, PriceRecord,
+    Skipped, Summary, Totals, PRICE_UNIT,
+};
 
 /// The knob columns of `configs`, in [`Knob::ALL`] order, named by field.
 fn knob_columns(out: &mut Columns, configs: &[&Config]) {
