@@ -13,6 +13,7 @@ use std::sync::Arc;
 use polars::prelude::{CsvReadOptions, DataFrame, ParquetReader, SerReader};
 
 use common::*;
+use smith_calibrate::cost::PriceError;
 use smith_calibrate::engine::{Config, Engine};
 use smith_calibrate::loss;
 use smith_calibrate::policy::Setup;
@@ -653,18 +654,21 @@ fn prices_parse_three_numbers_or_say_what_is_expected() {
             cache_read: 1.5
         }
     );
-    assert!("3,3.75"
-        .parse::<Prices>()
-        .unwrap_err()
-        .contains("input,cache_write,cache_read"));
-    assert!("3,x,0.3"
-        .parse::<Prices>()
-        .unwrap_err()
-        .contains("cache_write"));
-    assert!("3,3.75,-1"
-        .parse::<Prices>()
-        .unwrap_err()
-        .contains("cache_read"));
+    let err = "3,3.75".parse::<Prices>().unwrap_err();
+    assert_eq!(err, PriceError::NotThree("3,3.75".into()));
+    assert!(err.to_string().contains("input,cache_write,cache_read"));
+    let err = "3,x,0.3".parse::<Prices>().unwrap_err();
+    assert!(
+        matches!(&err, PriceError::Bad { name: "cache_write", text, .. } if text == "x"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("cache_write"));
+    let err = "3,3.75,-1".parse::<Prices>().unwrap_err();
+    assert!(
+        matches!(&err, PriceError::Bad { name: "cache_read", text, .. } if text == "-1"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("cache_read"));
 }
 
 // -------------------------------------------------------- command + files

@@ -40,6 +40,7 @@ use super::run::{Sweep, Unreadable};
 use super::shard::Shard;
 use super::summary::{Ordered, Rebuild, ShardRecord, Summary};
 use super::tables::{self, SummaryInput, SweepCounts};
+use crate::cost::PriceError;
 
 /// The folder of the shards' rows, one Hive partition per shard.
 pub const SESSIONS_DIR: &str = "sessions";
@@ -272,7 +273,10 @@ fn rebuild(s: &ShardSummary) -> Result<(Grid, Plan, Prices)> {
     }
     policies.exclude_tools = r.exclude_tools.clone();
     let plan = plan::build(&grid, &policies, usize::MAX).map_err(bad)?;
-    let prices: Prices = r.prices.parse().map_err(bad)?;
+    let prices: Prices = r
+        .prices
+        .parse()
+        .map_err(|e: PriceError| bad(e.to_string()))?;
     Ok((grid, plan, prices))
 }
 

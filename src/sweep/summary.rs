@@ -132,9 +132,7 @@ impl<'de> Deserialize<'de> for AxisValue {
         let raw = <Box<RawValue>>::deserialize(d)?;
         let text = raw.get();
         if text.contains(['.', 'e', 'E']) || text == "null" {
-            number(text)
-                .map(AxisValue::Float)
-                .map_err(de::Error::custom)
+            number(text).map(AxisValue::Float)
         } else {
             text.parse()
                 .map(AxisValue::Int)
@@ -288,7 +286,7 @@ impl<'de> Deserialize<'de> for Totals {
         let mut totals = [f64::NAN; N];
         let mut seen = [false; N];
         for (m, v) in figures {
-            totals[m.index()] = number(v.get()).map_err(de::Error::custom)?;
+            totals[m.index()] = number(v.get())?;
             seen[m.index()] = true;
         }
         match Metric::ALL.into_iter().find(|m| !seen[m.index()]) {
@@ -428,16 +426,17 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
 
 /// A JSON number (or `null`, which serde_json writes for a NaN) as the
 /// `f64` it was written from, by Rust's exact parser.
-fn number(text: &str) -> Result<f64, String> {
+fn number<E: de::Error>(text: &str) -> Result<f64, E> {
     if text == "null" {
         return Ok(f64::NAN);
     }
-    text.parse().map_err(|_| format!("{text} is not a number"))
+    text.parse()
+        .map_err(|_| E::custom(format!("{text} is not a number")))
 }
 
 /// A decimal field read exactly (see the module's note).
 fn exact<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    number(<Box<RawValue>>::deserialize(d)?.get()).map_err(de::Error::custom)
+    number(<Box<RawValue>>::deserialize(d)?.get())
 }
 
 /// [`exact`] where `null` means none (a change from nothing has no
@@ -446,7 +445,7 @@ fn exact_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Erro
     let raw = <Box<RawValue>>::deserialize(d)?;
     match raw.get() {
         "null" => Ok(None),
-        text => number(text).map(Some).map_err(de::Error::custom),
+        text => number(text).map(Some),
     }
 }
 
@@ -455,7 +454,7 @@ fn exact_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Erro
 /// give them no `Deserialize`.
 fn parse<'de, T, D>(d: D) -> Result<T, D::Error>
 where
-    T: FromStr<Err = String>,
+    T: FromStr<Err: fmt::Display>,
     D: Deserializer<'de>,
 {
     String::deserialize(d)?.parse().map_err(de::Error::custom)
@@ -464,7 +463,7 @@ where
 /// [`parse`] for an optional field.
 fn parse_some<'de, T, D>(d: D) -> Result<Option<T>, D::Error>
 where
-    T: FromStr<Err = String>,
+    T: FromStr<Err: fmt::Display>,
     D: Deserializer<'de>,
 {
     parse(d).map(Some)
@@ -473,7 +472,7 @@ where
 /// [`parse`] for a list.
 fn parse_all<'de, T, D>(d: D) -> Result<Vec<T>, D::Error>
 where
-    T: FromStr<Err = String>,
+    T: FromStr<Err: fmt::Display>,
     D: Deserializer<'de>,
 {
     Vec::<String>::deserialize(d)?
