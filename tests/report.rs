@@ -813,7 +813,7 @@ fn policy_table_has_one_row_per_policy_with_the_numbers_of_configs_csv() {
         for (p, values) in rows {
             let r = best(p, w);
             assert_eq!(values.len(), COLUMNS.len(), "{p}: one value per column");
-            for ((name, ..), v) in COLUMNS.iter().zip(values) {
+            for (name, v) in COLUMNS.iter().zip(values) {
                 let expected = column_f64(&csv, name.name())[r];
                 assert!(
                     (v - expected).abs() <= 1e-9 * expected.abs().max(1.0),
@@ -841,7 +841,8 @@ fn policy_table_has_one_row_per_policy_with_the_numbers_of_configs_csv() {
     );
     check(&rows, None);
     // The shown text is the value as the table writes it, with its change.
-    for (name, _, fmt) in COLUMNS {
+    for name in COLUMNS {
+        let fmt = smith_calibrate::report::format::of(name);
         let r = best("codex", None);
         let v = column_f64(&csv, name.name())[r];
         assert!(

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use anyhow::Result;
 
 use super::data::{SweepOutput, CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
-use super::format::{change, count, money, plural, tokens, window};
+use super::format::{self, change, count, money, plural, tokens, window};
 use super::policies::{Comparison, PolicyRow, COLUMNS};
 use super::{palette, Figure, Loss, Metric, SessionSection, TOP_CONFIGS};
 use crate::engine::Stage;
@@ -20,21 +20,18 @@ use crate::sweep::figures;
 /// Rows of the table of every session before the page says "and N more".
 const MAX_SESSION_ROWS: usize = 200;
 
-/// A figure as the page shows it: the figure, its heading, and how a value
-/// is written.
-type KeyFigure = (figures::Metric, &'static str, fn(f64) -> String);
-
-/// The figures of the key-number cards and the per-session tables.
-const KEY_FIGURES: [KeyFigure; 9] = [
-    (figures::Metric::Price, "price", money),
-    (figures::Metric::TokensSent, "tokens sent", tokens),
-    (figures::Metric::CacheWrite, "cache writes", tokens),
-    (figures::Metric::ResultsMangled, "results mangled", count),
-    (figures::Metric::NeededAgain, "needed again", count),
-    (figures::Metric::Summaries, "summaries", count),
-    (figures::Metric::Drops, "drops", count),
-    (figures::Metric::Compactions, "compactions", count),
-    (figures::Metric::Exhausted, "over the window", count),
+/// The figures of the key-number cards and the per-session tables, each
+/// headed by its label and written by its unit.
+const KEY_FIGURES: [figures::Metric; 9] = [
+    figures::Metric::Price,
+    figures::Metric::TokensSent,
+    figures::Metric::CacheWrite,
+    figures::Metric::ResultsMangled,
+    figures::Metric::NeededAgain,
+    figures::Metric::Summaries,
+    figures::Metric::Drops,
+    figures::Metric::Compactions,
+    figures::Metric::Exhausted,
 ];
 
 /// Everything the page shows.
@@ -468,8 +465,9 @@ impl Page<'_> {
             base.rank,
             self.data.sessions.len()
         );
-        for (name, heading, fmt) in KEY_FIGURES {
-            let (v, b) = (chosen.total(name), base.total(name));
+        for figure in KEY_FIGURES {
+            let (heading, fmt) = (figure.label(), format::of(figure));
+            let (v, b) = (chosen.total(figure), base.total(figure));
             let _ = writeln!(
                 h,
                 "<div class=\"card\"><div class=\"k\">{heading}</div><div class=\"v\">{}</div><div class=\"d\">{} vs {}</div></div>",
@@ -546,14 +544,18 @@ impl Page<'_> {
                 // The policy has its own column.
                 escape(&if by_policy { c.setup.knobs_label() } else { c.label.clone() }),
             );
-            for (figure, fmt) in [
-                (figures::Metric::Price, money as fn(f64) -> String),
-                (figures::Metric::TokensSent, tokens),
-                (figures::Metric::CacheWrite, tokens),
-                (figures::Metric::ResultsMangled, count),
-                (figures::Metric::NeededAgain, count),
+            for figure in [
+                figures::Metric::Price,
+                figures::Metric::TokensSent,
+                figures::Metric::CacheWrite,
+                figures::Metric::ResultsMangled,
+                figures::Metric::NeededAgain,
             ] {
-                h.push_str(&value_cell(c.total(figure), base.total(figure), fmt));
+                h.push_str(&value_cell(
+                    c.total(figure),
+                    base.total(figure),
+                    format::of(figure),
+                ));
             }
             let _ = writeln!(
                 h,
@@ -668,8 +670,8 @@ impl Page<'_> {
             "<table id=\"{}\">\n<thead><tr><th class=\"l\">policy</th><th class=\"l\">config</th><th>#</th>",
             escape(id)
         );
-        for (_, heading, _) in COLUMNS {
-            let _ = write!(h, "<th>{heading}</th>");
+        for figure in COLUMNS {
+            let _ = write!(h, "<th>{}</th>", figure.label());
         }
         h.push_str("</tr></thead>\n<tbody>\n");
         for (title, rows) in groups {
@@ -702,8 +704,12 @@ impl Page<'_> {
                     escape(&c.setup.knobs_label()),
                     c.rank
                 );
-                for (figure, _, fmt) in COLUMNS {
-                    h.push_str(&value_cell(c.total(figure), base.total(figure), fmt));
+                for figure in COLUMNS {
+                    h.push_str(&value_cell(
+                        c.total(figure),
+                        base.total(figure),
+                        format::of(figure),
+                    ));
                 }
                 h.push_str("</tr>\n");
             }
@@ -723,7 +729,7 @@ impl Page<'_> {
         );
         let columns: Vec<Vec<Vec<f64>>> = KEY_FIGURES
             .iter()
-            .map(|&(figure, _, _)| d.per_session(figure))
+            .map(|&figure| d.per_session(figure))
             .collect::<Result<_>>()?;
         let requests = d.per_session(figures::Metric::Requests)?;
         for section in self.sessions {
@@ -741,7 +747,8 @@ impl Page<'_> {
                 "<div class=\"scroll\"><table>\n<thead><tr><th class=\"l\">this session</th><th>smith's defaults</th>\
                  <th>chosen config</th><th>change</th></tr></thead>\n<tbody>\n",
             );
-            for ((_, heading, fmt), values) in KEY_FIGURES.iter().zip(&columns) {
+            for (&figure, values) in KEY_FIGURES.iter().zip(&columns) {
+                let (heading, fmt) = (figure.label(), format::of(figure));
                 let (b, c) = (values[s][base], values[s][self.chosen]);
                 let _ = writeln!(
                     h,

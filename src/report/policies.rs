@@ -23,22 +23,20 @@ use super::{font_size, Chart, DrawResult};
 use crate::policy::Policy;
 use crate::sweep::figures::Metric;
 
-/// A figure as the comparison shows it: the figure, its heading, and how a
-/// value is written.
-pub type Column = (Metric, &'static str, fn(f64) -> String);
-
 /// The columns of the comparison table: what a policy costs, what it sent
-/// and wrote to the cache, and what it lost, counted four ways.
-pub const COLUMNS: [Column; 9] = [
-    (Metric::Price, "price", money),
-    (Metric::TokensSent, "tokens sent", tokens),
-    (Metric::CacheWrite, "cache writes", tokens),
-    (Metric::ResultsMangled, "results mangled", count),
-    (Metric::ResultsLost, "results lost", count),
-    (Metric::NeededAgain, "needed again", count),
-    (Metric::Refetched, "re-fetched", count),
-    (Metric::Summaries, "summaries", count),
-    (Metric::Exhausted, "over the window", count),
+/// and wrote to the cache, and what it lost, counted four ways. Each is
+/// headed by its [`Metric::label`] and written by its unit
+/// ([`super::format::of`]).
+pub const COLUMNS: [Metric; 9] = [
+    Metric::Price,
+    Metric::TokensSent,
+    Metric::CacheWrite,
+    Metric::ResultsMangled,
+    Metric::ResultsLost,
+    Metric::NeededAgain,
+    Metric::Refetched,
+    Metric::Summaries,
+    Metric::Exhausted,
 ];
 
 /// A panel of the chart: the figure, the panel's title with its unit, the y
@@ -378,7 +376,7 @@ mod tests {
     #[test]
     fn every_panel_of_the_chart_is_a_column_of_the_table() {
         for (figure, ..) in PANELS {
-            assert!(COLUMNS.iter().any(|c| c.0 == figure), "{figure}");
+            assert!(COLUMNS.contains(&figure), "{figure}");
         }
     }
 }

@@ -28,12 +28,24 @@ pub enum Kind {
 
 use Kind::{Count, Peak, Price};
 
+/// What a figure's value counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// US dollars.
+    Usd,
+    /// Estimated tokens.
+    Tokens,
+    /// Anything else counted: requests, results, sessions, messages.
+    Count,
+}
+
 /// Declares [`Metric`] from one table: each row is a variant, its column
-/// name, its [`Kind`], whether the configs table gives its distribution over
-/// sessions (`stats`), and whether it is compared against the baseline and
-/// so can rank configs (`delta`). The row order is the column order.
+/// name, its [`Kind`], its [`Unit`], its label in the report's tables,
+/// whether the configs table gives its distribution over sessions
+/// (`stats`), and whether it is compared against the baseline and so can
+/// rank configs (`delta`). The row order is the column order.
 macro_rules! metrics {
-    ($($(#[$doc:meta])* $variant:ident = $name:literal, $kind:expr, stats $stats:literal, delta $delta:literal;)*) => {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal, $kind:expr, $unit:ident, $label:literal, stats $stats:literal, delta $delta:literal;)*) => {
         /// One figure of a replayed session (and, summed or maximised over
         /// sessions, of a config). Every figure is lower-is-better: a config
         /// ranks first on the smallest value.
@@ -55,6 +67,18 @@ macro_rules! metrics {
             /// How the figure adds up over sessions and is written.
             pub const fn kind(self) -> Kind {
                 match self { $(Metric::$variant => $kind,)* }
+            }
+
+            /// What the figure counts, so a value is shown as dollars, as
+            /// tokens or as a plain count.
+            pub const fn unit(self) -> Unit {
+                match self { $(Metric::$variant => Unit::$unit,)* }
+            }
+
+            /// The figure as the report's tables head it ("tokens sent",
+            /// "over the window").
+            pub const fn label(self) -> &'static str {
+                match self { $(Metric::$variant => $label,)* }
             }
 
             /// Whether the configs table reports its mean, median and p95
@@ -79,66 +103,66 @@ macro_rules! metrics {
 }
 
 metrics! {
-    Messages = "messages", Count, stats false, delta false;
-    Requests = "requests", Count, stats false, delta false;
-    Triggered = "triggered", Count, stats false, delta true;
-    Compactions = "compactions", Count, stats true, delta true;
+    Messages = "messages", Count, Count, "messages", stats false, delta false;
+    Requests = "requests", Count, Count, "requests", stats false, delta false;
+    Triggered = "triggered", Count, Count, "triggered", stats false, delta true;
+    Compactions = "compactions", Count, Count, "compactions", stats true, delta true;
     /// `fires_<stage>`, in [`Stage::ALL`] order: the requests the stage
     /// changed something in.
-    FiresThinking = "fires_thinking", Count, stats false, delta false;
-    FiresAttachments = "fires_attachments", Count, stats false, delta false;
-    FiresDuplicates = "fires_duplicates", Count, stats false, delta false;
-    FiresTruncate = "fires_truncate", Count, stats false, delta false;
-    FiresSummarize = "fires_summarize", Count, stats false, delta false;
-    FiresDrop = "fires_drop", Count, stats false, delta false;
+    FiresThinking = "fires_thinking", Count, Count, "fires thinking", stats false, delta false;
+    FiresAttachments = "fires_attachments", Count, Count, "fires attachments", stats false, delta false;
+    FiresDuplicates = "fires_duplicates", Count, Count, "fires duplicates", stats false, delta false;
+    FiresTruncate = "fires_truncate", Count, Count, "fires truncate", stats false, delta false;
+    FiresSummarize = "fires_summarize", Count, Count, "fires summarize", stats false, delta false;
+    FiresDrop = "fires_drop", Count, Count, "fires drop", stats false, delta false;
     /// `reclaimed_<stage>`, in [`Stage::ALL`] order: the tokens the stage
     /// reclaimed, charged like `before` and `after`.
-    ReclaimedThinking = "reclaimed_thinking", Count, stats false, delta false;
-    ReclaimedAttachments = "reclaimed_attachments", Count, stats false, delta false;
-    ReclaimedDuplicates = "reclaimed_duplicates", Count, stats false, delta false;
-    ReclaimedTruncate = "reclaimed_truncate", Count, stats false, delta false;
-    ReclaimedSummarize = "reclaimed_summarize", Count, stats false, delta false;
-    ReclaimedDrop = "reclaimed_drop", Count, stats false, delta false;
-    ResultsMangled = "results_mangled", Count, stats true, delta true;
-    ResultsTruncated = "results_truncated", Count, stats false, delta false;
-    ResultsStubbed = "results_stubbed", Count, stats false, delta false;
+    ReclaimedThinking = "reclaimed_thinking", Count, Tokens, "reclaimed thinking", stats false, delta false;
+    ReclaimedAttachments = "reclaimed_attachments", Count, Tokens, "reclaimed attachments", stats false, delta false;
+    ReclaimedDuplicates = "reclaimed_duplicates", Count, Tokens, "reclaimed duplicates", stats false, delta false;
+    ReclaimedTruncate = "reclaimed_truncate", Count, Tokens, "reclaimed truncate", stats false, delta false;
+    ReclaimedSummarize = "reclaimed_summarize", Count, Tokens, "reclaimed summarize", stats false, delta false;
+    ReclaimedDrop = "reclaimed_drop", Count, Tokens, "reclaimed drop", stats false, delta false;
+    ResultsMangled = "results_mangled", Count, Count, "results mangled", stats true, delta true;
+    ResultsTruncated = "results_truncated", Count, Count, "results truncated", stats false, delta false;
+    ResultsStubbed = "results_stubbed", Count, Count, "results stubbed", stats false, delta false;
     /// The loss measure of `crate::loss`: distinct results shortened or
     /// removed, and how many of them the rest of the session needed again
     /// or fetched again.
-    ResultsLost = "results_lost", Count, stats true, delta true;
-    NeededAgain = "needed_again", Count, stats true, delta true;
-    Refetched = "refetched", Count, stats true, delta true;
-    ReadsSuperseded = "reads_superseded", Count, stats false, delta false;
-    ThinkingDropped = "thinking_dropped", Count, stats false, delta false;
-    AttachmentsRemoved = "attachments_removed", Count, stats false, delta false;
-    Summaries = "summaries", Count, stats true, delta true;
-    Drops = "drops", Count, stats false, delta true;
-    MessagesSummarized = "messages_summarized", Count, stats true, delta true;
-    TargetMisses = "target_misses", Count, stats false, delta true;
-    Exhausted = "exhausted", Count, stats false, delta true;
-    PeakTokens = "peak_tokens", Peak, stats true, delta true;
-    PeakBefore = "peak_before", Peak, stats false, delta false;
-    TokensSent = "tokens_sent", Count, stats true, delta true;
-    CacheRead = "cache_read", Count, stats true, delta true;
-    CacheWrite = "cache_write", Count, stats true, delta true;
-    Price = "price", Price, stats true, delta true;
-    PriceUncached = "price_uncached", Price, stats true, delta true;
+    ResultsLost = "results_lost", Count, Count, "results lost", stats true, delta true;
+    NeededAgain = "needed_again", Count, Count, "needed again", stats true, delta true;
+    Refetched = "refetched", Count, Count, "re-fetched", stats true, delta true;
+    ReadsSuperseded = "reads_superseded", Count, Count, "reads superseded", stats false, delta false;
+    ThinkingDropped = "thinking_dropped", Count, Count, "thinking dropped", stats false, delta false;
+    AttachmentsRemoved = "attachments_removed", Count, Count, "attachments removed", stats false, delta false;
+    Summaries = "summaries", Count, Count, "summaries", stats true, delta true;
+    Drops = "drops", Count, Count, "drops", stats false, delta true;
+    MessagesSummarized = "messages_summarized", Count, Count, "messages summarized", stats true, delta true;
+    TargetMisses = "target_misses", Count, Count, "target misses", stats false, delta true;
+    Exhausted = "exhausted", Count, Count, "over the window", stats false, delta true;
+    PeakTokens = "peak_tokens", Peak, Tokens, "peak tokens", stats true, delta true;
+    PeakBefore = "peak_before", Peak, Tokens, "peak before", stats false, delta false;
+    TokensSent = "tokens_sent", Count, Tokens, "tokens sent", stats true, delta true;
+    CacheRead = "cache_read", Count, Tokens, "cache read", stats true, delta true;
+    CacheWrite = "cache_write", Count, Tokens, "cache writes", stats true, delta true;
+    Price = "price", Price, Usd, "price", stats true, delta true;
+    PriceUncached = "price_uncached", Price, Usd, "price uncached", stats true, delta true;
     /// Misfires (`crate::replay::misfire`); target_misses and exhausted
     /// above are the other two kinds.
-    MisfireGrew = "misfire_grew", Count, stats false, delta true;
-    MisfireRepeated = "misfire_repeated", Count, stats false, delta true;
+    MisfireGrew = "misfire_grew", Count, Count, "misfire grew", stats false, delta true;
+    MisfireRepeated = "misfire_repeated", Count, Count, "misfire repeated", stats false, delta true;
     /// The cost model's parts beside `price` (`crate::cost::session::Meter`):
     /// output, the summarizer's own requests, and the three together.
-    OutputTokens = "output_tokens", Count, stats false, delta false;
-    PriceOutput = "price_output", Price, stats false, delta false;
-    PriceSummarizer = "price_summarizer", Price, stats true, delta true;
-    PriceTotal = "price_total", Price, stats true, delta true;
+    OutputTokens = "output_tokens", Count, Tokens, "output tokens", stats false, delta false;
+    PriceOutput = "price_output", Price, Usd, "price output", stats false, delta false;
+    PriceSummarizer = "price_summarizer", Price, Usd, "price summarizer", stats true, delta true;
+    PriceTotal = "price_total", Price, Usd, "price total", stats true, delta true;
     /// Requests whose cache had expired, tokens written to the one-hour
     /// tier, and 1 for a session whose records gave times (the config's
     /// sum: sessions the lifetime applied to).
-    ExpiredRequests = "expired_requests", Count, stats false, delta true;
-    CacheWrite1h = "cache_write_1h", Count, stats false, delta false;
-    TtlApplied = "ttl_applied", Count, stats false, delta false;
+    ExpiredRequests = "expired_requests", Count, Count, "expired requests", stats false, delta true;
+    CacheWrite1h = "cache_write_1h", Count, Tokens, "cache write 1h", stats false, delta false;
+    TtlApplied = "ttl_applied", Count, Count, "ttl applied", stats false, delta false;
 }
 
 impl Metric {
@@ -299,9 +323,10 @@ mod tests {
     }
 
     #[test]
-    fn every_price_figure_is_named_price() {
+    fn every_price_figure_is_named_price_and_counts_dollars() {
         for m in Metric::ALL {
             assert_eq!(m.is_price(), m.name().starts_with("price"), "{m}");
+            assert_eq!(m.is_price(), m.unit() == Unit::Usd, "{m}");
         }
     }
 }
