@@ -23,7 +23,7 @@ use smith_calibrate::report::context_curve::ContextCurve;
 use smith_calibrate::report::cost_loss::CostLoss;
 use smith_calibrate::report::heatmap::Heatmap;
 use smith_calibrate::report::policies::{Comparison, COLUMNS};
-use smith_calibrate::report::{Chart, Loss, Metric, Selection, SweepOutput};
+use smith_calibrate::report::{Chart, Loss, Metric, Selection, SelectionError, SweepOutput};
 use smith_calibrate::sweep::figures;
 use smith_calibrate::transcript::{Block, BlockType, Message, Role};
 
@@ -1003,6 +1003,11 @@ fn config_flag_takes_a_policy_for_its_best_config() {
             .all(|c| c.rank >= data.configs[best].rank));
     }
     let err = Selection::new(&data, Some("opencode"), &[]).unwrap_err();
+    assert!(
+        matches!(&err, SelectionError::NoPolicy { policy, .. } if *policy == Policy::Opencode),
+        "{err:?}"
+    );
+    let err = err.to_string();
     assert!(err.contains("no config of opencode"), "{err}");
 }
 

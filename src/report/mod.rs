@@ -40,7 +40,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 pub use data::SweepOutput;
-pub use select::Selection;
+pub use select::{Selection, SelectionError};
 
 use crate::sweep::figures;
 use crate::transcript::{self, SessionRef};
@@ -464,7 +464,7 @@ pub fn write(
 /// `sweep --report` does.
 pub fn write_default(sweep_dir: &Path, out: &Path) -> Result<Written> {
     let data = SweepOutput::read(sweep_dir)?;
-    let selection = Selection::new(&data, None, &[]).map_err(|e| anyhow!(e))?;
+    let selection = Selection::new(&data, None, &[]).map_err(|e| anyhow!("{e}"))?;
     write(
         &data,
         &selection,
