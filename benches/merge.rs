@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use smith_calibrate::sweep::aggregate::summarize;
 use smith_calibrate::sweep::cost::Prices;
-use smith_calibrate::sweep::figures;
+use smith_calibrate::sweep::figures::Metric;
 use smith_calibrate::sweep::grid::{self, GridSpec, Knob};
 use smith_calibrate::sweep::merge::{self, ShardPlace};
 use smith_calibrate::sweep::plan::{self, PolicySpec};
@@ -93,7 +93,7 @@ fn main() {
     let grid = grid::build(&g, usize::MAX).expect("grid");
     let plan = plan::build(&grid, &PolicySpec::default(), usize::MAX).expect("plan");
     let prices: Prices = "3,3.75,0.3".parse().expect("prices");
-    let rank_by = figures::index("price").expect("price");
+    let rank_by = Metric::Price;
     let started = Instant::now();
     let opts = Options {
         jobs: None,
@@ -119,7 +119,7 @@ fn main() {
         grid: &grid,
         plan: &plan,
         prices: &prices,
-        rank_by: "price",
+        rank_by,
     };
     let started = Instant::now();
     let n_configs = plan.setups.len();

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use smith_calibrate::policy::{Knobs, Policy, Setup};
-use smith_calibrate::sweep::{figures, grid, run, GridSpec, Knob, Options, Prices};
+use smith_calibrate::sweep::figures::{self, Metric};
+use smith_calibrate::sweep::{grid, run, GridSpec, Knob, Options, Prices};
 
 use super::common;
 
@@ -54,11 +55,11 @@ fn smith_sessions_without_timestamps_price_to_the_bit_as_the_flat_model() {
         smith_calibrate::transcript::resolve_all(&[datasets().display().to_string()]).unwrap();
     assert!(refs.len() >= 5, "the bundled datasets are there");
     let setups = smith_grid();
-    let price = figures::index("price").unwrap();
-    let uncached = figures::index("price_uncached").unwrap();
-    let total = figures::index("price_total").unwrap();
-    let ttl = figures::index("ttl_applied").unwrap();
-    let expired = figures::index("expired_requests").unwrap();
+    let price = Metric::Price.index();
+    let uncached = Metric::PriceUncached.index();
+    let total = Metric::PriceTotal.index();
+    let ttl = Metric::TtlApplied.index();
+    let expired = Metric::ExpiredRequests.index();
     let given: Prices = "5,6.25,0.5".parse().unwrap();
     for (settings, flat) in [
         (Default::default(), Prices::default()),

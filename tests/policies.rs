@@ -1000,9 +1000,10 @@ fn sweep_with_several_policies_ranks_them_together_and_writes_the_policy_column(
 fn a_setup_reads_back_from_the_configs_table() {
     use smith_calibrate::export::Values;
     use smith_calibrate::policy::PolicyKnob;
+    use smith_calibrate::sweep::figures::Metric;
     use smith_calibrate::sweep::grid::Knob;
     use smith_calibrate::sweep::run::{self, Options};
-    use smith_calibrate::sweep::{figures, summarize, tables, Prices};
+    use smith_calibrate::sweep::{summarize, tables, Prices};
     use smith_calibrate::transcript::SessionRef;
     let dir = tempfile::tempdir().unwrap();
     let p = write_loss_session(dir.path());
@@ -1025,7 +1026,7 @@ fn a_setup_reads_back_from_the_configs_table() {
         quiet: true,
     };
     let sweep = run::run(&[SessionRef { transcript: p }], &setups, &opts).unwrap();
-    let summaries = summarize(&sweep, &Prices::default(), figures::index("price").unwrap());
+    let summaries = summarize(&sweep, &Prices::default(), Metric::Price);
     let table = tables::configs_table(&summaries);
     let float = |name: &str, i: usize| match table.get(name) {
         Some(Values::Int(v)) => Some(v[i] as f64),

@@ -23,7 +23,8 @@ use smith_calibrate::report::context_curve::ContextCurve;
 use smith_calibrate::report::cost_loss::CostLoss;
 use smith_calibrate::report::heatmap::Heatmap;
 use smith_calibrate::report::policies::{Comparison, COLUMNS};
-use smith_calibrate::report::{Chart, Loss, Metric, Selection, SweepOutput};
+use smith_calibrate::report::{Chart, Loss, Metric, Selection, SelectionError, SweepOutput};
+use smith_calibrate::sweep::figures;
 use smith_calibrate::transcript::{Block, BlockType, Message, Role};
 
 // ---------------------------------------------------------------- helpers
@@ -492,7 +493,7 @@ fn default_sessions_are_those_whose_tokens_sent_changed_most() {
     let sel = Selection::new(&data, None, &[]).unwrap();
     assert_eq!(sel.chosen, data.by_rank()[0]);
     let base = data.baseline().unwrap();
-    let sent = data.per_session("tokens_sent").unwrap();
+    let sent = data.per_session(figures::Metric::TokensSent).unwrap();
     let change = |s: usize| (sent[s][sel.chosen] - sent[s][base]).abs();
     assert_eq!(sel.sessions.len(), 3);
     for w in sel.sessions.windows(2) {
@@ -706,7 +707,7 @@ fn heatmap_cells_are_the_configs_totals_and_impossible_pairs_are_empty() {
             });
             assert_eq!(
                 map.cells[i][j],
-                config.map(|c| c.total("tokens_sent")),
+                config.map(|c| c.total(figures::Metric::TokensSent)),
                 "{at}/{to}"
             );
         }
@@ -812,8 +813,8 @@ fn policy_table_has_one_row_per_policy_with_the_numbers_of_configs_csv() {
         for (p, values) in rows {
             let r = best(p, w);
             assert_eq!(values.len(), COLUMNS.len(), "{p}: one value per column");
-            for ((name, ..), v) in COLUMNS.iter().zip(values) {
-                let expected = column_f64(&csv, name)[r];
+            for (name, v) in COLUMNS.iter().zip(values) {
+                let expected = column_f64(&csv, name.name())[r];
                 assert!(
                     (v - expected).abs() <= 1e-9 * expected.abs().max(1.0),
                     "{p} {name}: the page says {v}, configs.csv {expected}"
@@ -840,9 +841,10 @@ fn policy_table_has_one_row_per_policy_with_the_numbers_of_configs_csv() {
     );
     check(&rows, None);
     // The shown text is the value as the table writes it, with its change.
-    for (name, _, fmt) in COLUMNS {
+    for name in COLUMNS {
+        let fmt = smith_calibrate::report::format::of(name);
         let r = best("codex", None);
-        let v = column_f64(&csv, name)[r];
+        let v = column_f64(&csv, name.name())[r];
         assert!(
             table.contains(&format!("title=\"{v}\">{}<span class=\"delta", fmt(v))),
             "codex {name}: {} not in the table",
@@ -1001,6 +1003,11 @@ fn config_flag_takes_a_policy_for_its_best_config() {
             .all(|c| c.rank >= data.configs[best].rank));
     }
     let err = Selection::new(&data, Some("opencode"), &[]).unwrap_err();
+    assert!(
+        matches!(&err, SelectionError::NoPolicy { policy, .. } if *policy == Policy::Opencode),
+        "{err:?}"
+    );
+    let err = err.to_string();
     assert!(err.contains("no config of opencode"), "{err}");
 }
 
@@ -1023,7 +1030,11 @@ fn heatmap_holds_only_smiths_configs_when_policies_are_compared() {
                     && c.config.compact_at == at
             })
             .unwrap();
-        assert_eq!(map.cells[i][0], Some(c.total("price")), "{at}");
+        assert_eq!(
+            map.cells[i][0],
+            Some(c.total(figures::Metric::Price)),
+            "{at}"
+        );
     }
     assert!(map.caption().contains("Only smith's configs"));
 
@@ -1033,7 +1044,10 @@ fn heatmap_holds_only_smiths_configs_when_policies_are_compared() {
     let map = Heatmap::new(&data, Metric::Price, masking, base);
     assert_eq!(map.chosen, None);
     assert_eq!((map.at.clone(), map.to.clone()), (vec![0.8], vec![0.5]));
-    assert_eq!(map.cells[0][0], Some(data.configs[base].total("price")));
+    assert_eq!(
+        map.cells[0][0],
+        Some(data.configs[base].total(figures::Metric::Price))
+    );
     assert!(map.caption().contains("masking's, so it has no cell"));
 }
 
@@ -1047,7 +1061,11 @@ fn cost_loss_and_distribution_count_the_loss_asked_for() {
     assert_eq!(Loss::default_for(&single), Loss::ResultsMangled);
 
     let chosen = data.by_rank()[0];
-    let needed: f64 = data.configs.iter().map(|c| c.total("needed_again")).sum();
+    let needed: f64 = data
+        .configs
+        .iter()
+        .map(|c| c.total(figures::Metric::NeededAgain))
+        .sum();
     assert!(
         needed > 0.0,
         "the fixture's sessions need lost results again"

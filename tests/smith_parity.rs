@@ -36,7 +36,9 @@ fn args_rewritten(args: &str) -> Result<String, String> {
     let line = format!(
         r#"{{"role":"assistant","content":[{{"type":"tool_use","tool_call_id":"a","tool_name":"t","tool_args":{args}}}]}}"#
     );
-    parse_line(&line).map(|m| m.content[0].tool_args.as_deref().unwrap_or("").to_string())
+    parse_line(&line)
+        .map(|m| m.content[0].tool_args.as_deref().unwrap_or("").to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// Shows bytes readably in a failure.
@@ -122,6 +124,8 @@ fn broken_utf8_inside_a_string_is_read_and_written_unchanged() {
         r#"{"role":"user","content":[],"synthetic":false}"#
     );
     let err = parse_line(b"{\"role\":\"user\",\xff\"content\":[]}").unwrap_err();
+    assert_eq!(err.column, 16, "{err}");
+    let err = err.to_string();
     assert!(err.contains("invalid UTF-8 at byte 15"), "{err}");
 }
 
@@ -161,7 +165,9 @@ fn lone_surrogates_bad_escapes_and_raw_controls_fail_the_line() {
         assert!(err.contains("content[0].tool_args"), "{args}: {err}");
     }
     // In a field smith ignores, a lone surrogate still fails the line.
-    let err = parse_line(r#"{"role":"user","content":[],"x":"\ud800"}"#).unwrap_err();
+    let err = parse_line(r#"{"role":"user","content":[],"x":"\ud800"}"#)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("high surrogate"), "{err}");
 }
 
@@ -329,7 +335,7 @@ fn field_types_are_smiths() {
         ),
     ] {
         let err = parse_line(line).unwrap_err();
-        assert!(err.contains(why), "{line}: {err}");
+        assert!(err.to_string().contains(why), "{line}: {err}");
     }
     // Enum names: case and underscores do not matter, other characters do.
     assert!(parse_line(r#"{"role":"Tool_","content":[{"type":"tool__use"}]}"#).is_ok());

@@ -13,13 +13,14 @@ use std::sync::Arc;
 use polars::prelude::{CsvReadOptions, DataFrame, ParquetReader, SerReader};
 
 use common::*;
+use smith_calibrate::cost::PriceError;
 use smith_calibrate::engine::{Config, Engine};
 use smith_calibrate::loss;
 use smith_calibrate::policy::Setup;
 use smith_calibrate::replay::SessionFacts;
 use smith_calibrate::sweep::aggregate::{percentile, stats, summarize, Delta};
 use smith_calibrate::sweep::cost::Prices;
-use smith_calibrate::sweep::figures;
+use smith_calibrate::sweep::figures::{self, Metric};
 use smith_calibrate::sweep::grid::{self, parse_values, GridSpec, Knob};
 use smith_calibrate::sweep::pareto;
 use smith_calibrate::sweep::run::{self, Options, Row, SessionInfo, Sweep};
@@ -371,28 +372,31 @@ fn sweep_rows_equal_the_replay_of_each_session_under_each_config() {
         }
     }
     // The configs' totals are the sums of the per-session replays.
-    let summaries = summarize(&sweep, &prices, figures::index("price").unwrap());
+    let summaries = summarize(&sweep, &prices, Metric::Price);
     let mut any_mangled = false;
     for (c, s) in summaries.iter().enumerate() {
         let f = &summed[c];
-        assert_eq!(s.total("requests"), f.requests as f64);
-        assert_eq!(s.total("compactions"), f.compactions as f64);
-        assert_eq!(s.total("tokens_sent"), f.tokens_sent as f64);
-        assert_eq!(s.total("cache_write"), f.cache_write as f64);
+        assert_eq!(s.total(Metric::Requests), f.requests as f64);
+        assert_eq!(s.total(Metric::Compactions), f.compactions as f64);
+        assert_eq!(s.total(Metric::TokensSent), f.tokens_sent as f64);
+        assert_eq!(s.total(Metric::CacheWrite), f.cache_write as f64);
         assert_eq!(
-            s.total("results_mangled"),
+            s.total(Metric::ResultsMangled),
             f.effects.results_mangled() as f64
         );
-        assert_eq!(s.total("reclaimed_truncate"), f.effects.reclaimed[3] as f64);
-        assert_eq!(s.total("peak_tokens"), f.peak_tokens as f64);
+        assert_eq!(
+            s.total(Metric::ReclaimedTruncate),
+            f.effects.reclaimed[3] as f64
+        );
+        assert_eq!(s.total(Metric::PeakTokens), f.peak_tokens as f64);
         any_mangled |= f.effects.results_mangled() > 0;
     }
     assert!(
         any_mangled,
         "the test configs must compact for this test to mean something"
     );
-    assert!(summaries.iter().any(|s| s.total("summaries") > 0.0));
-    assert!(summaries.iter().any(|s| s.total("drops") > 0.0));
+    assert!(summaries.iter().any(|s| s.total(Metric::Summaries) > 0.0));
+    assert!(summaries.iter().any(|s| s.total(Metric::Drops) > 0.0));
 }
 
 #[test]
@@ -538,33 +542,33 @@ fn config_summaries_sum_take_peaks_as_maxima_and_rank() {
         cache_write: 10.0,
         cache_read: 1.0,
     };
-    let s = summarize(&sweep, &prices, figures::index("price").unwrap());
-    assert_eq!(s[0].total("requests"), 35.0);
-    assert_eq!(s[0].total("tokens_sent"), 6000.0);
-    assert_eq!(s[0].total("cache_write"), 4000.0);
+    let s = summarize(&sweep, &prices, Metric::Price);
+    assert_eq!(s[0].total(Metric::Requests), 35.0);
+    assert_eq!(s[0].total(Metric::TokensSent), 6000.0);
+    assert_eq!(s[0].total(Metric::CacheWrite), 4000.0);
     assert_eq!(
-        s[0].total("peak_tokens"),
+        s[0].total(Metric::PeakTokens),
         900.0,
         "a peak is a maximum, not a sum"
     );
-    let peak = s[0].stats[figures::index("peak_tokens").unwrap()].unwrap();
+    let peak = s[0].stats[Metric::PeakTokens.index()].unwrap();
     assert_eq!((peak.mean, peak.median), (1700.0 / 3.0, 500.0));
     assert!((peak.p95 - 860.0).abs() < 1e-9);
     // price = (write * 10 + read * 1) / 1e6
-    assert!((s[0].total("price") - (4000.0 * 10.0 + 2000.0) / 1e6).abs() < 1e-15);
-    assert!((s[1].total("price") - (1100.0 * 10.0 + 2900.0) / 1e6).abs() < 1e-15);
-    assert_eq!(s[0].total("price_uncached"), 6000.0 / 1e6);
+    assert!((s[0].total(Metric::Price) - (4000.0 * 10.0 + 2000.0) / 1e6).abs() < 1e-15);
+    assert!((s[1].total(Metric::Price) - (1100.0 * 10.0 + 2900.0) / 1e6).abs() < 1e-15);
+    assert_eq!(s[0].total(Metric::PriceUncached), 6000.0 / 1e6);
     // Deltas: the baseline against itself is nothing; the others are %.
-    assert_eq!(s[0].delta("price").abs, 0.0);
+    assert_eq!(s[0].delta(Metric::Price).abs, 0.0);
     assert_eq!(
-        s[1].delta("tokens_sent"),
+        s[1].delta(Metric::TokensSent),
         Delta {
             abs: -2000.0,
             pct: Some(-2000.0 / 6000.0 * 100.0)
         }
     );
     assert_eq!(
-        s[2].delta("results_mangled"),
+        s[2].delta(Metric::ResultsMangled),
         Delta {
             abs: 26.0,
             pct: Some(2600.0)
@@ -576,7 +580,7 @@ fn config_summaries_sum_take_peaks_as_maxima_and_rank() {
     assert!(s[0].is_baseline && !s[1].is_baseline);
     // Every one is a trade-off: cheaper costs more mangled results.
     assert!(s.iter().all(|c| c.pareto));
-    let by_mangled = summarize(&sweep, &prices, figures::index("results_mangled").unwrap());
+    let by_mangled = summarize(&sweep, &prices, Metric::ResultsMangled);
     let ranks: Vec<usize> = by_mangled.iter().map(|c| c.rank).collect();
     assert_eq!(ranks, vec![1, 2, 3]);
 }
@@ -635,11 +639,8 @@ fn cost_of_three_requests_reads_the_unchanged_prefix_and_writes_the_rest() {
     assert!((cost.price - 0.001293).abs() < 1e-12);
     assert!((cost.price_uncached - 630.0 * 3.0 / 1e6).abs() < 1e-15);
     let v = figures::values(f, &prices);
-    assert_eq!(v[figures::index("price").unwrap()], cost.price);
-    assert_eq!(
-        v[figures::index("price_uncached").unwrap()],
-        cost.price_uncached
-    );
+    assert_eq!(v[Metric::Price.index()], cost.price);
+    assert_eq!(v[Metric::PriceUncached.index()], cost.price_uncached);
 }
 
 #[test]
@@ -653,18 +654,21 @@ fn prices_parse_three_numbers_or_say_what_is_expected() {
             cache_read: 1.5
         }
     );
-    assert!("3,3.75"
-        .parse::<Prices>()
-        .unwrap_err()
-        .contains("input,cache_write,cache_read"));
-    assert!("3,x,0.3"
-        .parse::<Prices>()
-        .unwrap_err()
-        .contains("cache_write"));
-    assert!("3,3.75,-1"
-        .parse::<Prices>()
-        .unwrap_err()
-        .contains("cache_read"));
+    let err = "3,3.75".parse::<Prices>().unwrap_err();
+    assert_eq!(err, PriceError::NotThree("3,3.75".into()));
+    assert!(err.to_string().contains("input,cache_write,cache_read"));
+    let err = "3,x,0.3".parse::<Prices>().unwrap_err();
+    assert!(
+        matches!(&err, PriceError::Bad { name: "cache_write", text, .. } if text == "x"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("cache_write"));
+    let err = "3,3.75,-1".parse::<Prices>().unwrap_err();
+    assert!(
+        matches!(&err, PriceError::Bad { name: "cache_read", text, .. } if text == "-1"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("cache_read"));
 }
 
 // -------------------------------------------------------- command + files

@@ -51,6 +51,8 @@ mod session_view;
 mod shard;
 #[path = "smith_parity.rs"]
 mod smith_parity;
+#[path = "summary_record.rs"]
+mod summary_record;
 #[path = "sweep.rs"]
 mod sweep;
 #[path = "synth.rs"]

@@ -82,8 +82,8 @@ pub fn run(args: ReportArgs) -> Result<()> {
         super::merge::merge_into(&args.dir, &args.dir)?;
     }
     let data = SweepOutput::read(&args.dir).map_err(|e| nothing_read(format!("{e:#}")))?;
-    let mut selection =
-        Selection::new(&data, args.config.as_deref(), &args.sessions).map_err(usage)?;
+    let mut selection = Selection::new(&data, args.config.as_deref(), &args.sessions)
+        .map_err(|e| usage(e.to_string()))?;
     selection.session_pages = args.session_pages;
     let out = args.out.unwrap_or_else(|| default_out(&args.dir));
     if out

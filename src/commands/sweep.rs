@@ -14,7 +14,7 @@ use crate::estimate::Estimator;
 use crate::policy::Policy;
 use crate::sweep::aggregate::{summarize, ConfigSummary, Delta};
 use crate::sweep::cost::Prices;
-use crate::sweep::figures;
+use crate::sweep::figures::Metric;
 use crate::sweep::grid::{self, GridSpec, Knob};
 use crate::sweep::plan;
 use crate::sweep::run::{self, Options};
@@ -128,7 +128,7 @@ pub struct SweepArgs {
     pub cost: Box<crate::commands::cost_args::CostArgs>,
     /// The figure configs are ranked by, lowest first
     #[arg(long, value_name = "FIGURE", default_value = "price",
-          value_parser = PossibleValuesParser::new(figures::rankable()))]
+          value_parser = PossibleValuesParser::new(Metric::rankable().map(Metric::name)))]
     pub rank_by: String,
     /// Show only the best N configs (the baseline is always shown)
     /// [default: 20 in the table, all with --json]
@@ -242,7 +242,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             )));
         }
     }
-    let rank_by = figures::index(&args.rank_by)
+    let rank_by = Metric::from_name(&args.rank_by)
         .ok_or_else(|| usage(format!("--rank-by: no figure named {}", args.rank_by)))?;
 
     let paths: Vec<String> = if args.paths.is_empty() {
@@ -375,7 +375,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             grid: &grid,
             plan: &plan,
             prices: &price,
-            rank_by: &args.rank_by,
+            rank_by,
         };
         super::sweep_dist::write_shard(
             dir, shard, &refs, &ordinals, listed, &sweep, &summaries, &input,
@@ -387,7 +387,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             grid: &grid,
             plan: &plan,
             prices: &price,
-            rank_by: &args.rank_by,
+            rank_by,
         };
         let export = tables::export(&sweep, &summaries, &price, &input)
             .context("cannot lay out the results as tables")?;
@@ -425,7 +425,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
                 &summaries,
                 &order,
                 top,
-                &args.rank_by,
+                rank_by,
                 &price,
                 sweep.sessions.len()
             )
@@ -539,21 +539,31 @@ type Column = (&'static str, fn(&ConfigSummary) -> String);
 
 fn columns() -> Vec<Column> {
     vec![
-        ("price", |s| money(s.total("price"))),
-        ("Δ price", |s| pct(s.delta("price"))),
-        ("tokens sent", |s| tokens(s.total("tokens_sent"))),
-        ("cache write", |s| tokens(s.total("cache_write"))),
-        ("Δ write", |s| pct(s.delta("cache_write"))),
-        ("mangled", |s| format!("{:.0}", s.total("results_mangled"))),
-        ("Δ mangled", |s| abs(s.delta("results_mangled"))),
-        ("needed again", |s| {
-            format!("{:.0}", s.total("needed_again"))
+        ("price", |s| money(s.total(Metric::Price))),
+        ("Δ price", |s| pct(s.delta(Metric::Price))),
+        ("tokens sent", |s| tokens(s.total(Metric::TokensSent))),
+        ("cache write", |s| tokens(s.total(Metric::CacheWrite))),
+        ("Δ write", |s| pct(s.delta(Metric::CacheWrite))),
+        ("mangled", |s| {
+            format!("{:.0}", s.total(Metric::ResultsMangled))
         }),
-        ("refetched", |s| format!("{:.0}", s.total("refetched"))),
-        ("compactions", |s| format!("{:.0}", s.total("compactions"))),
-        ("summaries", |s| format!("{:.0}", s.total("summaries"))),
-        ("exhausted", |s| format!("{:.0}", s.total("exhausted"))),
-        ("peak", |s| tokens(s.total("peak_tokens"))),
+        ("Δ mangled", |s| abs(s.delta(Metric::ResultsMangled))),
+        ("needed again", |s| {
+            format!("{:.0}", s.total(Metric::NeededAgain))
+        }),
+        ("refetched", |s| {
+            format!("{:.0}", s.total(Metric::Refetched))
+        }),
+        ("compactions", |s| {
+            format!("{:.0}", s.total(Metric::Compactions))
+        }),
+        ("summaries", |s| {
+            format!("{:.0}", s.total(Metric::Summaries))
+        }),
+        ("exhausted", |s| {
+            format!("{:.0}", s.total(Metric::Exhausted))
+        }),
+        ("peak", |s| tokens(s.total(Metric::PeakTokens))),
     ]
 }
 
@@ -562,26 +572,28 @@ fn terminal_table(
     summaries: &[ConfigSummary],
     order: &[usize],
     top: usize,
-    rank_by: &str,
+    rank_by: Metric,
     prices: &Prices,
     sessions: usize,
 ) -> String {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED);
     let cols = columns();
-    let shown_names = [
-        "price",
-        "tokens_sent",
-        "cache_write",
-        "results_mangled",
-        "needed_again",
-        "refetched",
-        "compactions",
-        "summaries",
-        "exhausted",
-        "peak_tokens",
+    // The figures the columns above show; any other ranking figure gets
+    // columns of its own.
+    let shown = [
+        Metric::Price,
+        Metric::TokensSent,
+        Metric::CacheWrite,
+        Metric::ResultsMangled,
+        Metric::NeededAgain,
+        Metric::Refetched,
+        Metric::Compactions,
+        Metric::Summaries,
+        Metric::Exhausted,
+        Metric::PeakTokens,
     ];
-    let extra = !shown_names.contains(&rank_by);
+    let extra = !shown.contains(&rank_by);
     let mut header = vec![
         "#".to_string(),
         "policy".to_string(),
@@ -620,7 +632,7 @@ fn terminal_table(
         if extra {
             let v = s.total(rank_by);
             let d = s.delta(rank_by);
-            let v = if rank_by.starts_with("price") {
+            let v = if rank_by.is_price() {
                 money(v)
             } else {
                 format!("{v:.0}")

@@ -20,7 +20,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-pub use prices::{Cost, Prices, TOKENS_PER_PRICE_UNIT};
+pub use prices::{Cost, PriceError, Prices, TOKENS_PER_PRICE_UNIT};
 pub use table::{model_price, ModelPrice, MODEL_PRICES};
 
 /// How long a cached prefix survives without being used.

@@ -39,23 +39,54 @@ impl Default for Prices {
     }
 }
 
+/// Why a `--price` value is no prices: not three of them, or one that is
+/// not a number of 0 or more. Each carries the whole value as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PriceError {
+    NotThree(String),
+    /// The value, which price (`input`, `cache_write`, `cache_read`), and
+    /// its text.
+    Bad {
+        value: String,
+        name: &'static str,
+        text: String,
+    },
+}
+
+impl fmt::Display for PriceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PriceError::NotThree(s) => write!(
+                f,
+                "{s:?}: give three prices per million tokens, input,cache_write,cache_read (e.g. 3,3.75,0.3)"
+            ),
+            PriceError::Bad { value, name, text } => write!(
+                f,
+                "{value:?}: the {name} price {text:?} is not a number of 0 or more"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PriceError {}
+
 impl FromStr for Prices {
-    type Err = String;
+    type Err = PriceError;
 
     /// `input,cache_write,cache_read`, e.g. `3,3.75,0.3`.
-    fn from_str(s: &str) -> Result<Prices, String> {
+    fn from_str(s: &str) -> Result<Prices, PriceError> {
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
         let [input, write, read] = parts.as_slice() else {
-            return Err(format!(
-                "{s:?}: give three prices per million tokens, input,cache_write,cache_read (e.g. 3,3.75,0.3)"
-            ));
+            return Err(PriceError::NotThree(s.to_string()));
         };
-        let p = |name: &str, t: &str| -> Result<f64, String> {
+        let p = |name: &'static str, t: &str| -> Result<f64, PriceError> {
             match t.parse::<f64>() {
                 Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-                _ => Err(format!(
-                    "{s:?}: the {name} price {t:?} is not a number of 0 or more"
-                )),
+                _ => Err(PriceError::Bad {
+                    value: s.to_string(),
+                    name,
+                    text: t.to_string(),
+                }),
             }
         };
         Ok(Prices {

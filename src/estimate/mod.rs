@@ -90,28 +90,21 @@ impl Estimator {
     }
 
     /// Parses a name, saying which names exist when it is none of them.
-    pub fn parse(text: &str) -> Result<Estimator, String> {
+    pub fn parse(text: &str) -> Result<Estimator, EstimatorError> {
         let t = text.trim();
         Estimator::ALL
             .into_iter()
             .find(|e| e.name().eq_ignore_ascii_case(t))
-            .ok_or_else(|| {
-                format!(
-                    "unknown estimator {t:?}; the estimators are {}",
-                    Estimator::names()
-                )
-            })
+            .ok_or_else(|| EstimatorError::Unknown(t.to_string()))
     }
 
     /// Parses a comma-separated list (`bytes4,o200k`), repeats kept once in
     /// first-seen order; `all` stands for every estimator.
-    pub fn parse_list(text: &str) -> Result<Vec<Estimator>, String> {
+    pub fn parse_list(text: &str) -> Result<Vec<Estimator>, EstimatorError> {
         let mut out: Vec<Estimator> = Vec::new();
         for item in text.split(',') {
             if item.trim().is_empty() {
-                return Err(format!(
-                    "empty item in {text:?}; write estimators as bytes4,o200k"
-                ));
+                return Err(EstimatorError::EmptyItem(text.to_string()));
             }
             let found = if item.trim().eq_ignore_ascii_case("all") {
                 Estimator::ALL.to_vec()
@@ -192,11 +185,41 @@ impl fmt::Display for Estimator {
 }
 
 impl std::str::FromStr for Estimator {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Estimator, String> {
+    type Err = EstimatorError;
+    fn from_str(s: &str) -> Result<Estimator, EstimatorError> {
         Estimator::parse(s)
     }
 }
+
+/// Why `--estimator` (or a data file's `estimator` column) names no
+/// estimator: a name that is none of them, or an empty item in a list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EstimatorError {
+    /// The name, trimmed.
+    Unknown(String),
+    /// The whole list with the empty item.
+    EmptyItem(String),
+}
+
+impl std::fmt::Display for EstimatorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EstimatorError::Unknown(t) => write!(
+                f,
+                "unknown estimator {t:?}; the estimators are {}",
+                Estimator::names()
+            ),
+            EstimatorError::EmptyItem(text) => {
+                write!(
+                    f,
+                    "empty item in {text:?}; write estimators as bytes4,o200k"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for EstimatorError {}
 
 /// Unicode scalar values in UTF-8 text: every byte that does not continue a
 /// sequence. A broken sequence counts once per lead byte, as a decoder that
@@ -481,7 +504,12 @@ mod tests {
             Estimator::ALL.to_vec()
         );
         let e = Estimator::parse("gpt2").unwrap_err();
+        assert_eq!(e, EstimatorError::Unknown("gpt2".into()));
+        let e = e.to_string();
         assert!(e.contains("bytes4, chars4, o200k, cl100k, claude2"), "{e}");
-        assert!(Estimator::parse_list("bytes4,,o200k").is_err());
+        assert_eq!(
+            Estimator::parse_list("bytes4,,o200k"),
+            Err(EstimatorError::EmptyItem("bytes4,,o200k".into()))
+        );
     }
 }

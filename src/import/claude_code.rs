@@ -262,6 +262,36 @@ fn chains(lines: Vec<SideLine>) -> Vec<Vec<SideLine>> {
     chains
 }
 
+/// A `tool_result` block the importer cannot file with a call: the block
+/// is dropped with this as its reason, and the three cases differ in what
+/// the log lost (an id, the call, or nothing: a duplicate).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum OrphanResult {
+    /// The block names no call.
+    NoId,
+    /// The call it names was not made by the response before it.
+    NoCall(String),
+    /// The call already has a result, which is kept.
+    Second(String),
+}
+
+impl std::fmt::Display for OrphanResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OrphanResult::NoId => f.write_str("tool_result without a tool_use_id"),
+            OrphanResult::NoCall(id) => write!(
+                f,
+                "result for tool call {id}, which the response before it did not make"
+            ),
+            OrphanResult::Second(id) => {
+                write!(f, "a second result for tool call {id}, first one kept")
+            }
+        }
+    }
+}
+
+impl std::error::Error for OrphanResult {}
+
 /// One model response being assembled from its lines.
 #[derive(Default)]
 struct Response {
@@ -578,24 +608,20 @@ impl Converter {
     }
 
     /// Files one `tool_result` block with the open response's call.
-    fn result(&mut self, b: &Value, uuid: Option<&str>) -> Result<(), String> {
+    fn result(&mut self, b: &Value, uuid: Option<&str>) -> Result<(), OrphanResult> {
         let id = b
             .get("tool_use_id")
             .and_then(Value::as_str)
-            .ok_or("tool_result without a tool_use_id")?;
+            .ok_or(OrphanResult::NoId)?;
         let Some(r) = self
             .open
             .as_mut()
             .filter(|r| r.calls.iter().any(|(c, _)| &**c == id))
         else {
-            return Err(format!(
-                "result for tool call {id}, which the response before it did not make"
-            ));
+            return Err(OrphanResult::NoCall(id.to_string()));
         };
         if r.results.contains_key(id) {
-            return Err(format!(
-                "a second result for tool call {id}, first one kept"
-            ));
+            return Err(OrphanResult::Second(id.to_string()));
         }
         let id: Str = id.into();
         let is_error = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);

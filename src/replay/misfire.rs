@@ -53,16 +53,6 @@ impl MisfireKind {
         }
     }
 
-    /// The column of the data files counting this kind.
-    pub fn figure(self) -> &'static str {
-        match self {
-            MisfireKind::Grew => "misfire_grew",
-            MisfireKind::Repeated => "misfire_repeated",
-            MisfireKind::TargetMissed => "target_misses",
-            MisfireKind::OverWindow => "exhausted",
-        }
-    }
-
     /// What it means, for people.
     pub fn describe(self) -> &'static str {
         match self {
@@ -127,15 +117,38 @@ pub fn lines(f: &super::SessionFacts) -> String {
     out
 }
 
+/// Why a `--thrash-window` value is no window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ThrashWindowError {
+    /// Not a whole number: the text given.
+    NotANumber(String),
+    /// Outside 1 to [`MAX_THRASH_WINDOW`].
+    OutOfRange(usize),
+}
+
+impl std::fmt::Display for ThrashWindowError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ThrashWindowError::NotANumber(text) => {
+                write!(f, "{text:?} is not a number of requests")
+            }
+            ThrashWindowError::OutOfRange(n) => write!(
+                f,
+                "{n} is out of range: a compaction repeated within 1 to {MAX_THRASH_WINDOW} requests"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ThrashWindowError {}
+
 /// Parses `--thrash-window`: 1 to [`MAX_THRASH_WINDOW`] requests.
-pub fn parse_thrash_window(text: &str) -> Result<usize, String> {
+pub fn parse_thrash_window(text: &str) -> Result<usize, ThrashWindowError> {
     let n: usize = text
         .parse()
-        .map_err(|_| format!("{text:?} is not a number of requests"))?;
+        .map_err(|_| ThrashWindowError::NotANumber(text.to_string()))?;
     if n == 0 || n > MAX_THRASH_WINDOW {
-        return Err(format!(
-            "{n} is out of range: a compaction repeated within 1 to {MAX_THRASH_WINDOW} requests"
-        ));
+        return Err(ThrashWindowError::OutOfRange(n));
     }
     Ok(n)
 }
@@ -216,8 +229,17 @@ mod tests {
             parse_thrash_window(&MAX_THRASH_WINDOW.to_string()),
             Ok(MAX_THRASH_WINDOW)
         );
-        assert!(parse_thrash_window("0").is_err());
-        assert!(parse_thrash_window("65").is_err());
-        assert!(parse_thrash_window("x").unwrap_err().contains("\"x\""));
+        assert_eq!(
+            parse_thrash_window("0"),
+            Err(ThrashWindowError::OutOfRange(0))
+        );
+        assert_eq!(
+            parse_thrash_window("65"),
+            Err(ThrashWindowError::OutOfRange(65))
+        );
+        assert!(parse_thrash_window("x")
+            .unwrap_err()
+            .to_string()
+            .contains("\"x\""));
     }
 }

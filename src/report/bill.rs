@@ -23,10 +23,10 @@ pub fn percent(v: f64) -> String {
 /// The agent's fixed prompt in tokens: the sweep's baseline
 /// `overhead × ratio` when summary.json gives both, and where it came from.
 fn fixed_prompt(data: &SweepOutput) -> (u64, String) {
-    let num = |p: &str| data.summary.pointer(p).and_then(|v| v.as_f64());
+    let config = data.summary.baseline.as_ref().map(|b| b.config);
     match (
-        num("/baseline/config/overhead_tokens"),
-        num("/baseline/config/ratio"),
+        config.map(|c| c.overhead_tokens as f64),
+        config.map(|c| c.ratio),
     ) {
         (Some(o), Some(r)) if o > 0.0 && r > 0.0 => (
             (o * r).round() as u64,

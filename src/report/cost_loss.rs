@@ -17,7 +17,7 @@ use super::format::plural;
 use super::palette;
 use super::{font_size, Chart, DrawResult, Loss, Metric, FONT};
 use crate::policy::Policy;
-use crate::sweep::pareto;
+use crate::sweep::{figures, pareto};
 
 /// Front points labelled with their rank when there are at most this many.
 const MAX_LABELLED: usize = 10;
@@ -75,7 +75,7 @@ impl CostLoss {
                 policy: c.policy,
                 cost: c.total(cost.figure()),
                 loss: c.total(loss.figure()),
-                summaries: c.total("summaries") + c.total("drops"),
+                summaries: c.total(figures::Metric::Summaries) + c.total(figures::Metric::Drops),
                 is_baseline: c.is_baseline,
                 is_chosen: i == chosen,
                 front: false,

@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 use polars::prelude::{DataFrame, DataType, ParquetReader, SerReader};
-use serde_json::Value;
 
 use crate::engine::Config;
 use crate::policy::{Policy, PolicyKnob, Setup};
-use crate::sweep::figures::{self, FIGURES};
+use crate::sweep::figures::Metric;
 use crate::sweep::grid::Knob;
+use crate::sweep::summary::Summary;
 
 /// The files of a sweep's output folder the report reads.
 pub use crate::sweep::{CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
@@ -40,14 +40,14 @@ pub struct ConfigRow {
     pub pareto: bool,
     /// 1 for the best config.
     pub rank: usize,
-    /// Every figure's total over sessions, in [`FIGURES`] order.
+    /// Every figure's total over sessions, indexed by [`Metric::index`].
     totals: Vec<f64>,
 }
 
 impl ConfigRow {
-    /// The total of the figure named `name` (a name of [`FIGURES`]).
-    pub fn total(&self, name: &str) -> f64 {
-        self.totals[figures::at(name)]
+    /// The total of `figure` over sessions.
+    pub fn total(&self, figure: Metric) -> f64 {
+        self.totals[figure.index()]
     }
 }
 
@@ -67,8 +67,8 @@ pub struct SessionRow {
 #[derive(Debug)]
 pub struct SweepOutput {
     pub dir: PathBuf,
-    /// `summary.json` as written.
-    pub summary: Value,
+    /// `summary.json`, read through the record the sweep wrote it with.
+    pub summary: Summary,
     /// Every config, in grid order: `configs[i].index == i`.
     pub configs: Vec<ConfigRow>,
     /// Every session, in the order the sweep read them.
@@ -172,9 +172,9 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
     let baseline = bools(frame, file, "is_baseline")?;
     let pareto = bools(frame, file, "pareto")?;
     let rank = indices(frame, file, "rank")?;
-    let totals: Vec<Vec<f64>> = FIGURES
-        .iter()
-        .map(|f| floats(frame, file, f.name))
+    let totals: Vec<Vec<f64>> = Metric::ALL
+        .into_iter()
+        .map(|m| floats(frame, file, m.name()))
         .collect::<Result<_>>()?;
     let mut rows: Vec<ConfigRow> = (0..frame.height())
         .map(|r| {
@@ -235,8 +235,15 @@ impl SweepOutput {
                 dir.display()
             )
         })?;
-        let summary: Value = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not valid JSON", summary_path.display()))?;
+        let summary: Summary = serde_json::from_str(&text).map_err(|e| {
+            let what = match e.classify() {
+                serde_json::error::Category::Data => {
+                    "it was written by another version of smith-calibrate: run the sweep again"
+                }
+                _ => "not valid JSON",
+            };
+            anyhow::Error::new(e).context(format!("{}: {what}", summary_path.display()))
+        })?;
 
         let configs_path = dir.join(CONFIGS_FILE);
         let configs = read_configs(
@@ -327,16 +334,7 @@ impl SweepOutput {
     /// baseline (`summary.json` lists the policies asked for; a sweep that
     /// does not say had smith).
     pub fn smith_swept(&self) -> bool {
-        match self
-            .summary
-            .pointer("/grid/policies")
-            .and_then(Value::as_array)
-        {
-            Some(list) => list
-                .iter()
-                .any(|p| p.as_str() == Some(Policy::Smith.as_str())),
-            None => true,
-        }
+        self.summary.grid.policies.contains(&Policy::Smith)
     }
 
     /// How a chart or table names config `i`: its label, which names the
@@ -368,24 +366,15 @@ impl SweepOutput {
             .min_by_key(|&i| (self.configs[i].rank, i))
     }
 
-    /// The figure named `name` for every session under every config:
-    /// `[session][config]`, `NaN` where the sweep has no row.
-    pub fn per_session(&self, name: &str) -> Result<Vec<Vec<f64>>> {
+    /// `figure` for every session under every config: `[session][config]`,
+    /// `NaN` where the sweep has no row.
+    pub fn per_session(&self, figure: Metric) -> Result<Vec<Vec<f64>>> {
         let file = self.dir.join(SESSIONS_FILE).display().to_string();
-        let values = floats(&self.frame, &file, name)?;
+        let values = floats(&self.frame, &file, figure.name())?;
         let mut out = vec![vec![f64::NAN; self.configs.len()]; self.sessions.len()];
         for (r, v) in values.into_iter().enumerate() {
             out[self.row_session[r]][self.row_config[r]] = v;
         }
         Ok(out)
-    }
-
-    /// A string of `summary.json` at `pointer` (e.g. `/rank_by`).
-    pub fn summary_str(&self, pointer: &str) -> Option<String> {
-        match self.summary.pointer(pointer)? {
-            Value::String(s) => Some(s.clone()),
-            Value::Null => None,
-            v => Some(v.to_string()),
-        }
     }
 }

@@ -1,6 +1,8 @@
 //! Numbers for people: tick labels, table cells and captions all write
 //! tokens, dollars and changes the same way.
 
+use crate::sweep::figures::{Metric, Unit};
+
 /// Tokens with a k/M/G suffix: `950`, `12.5k`, `1.25M`.
 pub fn tokens(v: f64) -> String {
     let a = v.abs();
@@ -79,6 +81,16 @@ pub fn plural(n: usize, noun: &str) -> String {
 /// A fraction of the window as the knobs are written: `0.80`.
 pub fn fraction(v: f64) -> String {
     format!("{v:.2}")
+}
+
+/// How a value of `figure` is written, by what it counts: dollars,
+/// tokens, or a plain count.
+pub fn of(figure: Metric) -> fn(f64) -> String {
+    match figure.unit() {
+        Unit::Usd => money,
+        Unit::Tokens => tokens,
+        Unit::Count => count,
+    }
 }
 
 #[cfg(test)]

@@ -283,7 +283,7 @@ impl Chart for Heatmap {
                 (4, 90),
             )?;
         }
-        draw_note(&bar, self.metric.figure(), (4, bh - 132))?;
+        draw_note(&bar, self.metric.figure().name(), (4, bh - 132))?;
         draw_note(&bar, "(sum over sessions)", (4, bh - 110))?;
         if self.chosen.is_some() {
             draw_note(&bar, "black frame: chosen", (4, bh - 76))?;

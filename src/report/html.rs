@@ -8,33 +8,30 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use serde_json::Value;
 
 use super::data::{SweepOutput, CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
-use super::format::{change, count, money, plural, tokens, window};
+use super::format::{self, change, count, money, plural, tokens, window};
 use super::policies::{Comparison, PolicyRow, COLUMNS};
 use super::{palette, Figure, Loss, Metric, SessionSection, TOP_CONFIGS};
 use crate::engine::Stage;
 use crate::policy::{Policy, PolicyKnob};
+use crate::sweep::figures;
 
 /// Rows of the table of every session before the page says "and N more".
 const MAX_SESSION_ROWS: usize = 200;
 
-/// A figure as the page shows it: its name in the sweep's tables, its
-/// heading, and how a value is written.
-type KeyFigure = (&'static str, &'static str, fn(f64) -> String);
-
-/// The figures of the key-number cards and the per-session tables.
-const KEY_FIGURES: [KeyFigure; 9] = [
-    ("price", "price", money),
-    ("tokens_sent", "tokens sent", tokens),
-    ("cache_write", "cache writes", tokens),
-    ("results_mangled", "results mangled", count),
-    ("needed_again", "needed again", count),
-    ("summaries", "summaries", count),
-    ("drops", "drops", count),
-    ("compactions", "compactions", count),
-    ("exhausted", "over the window", count),
+/// The figures of the key-number cards and the per-session tables, each
+/// headed by its label and written by its unit.
+const KEY_FIGURES: [figures::Metric; 9] = [
+    figures::Metric::Price,
+    figures::Metric::TokensSent,
+    figures::Metric::CacheWrite,
+    figures::Metric::ResultsMangled,
+    figures::Metric::NeededAgain,
+    figures::Metric::Summaries,
+    figures::Metric::Drops,
+    figures::Metric::Compactions,
+    figures::Metric::Exhausted,
 ];
 
 /// Everything the page shows.
@@ -162,12 +159,10 @@ footer { margin-top: 3rem; color: var(--muted); font-size: .85rem; }
 }
 "#;
 
-/// A number from `summary.json`, or `?`.
-fn json_num(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::Number(n)) => n.to_string(),
-        _ => "?".to_string(),
-    }
+/// A price as `summary.json` writes it (`3.0`, `0.3`), or `?` where it
+/// is no number (the file writes `null` there).
+fn json_num(v: f64) -> String {
+    serde_json::Number::from_f64(v).map_or_else(|| "?".to_string(), |n| n.to_string())
 }
 
 /// The class of a change: `better` when lower, `worse` when higher.
@@ -218,7 +213,7 @@ impl Page<'_> {
         let d = self.data;
         let chosen = &d.configs[self.chosen];
         let base = &d.configs[d.baseline()?];
-        let rank_by = d.summary_str("/rank_by").unwrap_or_else(|| "price".into());
+        let rank_by = d.summary.rank_by.name();
         let _ = write!(
             h,
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -255,7 +250,7 @@ impl Page<'_> {
             plural(d.sessions.len(), "session"),
             plural(d.configs.len(), "config"),
             escape(&of_policies),
-            escape(&rank_by),
+            escape(rank_by),
             escape(&d.name(best)),
             if d.configs[best].is_baseline {
                 ", which is smith's own defaults"
@@ -288,9 +283,9 @@ impl Page<'_> {
         self.swept(&mut h);
         h.push_str(&self.bill);
         self.verdict(&mut h, chosen, base);
-        self.config_table(&mut h, &rank_by);
+        self.config_table(&mut h, rank_by);
         if let Some((comparison, figure_of)) = self.comparison {
-            self.policies(&mut h, comparison, figure_of, &rank_by);
+            self.policies(&mut h, comparison, figure_of, rank_by);
         }
         h.push_str("<section id=\"charts\">\n<h2>Charts</h2>\n<p>Every stage of compaction has one colour in every chart:</p>\n");
         h.push_str(&stage_legend());
@@ -306,7 +301,7 @@ impl Page<'_> {
             "<footer>Made by {} from <code>{}</code> ({}, {}, {}). The numbers are estimates: tokens are bytes/4 as smith \
              counts them, prices assume prompt caching as the sweep's cost model describes. The PNG files beside this page \
              are the same charts.</footer>\n</main>\n</body>\n</html>\n",
-            escape(&d.summary_str("/tool").unwrap_or_else(|| "smith-calibrate".into())),
+            escape(&d.summary.tool),
             escape(&d.dir.display().to_string()),
             CONFIGS_FILE,
             SESSIONS_FILE,
@@ -320,14 +315,10 @@ impl Page<'_> {
         let s = &d.summary;
         h.push_str("<section id=\"swept\">\n<h2>What was swept</h2>\n<dl class=\"facts\">\n");
         let paths: Vec<String> = s
-            .pointer("/paths")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .map(|p| format!("<code>{}</code>", escape(p.as_str().unwrap_or("?"))))
-                    .collect()
-            })
-            .unwrap_or_default();
+            .paths
+            .iter()
+            .map(|p| format!("<code>{}</code>", escape(p)))
+            .collect();
         let _ = writeln!(
             h,
             "<dt>Sessions from</dt><dd>{}</dd>",
@@ -337,84 +328,65 @@ impl Page<'_> {
                 paths.join(", ")
             }
         );
-        let bytes = s
-            .pointer("/bytes")
-            .and_then(Value::as_f64)
-            .unwrap_or(f64::NAN);
+        let bytes = s.bytes as f64;
         let _ = writeln!(
             h,
             "<dt>Sessions</dt><dd>{} read ({:.1} MB of transcript){}{}</dd>",
             d.sessions.len(),
             bytes / 1e6,
-            match s.pointer("/sessions_skipped").and_then(Value::as_u64) {
-                Some(n) if n > 0 => format!(", {n} could not be read"),
-                _ => String::new(),
+            match s.sessions_skipped {
+                0 => String::new(),
+                n => format!(", {n} could not be read"),
             },
-            match s.pointer("/lines_skipped").and_then(Value::as_u64) {
-                Some(n) if n > 0 => format!(", {n} bad lines skipped"),
-                _ => String::new(),
+            match s.lines_skipped {
+                0 => String::new(),
+                n => format!(", {n} bad lines skipped"),
             }
         );
-        let _ = write!(
-            h,
-            "<dt>Grid</dt><dd>{} configs",
-            json_num(s.pointer("/grid/configs"))
-        );
-        if let Some(n) = s
-            .pointer("/grid/impossible_left_out")
-            .and_then(Value::as_u64)
-            .filter(|&n| n > 0)
-        {
+        let _ = write!(h, "<dt>Grid</dt><dd>{} configs", s.grid.configs);
+        if let n @ 1.. = s.grid.impossible_left_out {
             let _ = write!(
                 h,
                 " ({n} combinations left out: their target was at or above their trigger)"
             );
         }
         h.push_str("; smith's defaults are always in as the baseline</dd>\n");
-        if let Some(axes) = s.pointer("/grid/axes").and_then(Value::as_object) {
-            for (knob, values) in axes {
-                let values: Vec<String> = values
-                    .as_array()
-                    .map(|a| a.iter().map(|v| v.to_string()).collect())
-                    .unwrap_or_default();
-                let _ = writeln!(
-                    h,
-                    "<dt><code>{}</code></dt><dd>{}</dd>",
-                    escape(knob),
-                    escape(&values.join(", "))
-                );
-            }
+        for (knob, values) in &s.grid.axes.0 {
+            let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+            let _ = writeln!(
+                h,
+                "<dt><code>{}</code></dt><dd>{}</dd>",
+                escape(knob),
+                escape(&values.join(", "))
+            );
         }
         if d.compares_policies() {
             self.swept_policies(h);
         }
-        if let Some(file) = s.pointer("/grid/file").and_then(Value::as_str) {
+        if let Some(file) = &s.grid.file {
             let _ = writeln!(
                 h,
                 "<dt>Grid file</dt><dd><code>{}</code></dd>",
-                escape(file)
+                escape(&file.display().to_string())
             );
         }
-        let price = |k: &str| json_num(s.pointer(&format!("/prices/{k}")));
         let _ = writeln!(
             h,
             "<dt>Prices</dt><dd>${} input, ${} cache write, ${} cache read per million tokens</dd>",
-            price("input"),
-            price("cache_write"),
-            price("cache_read")
+            json_num(s.prices.input),
+            json_num(s.prices.cache_write),
+            json_num(s.prices.cache_read)
         );
         // What the price rests on (the sweep's cost model), above the ranking.
-        if let Some(note) = s.pointer("/cost_model/note").and_then(Value::as_str) {
-            let _ = writeln!(
-                h,
-                "<dt>Cost model</dt><dd class=\"cost-note\">{}</dd>",
-                escape(note)
-            );
-        }
+        let _ = writeln!(
+            h,
+            "<dt>Cost model</dt><dd class=\"cost-note\">{}</dd>",
+            escape(&s.cost_model.note)
+        );
         let _ = writeln!(
             h,
             "<dt>Ranked by</dt><dd>{} (lowest first; ties go to fewer results mangled, then lower price)</dd>",
-            escape(&d.summary_str("/rank_by").unwrap_or_else(|| "?".into()))
+            escape(s.rank_by.name())
         );
         h.push_str("</dl>\n</section>\n");
     }
@@ -437,14 +409,13 @@ impl Page<'_> {
         h.push_str("smith's knobs above vary only for smith; the others run under every window, overhead, ratio \
                     and summary size of the grid and their own knobs below.</dd>\n");
         // Each other policy: what is modelled, then its knobs' values.
-        let axes = s.pointer("/grid/policy_axes").and_then(Value::as_object);
         for p in d.policies().into_iter().filter(|&p| p != Policy::Smith) {
             let knobs: Vec<String> = PolicyKnob::ALL
                 .into_iter()
                 .filter(|k| k.policy() == p)
                 .filter_map(|k| {
                     let field = k.field();
-                    let values = axes?.get(&field)?.as_array()?;
+                    let values = s.grid.policy_axes.get(&field)?;
                     let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
                     Some(format!(
                         "<code>{}</code> {}",
@@ -465,11 +436,7 @@ impl Page<'_> {
                 }
             );
         }
-        let excluded: Vec<String> = s
-            .pointer("/grid/exclude_tools")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(escape)).collect())
-            .unwrap_or_default();
+        let excluded: Vec<String> = s.grid.exclude_tools.iter().map(|t| escape(t)).collect();
         if !excluded.is_empty() {
             let _ = writeln!(
                 h,
@@ -498,8 +465,9 @@ impl Page<'_> {
             base.rank,
             self.data.sessions.len()
         );
-        for (name, heading, fmt) in KEY_FIGURES {
-            let (v, b) = (chosen.total(name), base.total(name));
+        for figure in KEY_FIGURES {
+            let (heading, fmt) = (figure.label(), format::of(figure));
+            let (v, b) = (chosen.total(figure), base.total(figure));
             let _ = writeln!(
                 h,
                 "<div class=\"card\"><div class=\"k\">{heading}</div><div class=\"v\">{}</div><div class=\"d\">{} vs {}</div></div>",
@@ -576,23 +544,27 @@ impl Page<'_> {
                 // The policy has its own column.
                 escape(&if by_policy { c.setup.knobs_label() } else { c.label.clone() }),
             );
-            for (name, fmt) in [
-                ("price", money as fn(f64) -> String),
-                ("tokens_sent", tokens),
-                ("cache_write", tokens),
-                ("results_mangled", count),
-                ("needed_again", count),
+            for figure in [
+                figures::Metric::Price,
+                figures::Metric::TokensSent,
+                figures::Metric::CacheWrite,
+                figures::Metric::ResultsMangled,
+                figures::Metric::NeededAgain,
             ] {
-                h.push_str(&value_cell(c.total(name), base.total(name), fmt));
+                h.push_str(&value_cell(
+                    c.total(figure),
+                    base.total(figure),
+                    format::of(figure),
+                ));
             }
             let _ = writeln!(
                 h,
                 "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                count(c.total("summaries")),
-                count(c.total("drops")),
-                count(c.total("compactions")),
-                count(c.total("exhausted")),
-                tokens(c.total("peak_tokens")),
+                count(c.total(figures::Metric::Summaries)),
+                count(c.total(figures::Metric::Drops)),
+                count(c.total(figures::Metric::Compactions)),
+                count(c.total(figures::Metric::Exhausted)),
+                tokens(c.total(figures::Metric::PeakTokens)),
             );
         }
         h.push_str("</tbody></table></div>\n</section>\n");
@@ -646,7 +618,7 @@ impl Page<'_> {
     fn headline(&self, h: &mut String, rows: &[PolicyRow]) {
         let d = self.data;
         let loss = self.loss.figure();
-        let price = |r: &PolicyRow| d.configs[r.config].total("price");
+        let price = |r: &PolicyRow| d.configs[r.config].total(figures::Metric::Price);
         let lost = |r: &PolicyRow| d.configs[r.config].total(loss);
         let cheapest = rows.iter().min_by(|a, b| {
             price(a)
@@ -698,8 +670,8 @@ impl Page<'_> {
             "<table id=\"{}\">\n<thead><tr><th class=\"l\">policy</th><th class=\"l\">config</th><th>#</th>",
             escape(id)
         );
-        for (_, heading, _) in COLUMNS {
-            let _ = write!(h, "<th>{heading}</th>");
+        for figure in COLUMNS {
+            let _ = write!(h, "<th>{}</th>", figure.label());
         }
         h.push_str("</tr></thead>\n<tbody>\n");
         for (title, rows) in groups {
@@ -732,8 +704,12 @@ impl Page<'_> {
                     escape(&c.setup.knobs_label()),
                     c.rank
                 );
-                for (name, _, fmt) in COLUMNS {
-                    h.push_str(&value_cell(c.total(name), base.total(name), fmt));
+                for figure in COLUMNS {
+                    h.push_str(&value_cell(
+                        c.total(figure),
+                        base.total(figure),
+                        format::of(figure),
+                    ));
                 }
                 h.push_str("</tr>\n");
             }
@@ -753,9 +729,9 @@ impl Page<'_> {
         );
         let columns: Vec<Vec<Vec<f64>>> = KEY_FIGURES
             .iter()
-            .map(|(name, _, _)| d.per_session(name))
+            .map(|&figure| d.per_session(figure))
             .collect::<Result<_>>()?;
-        let requests = d.per_session("requests")?;
+        let requests = d.per_session(figures::Metric::Requests)?;
         for section in self.sessions {
             let s = section.session;
             let info = &d.sessions[s];
@@ -771,7 +747,8 @@ impl Page<'_> {
                 "<div class=\"scroll\"><table>\n<thead><tr><th class=\"l\">this session</th><th>smith's defaults</th>\
                  <th>chosen config</th><th>change</th></tr></thead>\n<tbody>\n",
             );
-            for ((_, heading, fmt), values) in KEY_FIGURES.iter().zip(&columns) {
+            for (&figure, values) in KEY_FIGURES.iter().zip(&columns) {
+                let (heading, fmt) = (figure.label(), format::of(figure));
                 let (b, c) = (values[s][base], values[s][self.chosen]);
                 let _ = writeln!(
                     h,
@@ -801,9 +778,9 @@ impl Page<'_> {
     fn all_sessions(&self, h: &mut String) -> Result<()> {
         let d = self.data;
         let base = d.baseline()?;
-        let sent = d.per_session("tokens_sent")?;
+        let sent = d.per_session(figures::Metric::TokensSent)?;
         let lost = d.per_session(self.loss.figure())?;
-        let requests = d.per_session("requests")?;
+        let requests = d.per_session(figures::Metric::Requests)?;
         let loss = escape(self.loss.short());
         let _ = write!(
             h,

@@ -14,6 +14,7 @@ use crate::replay::{self, Misfire, MisfireKind};
 
 use super::data::SweepOutput;
 use super::html::escape;
+use crate::sweep::figures;
 
 /// Sessions named per kind, most misfires first; the rest are counted.
 pub const SESSIONS_NAMED: usize = 20;
@@ -51,11 +52,7 @@ impl Misfires {
     /// Finds the misfires of the `chosen` config in the sessions that had
     /// the most, and with `pages` renders those sessions' pages.
     pub fn find(data: &SweepOutput, chosen: usize, pages: bool) -> Misfires {
-        let thrash_window = data
-            .summary
-            .pointer("/thrash_window")
-            .and_then(|v| v.as_u64())
-            .map_or(replay::DEFAULT_THRASH_WINDOW, |w| w as usize);
+        let thrash_window = data.summary.thrash_window;
         let mut out = Misfires {
             thrash_window,
             ..Misfires::default()
@@ -63,7 +60,7 @@ impl Misfires {
         let mut per_session = vec![0.0; data.sessions.len()];
         let mut totals = Vec::new();
         for kind in MisfireKind::ALL {
-            let Ok(values) = data.per_session(kind.figure()) else {
+            let Ok(values) = data.per_session(figures::Metric::misfires(kind)) else {
                 return out;
             };
             let mut total = 0.0;
@@ -174,7 +171,7 @@ impl Misfires {
                 "<li><strong>{}</strong> ({}, column <code>{}</code>): {} in {}",
                 escape(kind.as_str()),
                 escape(kind.describe()),
-                escape(kind.figure()),
+                escape(figures::Metric::misfires(kind).name()),
                 total as u64,
                 if sessions == 1 {
                     "1 session".to_string()

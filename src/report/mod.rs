@@ -40,8 +40,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 pub use data::SweepOutput;
-pub use select::Selection;
+pub use select::{Selection, SelectionError};
 
+use crate::sweep::figures;
 use crate::transcript::{self, SessionRef};
 
 /// Size of every chart in pixels: wide enough for a laptop screen, and the
@@ -105,13 +106,13 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The column of the sweep's tables.
-    pub fn figure(self) -> &'static str {
+    /// The sweep's figure it shows.
+    pub fn figure(self) -> figures::Metric {
         match self {
-            Metric::Price => "price",
-            Metric::TokensSent => "tokens_sent",
-            Metric::ResultsMangled => "results_mangled",
-            Metric::Summaries => "summaries",
+            Metric::Price => figures::Metric::Price,
+            Metric::TokensSent => figures::Metric::TokensSent,
+            Metric::ResultsMangled => figures::Metric::ResultsMangled,
+            Metric::Summaries => figures::Metric::Summaries,
         }
     }
 
@@ -174,12 +175,12 @@ impl Loss {
         }
     }
 
-    /// The column of the sweep's tables.
-    pub fn figure(self) -> &'static str {
+    /// The sweep's figure it shows.
+    pub fn figure(self) -> figures::Metric {
         match self {
-            Loss::ResultsMangled => "results_mangled",
-            Loss::NeededAgain => "needed_again",
-            Loss::ResultsLost => "results_lost",
+            Loss::ResultsMangled => figures::Metric::ResultsMangled,
+            Loss::NeededAgain => figures::Metric::NeededAgain,
+            Loss::ResultsLost => figures::Metric::ResultsLost,
         }
     }
 
@@ -463,7 +464,7 @@ pub fn write(
 /// `sweep --report` does.
 pub fn write_default(sweep_dir: &Path, out: &Path) -> Result<Written> {
     let data = SweepOutput::read(sweep_dir)?;
-    let selection = Selection::new(&data, None, &[]).map_err(|e| anyhow!(e))?;
+    let selection = Selection::new(&data, None, &[]).map_err(|e| anyhow!("{e}"))?;
     write(
         &data,
         &selection,

@@ -21,37 +21,41 @@ use super::format::{count, money, plural, tokens, window};
 use super::palette;
 use super::{font_size, Chart, DrawResult};
 use crate::policy::Policy;
-
-/// A figure as the comparison shows it: its column in the sweep's tables,
-/// its heading, and how a value is written.
-pub type Column = (&'static str, &'static str, fn(f64) -> String);
+use crate::sweep::figures::Metric;
 
 /// The columns of the comparison table: what a policy costs, what it sent
-/// and wrote to the cache, and what it lost, counted four ways.
-pub const COLUMNS: [Column; 9] = [
-    ("price", "price", money),
-    ("tokens_sent", "tokens sent", tokens),
-    ("cache_write", "cache writes", tokens),
-    ("results_mangled", "results mangled", count),
-    ("results_lost", "results lost", count),
-    ("needed_again", "needed again", count),
-    ("refetched", "re-fetched", count),
-    ("summaries", "summaries", count),
-    ("exhausted", "over the window", count),
+/// and wrote to the cache, and what it lost, counted four ways. Each is
+/// headed by its [`Metric::label`] and written by its unit
+/// ([`super::format::of`]).
+pub const COLUMNS: [Metric; 9] = [
+    Metric::Price,
+    Metric::TokensSent,
+    Metric::CacheWrite,
+    Metric::ResultsMangled,
+    Metric::ResultsLost,
+    Metric::NeededAgain,
+    Metric::Refetched,
+    Metric::Summaries,
+    Metric::Exhausted,
 ];
 
-/// A panel of the chart: a column of the sweep's tables, the panel's title
-/// with its unit, the y axis's unit, and how a tick is written.
-type Panel = (&'static str, &'static str, &'static str, fn(f64) -> String);
+/// A panel of the chart: the figure, the panel's title with its unit, the y
+/// axis's unit, and how a tick is written.
+type Panel = (Metric, &'static str, &'static str, fn(f64) -> String);
 
 /// The panels of the chart, in reading order (three across, two down).
 const PANELS: [Panel; 6] = [
-    ("price", "Price (USD)", "USD", money),
-    ("tokens_sent", "Tokens sent", "tokens", tokens),
-    ("cache_write", "Cache writes", "tokens", tokens),
-    ("results_mangled", "Results mangled", "results", count),
-    ("needed_again", "Results needed again", "results", count),
-    ("summaries", "Summaries", "requests", count),
+    (Metric::Price, "Price (USD)", "USD", money),
+    (Metric::TokensSent, "Tokens sent", "tokens", tokens),
+    (Metric::CacheWrite, "Cache writes", "tokens", tokens),
+    (Metric::ResultsMangled, "Results mangled", "results", count),
+    (
+        Metric::NeededAgain,
+        "Results needed again",
+        "results",
+        count,
+    ),
+    (Metric::Summaries, "Summaries", "requests", count),
 ];
 
 /// One row of the comparison: a policy and the config that stands for it.
@@ -135,7 +139,7 @@ pub struct PolicyChart {
     /// The policies drawn, in [`Policy::ALL`] order: the legend.
     pub policies: Vec<Policy>,
     sessions: usize,
-    rank_by: String,
+    rank_by: Metric,
     /// Config labels of the bars when there is one group: notes beside.
     notes: Vec<(Policy, String)>,
 }
@@ -205,9 +209,7 @@ impl PolicyChart {
             baseline: values(comparison.baseline),
             policies,
             sessions: data.sessions.len(),
-            rank_by: data
-                .summary_str("/rank_by")
-                .unwrap_or_else(|| "price".into()),
+            rank_by: data.summary.rank_by,
             notes,
         }
     }
@@ -372,12 +374,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_table_and_the_chart_name_columns_of_the_sweep() {
-        for (name, ..) in COLUMNS {
-            assert!(crate::sweep::figures::index(name).is_some(), "{name}");
-        }
-        for (name, ..) in PANELS {
-            assert!(COLUMNS.iter().any(|c| c.0 == name), "{name}");
+    fn every_panel_of_the_chart_is_a_column_of_the_table() {
+        for (figure, ..) in PANELS {
+            assert!(COLUMNS.contains(&figure), "{figure}");
         }
     }
 }

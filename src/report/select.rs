@@ -8,6 +8,74 @@ use anyhow::Result;
 
 use super::{SweepOutput, DEFAULT_SESSIONS};
 use crate::policy::Policy;
+use crate::sweep::figures;
+
+/// Why `--config` or `--session` picks nothing, or the default sessions
+/// cannot be found: the first five are the user's to fix (a usage error),
+/// the last is the sweep's files'.
+#[derive(Debug)]
+pub enum SelectionError {
+    /// `--config N` beyond the sweep's `count` configs.
+    NoRank { spec: String, count: usize },
+    /// `--config POLICY` for a policy the sweep did not run; the ones it
+    /// ran.
+    NoPolicy {
+        spec: String,
+        policy: Policy,
+        swept: Vec<&'static str>,
+    },
+    /// `--config LABEL` that is no config's label; the best few labels.
+    NoLabel { spec: String, examples: Vec<String> },
+    /// `--session LABEL` that `count` sessions share.
+    SharedLabel { spec: String, count: usize },
+    /// `--session` that is no session's label or transcript; a few labels.
+    NoSession { spec: String, examples: Vec<String> },
+    /// The sessions that changed most could not be read from the files.
+    Data(anyhow::Error),
+}
+
+impl std::fmt::Display for SelectionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let quoted = |v: &[String]| {
+            v.iter()
+                .map(|l| format!("{l:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            SelectionError::NoRank { spec, count } => write!(
+                f,
+                "--config {spec}: the sweep ranked {count} configs; give a rank from 1 to {count} or a config label"
+            ),
+            SelectionError::NoPolicy {
+                spec,
+                policy,
+                swept,
+            } => write!(
+                f,
+                "--config {spec:?}: the sweep ran no config of {policy}; its policies are {}",
+                swept.join(", ")
+            ),
+            SelectionError::NoLabel { spec, examples } => write!(
+                f,
+                "--config {spec:?}: no config has that label; give a rank (1 = best), a policy, or a label such as {}",
+                quoted(examples)
+            ),
+            SelectionError::SharedLabel { spec, count } => write!(
+                f,
+                "--session {spec:?}: {count} sessions have that label; give the transcript path instead"
+            ),
+            SelectionError::NoSession { spec, examples } => write!(
+                f,
+                "--session {spec:?}: the sweep has no session with that label or transcript path; its sessions include {}",
+                quoted(examples)
+            ),
+            SelectionError::Data(e) => write!(f, "{e:#}"),
+        }
+    }
+}
+
+impl std::error::Error for SelectionError {}
 
 /// The config compared with the baseline, and the sessions given a section.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,13 +100,13 @@ impl Selection {
         data: &SweepOutput,
         config: Option<&str>,
         sessions: &[String],
-    ) -> std::result::Result<Selection, String> {
+    ) -> std::result::Result<Selection, SelectionError> {
         let chosen = match config {
             None => data.by_rank()[0],
             Some(spec) => choose_config(data, spec)?,
         };
         let sessions = if sessions.is_empty() {
-            most_changed(data, chosen).map_err(|e| format!("{e:#}"))?
+            most_changed(data, chosen).map_err(SelectionError::Data)?
         } else {
             let mut picked = Vec::new();
             for spec in sessions {
@@ -57,41 +125,41 @@ impl Selection {
     }
 }
 
-fn choose_config(data: &SweepOutput, spec: &str) -> std::result::Result<usize, String> {
+fn choose_config(data: &SweepOutput, spec: &str) -> std::result::Result<usize, SelectionError> {
     if let Ok(rank) = spec.trim().parse::<usize>() {
-        return data.configs.iter().position(|c| c.rank == rank).ok_or_else(|| {
-            format!(
-                "--config {spec}: the sweep ranked {} configs; give a rank from 1 to {} or a config label",
-                data.configs.len(),
-                data.configs.len()
-            )
-        });
+        return data
+            .configs
+            .iter()
+            .position(|c| c.rank == rank)
+            .ok_or_else(|| SelectionError::NoRank {
+                spec: spec.to_string(),
+                count: data.configs.len(),
+            });
     }
     if let Some(i) = data.configs.iter().position(|c| c.label == spec) {
         return Ok(i);
     }
     if let Some(policy) = Policy::parse(spec) {
-        return data.best_of(policy, None).ok_or_else(|| {
-            let swept: Vec<&str> = data.policies().into_iter().map(Policy::as_str).collect();
-            format!(
-                "--config {spec:?}: the sweep ran no config of {policy}; its policies are {}",
-                swept.join(", ")
-            )
-        });
+        return data
+            .best_of(policy, None)
+            .ok_or_else(|| SelectionError::NoPolicy {
+                spec: spec.to_string(),
+                policy,
+                swept: data.policies().into_iter().map(Policy::as_str).collect(),
+            });
     }
-    let some: Vec<String> = data
-        .by_rank()
-        .iter()
-        .take(5)
-        .map(|&i| format!("{:?}", data.configs[i].label))
-        .collect();
-    Err(format!(
-        "--config {spec:?}: no config has that label; give a rank (1 = best), a policy, or a label such as {}",
-        some.join(", ")
-    ))
+    Err(SelectionError::NoLabel {
+        spec: spec.to_string(),
+        examples: data
+            .by_rank()
+            .iter()
+            .take(5)
+            .map(|&i| data.configs[i].label.clone())
+            .collect(),
+    })
 }
 
-fn choose_session(data: &SweepOutput, spec: &str) -> std::result::Result<usize, String> {
+fn choose_session(data: &SweepOutput, spec: &str) -> std::result::Result<usize, SelectionError> {
     let by_label: Vec<usize> = (0..data.sessions.len())
         .filter(|&s| data.sessions[s].label == spec)
         .collect();
@@ -99,33 +167,32 @@ fn choose_session(data: &SweepOutput, spec: &str) -> std::result::Result<usize, 
         [one] => return Ok(*one),
         [] => {}
         _ => {
-            return Err(format!(
-                "--session {spec:?}: {} sessions have that label; give the transcript path instead",
-                by_label.len()
-            ))
+            return Err(SelectionError::SharedLabel {
+                spec: spec.to_string(),
+                count: by_label.len(),
+            })
         }
     }
     let path = Path::new(spec);
     if let Some(s) = data.sessions.iter().position(|s| s.path == path) {
         return Ok(s);
     }
-    let some: Vec<String> = data
-        .sessions
-        .iter()
-        .take(8)
-        .map(|s| format!("{:?}", s.label))
-        .collect();
-    Err(format!(
-        "--session {spec:?}: the sweep has no session with that label or transcript path; its sessions include {}",
-        some.join(", ")
-    ))
+    Err(SelectionError::NoSession {
+        spec: spec.to_string(),
+        examples: data
+            .sessions
+            .iter()
+            .take(8)
+            .map(|s| s.label.clone())
+            .collect(),
+    })
 }
 
 /// The sessions whose tokens sent under `chosen` differ most from the
 /// baseline's, largest change first (ties: the larger session first).
 fn most_changed(data: &SweepOutput, chosen: usize) -> Result<Vec<usize>> {
     let base = data.baseline()?;
-    let sent = data.per_session("tokens_sent")?;
+    let sent = data.per_session(figures::Metric::TokensSent)?;
     let mut order: Vec<usize> = (0..data.sessions.len()).collect();
     let change = |s: usize| {
         let d = (sent[s][chosen] - sent[s][base]).abs();

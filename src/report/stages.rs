@@ -12,6 +12,7 @@ use super::format::tokens;
 use super::palette;
 use super::{font_size, Chart, DrawResult, TOP_CONFIGS};
 use crate::engine::Stage;
+use crate::sweep::figures::Metric;
 
 /// One bar.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,7 +54,7 @@ impl StageBars {
                 let c = &data.configs[i];
                 let mut reclaimed = [0.0; 6];
                 for s in Stage::ALL {
-                    reclaimed[s.index()] = c.total(&format!("reclaimed_{}", s.as_str()));
+                    reclaimed[s.index()] = c.total(Metric::reclaimed(s));
                 }
                 Bar {
                     label: format!("#{} {}", c.rank, data.name(i)),

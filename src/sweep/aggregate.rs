@@ -9,7 +9,7 @@ use crate::engine::Config;
 use crate::policy::Setup;
 
 use super::cost::Prices;
-use super::figures::{self, Kind, FIGURES, N};
+use super::figures::{self, Kind, Metric, N};
 use super::grid::Grid;
 use super::pareto;
 use super::run::Sweep;
@@ -107,23 +107,23 @@ pub struct ConfigSummary {
 }
 
 impl ConfigSummary {
-    /// The total of the figure named `name` (a name of [`FIGURES`]).
-    pub fn total(&self, name: &str) -> f64 {
-        self.totals[figures::at(name)]
+    /// The total of `figure` over the sessions.
+    pub fn total(&self, figure: Metric) -> f64 {
+        self.totals[figure.index()]
     }
 
-    /// The change of the figure named `name` against the baseline.
-    pub fn delta(&self, name: &str) -> Delta {
-        self.deltas[figures::at(name)]
+    /// The change of `figure` against the baseline.
+    pub fn delta(&self, figure: Metric) -> Delta {
+        self.deltas[figure.index()]
     }
 }
 
 /// Summarizes a sweep per config, in config order: totals and statistics,
 /// deltas against config [`Grid::BASELINE`], the Pareto front of price
-/// against results mangled, and ranks by the figure at `rank_by` (lower is
+/// against results mangled, and ranks by `rank_by` (lower is
 /// better; ties go to fewer results mangled, then lower price, then grid
 /// order).
-pub fn summarize(sweep: &Sweep, prices: &Prices, rank_by: usize) -> Vec<ConfigSummary> {
+pub fn summarize(sweep: &Sweep, prices: &Prices, rank_by: Metric) -> Vec<ConfigSummary> {
     let value = |s: usize, c: usize| figures::values(&sweep.row(s, c).facts, prices);
     summarize_values(&sweep.configs, sweep.sessions.len(), &value, rank_by)
 }
@@ -137,7 +137,7 @@ pub fn summarize_values(
     configs: &[Setup],
     sessions: usize,
     value: &(dyn Fn(usize, usize) -> [f64; N] + Sync),
-    rank_by: usize,
+    rank_by: Metric,
 ) -> Vec<ConfigSummary> {
     let n_configs = configs.len();
     let mut out: Vec<ConfigSummary> = (0..n_configs)
@@ -151,8 +151,9 @@ pub fn summarize_values(
             }
         }
     }
-    let price = figures::at("price");
-    let mangled = figures::at("results_mangled");
+    let price = Metric::Price.index();
+    let mangled = Metric::ResultsMangled.index();
+    let rank_by = rank_by.index();
     let points: Vec<(f64, f64)> = out
         .iter()
         .map(|s| (s.totals[price], s.totals[mangled]))
@@ -182,14 +183,18 @@ fn summarize_config(
     c: usize,
 ) -> ConfigSummary {
     let mut totals = [0.0; N];
-    let stat_figures: Vec<usize> = (0..N).filter(|&i| FIGURES[i].stats).collect();
+    let stat_figures: Vec<usize> = Metric::ALL
+        .into_iter()
+        .filter(|m| m.stats())
+        .map(Metric::index)
+        .collect();
     let mut samples: Vec<Vec<f64>> = (0..stat_figures.len())
         .map(|_| Vec::with_capacity(n_sessions))
         .collect();
     for s in 0..n_sessions {
         let v = value(s, c);
-        for i in 0..N {
-            match FIGURES[i].kind {
+        for (i, m) in Metric::ALL.into_iter().enumerate() {
+            match m.kind() {
                 Kind::Count | Kind::Price => totals[i] += v[i],
                 Kind::Peak => totals[i] = totals[i].max(v[i]),
             }

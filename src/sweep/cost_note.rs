@@ -5,6 +5,7 @@
 //! letting `price` look like a bill.
 
 use super::aggregate::ConfigSummary;
+use super::figures::Metric;
 use crate::cost::session::Settings;
 
 /// The note, from the baseline's sums (`ttl_applied` counts sessions);
@@ -15,7 +16,7 @@ pub fn note(summaries: &[ConfigSummary], settings: Option<&Settings>) -> String 
         return String::new();
     };
     let sessions = base.sessions as f64;
-    let timed = base.total("ttl_applied");
+    let timed = base.total(Metric::TtlApplied);
     let lifetime = match (settings.and_then(|s| s.ttl), timed > 0.0) {
         (Some(t), _) => format!("cache lifetime {t}"),
         (None, true) => {
@@ -28,13 +29,13 @@ pub fn note(summaries: &[ConfigSummary], settings: Option<&Settings>) -> String 
     } else if timed < sessions {
         format!(
             "expiry applied to {timed:.0} of {sessions:.0} sessions (those whose records carry times; {} requests of the baseline found the cache expired), NOT to the other {:.0}",
-            base.total("expired_requests"),
+            base.total(Metric::ExpiredRequests),
             sessions - timed
         )
     } else {
         format!(
             "expiry applied to all {sessions:.0} sessions ({} requests of the baseline found the cache expired)",
-            base.total("expired_requests")
+            base.total(Metric::ExpiredRequests)
         )
     };
     format!(
@@ -45,8 +46,8 @@ pub fn note(summaries: &[ConfigSummary], settings: Option<&Settings>) -> String 
             Some(None) => "its session's model's prices (Sonnet's where unknown)".into(),
             None => "its session's model's prices (Sonnet's where unknown), or --price where given".into(),
         },
-        base.total("price_output"),
-        base.total("price_summarizer"),
-        base.total("price_total"),
+        base.total(Metric::PriceOutput),
+        base.total(Metric::PriceSummarizer),
+        base.total(Metric::PriceTotal),
     )
 }

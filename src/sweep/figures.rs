@@ -1,15 +1,20 @@
 //! The figures of one session under one config, named once.
 //!
-//! Every output (the sessions and configs files, the terminal table, the
-//! ranking, the JSON) reads the figures through [`FIGURES`], so a figure added
-//! here appears everywhere under one name, and the name is the column name.
+//! A figure is a [`Metric`]: the enum's variants are the columns of the
+//! sessions and configs files, in order, and every output (those files, the
+//! terminal table, the ranking, `summary.json`, the report) names a figure by
+//! its variant. The only place a figure is found by its name is
+//! [`Metric::from_name`], for what a user types (`--rank-by`) and what a
+//! file says (`summary.json`'s `rank_by`); a typo in the code is then a
+//! compile error instead of a panic at run time.
 
 use crate::engine::Stage;
-use crate::replay::SessionFacts;
+use crate::replay::{MisfireKind, SessionFacts};
 
 use super::cost::Prices;
 
-/// How a figure is summed over the sessions of a config.
+/// How a figure is summed over the sessions of a config, and so how it is
+/// written: whole numbers as integers, dollars as floats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// A whole number; the config's figure is the sum over sessions.
@@ -21,175 +26,276 @@ pub enum Kind {
     Price,
 }
 
-/// One figure.
-#[derive(Clone, Copy, Debug)]
-pub struct Figure {
-    /// The column name.
-    pub name: &'static str,
-    pub kind: Kind,
-    /// Whether the configs table reports its mean, median and p95 over
-    /// sessions: for the figures a per-session distribution says something
-    /// about (cost, size, damage), not for every stage counter.
-    pub stats: bool,
-    /// Whether the configs table reports its change against the baseline.
-    pub delta: bool,
-}
-
-const fn fig(name: &'static str, kind: Kind, stats: bool, delta: bool) -> Figure {
-    Figure {
-        name,
-        kind,
-        stats,
-        delta,
-    }
-}
-
 use Kind::{Count, Peak, Price};
 
-/// Every figure, in column order. The stage counters follow
-/// [`Stage::ALL`]: `fires_<stage>` is the number of requests the stage
-/// changed something in, `reclaimed_<stage>` the tokens it reclaimed, charged
-/// like `before` and `after`. `results_lost`, `needed_again` and `refetched` are the loss
-/// measure of `crate::loss`: distinct results shortened or removed, and how
-/// many of them the rest of the session needed again or fetched again.
-pub const FIGURES: [Figure; 46] = [
-    fig("messages", Count, false, false),
-    fig("requests", Count, false, false),
-    fig("triggered", Count, false, true),
-    fig("compactions", Count, true, true),
-    fig("fires_thinking", Count, false, false),
-    fig("fires_attachments", Count, false, false),
-    fig("fires_duplicates", Count, false, false),
-    fig("fires_truncate", Count, false, false),
-    fig("fires_summarize", Count, false, false),
-    fig("fires_drop", Count, false, false),
-    fig("reclaimed_thinking", Count, false, false),
-    fig("reclaimed_attachments", Count, false, false),
-    fig("reclaimed_duplicates", Count, false, false),
-    fig("reclaimed_truncate", Count, false, false),
-    fig("reclaimed_summarize", Count, false, false),
-    fig("reclaimed_drop", Count, false, false),
-    fig("results_mangled", Count, true, true),
-    fig("results_truncated", Count, false, false),
-    fig("results_stubbed", Count, false, false),
-    fig("results_lost", Count, true, true),
-    fig("needed_again", Count, true, true),
-    fig("refetched", Count, true, true),
-    fig("reads_superseded", Count, false, false),
-    fig("thinking_dropped", Count, false, false),
-    fig("attachments_removed", Count, false, false),
-    fig("summaries", Count, true, true),
-    fig("drops", Count, false, true),
-    fig("messages_summarized", Count, true, true),
-    fig("target_misses", Count, false, true),
-    fig("exhausted", Count, false, true),
-    fig("peak_tokens", Peak, true, true),
-    fig("peak_before", Peak, false, false),
-    fig("tokens_sent", Count, true, true),
-    fig("cache_read", Count, true, true),
-    fig("cache_write", Count, true, true),
-    fig("price", Price, true, true),
-    fig("price_uncached", Price, true, true),
-    // Misfires (crate::replay::misfire); target_misses and exhausted above
-    // are the other two kinds.
-    fig("misfire_grew", Count, false, true),
-    fig("misfire_repeated", Count, false, true),
-    // The cost model's parts beside `price` (crate::cost::session::Meter):
-    // output, the summarizer's own requests, and the three together.
-    fig("output_tokens", Count, false, false),
-    fig("price_output", Price, false, false),
-    fig("price_summarizer", Price, true, true),
-    fig("price_total", Price, true, true),
-    // Requests whose cache had expired, tokens written to the one-hour
-    // tier, and 1 for a session whose records gave times (the config's sum:
-    // sessions the lifetime applied to).
-    fig("expired_requests", Count, false, true),
-    fig("cache_write_1h", Count, false, false),
-    fig("ttl_applied", Count, false, false),
-];
-
-/// Number of figures.
-pub const N: usize = FIGURES.len();
-
-/// Position of the figure named `name`.
-pub fn index(name: &str) -> Option<usize> {
-    FIGURES.iter().position(|f| f.name == name)
+/// What a figure's value counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// US dollars.
+    Usd,
+    /// Estimated tokens.
+    Tokens,
+    /// Anything else counted: requests, results, sessions, messages.
+    Count,
 }
 
-/// Position of a figure known to exist; for the code's own names.
-pub(crate) fn at(name: &str) -> usize {
-    match index(name) {
-        Some(i) => i,
-        None => panic!("no figure named {name}"),
+/// Declares [`Metric`] from one table: each row is a variant, its column
+/// name, its [`Kind`], its [`Unit`], its label in the report's tables,
+/// whether the configs table gives its distribution over sessions
+/// (`stats`), and whether it is compared against the baseline and so can
+/// rank configs (`delta`). The row order is the column order.
+macro_rules! metrics {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal, $kind:expr, $unit:ident, $label:literal, stats $stats:literal, delta $delta:literal;)*) => {
+        /// One figure of a replayed session (and, summed or maximised over
+        /// sessions, of a config). Every figure is lower-is-better: a config
+        /// ranks first on the smallest value.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Metric {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Metric {
+            /// Every figure, in column order: `Metric::ALL[m.index()] == m`.
+            pub const ALL: [Metric; N] = [$(Metric::$variant,)*];
+
+            /// The column name in the data files, and the name `--rank-by`
+            /// and `summary.json` use.
+            pub const fn name(self) -> &'static str {
+                match self { $(Metric::$variant => $name,)* }
+            }
+
+            /// How the figure adds up over sessions and is written.
+            pub const fn kind(self) -> Kind {
+                match self { $(Metric::$variant => $kind,)* }
+            }
+
+            /// What the figure counts, so a value is shown as dollars, as
+            /// tokens or as a plain count.
+            pub const fn unit(self) -> Unit {
+                match self { $(Metric::$variant => Unit::$unit,)* }
+            }
+
+            /// The figure as the report's tables head it ("tokens sent",
+            /// "over the window").
+            pub const fn label(self) -> &'static str {
+                match self { $(Metric::$variant => $label,)* }
+            }
+
+            /// Whether the configs table reports its mean, median and p95
+            /// over sessions: for the figures a per-session distribution
+            /// says something about (cost, size, damage), not for every
+            /// stage counter.
+            pub const fn stats(self) -> bool {
+                match self { $(Metric::$variant => $stats,)* }
+            }
+
+            /// Whether the figure is compared against the baseline (its
+            /// `_delta` columns, `delta_vs_baseline`), which is also what
+            /// makes it one configs can be ranked by.
+            pub const fn delta(self) -> bool {
+                match self { $(Metric::$variant => $delta,)* }
+            }
+        }
+
+        /// Number of figures.
+        pub const N: usize = [$($name,)*].len();
+    };
+}
+
+metrics! {
+    Messages = "messages", Count, Count, "messages", stats false, delta false;
+    Requests = "requests", Count, Count, "requests", stats false, delta false;
+    Triggered = "triggered", Count, Count, "triggered", stats false, delta true;
+    Compactions = "compactions", Count, Count, "compactions", stats true, delta true;
+    /// `fires_<stage>`, in [`Stage::ALL`] order: the requests the stage
+    /// changed something in.
+    FiresThinking = "fires_thinking", Count, Count, "fires thinking", stats false, delta false;
+    FiresAttachments = "fires_attachments", Count, Count, "fires attachments", stats false, delta false;
+    FiresDuplicates = "fires_duplicates", Count, Count, "fires duplicates", stats false, delta false;
+    FiresTruncate = "fires_truncate", Count, Count, "fires truncate", stats false, delta false;
+    FiresSummarize = "fires_summarize", Count, Count, "fires summarize", stats false, delta false;
+    FiresDrop = "fires_drop", Count, Count, "fires drop", stats false, delta false;
+    /// `reclaimed_<stage>`, in [`Stage::ALL`] order: the tokens the stage
+    /// reclaimed, charged like `before` and `after`.
+    ReclaimedThinking = "reclaimed_thinking", Count, Tokens, "reclaimed thinking", stats false, delta false;
+    ReclaimedAttachments = "reclaimed_attachments", Count, Tokens, "reclaimed attachments", stats false, delta false;
+    ReclaimedDuplicates = "reclaimed_duplicates", Count, Tokens, "reclaimed duplicates", stats false, delta false;
+    ReclaimedTruncate = "reclaimed_truncate", Count, Tokens, "reclaimed truncate", stats false, delta false;
+    ReclaimedSummarize = "reclaimed_summarize", Count, Tokens, "reclaimed summarize", stats false, delta false;
+    ReclaimedDrop = "reclaimed_drop", Count, Tokens, "reclaimed drop", stats false, delta false;
+    ResultsMangled = "results_mangled", Count, Count, "results mangled", stats true, delta true;
+    ResultsTruncated = "results_truncated", Count, Count, "results truncated", stats false, delta false;
+    ResultsStubbed = "results_stubbed", Count, Count, "results stubbed", stats false, delta false;
+    /// The loss measure of `crate::loss`: distinct results shortened or
+    /// removed, and how many of them the rest of the session needed again
+    /// or fetched again.
+    ResultsLost = "results_lost", Count, Count, "results lost", stats true, delta true;
+    NeededAgain = "needed_again", Count, Count, "needed again", stats true, delta true;
+    Refetched = "refetched", Count, Count, "re-fetched", stats true, delta true;
+    ReadsSuperseded = "reads_superseded", Count, Count, "reads superseded", stats false, delta false;
+    ThinkingDropped = "thinking_dropped", Count, Count, "thinking dropped", stats false, delta false;
+    AttachmentsRemoved = "attachments_removed", Count, Count, "attachments removed", stats false, delta false;
+    Summaries = "summaries", Count, Count, "summaries", stats true, delta true;
+    Drops = "drops", Count, Count, "drops", stats false, delta true;
+    MessagesSummarized = "messages_summarized", Count, Count, "messages summarized", stats true, delta true;
+    TargetMisses = "target_misses", Count, Count, "target misses", stats false, delta true;
+    Exhausted = "exhausted", Count, Count, "over the window", stats false, delta true;
+    PeakTokens = "peak_tokens", Peak, Tokens, "peak tokens", stats true, delta true;
+    PeakBefore = "peak_before", Peak, Tokens, "peak before", stats false, delta false;
+    TokensSent = "tokens_sent", Count, Tokens, "tokens sent", stats true, delta true;
+    CacheRead = "cache_read", Count, Tokens, "cache read", stats true, delta true;
+    CacheWrite = "cache_write", Count, Tokens, "cache writes", stats true, delta true;
+    Price = "price", Price, Usd, "price", stats true, delta true;
+    PriceUncached = "price_uncached", Price, Usd, "price uncached", stats true, delta true;
+    /// Misfires (`crate::replay::misfire`); target_misses and exhausted
+    /// above are the other two kinds.
+    MisfireGrew = "misfire_grew", Count, Count, "misfire grew", stats false, delta true;
+    MisfireRepeated = "misfire_repeated", Count, Count, "misfire repeated", stats false, delta true;
+    /// The cost model's parts beside `price` (`crate::cost::session::Meter`):
+    /// output, the summarizer's own requests, and the three together.
+    OutputTokens = "output_tokens", Count, Tokens, "output tokens", stats false, delta false;
+    PriceOutput = "price_output", Price, Usd, "price output", stats false, delta false;
+    PriceSummarizer = "price_summarizer", Price, Usd, "price summarizer", stats true, delta true;
+    PriceTotal = "price_total", Price, Usd, "price total", stats true, delta true;
+    /// Requests whose cache had expired, tokens written to the one-hour
+    /// tier, and 1 for a session whose records gave times (the config's
+    /// sum: sessions the lifetime applied to).
+    ExpiredRequests = "expired_requests", Count, Count, "expired requests", stats false, delta true;
+    CacheWrite1h = "cache_write_1h", Count, Tokens, "cache write 1h", stats false, delta false;
+    TtlApplied = "ttl_applied", Count, Count, "ttl applied", stats false, delta false;
+}
+
+impl Metric {
+    /// Position in [`Metric::ALL`], the column order: the index into the
+    /// per-figure arrays (`[f64; N]`).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The figure whose column is `name`: for names from outside the code
+    /// (a user's `--rank-by`, a file's `rank_by`).
+    pub fn from_name(name: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Whether the figure is in dollars (written as money, not a count).
+    pub const fn is_price(self) -> bool {
+        matches!(self.kind(), Kind::Price)
+    }
+
+    /// The figures configs can be ranked by: those compared against the
+    /// baseline.
+    pub fn rankable() -> impl Iterator<Item = Metric> {
+        Metric::ALL.into_iter().filter(|m| m.delta())
+    }
+
+    /// `fires_<stage>`.
+    pub const fn fires(stage: Stage) -> Metric {
+        match stage {
+            Stage::Thinking => Metric::FiresThinking,
+            Stage::Attachments => Metric::FiresAttachments,
+            Stage::Duplicates => Metric::FiresDuplicates,
+            Stage::Truncate => Metric::FiresTruncate,
+            Stage::Summarize => Metric::FiresSummarize,
+            Stage::Drop => Metric::FiresDrop,
+        }
+    }
+
+    /// `reclaimed_<stage>`.
+    pub const fn reclaimed(stage: Stage) -> Metric {
+        match stage {
+            Stage::Thinking => Metric::ReclaimedThinking,
+            Stage::Attachments => Metric::ReclaimedAttachments,
+            Stage::Duplicates => Metric::ReclaimedDuplicates,
+            Stage::Truncate => Metric::ReclaimedTruncate,
+            Stage::Summarize => Metric::ReclaimedSummarize,
+            Stage::Drop => Metric::ReclaimedDrop,
+        }
+    }
+
+    /// The figure counting misfires of `kind`.
+    pub const fn misfires(kind: MisfireKind) -> Metric {
+        match kind {
+            MisfireKind::Grew => Metric::MisfireGrew,
+            MisfireKind::Repeated => Metric::MisfireRepeated,
+            MisfireKind::TargetMissed => Metric::TargetMisses,
+            MisfireKind::OverWindow => Metric::Exhausted,
+        }
     }
 }
 
-/// Names of the figures a config can be ranked by: those compared against
-/// the baseline.
-pub fn rankable() -> impl Iterator<Item = &'static str> {
-    FIGURES.iter().filter(|f| f.delta).map(|f| f.name)
+impl std::fmt::Display for Metric {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
-/// The figures of one replayed session, in [`FIGURES`] order. Whole numbers
-/// are carried as `f64`, exact far beyond any token count.
+/// The figures of one replayed session, indexed by [`Metric::index`]. Whole
+/// numbers are carried as `f64`, exact far beyond any token count. The match
+/// is exhaustive, so a figure added to the table without a value here does
+/// not compile.
 pub fn values(f: &SessionFacts, prices: &Prices) -> [f64; N] {
     let e = &f.effects;
-    let cost = prices.cost(f);
-    let mut v = [0.0; N];
-    let mut i = 0;
-    let mut put = |x: f64| {
-        v[i] = x;
-        i += 1;
-    };
-    put(f.messages as f64);
-    put(f.requests as f64);
-    put(f.triggered as f64);
-    put(f.compactions as f64);
-    for s in Stage::ALL {
-        put(f.stage_fires[s.index()] as f64);
-    }
-    for s in Stage::ALL {
-        put(e.reclaimed[s.index()] as f64);
-    }
-    put(e.results_mangled() as f64);
-    put(e.results_truncated as f64);
-    put(e.results_stubbed as f64);
-    put(f.results_lost as f64);
-    put(f.needed_again as f64);
-    put(f.refetched as f64);
-    put(e.reads_superseded as f64);
-    put(e.thinking_dropped as f64);
-    put(e.attachments_removed as f64);
-    put(f.summaries as f64);
-    put(f.drops as f64);
-    put(e.messages_summarized as f64);
-    put(f.target_misses as f64);
-    put(f.exhausted as f64);
-    put(f.peak_tokens as f64);
-    put(f.peak_before as f64);
-    put(f.tokens_sent as f64);
-    put(f.cache_read as f64);
-    put(f.cache_write as f64);
     // The cost model's price where the sweep metered the replay, else the
     // flat price of the sums (equal to the bit for a smith session).
-    let m = f.priced.unwrap_or(crate::replay::ModelCost {
-        price: cost.price,
-        price_uncached: cost.price_uncached,
-        ..Default::default()
+    let m = f.priced.unwrap_or_else(|| {
+        let cost = prices.cost(f);
+        crate::replay::ModelCost {
+            price: cost.price,
+            price_uncached: cost.price_uncached,
+            ..Default::default()
+        }
     });
-    put(m.price);
-    put(m.price_uncached);
-    put(f.misfire_grew as f64);
-    put(f.misfire_repeated as f64);
-    put(m.output_tokens as f64);
-    put(m.price_output);
-    put(m.price_summarizer);
-    put(m.price + m.price_output + m.price_summarizer);
-    put(m.expired as f64);
-    put(m.cache_write_1h as f64);
-    put(m.ttl_applied as u8 as f64);
-    debug_assert_eq!(i, N);
-    v
+    let fires = |s: Stage| f.stage_fires[s.index()] as f64;
+    let reclaimed = |s: Stage| e.reclaimed[s.index()] as f64;
+    Metric::ALL.map(|metric| match metric {
+        Metric::Messages => f.messages as f64,
+        Metric::Requests => f.requests as f64,
+        Metric::Triggered => f.triggered as f64,
+        Metric::Compactions => f.compactions as f64,
+        Metric::FiresThinking => fires(Stage::Thinking),
+        Metric::FiresAttachments => fires(Stage::Attachments),
+        Metric::FiresDuplicates => fires(Stage::Duplicates),
+        Metric::FiresTruncate => fires(Stage::Truncate),
+        Metric::FiresSummarize => fires(Stage::Summarize),
+        Metric::FiresDrop => fires(Stage::Drop),
+        Metric::ReclaimedThinking => reclaimed(Stage::Thinking),
+        Metric::ReclaimedAttachments => reclaimed(Stage::Attachments),
+        Metric::ReclaimedDuplicates => reclaimed(Stage::Duplicates),
+        Metric::ReclaimedTruncate => reclaimed(Stage::Truncate),
+        Metric::ReclaimedSummarize => reclaimed(Stage::Summarize),
+        Metric::ReclaimedDrop => reclaimed(Stage::Drop),
+        Metric::ResultsMangled => e.results_mangled() as f64,
+        Metric::ResultsTruncated => e.results_truncated as f64,
+        Metric::ResultsStubbed => e.results_stubbed as f64,
+        Metric::ResultsLost => f.results_lost as f64,
+        Metric::NeededAgain => f.needed_again as f64,
+        Metric::Refetched => f.refetched as f64,
+        Metric::ReadsSuperseded => e.reads_superseded as f64,
+        Metric::ThinkingDropped => e.thinking_dropped as f64,
+        Metric::AttachmentsRemoved => e.attachments_removed as f64,
+        Metric::Summaries => f.summaries as f64,
+        Metric::Drops => f.drops as f64,
+        Metric::MessagesSummarized => e.messages_summarized as f64,
+        Metric::TargetMisses => f.target_misses as f64,
+        Metric::Exhausted => f.exhausted as f64,
+        Metric::PeakTokens => f.peak_tokens as f64,
+        Metric::PeakBefore => f.peak_before as f64,
+        Metric::TokensSent => f.tokens_sent as f64,
+        Metric::CacheRead => f.cache_read as f64,
+        Metric::CacheWrite => f.cache_write as f64,
+        Metric::Price => m.price,
+        Metric::PriceUncached => m.price_uncached,
+        Metric::MisfireGrew => f.misfire_grew as f64,
+        Metric::MisfireRepeated => f.misfire_repeated as f64,
+        Metric::OutputTokens => m.output_tokens as f64,
+        Metric::PriceOutput => m.price_output,
+        Metric::PriceSummarizer => m.price_summarizer,
+        Metric::PriceTotal => m.price + m.price_output + m.price_summarizer,
+        Metric::ExpiredRequests => m.expired as f64,
+        Metric::CacheWrite1h => m.cache_write_1h as f64,
+        Metric::TtlApplied => m.ttl_applied as u8 as f64,
+    })
 }
 
 #[cfg(test)]
@@ -197,23 +303,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stage_columns_follow_stage_order() {
+    fn stage_columns_are_named_after_their_stage() {
         for s in Stage::ALL {
+            assert_eq!(Metric::fires(s).name(), format!("fires_{}", s.as_str()));
             assert_eq!(
-                FIGURES[at("fires_thinking") + s.index()].name,
-                format!("fires_{}", s.as_str())
-            );
-            assert_eq!(
-                FIGURES[at("reclaimed_thinking") + s.index()].name,
+                Metric::reclaimed(s).name(),
                 format!("reclaimed_{}", s.as_str())
             );
         }
     }
 
     #[test]
-    fn figure_names_are_unique() {
-        for (i, f) in FIGURES.iter().enumerate() {
-            assert_eq!(index(f.name), Some(i), "{}", f.name);
+    fn metric_names_are_unique_and_found_by_name() {
+        for (i, m) in Metric::ALL.into_iter().enumerate() {
+            assert_eq!(m.index(), i, "{m}");
+            assert_eq!(Metric::from_name(m.name()), Some(m), "{m}");
+        }
+        assert_eq!(Metric::from_name("result_mangled"), None);
+    }
+
+    #[test]
+    fn every_price_figure_is_named_price_and_counts_dollars() {
+        for m in Metric::ALL {
+            assert_eq!(m.is_price(), m.name().starts_with("price"), "{m}");
+            assert_eq!(m.is_price(), m.unit() == Unit::Usd, "{m}");
         }
     }
 }

@@ -27,19 +27,20 @@ use polars::prelude::{
     Column, DataFrame, DataType, IdxCa, IdxSize, ParquetCompression, ParquetReader, ParquetWriter,
     SerReader,
 };
-use serde_json::{json, Map, Value};
 
 use crate::export::Export;
 use crate::policy::{Policy, PolicyKnob};
 
 use super::aggregate::{summarize_values, ConfigSummary};
 use super::cost::Prices;
-use super::figures::{self, FIGURES, N};
+use super::figures::{Metric, N};
 use super::grid::{self, Grid, GridSpec, Knob};
 use super::plan::{self, Plan, PolicySpec};
 use super::run::{Sweep, Unreadable};
 use super::shard::Shard;
+use super::summary::{Ordered, Rebuild, ShardRecord, Summary};
 use super::tables::{self, SummaryInput, SweepCounts};
+use crate::cost::PriceError;
 
 /// The folder of the shards' rows, one Hive partition per shard.
 pub const SESSIONS_DIR: &str = "sessions";
@@ -71,30 +72,33 @@ pub fn has_shards(dir: &Path) -> bool {
 
 /// The grid, policies and prices as text that parses back to the same
 /// values (Rust prints the shortest decimal that reads back exactly).
-pub fn rebuild_json(grid: &Grid, plan: &Plan, prices: &Prices) -> Value {
+pub fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
     let list = |v: &[f64]| {
         v.iter()
             .map(|x| x.to_string())
             .collect::<Vec<_>>()
             .join(",")
     };
-    let knobs: Map<String, Value> = grid
-        .axes
-        .iter()
-        .map(|(k, v)| (k.flag().to_string(), Value::String(list(v))))
-        .collect();
-    let policy_knobs: Map<String, Value> = plan
-        .policy_axes
-        .iter()
-        .map(|(k, v)| (k.flag().to_string(), Value::String(list(v))))
-        .collect();
-    json!({
-        "knobs": knobs,
-        "policies": plan.policies.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
-        "policy_knobs": policy_knobs,
-        "exclude_tools": plan.exclude_tools,
-        "prices": format!("{},{},{}", prices.input, prices.cache_write, prices.cache_read),
-    })
+    Rebuild {
+        knobs: Ordered(
+            grid.axes
+                .iter()
+                .map(|(k, v)| (k.flag().to_string(), list(v)))
+                .collect(),
+        ),
+        policies: plan.policies.iter().map(|p| p.to_string()).collect(),
+        policy_knobs: Ordered(
+            plan.policy_axes
+                .iter()
+                .map(|(k, v)| (k.flag().to_string(), list(v)))
+                .collect(),
+        ),
+        exclude_tools: plan.exclude_tools.clone(),
+        prices: format!(
+            "{},{},{}",
+            prices.input, prices.cache_write, prices.cache_read
+        ),
+    }
 }
 
 /// Where the shard's sessions stand in the whole sweep.
@@ -129,14 +133,16 @@ pub fn write_shard(
         .with_column(Column::new(ORDINAL.into(), ordinals))
         .context("cannot add the ordinal column")?;
     let part = part_path(out, place.shard);
-    let mut summary = tables::summary_json(&SweepCounts::of(sweep), summaries, input);
-    summary["shard"] = json!({
-        "index": place.shard.index,
-        "count": place.shard.count,
-        "assignment": "FNV-1a 64 of the transcript's path relative to its PATH argument, modulo count, plus 1",
-        "listed": place.listed,
-        "skipped_ordinals": place.skipped_ordinals,
-        "rebuild": rebuild_json(input.grid, input.plan, input.prices),
+    let mut summary = tables::summary(&SweepCounts::of(sweep), summaries, input);
+    summary.shard = Some(ShardRecord {
+        index: place.shard.index,
+        count: place.shard.count,
+        assignment:
+            "FNV-1a 64 of the transcript's path relative to its PATH argument, modulo count, plus 1"
+                .to_string(),
+        listed: place.listed,
+        skipped_ordinals: place.skipped_ordinals.iter().map(|&o| o as u64).collect(),
+        rebuild: rebuild_record(input.grid, input.plan, input.prices),
     });
     let summary_file = summary_path(out, place.shard);
     for path in [&part, &summary_file] {
@@ -169,8 +175,11 @@ pub struct Merged {
 /// One shard's summary, read.
 struct ShardSummary {
     file: PathBuf,
+    /// `K` of the folder `shard=K` it was found in.
     index: u32,
-    value: Value,
+    summary: Summary,
+    /// The summary's `shard` object, which a shard's summary always has.
+    shard: ShardRecord,
 }
 
 fn read_summaries(dir: &Path) -> Result<Vec<ShardSummary>> {
@@ -199,82 +208,75 @@ fn read_summaries(dir: &Path) -> Result<Vec<ShardSummary>> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => bail!("{}: cannot read: {e}", file.display()),
         };
-        let value: Value = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not valid JSON", file.display()))?;
-        out.push(ShardSummary { file, index, value });
+        let mut summary: Summary = serde_json::from_str(&text).map_err(|e| match e.classify() {
+            serde_json::error::Category::Data => anyhow!(
+                "{}: {e}; not the summary of a shard this version wrote",
+                file.display()
+            ),
+            _ => anyhow::Error::new(e).context(format!("{}: not valid JSON", file.display())),
+        })?;
+        let shard = summary.shard.take().ok_or_else(|| {
+            anyhow!(
+                "{}: no /shard; not the summary of a shard this version wrote",
+                file.display()
+            )
+        })?;
+        out.push(ShardSummary {
+            file,
+            index,
+            summary,
+            shard,
+        });
     }
     out.sort_by_key(|s| s.index);
     Ok(out)
 }
 
-fn field<'a>(s: &'a ShardSummary, pointer: &str) -> Result<&'a Value> {
-    s.value.pointer(pointer).ok_or_else(|| {
-        anyhow!(
-            "{}: no {pointer}; not the summary of a shard this version wrote",
-            s.file.display()
-        )
-    })
-}
+/// What two shards of one sweep must agree on, named by where it is in
+/// the summary.
+type Agreement = (&'static str, fn(&ShardSummary, &ShardSummary) -> bool);
 
-fn uint(s: &ShardSummary, pointer: &str) -> Result<u64> {
-    field(s, pointer)?
-        .as_u64()
-        .ok_or_else(|| anyhow!("{}: {pointer} is not a whole number", s.file.display()))
-}
-
-fn text<'a>(s: &'a ShardSummary, pointer: &str) -> Result<&'a str> {
-    field(s, pointer)?
-        .as_str()
-        .ok_or_else(|| anyhow!("{}: {pointer} is not text", s.file.display()))
-}
+const SAME: [Agreement; 7] = [
+    ("/shard/count", |a, b| a.shard.count == b.shard.count),
+    ("/shard/listed", |a, b| a.shard.listed == b.shard.listed),
+    ("/shard/rebuild", |a, b| a.shard.rebuild == b.shard.rebuild),
+    ("/paths", |a, b| a.summary.paths == b.summary.paths),
+    ("/grid/file", |a, b| {
+        a.summary.grid.file == b.summary.grid.file
+    }),
+    ("/rank_by", |a, b| a.summary.rank_by == b.summary.rank_by),
+    ("/tool", |a, b| a.summary.tool == b.summary.tool),
+];
 
 /// The grid, plan and prices a shard's summary describes.
 fn rebuild(s: &ShardSummary) -> Result<(Grid, Plan, Prices)> {
     let bad = |what: String| anyhow!("{}: {what}", s.file.display());
+    let r = &s.shard.rebuild;
     let mut spec = GridSpec::default();
-    let knobs = field(s, "/shard/rebuild/knobs")?
-        .as_object()
-        .ok_or_else(|| bad("shard.rebuild.knobs is not an object".into()))?;
-    for (flag, values) in knobs {
+    for (flag, values) in &r.knobs.0 {
         let knob = Knob::from_key(flag).ok_or_else(|| bad(format!("no knob {flag}")))?;
-        spec.set(knob, values.as_str().unwrap_or_default())
-            .map_err(bad)?;
+        spec.set(knob, values).map_err(bad)?;
     }
     let grid = grid::build(&spec, usize::MAX).map_err(bad)?;
     let mut policies = PolicySpec::default();
-    policies.policies = field(s, "/shard/rebuild/policies")?
-        .as_array()
-        .ok_or_else(|| bad("shard.rebuild.policies is not a list".into()))?
+    policies.policies = r
+        .policies
         .iter()
-        .map(|p| {
-            p.as_str()
-                .unwrap_or_default()
-                .parse::<Policy>()
-                .map_err(bad)
-        })
+        .map(|p| p.parse::<Policy>().map_err(bad))
         .collect::<Result<_>>()?;
-    let knobs = field(s, "/shard/rebuild/policy_knobs")?
-        .as_object()
-        .ok_or_else(|| bad("shard.rebuild.policy_knobs is not an object".into()))?;
-    for (flag, values) in knobs {
+    for (flag, values) in &r.policy_knobs.0 {
         let knob = PolicyKnob::ALL
             .into_iter()
             .find(|k| k.flag() == flag)
             .ok_or_else(|| bad(format!("no policy knob {flag}")))?;
-        policies
-            .set(knob, values.as_str().unwrap_or_default())
-            .map_err(bad)?;
+        policies.set(knob, values).map_err(bad)?;
     }
-    policies.exclude_tools = field(s, "/shard/rebuild/exclude_tools")?
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    policies.exclude_tools = r.exclude_tools.clone();
     let plan = plan::build(&grid, &policies, usize::MAX).map_err(bad)?;
-    let prices: Prices = text(s, "/shard/rebuild/prices")?.parse().map_err(bad)?;
+    let prices: Prices = r
+        .prices
+        .parse()
+        .map_err(|e: PriceError| bad(e.to_string()))?;
     Ok((grid, plan, prices))
 }
 
@@ -316,19 +318,10 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             dir.display()
         );
     };
-    let count = uint(first, "/shard/count")? as u32;
-    let same = [
-        "/shard/count",
-        "/shard/listed",
-        "/shard/rebuild",
-        "/paths",
-        "/grid/file",
-        "/rank_by",
-        "/tool",
-    ];
+    let count = first.shard.count;
     for s in &shards {
-        for pointer in same {
-            if field(s, pointer)? != field(first, pointer)? {
+        for (pointer, agree) in SAME {
+            if !agree(s, first) {
                 bail!(
                     "{} and {} disagree on {pointer}: they are shards of different sweeps; put each sweep's shards in a folder of its own",
                     first.file.display(),
@@ -336,11 +329,11 @@ pub fn merge(dir: &Path) -> Result<Merged> {
                 );
             }
         }
-        if uint(s, "/shard/index")? != u64::from(s.index) {
+        if s.shard.index != s.index {
             bail!(
                 "{}: the summary of shard {} is in the folder of shard {}",
                 s.file.display(),
-                uint(s, "/shard/index")?,
+                s.shard.index,
                 s.index
             );
         }
@@ -368,9 +361,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
     }
     let (grid, plan, prices) = rebuild(first)?;
     let n_configs = plan.setups.len();
-    let rank_name = text(first, "/rank_by")?.to_string();
-    let rank_by = figures::index(&rank_name)
-        .ok_or_else(|| anyhow!("{}: rank_by {rank_name} is no figure", first.file.display()))?;
+    let rank_by = first.summary.rank_by;
 
     // The rows, all shards', in one frame.
     let mut frame: Option<DataFrame> = None;
@@ -383,13 +374,13 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             },
         );
         let part = read_part(&path)?;
-        let expected = uint(s, "/sessions")? as usize * n_configs;
+        let expected = s.summary.sessions * n_configs;
         if part.height() != expected {
             bail!(
                 "{}: {} rows, but its summary counts {expected} ({} sessions × {n_configs} configs): the folder was changed since; run the shard again",
                 path.display(),
                 part.height(),
-                uint(s, "/sessions")?
+                s.summary.sessions
             );
         }
         match &mut frame {
@@ -449,9 +440,9 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         }
     }
 
-    let columns: Vec<Vec<f64>> = FIGURES
-        .iter()
-        .map(|f| floats(&frame, &what, f.name))
+    let columns: Vec<Vec<f64>> = Metric::ALL
+        .into_iter()
+        .map(|m| floats(&frame, &what, m.name()))
         .collect::<Result<_>>()?;
     let value = |s: usize, c: usize| -> [f64; N] {
         let r = s * n_configs + c;
@@ -462,37 +453,31 @@ pub fn merge(dir: &Path) -> Result<Merged> {
     let mut unreadable: Vec<(u64, Unreadable)> = Vec::new();
     let (mut lines_skipped, mut bytes, mut elapsed, mut threads) = (0u64, 0u64, 0f64, 0u64);
     for s in &shards {
-        let skipped = field(s, "/skipped")?
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        let at = field(s, "/shard/skipped_ordinals")?
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
+        let skipped = &s.summary.skipped;
+        let at = &s.shard.skipped_ordinals;
         if skipped.len() != at.len() {
             bail!(
                 "{}: skipped and shard.skipped_ordinals differ in length",
                 s.file.display()
             );
         }
-        for (u, o) in skipped.iter().zip(&at) {
+        for (u, &o) in skipped.iter().zip(at) {
             unreadable.push((
-                o.as_u64().unwrap_or(u64::MAX),
+                o,
                 Unreadable {
-                    path: PathBuf::from(u["path"].as_str().unwrap_or_default()),
-                    reason: u["reason"].as_str().unwrap_or_default().to_string(),
+                    path: u.path.clone(),
+                    reason: u.reason.clone(),
                 },
             ));
         }
-        lines_skipped += uint(s, "/lines_skipped")?;
-        bytes += uint(s, "/bytes")?;
-        elapsed = elapsed.max(field(s, "/elapsed_seconds")?.as_f64().unwrap_or(0.0));
-        threads += uint(s, "/threads")?;
+        lines_skipped += s.summary.lines_skipped as u64;
+        bytes += s.summary.bytes;
+        elapsed = elapsed.max(s.summary.elapsed_seconds);
+        threads += s.summary.threads as u64;
     }
     unreadable.sort_by_key(|(o, _)| *o);
     let unreadable: Vec<Unreadable> = unreadable.into_iter().map(|(_, u)| u).collect();
-    let listed = uint(first, "/shard/listed")? as usize;
+    let listed = first.shard.listed;
     if n_sessions + unreadable.len() != listed {
         bail!(
             "{}: the shards hold {n_sessions} sessions and {} unreadable ones, but the sweep lists {listed}: a shard was written with another list of sessions; run the shards again",
@@ -514,28 +499,19 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         elapsed_seconds: elapsed,
         threads: threads as usize,
         configs: n_configs,
-        thrash_window: field(first, "/thrash_window")?
-            .as_u64()
-            .map_or(crate::replay::DEFAULT_THRASH_WINDOW, |w| w as usize),
+        thrash_window: first.summary.thrash_window,
     };
-    let paths: Vec<String> = field(first, "/paths")?
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| p.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    let grid_file = field(first, "/grid/file")?.as_str().map(PathBuf::from);
     let input = SummaryInput {
-        paths: &paths,
-        grid_file: grid_file.as_deref(),
+        paths: &first.summary.paths,
+        grid_file: first.summary.grid.file.as_deref(),
         grid: &grid,
         plan: &plan,
         prices: &prices,
-        rank_by: &rank_name,
+        rank_by,
     };
-    let summary = tables::summary_json(&counts, &summaries, &input);
+    let summary = tables::summary(&counts, &summaries, &input)
+        .to_value()
+        .context("cannot lay out the summary")?;
     let export = Export {
         sessions: frame,
         configs: tables::configs_table(&summaries)

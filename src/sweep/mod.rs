@@ -22,6 +22,7 @@ pub mod pareto;
 pub mod plan;
 pub mod run;
 pub mod shard;
+pub mod summary;
 #[cfg(feature = "full")]
 pub mod tables;
 

@@ -38,13 +38,77 @@ pub const COUNT_VAR: &str = "SMITH_CALIBRATE_SHARDS";
 /// What `--shard` accepts, for help and errors.
 pub const SYNTAX: &str = "K/N (1 <= K <= N), auto, or auto/N";
 
+/// Why a `--shard` value or the scheduler's environment gives no shard: a
+/// job script can tell a typo in the flag from a job that was not started
+/// as an array, and the scheduler's case from the flag's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShardError {
+    /// The value is none of [`SYNTAX`].
+    Syntax(String),
+    /// A count or a variable (`N`, `SLURM_ARRAY_TASK_ID`…) that is no
+    /// whole number.
+    NotANumber { name: String, text: String },
+    /// `K` outside `1..=N`.
+    OutOfRange { index: u32, count: u32 },
+    /// `auto` in a Slurm array that does not give the count.
+    SlurmNoCount,
+    /// `auto` in a Slurm array whose task id is below its first task's.
+    SlurmBelowMin { id: u32, min: u32 },
+    /// `auto` in a Slurm array with a step, which would leave shards out.
+    SlurmStepped { min: u32, max: u32, count: u32 },
+    /// `auto` in a Kubernetes Indexed Job that does not give the count.
+    IndexedJobNoCount,
+    /// `auto` with neither scheduler's variables set.
+    NoScheduler,
+    /// The shard the scheduler's variables give is out of range: `Slurm`
+    /// or `JOB_COMPLETION_INDEX=K`, and the error.
+    Scheduler(String, Box<ShardError>),
+}
+
+impl fmt::Display for ShardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShardError::Syntax(text) => write!(f, "{text:?}: give {SYNTAX}, e.g. 3/8"),
+            ShardError::NotANumber { name, text } => {
+                write!(f, "{name}={text:?} is not a whole number")
+            }
+            ShardError::OutOfRange { index, count } => write!(
+                f,
+                "shard {index}/{count}: K must be between 1 and N (shards are numbered from 1)"
+            ),
+            ShardError::SlurmNoCount => f.write_str(
+                "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; give the count as --shard auto/N",
+            ),
+            ShardError::SlurmBelowMin { id, min } => write!(
+                f,
+                "--shard auto: SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}"
+            ),
+            ShardError::SlurmStepped { min, max, count } => write!(
+                f,
+                "--shard auto: the Slurm array runs tasks {min}-{max} but the count is {count}; use a contiguous array without a step (--array=0-{})",
+                count.saturating_sub(1)
+            ),
+            ShardError::IndexedJobNoCount => write!(
+                f,
+                "--shard auto: JOB_COMPLETION_INDEX is set but not the shard count; set {COUNT_VAR} to the Job's completions, or give --shard auto/N"
+            ),
+            ShardError::NoScheduler => f.write_str(
+                "--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm job array) nor JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set; give --shard K/N",
+            ),
+            ShardError::Scheduler(which, e) => write!(f, "--shard auto ({which}): {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ShardError {}
+
 impl Shard {
     /// Parses `--shard`: `K/N`; `auto` (the index and count from Slurm's
     /// array variables, or the index from `JOB_COMPLETION_INDEX` and the
     /// count from [`COUNT_VAR`]); `auto/N` (the index from either, the count
     /// given). `env` looks a variable up (the process environment, or a
     /// table in tests).
-    pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Shard, String> {
+    pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Shard, ShardError> {
         let text = text.trim();
         let (first, count) = match text.split_once('/') {
             Some((k, n)) => (k.trim(), Some(n.trim())),
@@ -58,23 +122,24 @@ impl Shard {
             return Shard::from_env(count, env);
         }
         let (Ok(index), Some(count)) = (first.parse::<u32>(), count) else {
-            return Err(format!("{text:?}: give {SYNTAX}, e.g. 3/8"));
+            return Err(ShardError::Syntax(text.to_string()));
         };
         Shard::new(index, count)
     }
 
     /// A shard, checked: `1 <= index <= count`.
-    pub fn new(index: u32, count: u32) -> Result<Shard, String> {
+    pub fn new(index: u32, count: u32) -> Result<Shard, ShardError> {
         if count == 0 || index == 0 || index > count {
-            return Err(format!(
-                "shard {index}/{count}: K must be between 1 and N (shards are numbered from 1)"
-            ));
+            return Err(ShardError::OutOfRange { index, count });
         }
         Ok(Shard { index, count })
     }
 
-    fn from_env(count: Option<u32>, env: &dyn Fn(&str) -> Option<String>) -> Result<Shard, String> {
-        let var = |name: &str| -> Result<Option<u32>, String> {
+    fn from_env(
+        count: Option<u32>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Shard, ShardError> {
+        let var = |name: &str| -> Result<Option<u32>, ShardError> {
             match env(name) {
                 None => Ok(None),
                 Some(v) => number(name, &v).map(Some),
@@ -90,44 +155,29 @@ impl Shard {
             let max = var("SLURM_ARRAY_TASK_MAX")?;
             let n = match (count, tasks) {
                 (Some(n), _) | (None, Some(n)) => n,
-                (None, None) => {
-                    return Err(
-                        "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; give the count as --shard auto/N"
-                            .into(),
-                    )
-                }
+                (None, None) => return Err(ShardError::SlurmNoCount),
             };
             if id < min {
-                return Err(format!(
-                    "--shard auto: SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}"
-                ));
+                return Err(ShardError::SlurmBelowMin { id, min });
             }
             if let Some(max) = max {
                 if max >= min && max - min + 1 != n {
-                    return Err(format!(
-                        "--shard auto: the Slurm array runs tasks {min}-{max} but the count is {n}; use a contiguous array without a step (--array=0-{})",
-                        n.saturating_sub(1)
-                    ));
+                    return Err(ShardError::SlurmStepped { min, max, count: n });
                 }
             }
-            return Shard::new(id - min + 1, n).map_err(|e| format!("--shard auto (Slurm): {e}"));
+            return Shard::new(id - min + 1, n)
+                .map_err(|e| ShardError::Scheduler("Slurm".into(), Box::new(e)));
         }
         if let Some(index) = var("JOB_COMPLETION_INDEX")? {
             let n = match (count, var(COUNT_VAR)?) {
                 (Some(n), _) | (None, Some(n)) => n,
-                (None, None) => {
-                    return Err(format!(
-                        "--shard auto: JOB_COMPLETION_INDEX is set but not the shard count; set {COUNT_VAR} to the Job's completions, or give --shard auto/N"
-                    ))
-                }
+                (None, None) => return Err(ShardError::IndexedJobNoCount),
             };
-            return Shard::new(index.saturating_add(1), n)
-                .map_err(|e| format!("--shard auto (JOB_COMPLETION_INDEX={index}): {e}"));
+            return Shard::new(index.saturating_add(1), n).map_err(|e| {
+                ShardError::Scheduler(format!("JOB_COMPLETION_INDEX={index}"), Box::new(e))
+            });
         }
-        Err(
-            "--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm job array) nor JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set; give --shard K/N"
-                .into(),
-        )
+        Err(ShardError::NoScheduler)
     }
 
     /// Whether the session with key `key` (see [`key`]) is in this shard.
@@ -141,10 +191,13 @@ pub fn of(key: &str, count: u32) -> u32 {
     (fnv1a64(key.as_bytes()) % u64::from(count.max(1))) as u32 + 1
 }
 
-fn number(name: &str, text: &str) -> Result<u32, String> {
+fn number(name: &str, text: &str) -> Result<u32, ShardError> {
     text.trim()
         .parse::<u32>()
-        .map_err(|_| format!("{name}={text:?} is not a whole number"))
+        .map_err(|_| ShardError::NotANumber {
+            name: name.to_string(),
+            text: text.to_string(),
+        })
 }
 
 /// 64-bit FNV-1a.
@@ -214,8 +267,25 @@ mod tests {
     fn explicit_shards_parse_and_bad_ones_say_why() {
         let none = env(&[]);
         assert_eq!(Shard::parse("3/8", &none), Ok(Shard { index: 3, count: 8 }));
-        for bad in ["0/4", "5/4", "1/0", "x/4", "3", "1/x"] {
+        let out_of_range = |index, count| ShardError::OutOfRange { index, count };
+        let syntax = |text: &str| ShardError::Syntax(text.to_string());
+        for (bad, why) in [
+            ("0/4", out_of_range(0, 4)),
+            ("5/4", out_of_range(5, 4)),
+            ("1/0", out_of_range(1, 0)),
+            ("x/4", syntax("x/4")),
+            ("3", syntax("3")),
+            (
+                "1/x",
+                ShardError::NotANumber {
+                    name: "N".into(),
+                    text: "x".into(),
+                },
+            ),
+        ] {
             let err = Shard::parse(bad, &none).unwrap_err();
+            assert_eq!(err, why, "{bad}");
+            let err = err.to_string();
             assert!(
                 !err.is_empty()
                     && (err.contains("K/N")
@@ -252,6 +322,15 @@ mod tests {
             ("SLURM_ARRAY_TASK_COUNT", "4"),
         ]);
         let err = Shard::parse("auto", &stepped).unwrap_err();
+        assert_eq!(
+            err,
+            ShardError::SlurmStepped {
+                min: 0,
+                max: 6,
+                count: 4
+            }
+        );
+        let err = err.to_string();
         assert!(err.contains("contiguous"), "{err}");
     }
 
@@ -259,6 +338,8 @@ mod tests {
     fn indexed_jobs_need_a_count() {
         let k8s = env(&[("JOB_COMPLETION_INDEX", "0")]);
         let err = Shard::parse("auto", &k8s).unwrap_err();
+        assert_eq!(err, ShardError::IndexedJobNoCount);
+        let err = err.to_string();
         assert!(err.contains(COUNT_VAR) && err.contains("auto/N"), "{err}");
         assert_eq!(
             Shard::parse("auto/5", &k8s),
@@ -270,8 +351,20 @@ mod tests {
             Ok(Shard { index: 5, count: 5 })
         );
         let over = env(&[("JOB_COMPLETION_INDEX", "5"), (COUNT_VAR, "5")]);
-        assert!(Shard::parse("auto", &over).is_err());
+        assert_eq!(
+            Shard::parse("auto", &over),
+            Err(ShardError::Scheduler(
+                "JOB_COMPLETION_INDEX=5".into(),
+                Box::new(ShardError::OutOfRange { index: 6, count: 5 })
+            ))
+        );
+        assert_eq!(
+            Shard::parse("auto", &over).unwrap_err().to_string(),
+            "--shard auto (JOB_COMPLETION_INDEX=5): shard 6/5: K must be between 1 and N (shards are numbered from 1)"
+        );
         let err = Shard::parse("auto", &env(&[])).unwrap_err();
+        assert_eq!(err, ShardError::NoScheduler);
+        let err = err.to_string();
         assert!(
             err.contains("SLURM_ARRAY_TASK_ID") && err.contains("JOB_COMPLETION_INDEX"),
             "{err}"

@@ -1,12 +1,12 @@
 //! A sweep as tables: the rows of `sessions.*` and `configs.*`, and the
 //! object of `summary.json`. Column names are the figure names of
-//! [`super::figures::FIGURES`], the config fields of [`Config`], `policy`,
+//! [`Metric`], the config fields of [`Config`], `policy`,
 //! and the fields of the policies' own knobs ([`PolicyKnob::field`], null
 //! in the rows of other policies).
 
 use std::path::Path;
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::engine::{Budget, Config};
 use crate::export::{Columns, Export, Values};
@@ -14,9 +14,13 @@ use crate::policy::{Policy, PolicyKnob, Setup};
 
 use super::aggregate::ConfigSummary;
 use super::cost::Prices;
-use super::figures::{self, Kind, FIGURES, N};
+use super::figures::{self, Kind, Metric, N};
 use super::grid::{Grid, Knob};
 use super::run::{Sweep, Unreadable};
+use super::summary::{
+    AxisValue, ConfigRecord, CostModel, Deltas, FrontPoint, GridRecord, Ordered, PriceRecord,
+    Skipped, Summary, Totals, PRICE_UNIT,
+};
 
 /// The knob columns of `configs`, in [`Knob::ALL`] order, named by field.
 pub(crate) fn knob_columns(out: &mut Columns, configs: &[&Config]) {
@@ -75,8 +79,8 @@ pub(crate) fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
 }
 
 /// A figure's column from its values: whole numbers as integers.
-fn figure_column(i: usize, values: Vec<f64>) -> Values {
-    match FIGURES[i].kind {
+fn figure_column(m: Metric, values: Vec<f64>) -> Values {
+    match m.kind() {
         Kind::Count | Kind::Peak => Values::Int(values.into_iter().map(|v| v as i64).collect()),
         Kind::Price => Values::Float(values),
     }
@@ -134,8 +138,8 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
             col.push(x);
         }
     }
-    for (i, col) in columns.into_iter().enumerate() {
-        out.push(FIGURES[i].name, figure_column(i, col));
+    for (m, col) in Metric::ALL.into_iter().zip(columns) {
+        out.push(m.name(), figure_column(m, col));
     }
     out.push(
         "lines_skipped",
@@ -191,13 +195,14 @@ pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
         "sessions",
         Values::Int(summaries.iter().map(|s| s.sessions as i64).collect()),
     );
-    for (i, f) in FIGURES.iter().enumerate() {
+    for m in Metric::ALL {
         out.push(
-            f.name,
-            figure_column(i, summaries.iter().map(|s| s.totals[i]).collect()),
+            m.name(),
+            figure_column(m, summaries.iter().map(|s| s.total(m)).collect()),
         );
     }
-    for (i, f) in FIGURES.iter().enumerate().filter(|(_, f)| f.stats) {
+    for m in Metric::ALL.into_iter().filter(|m| m.stats()) {
+        let i = m.index();
         let stat = |pick: fn(&super::aggregate::Stats) -> f64| {
             Values::OptFloat(
                 summaries
@@ -206,18 +211,18 @@ pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
                     .collect(),
             )
         };
-        out.push(format!("{}_mean", f.name), stat(|s| s.mean));
-        out.push(format!("{}_median", f.name), stat(|s| s.median));
-        out.push(format!("{}_p95", f.name), stat(|s| s.p95));
+        out.push(format!("{m}_mean"), stat(|s| s.mean));
+        out.push(format!("{m}_median"), stat(|s| s.median));
+        out.push(format!("{m}_p95"), stat(|s| s.p95));
     }
-    for (i, f) in FIGURES.iter().enumerate().filter(|(_, f)| f.delta) {
+    for m in Metric::rankable() {
         out.push(
-            format!("{}_delta", f.name),
-            Values::Float(summaries.iter().map(|s| s.deltas[i].abs).collect()),
+            format!("{m}_delta"),
+            Values::Float(summaries.iter().map(|s| s.delta(m).abs).collect()),
         );
         out.push(
-            format!("{}_delta_pct", f.name),
-            Values::OptFloat(summaries.iter().map(|s| s.deltas[i].pct).collect()),
+            format!("{m}_delta_pct"),
+            Values::OptFloat(summaries.iter().map(|s| s.delta(m).pct).collect()),
         );
     }
     out.push(
@@ -250,7 +255,7 @@ pub struct SummaryInput<'a> {
     pub plan: &'a super::plan::Plan,
     pub prices: &'a Prices,
     /// The figure configs were ranked by.
-    pub rank_by: &'a str,
+    pub rank_by: Metric,
 }
 
 /// The counts `summary.json` gives about the sessions of a sweep: from a
@@ -290,131 +295,121 @@ impl<'a> SweepCounts<'a> {
     }
 }
 
-/// A config's knobs, label, budget and totals as one JSON object.
-fn config_json(s: &ConfigSummary, with_deltas: bool) -> Value {
-    let b = s.setup.budget();
-    let mut totals = Map::new();
-    for (i, f) in FIGURES.iter().enumerate() {
-        let v = s.totals[i];
-        totals.insert(
-            f.name.into(),
-            match f.kind {
-                Kind::Price => json!(v),
-                _ => json!(v as i64),
-            },
-        );
-    }
-    let mut obj = json!({
-        "index": s.index,
-        "label": s.label,
-        "policy": s.setup.policy,
-        "config": s.config,
-        "policy_knobs": s.setup.knobs,
-        "trigger_tokens": b.trigger_tokens,
-        "target_tokens": b.target_tokens,
-        "rank": s.rank,
-        "pareto": s.pareto,
-        "totals": totals,
-    });
-    if s.setup.estimator != crate::estimate::Estimator::Bytes4 {
-        if let Some(map) = obj.as_object_mut() {
-            map.insert("estimator".into(), json!(s.setup.estimator));
+impl ConfigRecord {
+    /// A config's knobs, label, budget and totals; its deltas against the
+    /// baseline `with_deltas`.
+    fn of(s: &ConfigSummary, with_deltas: bool) -> ConfigRecord {
+        let b = s.setup.budget();
+        ConfigRecord {
+            index: s.index,
+            label: s.label.clone(),
+            policy: s.setup.policy,
+            config: s.config,
+            policy_knobs: serde_json::to_value(&s.setup.knobs).unwrap_or(Value::Null),
+            trigger_tokens: b.trigger_tokens,
+            target_tokens: b.target_tokens,
+            rank: s.rank,
+            pareto: s.pareto,
+            totals: Totals(s.totals),
+            estimator: (s.setup.estimator != crate::estimate::Estimator::Bytes4)
+                .then_some(s.setup.estimator),
+            delta_vs_baseline: with_deltas.then(|| {
+                Deltas(
+                    Metric::rankable()
+                        .map(|m| (m, s.deltas[m.index()]))
+                        .collect(),
+                )
+            }),
         }
     }
-    if with_deltas {
-        let deltas: Map<String, Value> = FIGURES
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.delta)
-            .map(|(i, f)| {
-                (
-                    f.name.to_string(),
-                    json!({"abs": s.deltas[i].abs, "pct": s.deltas[i].pct}),
-                )
-            })
-            .collect();
-        obj["delta_vs_baseline"] = Value::Object(deltas);
-    }
-    obj
+}
+
+/// An axis of knob values as the summary writes it.
+fn axis(values: &[f64], integer: bool) -> Vec<AxisValue> {
+    values.iter().map(|&x| AxisValue::new(x, integer)).collect()
 }
 
 /// `summary.json`: what was swept (paths, sessions read and skipped, the
 /// grid's axes, prices), the baseline, the best config by rank, and the
 /// Pareto front.
-pub fn summary_json(
-    sweep: &SweepCounts,
-    summaries: &[ConfigSummary],
-    input: &SummaryInput,
-) -> Value {
-    let axes: Map<String, Value> = input
-        .grid
-        .axes
-        .iter()
-        .map(|(k, v)| {
-            let values: Vec<Value> = if k.is_integer() {
-                v.iter().map(|&x| json!(x as i64)).collect()
-            } else {
-                v.iter().map(|&x| json!(x)).collect()
-            };
-            (k.field().to_string(), Value::Array(values))
-        })
-        .collect();
+pub fn summary(sweep: &SweepCounts, summaries: &[ConfigSummary], input: &SummaryInput) -> Summary {
     let order = rank_order(summaries);
-    let best = order.first().map(|&i| config_json(&summaries[i], true));
-    let baseline = summaries.get(Grid::BASELINE).map(|s| config_json(s, false));
-    let front: Vec<Value> = order
-        .iter()
-        .filter(|&&i| summaries[i].pareto)
-        .map(|&i| {
-            let s = &summaries[i];
-            json!({"label": s.label, "policy": s.setup.policy, "price": s.total("price"), "results_mangled": s.total("results_mangled") as i64, "needed_again": s.total("needed_again") as i64})
-        })
-        .collect();
-    json!({
-        "tool": concat!("smith-calibrate ", env!("CARGO_PKG_VERSION")),
-        "paths": input.paths,
-        "sessions": sweep.sessions,
-        "sessions_skipped": sweep.unreadable.len(),
-        "skipped": sweep.unreadable.iter().map(|u| json!({"path": u.path, "reason": u.reason})).collect::<Vec<_>>(),
-        "lines_skipped": sweep.lines_skipped,
-        "bytes": sweep.bytes,
-        "elapsed_seconds": sweep.elapsed_seconds,
-        "threads": sweep.threads,
-        "thrash_window": sweep.thrash_window,
-        "grid": {
-            "file": input.grid_file,
-            "axes": axes,
-            "configs": sweep.configs,
-            "smith_configs": input.grid.configs.len(),
-            "impossible_left_out": input.grid.impossible,
-            "policies": input.plan.policies,
-            "policy_axes": input.plan.policy_axes.iter().map(|(k, v)| {
-                let values: Vec<Value> = if k.is_integer() {
-                    v.iter().map(|&x| json!(x as i64)).collect()
-                } else {
-                    v.iter().map(|&x| json!(x)).collect()
-                };
-                (k.field(), Value::Array(values))
-            }).collect::<Map<String, Value>>(),
-            "exclude_tools": input.plan.exclude_tools,
+    Summary {
+        tool: concat!("smith-calibrate ", env!("CARGO_PKG_VERSION")).to_string(),
+        paths: input.paths.to_vec(),
+        sessions: sweep.sessions,
+        sessions_skipped: sweep.unreadable.len(),
+        skipped: sweep
+            .unreadable
+            .iter()
+            .map(|u| Skipped {
+                path: u.path.clone(),
+                reason: u.reason.clone(),
+            })
+            .collect(),
+        lines_skipped: sweep.lines_skipped,
+        bytes: sweep.bytes,
+        elapsed_seconds: sweep.elapsed_seconds,
+        threads: sweep.threads,
+        thrash_window: sweep.thrash_window,
+        grid: GridRecord {
+            file: input.grid_file.map(Path::to_path_buf),
+            axes: Ordered(
+                input
+                    .grid
+                    .axes
+                    .iter()
+                    .map(|(k, v)| (k.field().to_string(), axis(v, k.is_integer())))
+                    .collect(),
+            ),
+            configs: sweep.configs,
+            smith_configs: input.grid.configs.len(),
+            impossible_left_out: input.grid.impossible,
+            policies: input.plan.policies.clone(),
+            policy_axes: Ordered(
+                input
+                    .plan
+                    .policy_axes
+                    .iter()
+                    .map(|(k, v)| (k.field().to_string(), axis(v, k.is_integer())))
+                    .collect(),
+            ),
+            exclude_tools: input.plan.exclude_tools.clone(),
         },
-        "prices": {
-            "input": input.prices.input,
-            "cache_write": input.prices.cache_write,
-            "cache_read": input.prices.cache_read,
-            "unit": "USD per million tokens",
+        prices: PriceRecord {
+            input: input.prices.input,
+            cache_write: input.prices.cache_write,
+            cache_read: input.prices.cache_read,
+            unit: PRICE_UNIT.to_string(),
         },
-        "rank_by": input.rank_by,
-        // What the price rests on, from the figures alone so that merged
-        // shards write the same (see `cost_note`).
-        "cost_model": {
-            "sessions_with_lifetime": summaries.iter().find(|s| s.is_baseline).map_or(0.0, |s| s.total("ttl_applied")),
-            "note": super::cost_note::note(summaries, None),
+        rank_by: input.rank_by,
+        cost_model: CostModel {
+            sessions_with_lifetime: summaries
+                .iter()
+                .find(|s| s.is_baseline)
+                .map_or(0.0, |s| s.total(Metric::TtlApplied)),
+            note: super::cost_note::note(summaries, None),
         },
-        "baseline": baseline,
-        "best": best,
-        "pareto_front": front,
-    })
+        baseline: summaries
+            .get(Grid::BASELINE)
+            .map(|s| ConfigRecord::of(s, false)),
+        best: order
+            .first()
+            .map(|&i| ConfigRecord::of(&summaries[i], true)),
+        pareto_front: order
+            .iter()
+            .map(|&i| &summaries[i])
+            .filter(|s| s.pareto)
+            .map(|s| FrontPoint {
+                label: s.label.clone(),
+                policy: s.setup.policy,
+                price: s.total(Metric::Price),
+                results_mangled: s.total(Metric::ResultsMangled) as i64,
+                needed_again: s.total(Metric::NeededAgain) as i64,
+            })
+            .collect(),
+        shard: None,
+    }
 }
 
 /// Everything `--out` writes, as DataFrames and JSON.
@@ -427,6 +422,6 @@ pub fn export(
     Ok(Export {
         sessions: sessions_table(sweep, prices).to_frame()?,
         configs: configs_table(summaries).to_frame()?,
-        summary: summary_json(&SweepCounts::of(sweep), summaries, input),
+        summary: summary(&SweepCounts::of(sweep), summaries, input).to_value()?,
     })
 }

@@ -40,9 +40,28 @@ use super::model::{Block, BlockType, Message, Role, Str, Text};
 /// Crystal's parser refuses the 513th level.
 pub const MAX_NESTING: usize = 512;
 
+/// Why a line is no message, and where: the reader skips the line with
+/// this as its reason, and a caller that wants to point at the byte has the
+/// column apart from the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineError {
+    /// 1-based column (byte offset + 1) where the line stopped making sense.
+    pub column: usize,
+    /// What was wrong there, naming the field it was in.
+    pub what: String,
+}
+
+impl std::fmt::Display for LineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (column {})", self.what, self.column)
+    }
+}
+
+impl std::error::Error for LineError {}
+
 /// Parses one line (without its newline) into a message, or says why not.
 /// The line may be any bytes: broken UTF-8 inside a string is smith's too.
-pub fn parse_line<L: AsRef<[u8]> + ?Sized>(line: &L) -> Result<Message, String> {
+pub fn parse_line<L: AsRef<[u8]> + ?Sized>(line: &L) -> Result<Message, LineError> {
     let mut p = Parser {
         s: line.as_ref(),
         at: 0,
@@ -62,8 +81,11 @@ struct Fail {
 }
 
 impl Fail {
-    fn describe(self) -> String {
-        format!("{} (column {})", self.msg, self.at + 1)
+    fn describe(self) -> LineError {
+        LineError {
+            column: self.at + 1,
+            what: self.msg,
+        }
     }
 
     /// Names the field the failure was in.
@@ -797,7 +819,11 @@ mod tests {
             (r#"{"role":"user","content":[]"#, "EOF"),
         ] {
             let err = parse_line(line).unwrap_err();
-            assert!(err.contains(why), "{line}: {err}");
+            assert!(err.what.contains(why), "{line}: {err}");
+            assert!(
+                err.column >= 1 && err.column <= line.len() + 1,
+                "{line}: {err}"
+            );
         }
     }
 

@@ -106,9 +106,9 @@ pub fn read_from<R: Read>(reader: R, path: &Path) -> io::Result<Transcript> {
         &mut out.log,
         |line_no, line, log| match parse_line(line) {
             Ok(m) => out.messages.push(Arc::new(m)),
-            Err(reason) => log.skipped.push(Skip {
+            Err(e) => log.skipped.push(Skip {
                 line: line_no,
-                reason,
+                reason: e.to_string(),
             }),
         },
     )?;

@@ -1,0 +1,482 @@
+//! `summary.json` as one typed record: [`Summary`] is written by the sweep
+//! (and by each shard, and by `merge`) and read back by `merge` and the
+//! report through the same definition, as hyperfine's `BenchmarkResult` is
+//! the one record every exporter serialises. A field renamed or retyped here
+//! changes writer and readers together; no reader looks a field up by a JSON
+//! pointer with a fallback of its own.
+//!
+//! The field order is the file's key order, and whole-number figures are
+//! written as integers, so the file is the same byte for byte as when it was
+//! built from `json!` objects. Decimals are read with Rust's own exact
+//! parser ([`exact`]): serde_json's default one may land one ulp off a long
+//! decimal such as `-0.4315801500000001`, and a record read back must write
+//! the same bytes. (Its `float_roundtrip` feature would do the same for the
+//! whole program, and change what `import` reads from other agents' logs.)
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::engine::Config;
+use crate::estimate::Estimator;
+use crate::policy::Policy;
+
+use super::aggregate::Delta;
+use super::figures::{Kind, Metric, N};
+
+/// What was swept (paths, sessions read and skipped, the grid's axes,
+/// prices), the baseline, the best config by rank, and the Pareto front.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// The program and version that wrote it; shards of one sweep agree.
+    pub tool: String,
+    /// What was asked for: the PATHS, or the sessions directory.
+    pub paths: Vec<String>,
+    /// Sessions replayed.
+    pub sessions: usize,
+    /// Sessions that could not be read: `skipped.len()`.
+    pub sessions_skipped: usize,
+    pub skipped: Vec<Skipped>,
+    pub lines_skipped: usize,
+    /// Bytes of transcript read.
+    pub bytes: u64,
+    /// Timing fields: they say how long and on how many threads, so they
+    /// differ between two runs of the same sweep.
+    #[serde(deserialize_with = "exact")]
+    pub elapsed_seconds: f64,
+    pub threads: usize,
+    /// `--thrash-window`: the misfire figures' window.
+    pub thrash_window: usize,
+    pub grid: GridRecord,
+    pub prices: PriceRecord,
+    /// The figure configs were ranked by.
+    pub rank_by: Metric,
+    pub cost_model: CostModel,
+    /// smith's defaults, without deltas (they are all zero).
+    pub baseline: Option<ConfigRecord>,
+    /// The config ranked first, with its deltas against the baseline.
+    pub best: Option<ConfigRecord>,
+    /// The Pareto front of price against results mangled, in rank order.
+    pub pareto_front: Vec<FrontPoint>,
+    /// Only in a shard's own summary (`summaries/shard=K/summary.json`):
+    /// which shard, and what `merge` needs to rebuild the sweep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardRecord>,
+}
+
+impl Summary {
+    /// The record as a JSON value, for [`crate::export::Export`] (which
+    /// cannot name this type without a cycle between `export` and `sweep`).
+    pub fn to_value(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(self)
+    }
+}
+
+/// A session that could not be read, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// The grid and the policies swept.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GridRecord {
+    /// The grid file, if one was given.
+    pub file: Option<PathBuf>,
+    /// smith's knobs that took more than their default, by field name.
+    pub axes: Ordered<Vec<AxisValue>>,
+    /// Configs of the whole sweep, every policy's.
+    pub configs: usize,
+    /// Configs of smith's own grid.
+    pub smith_configs: usize,
+    /// Combinations left out because their target was at or above their
+    /// trigger.
+    pub impossible_left_out: usize,
+    /// The policies asked for.
+    #[serde(deserialize_with = "parse_all")]
+    pub policies: Vec<Policy>,
+    /// The other policies' knobs and their values, by field name.
+    pub policy_axes: Ordered<Vec<AxisValue>>,
+    pub exclude_tools: Vec<String>,
+}
+
+/// A knob's value on an axis: integers as integers (`512`), fractions as
+/// numbers with a point (`0.8`, `1.0`), as the knob's type says.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum AxisValue {
+    Int(i64),
+    Float(f64),
+}
+
+impl AxisValue {
+    /// `x` as an integer knob's value when `integer`, else as a fraction.
+    pub fn new(x: f64, integer: bool) -> AxisValue {
+        if integer {
+            AxisValue::Int(x as i64)
+        } else {
+            AxisValue::Float(x)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AxisValue {
+    /// A number with a point or an exponent is a fraction, read exactly.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AxisValue, D::Error> {
+        let raw = <Box<RawValue>>::deserialize(d)?;
+        let text = raw.get();
+        if text.contains(['.', 'e', 'E']) || text == "null" {
+            number(text).map(AxisValue::Float)
+        } else {
+            text.parse()
+                .map(AxisValue::Int)
+                .map_err(|_| de::Error::custom(format!("{text} is not a number")))
+        }
+    }
+}
+
+impl fmt::Display for AxisValue {
+    /// As the file writes it (`1.0`, not `1`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AxisValue::Int(v) => write!(f, "{v}"),
+            AxisValue::Float(v) => match serde_json::Number::from_f64(*v) {
+                Some(n) => write!(f, "{n}"),
+                None => f.write_str("null"),
+            },
+        }
+    }
+}
+
+/// The flat prices of the sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PriceRecord {
+    #[serde(deserialize_with = "exact")]
+    pub input: f64,
+    #[serde(deserialize_with = "exact")]
+    pub cache_write: f64,
+    #[serde(deserialize_with = "exact")]
+    pub cache_read: f64,
+    /// Always [`PRICE_UNIT`].
+    pub unit: String,
+}
+
+/// The unit of [`PriceRecord`]'s prices.
+pub const PRICE_UNIT: &str = "USD per million tokens";
+
+/// What the price rests on, from the figures alone so that merged shards
+/// write the same (see `cost_note`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostModel {
+    /// The baseline's `ttl_applied`: sessions whose records gave times.
+    #[serde(deserialize_with = "exact")]
+    pub sessions_with_lifetime: f64,
+    pub note: String,
+}
+
+/// A config's knobs, label, budget and totals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConfigRecord {
+    /// Index into the grid's configs.
+    pub index: usize,
+    pub label: String,
+    #[serde(deserialize_with = "parse")]
+    pub policy: Policy,
+    /// smith's knobs (for another policy only the window, overhead, ratio
+    /// and summary size mean something).
+    pub config: Config,
+    /// The policy's own knobs as the policy module serialises them; kept as
+    /// written, since nothing reads them back.
+    pub policy_knobs: serde_json::Value,
+    pub trigger_tokens: i64,
+    pub target_tokens: i64,
+    pub rank: usize,
+    pub pareto: bool,
+    pub totals: Totals,
+    /// Only when not smith's `bytes4`, so a bytes4 sweep's file stays as it
+    /// was before estimators were a knob.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "parse_some"
+    )]
+    pub estimator: Option<Estimator>,
+    /// Only for `best`: the change of every rankable figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_vs_baseline: Option<Deltas>,
+}
+
+impl ConfigRecord {
+    /// The total of `figure`.
+    pub fn total(&self, figure: Metric) -> f64 {
+        self.totals.0[figure.index()]
+    }
+}
+
+/// A point of the Pareto front.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FrontPoint {
+    pub label: String,
+    #[serde(deserialize_with = "parse")]
+    pub policy: Policy,
+    #[serde(deserialize_with = "exact")]
+    pub price: f64,
+    pub results_mangled: i64,
+    pub needed_again: i64,
+}
+
+/// Where a shard stands in the whole sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardRecord {
+    /// `K` of `--shard K/N`.
+    pub index: u32,
+    /// `N`.
+    pub count: u32,
+    /// How sessions are given to shards, for people.
+    pub assignment: String,
+    /// Sessions the whole sweep lists, over all shards.
+    pub listed: usize,
+    /// The position in the whole sweep of each of `skipped`.
+    pub skipped_ordinals: Vec<u64>,
+    pub rebuild: Rebuild,
+}
+
+/// The grid, policies and prices as text that parses back to the same
+/// values, as the flags would give them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rebuild {
+    /// smith's knobs by flag: `"compact-at": "0.6,0.8"`.
+    pub knobs: Ordered<String>,
+    pub policies: Vec<String>,
+    /// The other policies' knobs by flag.
+    pub policy_knobs: Ordered<String>,
+    pub exclude_tools: Vec<String>,
+    /// `input,cache_write,cache_read`.
+    pub prices: String,
+}
+
+/// Every figure's total, written as an object keyed by figure name in
+/// column order: counts as integers, prices as decimals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Totals(pub [f64; N]);
+
+impl Serialize for Totals {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(N))?;
+        for m in Metric::ALL {
+            let v = self.0[m.index()];
+            match m.kind() {
+                Kind::Price => map.serialize_entry(m.name(), &v)?,
+                Kind::Count | Kind::Peak => map.serialize_entry(m.name(), &(v as i64))?,
+            }
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Totals {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Totals, D::Error> {
+        let figures: Vec<(Metric, Box<RawValue>)> = d.deserialize_map(FigureMap::new())?;
+        let mut totals = [f64::NAN; N];
+        let mut seen = [false; N];
+        for (m, v) in figures {
+            totals[m.index()] = number(v.get())?;
+            seen[m.index()] = true;
+        }
+        match Metric::ALL.into_iter().find(|m| !seen[m.index()]) {
+            Some(m) => Err(de::Error::custom(format!("totals: no {m}"))),
+            None => Ok(Totals(totals)),
+        }
+    }
+}
+
+/// The change of every rankable figure ([`Metric::delta`]) against the
+/// baseline, keyed by figure name in column order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deltas(pub Vec<(Metric, Delta)>);
+
+impl Serialize for Deltas {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (m, d) in &self.0 {
+            map.serialize_entry(m.name(), d)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Deltas {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Deltas, D::Error> {
+        /// [`Delta`] as written, read exactly.
+        #[derive(Deserialize)]
+        struct Written {
+            #[serde(deserialize_with = "exact")]
+            abs: f64,
+            #[serde(deserialize_with = "exact_or_null")]
+            pct: Option<f64>,
+        }
+        let deltas: Vec<(Metric, Written)> = d.deserialize_map(FigureMap::new())?;
+        Ok(Deltas(
+            deltas
+                .into_iter()
+                .map(|(m, w)| {
+                    (
+                        m,
+                        Delta {
+                            abs: w.abs,
+                            pct: w.pct,
+                        },
+                    )
+                })
+                .collect(),
+        ))
+    }
+}
+
+/// Reads an object keyed by figure name, in the file's order; a key that
+/// names no figure is an error.
+struct FigureMap<V>(std::marker::PhantomData<V>);
+
+impl<V> FigureMap<V> {
+    fn new() -> Self {
+        FigureMap(std::marker::PhantomData)
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Visitor<'de> for FigureMap<V> {
+    type Value = Vec<(Metric, V)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object keyed by figure name")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some((name, v)) = map.next_entry::<String, V>()? {
+            let m = Metric::from_name(&name)
+                .ok_or_else(|| de::Error::custom(format!("no figure named {name}")))?;
+            out.push((m, v));
+        }
+        Ok(out)
+    }
+}
+
+/// A figure is written and read by its column name.
+impl Serialize for Metric {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Metric {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Metric, D::Error> {
+        let name = String::deserialize(d)?;
+        Metric::from_name(&name).ok_or_else(|| de::Error::custom(format!("no figure named {name}")))
+    }
+}
+
+/// An object whose keys keep the order they were written in (the axes, the
+/// flags of a rebuild), as a list of pairs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ordered<V>(pub Vec<(String, V)>);
+
+impl<V> Ordered<V> {
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+impl<V: Serialize> Serialize for Ordered<V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Ordered<V>, D::Error> {
+        struct Pairs<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for Pairs<V> {
+            type Value = Vec<(String, V)>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(pair) = map.next_entry()? {
+                    out.push(pair);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Pairs(std::marker::PhantomData))
+            .map(Ordered)
+    }
+}
+
+/// A JSON number (or `null`, which serde_json writes for a NaN) as the
+/// `f64` it was written from, by Rust's exact parser.
+fn number<E: de::Error>(text: &str) -> Result<f64, E> {
+    if text == "null" {
+        return Ok(f64::NAN);
+    }
+    text.parse()
+        .map_err(|_| E::custom(format!("{text} is not a number")))
+}
+
+/// A decimal field read exactly (see the module's note).
+fn exact<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(<Box<RawValue>>::deserialize(d)?.get())
+}
+
+/// [`exact`] where `null` means none (a change from nothing has no
+/// percentage).
+fn exact_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let raw = <Box<RawValue>>::deserialize(d)?;
+    match raw.get() {
+        "null" => Ok(None),
+        text => number(text).map(Some),
+    }
+}
+
+/// A name (policy, estimator) read back through the type's own parser: the
+/// types serialise to their names but the policy and estimator modules
+/// give them no `Deserialize`.
+fn parse<'de, T, D>(d: D) -> Result<T, D::Error>
+where
+    T: FromStr<Err: fmt::Display>,
+    D: Deserializer<'de>,
+{
+    String::deserialize(d)?.parse().map_err(de::Error::custom)
+}
+
+/// [`parse`] for an optional field.
+fn parse_some<'de, T, D>(d: D) -> Result<Option<T>, D::Error>
+where
+    T: FromStr<Err: fmt::Display>,
+    D: Deserializer<'de>,
+{
+    parse(d).map(Some)
+}
+
+/// [`parse`] for a list.
+fn parse_all<'de, T, D>(d: D) -> Result<Vec<T>, D::Error>
+where
+    T: FromStr<Err: fmt::Display>,
+    D: Deserializer<'de>,
+{
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|s| s.parse().map_err(de::Error::custom))
+        .collect()
+}
