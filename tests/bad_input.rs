@@ -6,19 +6,13 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::common::{bin, stderr};
 use smith_calibrate::transcript::reader::read_transcript;
 
 const GOOD_USER: &str = r#"{"role":"user","content":[{"type":"text","text":"hello"}]}"#;
 const GOOD_ASSISTANT: &str = r#"{"role":"assistant","content":[{"type":"text","text":"hi"}]}"#;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1");
-    c
-}
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
@@ -35,10 +29,6 @@ fn replay(path: &Path, extra: &[&str]) -> Output {
         .args(extra)
         .output()
         .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn json(o: &Output) -> serde_json::Value {
