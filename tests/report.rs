@@ -10,7 +10,6 @@ use crate::common;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use common::chromium::{chromium, headless, page_requests};
@@ -27,21 +26,6 @@ use smith_calibrate::report::{Chart, Loss, Metric, Selection, SweepOutput};
 use smith_calibrate::transcript::{Block, BlockType, Message, Role};
 
 // ---------------------------------------------------------------- helpers
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1");
-    c
-}
-
-fn run(c: &mut Command) -> Output {
-    c.output().expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A session of `turns` real turns that makes every stage fire under a
 /// window of a few thousand tokens: thinking, an image now and then,
@@ -90,21 +74,23 @@ impl Fixture {
         for (i, name) in NAMES.iter().enumerate() {
             write_session(&sessions, name, &session(10 + 4 * i, i + 1));
         }
-        let o = run(bin()
-            .args(["sweep"])
-            .arg(&sessions)
-            .args([
-                "--max-tokens",
-                "4000",
-                "--compact-at",
-                "0.6,0.8",
-                "--compact-to",
-                "0.3,0.5",
-                "--summary-tokens",
-                "0,200",
-                "--out",
-            ])
-            .arg(tmp.path().join("sweep")));
+        let o = output(
+            bin()
+                .args(["sweep"])
+                .arg(&sessions)
+                .args([
+                    "--max-tokens",
+                    "4000",
+                    "--compact-at",
+                    "0.6,0.8",
+                    "--compact-to",
+                    "0.3,0.5",
+                    "--summary-tokens",
+                    "0,200",
+                    "--out",
+                ])
+                .arg(tmp.path().join("sweep")),
+        );
         assert!(o.status.success(), "sweep failed: {}", stderr(&o));
         Fixture { tmp }
     }
@@ -120,12 +106,14 @@ impl Fixture {
     /// Runs `report` into `<tmp>/<name>` with `extra` flags.
     fn report(&self, name: &str, extra: &[&str]) -> PathBuf {
         let out = self.tmp.path().join(name);
-        let o = run(bin()
-            .arg("report")
-            .arg(self.sweep())
-            .arg("--out")
-            .arg(&out)
-            .args(extra));
+        let o = output(
+            bin()
+                .arg("report")
+                .arg(self.sweep())
+                .arg("--out")
+                .arg(&out)
+                .args(extra),
+        );
         assert!(o.status.success(), "report failed: {}", stderr(&o));
         out
     }
@@ -183,23 +171,25 @@ impl PolicyFixture {
         for (i, name) in NAMES.iter().enumerate() {
             write_session(&sessions, name, &policy_session(10 + 4 * i, i + 1));
         }
-        let o = run(bin()
-            .args(["sweep"])
-            .arg(&sessions)
-            .args([
-                "--policy",
-                "smith,masking,codex",
-                "--max-tokens",
-                "4000,8000",
-                "--compact-at",
-                "0.6,0.8",
-                "--mask-window",
-                "2,5",
-                "--codex-cap-bytes",
-                "2048",
-                "--out",
-            ])
-            .arg(tmp.path().join("sweep")));
+        let o = output(
+            bin()
+                .args(["sweep"])
+                .arg(&sessions)
+                .args([
+                    "--policy",
+                    "smith,masking,codex",
+                    "--max-tokens",
+                    "4000,8000",
+                    "--compact-at",
+                    "0.6,0.8",
+                    "--mask-window",
+                    "2,5",
+                    "--codex-cap-bytes",
+                    "2048",
+                    "--out",
+                ])
+                .arg(tmp.path().join("sweep")),
+        );
         assert!(o.status.success(), "sweep failed: {}", stderr(&o));
         PolicyFixture { tmp }
     }
@@ -210,12 +200,14 @@ impl PolicyFixture {
 
     fn report(&self, name: &str, extra: &[&str]) -> PathBuf {
         let out = self.tmp.path().join(name);
-        let o = run(bin()
-            .arg("report")
-            .arg(self.sweep())
-            .arg("--out")
-            .arg(&out)
-            .args(extra));
+        let o = output(
+            bin()
+                .arg("report")
+                .arg(self.sweep())
+                .arg("--out")
+                .arg(&out)
+                .args(extra),
+        );
         assert!(o.status.success(), "report failed: {}", stderr(&o));
         out
     }
@@ -549,22 +541,26 @@ fn session_and_config_flags_pick_what_is_charted() {
 #[test]
 fn unknown_session_or_config_is_a_usage_error_naming_the_choices() {
     let f = Fixture::new();
-    let o = run(bin()
-        .arg("report")
-        .arg(f.sweep())
-        .args(["--session", "nosuch", "--out"])
-        .arg(f.tmp.path().join("x")));
+    let o = output(
+        bin()
+            .arg("report")
+            .arg(f.sweep())
+            .args(["--session", "nosuch", "--out"])
+            .arg(f.tmp.path().join("x")),
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("--session \"nosuch\"") && stderr(&o).contains("\"alpha\""),
         "{}",
         stderr(&o)
     );
-    let o = run(bin()
-        .arg("report")
-        .arg(f.sweep())
-        .args(["--config", "99", "--out"])
-        .arg(f.tmp.path().join("x")));
+    let o = output(
+        bin()
+            .arg("report")
+            .arg(f.sweep())
+            .args(["--config", "99", "--out"])
+            .arg(f.tmp.path().join("x")),
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("from 1 to 9"), "{}", stderr(&o));
     assert!(
@@ -576,11 +572,13 @@ fn unknown_session_or_config_is_a_usage_error_naming_the_choices() {
 #[test]
 fn a_folder_without_sweep_output_says_which_command_writes_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(bin()
-        .arg("report")
-        .arg(tmp.path())
-        .arg("--out")
-        .arg(tmp.path().join("r")));
+    let o = output(
+        bin()
+            .arg("report")
+            .arg(tmp.path())
+            .arg("--out")
+            .arg(tmp.path().join("r")),
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
@@ -595,11 +593,13 @@ fn a_session_moved_since_the_sweep_is_reported_and_the_rest_still_written() {
     let f = Fixture::new();
     fs::remove_dir_all(f.sessions().join("beta")).unwrap();
     let out = f.tmp.path().join("moved");
-    let o = run(bin()
-        .arg("report")
-        .arg(f.sweep())
-        .args(["--session", "beta", "--session", "alpha", "--out"])
-        .arg(&out));
+    let o = output(
+        bin()
+            .arg("report")
+            .arg(f.sweep())
+            .args(["--session", "beta", "--session", "alpha", "--out"])
+            .arg(&out),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("beta") && stderr(&o).contains("cannot read the session again"),
@@ -677,19 +677,21 @@ fn heatmap_cells_are_the_configs_totals_and_impossible_pairs_are_empty() {
     let f = Fixture::new();
     let tmp = tempfile::tempdir().unwrap();
     // 0.5 against 0.5 is impossible: the sweep leaves it out.
-    let o = run(bin()
-        .arg("sweep")
-        .arg(f.sessions())
-        .args([
-            "--max-tokens",
-            "4000",
-            "--compact-at",
-            "0.5,0.7",
-            "--compact-to",
-            "0.3,0.5",
-            "--out",
-        ])
-        .arg(tmp.path()));
+    let o = output(
+        bin()
+            .arg("sweep")
+            .arg(f.sessions())
+            .args([
+                "--max-tokens",
+                "4000",
+                "--compact-at",
+                "0.5,0.7",
+                "--compact-to",
+                "0.3,0.5",
+                "--out",
+            ])
+            .arg(tmp.path()),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let data = SweepOutput::read(tmp.path()).unwrap();
     let chosen = data.by_rank()[0];
@@ -726,17 +728,19 @@ fn heatmap_cells_are_the_configs_totals_and_impossible_pairs_are_empty() {
 fn sweep_report_writes_data_and_report_in_one_go() {
     let f = Fixture::new();
     let dir = f.tmp.path().join("both");
-    let o = run(bin()
-        .arg("sweep")
-        .arg(f.sessions())
-        .args([
-            "--max-tokens",
-            "4000",
-            "--compact-at",
-            "0.6,0.8",
-            "--report",
-        ])
-        .arg(&dir));
+    let o = output(
+        bin()
+            .arg("sweep")
+            .arg(f.sessions())
+            .args([
+                "--max-tokens",
+                "4000",
+                "--compact-at",
+                "0.6,0.8",
+                "--report",
+            ])
+            .arg(&dir),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     for file in [
         "configs.parquet",
@@ -750,13 +754,15 @@ fn sweep_report_writes_data_and_report_in_one_go() {
     }
     // With --out too, the data go there and the report into --report.
     let (data, report) = (f.tmp.path().join("data"), f.tmp.path().join("rep"));
-    let o = run(bin()
-        .arg("sweep")
-        .arg(f.sessions())
-        .args(["--max-tokens", "4000", "--out"])
-        .arg(&data)
-        .arg("--report")
-        .arg(&report));
+    let o = output(
+        bin()
+            .arg("sweep")
+            .arg(f.sessions())
+            .args(["--max-tokens", "4000", "--out"])
+            .arg(&data)
+            .arg("--report")
+            .arg(&report),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(data.join("summary.json").is_file() && !data.join("index.html").exists());
     assert!(report.join("index.html").is_file() && !report.join("summary.json").exists());
