@@ -8,10 +8,10 @@
 //! character into U+FFFD.
 
 use crate::common;
+use common::{bin, output};
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use proptest::prelude::*;
@@ -345,20 +345,6 @@ fn field_types_are_smiths() {
 
 // ------------------------------------------------------------ end to end
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1");
-    c
-}
-
-fn run(args: &[&str], path: &Path) -> Output {
-    let o = bin().args(args).arg(path).output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("panicked"), "{err}");
-    o
-}
-
 /// A session exercising every class at once: ids, an escaped and repeated
 /// tool_args key, a tool result of three-byte characters that truncation cuts
 /// inside one, an out-of-range integer on a line smith skips (so every later
@@ -387,9 +373,10 @@ fn parity_session(dir: &Path) -> std::path::PathBuf {
 fn emit_history_at_writes_exactly_smiths_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let p = parity_session(dir.path());
-    let o = run(
-        &["replay", "--max-tokens", "1000", "--emit-history-at", "1"],
-        &p,
+    let o = output(
+        bin()
+            .args(["replay", "--max-tokens", "1000", "--emit-history-at", "1"])
+            .arg(&p),
     );
     assert_eq!(
         o.status.code(),
@@ -451,7 +438,11 @@ fn emit_history_at_writes_exactly_smiths_bytes() {
     assert_eq!(again, want);
 
     // The trace of that request: truncate reclaimed all of before - after.
-    let o = run(&["replay", "--max-tokens", "1000", "--trace"], &p);
+    let o = output(
+        bin()
+            .args(["replay", "--max-tokens", "1000", "--trace"])
+            .arg(&p),
+    );
     let lines: Vec<serde_json::Value> = o
         .stdout
         .split(|b| *b == b'\n')
