@@ -7,7 +7,6 @@ use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use polars::prelude::{CsvReadOptions, DataFrame, ParquetReader, SerReader};
@@ -26,17 +25,6 @@ use smith_calibrate::sweep::run::{self, Options, Row, SessionInfo, Sweep};
 use smith_calibrate::transcript::{self, Block, BlockType, Message, Role, SessionRef};
 
 // ---------------------------------------------------------------- helpers
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1");
-    c
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A session of `turns` real turns that exercises every stage under a small
 /// window: thinking, an image, repeated reads, large results, and turns to
