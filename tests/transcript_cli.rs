@@ -3,18 +3,18 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 use smith_calibrate::transcript::parse::parse_line;
 
-const BIN: &str = env!("CARGO_BIN_EXE_smith-calibrate");
+use crate::common::{bin, ok, output, stderr};
 
 /// Runs the binary with `SMITH_HOME` pointing at `home` and colour and pager
 /// settings cleared, so that only what the test sets counts.
 fn run_in(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = bin();
     cmd.args(args)
         .env("SMITH_HOME", home)
         .env_remove("NO_COLOR")
@@ -23,25 +23,7 @@ fn run_in(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output().expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn ok(o: Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstderr:\n{}",
-        o.status,
-        stderr(&o)
-    );
-    stdout(&o)
+    output(&mut cmd)
 }
 
 fn user(text: &str) -> Value {
