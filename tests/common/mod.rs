@@ -260,6 +260,17 @@ pub fn assert_text(actual: &str, expected: &str) {
     );
 }
 
+/// `text` with every mention of the temporary folder `dir` written
+/// `<DIR>` and of its random name (a session named after its folder)
+/// `<NAME>`, so that an output naming its input compares whole.
+pub fn scrub(text: &str, dir: &Path) -> String {
+    let text = text.replace(&dir.display().to_string(), "<DIR>");
+    match dir.file_name().and_then(|n| n.to_str()) {
+        Some(name) => text.replace(name, "<NAME>"),
+        None => text,
+    }
+}
+
 /// Asserts that `actual` is the committed file `tests/fixtures/<name>`; with
 /// `BLESS=1` in the environment, writes it instead (then review the diff).
 #[track_caller]
