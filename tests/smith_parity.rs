@@ -8,7 +8,7 @@
 //! character into U+FFFD.
 
 use crate::common;
-use common::{assert_fixture, bin, output, scrub};
+use common::{assert_fixture, assert_text, bin, output, scrub};
 
 use std::fs;
 use std::path::Path;
