@@ -11,7 +11,7 @@ use std::process::Output;
 use polars::prelude::{ParquetReader, SerReader};
 use smith_calibrate::synth::{self, CorpusSpec, SizeSpec};
 
-use crate::common::{bin, ok_stderr};
+use crate::common::{assert_fixture, assert_text, bin, ok_stderr, scrub, stderr};
 
 /// Mixed sessions in two project folders, and one transcript that cannot
 /// be read, so the merge has skipped sessions to put back in order too.
@@ -244,7 +244,7 @@ fn a_merge_with_a_shard_missing_or_of_two_sweeps_refuses() {
     let o = bin().arg("merge").arg(&out).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("shard 2 of 3 has not finished"), "{err}");
+    assert_text(&scrub(&err, tmp.path()), "smith-calibrate: <DIR>/out: shard 2 of 3 has not finished (no summaries/shard=K/summary.json); run it, then merge again\n");
     assert!(!out.join("configs.csv").exists());
 
     // Shard 2 of another grid: refused, naming both summaries.
@@ -260,7 +260,7 @@ fn a_merge_with_a_shard_missing_or_of_two_sweeps_refuses() {
     let o = bin().arg("merge").arg(&out).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("shards of different sweeps"), "{err}");
+    assert_fixture(&scrub(&err, tmp.path()), "shard/different_sweeps.stderr");
 }
 
 #[test]
@@ -269,9 +269,12 @@ fn shard_flags_are_checked() {
     let sessions = tmp.path().join("corpus");
     corpus(&sessions);
     let out = tmp.path().join("out");
-    for (args, wanted) in [
-        (vec!["--shard", "5/4"], "between 1 and N"),
-        (vec!["--shard", "auto"], "neither SLURM_ARRAY_TASK_ID"),
+    for (args, fixture) in [
+        (vec!["--shard", "5/4"], "shard/out_of_range.stderr"),
+        (
+            vec!["--shard", "auto"],
+            "shard/auto_outside_an_array.stderr",
+        ),
     ] {
         let o = bin()
             .arg("sweep")
@@ -283,7 +286,7 @@ fn shard_flags_are_checked() {
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(err.contains(wanted), "{args:?}: {err}");
+        assert_fixture(&scrub(&err, tmp.path()), fixture);
     }
     let o = bin()
         .arg("sweep")
@@ -292,7 +295,7 @@ fn shard_flags_are_checked() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--shard needs --out DIR"));
+    assert_text(&stderr(&o), "smith-calibrate: --shard needs --out DIR (the folder every shard writes into) and no --report: draw the report after `merge DIR`\n");
 
     // A Slurm array task 7 of 0-7 is shard 8 of 8.
     let o = bin()
