@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use smith_calibrate::sweep::journal;
 use smith_calibrate::synth::{self, CorpusSpec, Shape, SizeSpec};
 
-use crate::common::{bin, ok_stderr};
+use crate::common::{assert_fixture, bin, ok_stderr, scrub};
 
 const SESSIONS: usize = 40;
 
@@ -123,12 +123,11 @@ fn a_sweep_killed_midway_resumes_to_the_outputs_of_an_uninterrupted_one() {
 
     // Another grid, or other prices: refused, the journal untouched.
     let before = fs::read(&journal_file).unwrap();
-    for (grid, why) in [
-        (&["--window", "2"][..], "the grid or the policies changed"),
-        (
-            &["--price", "3,3.75,0.5"][..],
-            "--price was 3,3.75,0.3, now 3,3.75,0.5",
-        ),
+    // Each refusal whole: it cannot resume, saying why (the grid or the
+    // policies changed; --price was 3,3.75,0.3, now 3,3.75,0.5).
+    for (grid, fixture) in [
+        (&["--window", "2"][..], "resume/other_grid.stderr"),
+        (&["--price", "3,3.75,0.5"][..], "resume/other_prices.stderr"),
     ] {
         let mut args: Vec<&str> = GRID.to_vec();
         args.extend_from_slice(grid);
@@ -137,7 +136,7 @@ fn a_sweep_killed_midway_resumes_to_the_outputs_of_an_uninterrupted_one() {
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(err.contains("cannot resume") && err.contains(why), "{err}");
+        assert_fixture(&scrub(&err, tmp.path()), fixture);
     }
     assert_eq!(fs::read(&journal_file).unwrap(), before);
 
@@ -192,7 +191,7 @@ fn a_changed_input_refuses_to_resume() {
         .unwrap();
     f.write_all(b"\n").unwrap();
     drop(f);
-    let o = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+    let o = bin()
         .arg("sweep")
         .arg(&sessions)
         .arg("--out")
@@ -202,9 +201,5 @@ fn a_changed_input_refuses_to_resume() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("cannot resume")
-            && err.contains(&format!("{} changed", refs[1].transcript.display())),
-        "{err}"
-    );
+    assert_fixture(&scrub(&err, tmp.path()), "resume/transcript_changed.stderr");
 }
