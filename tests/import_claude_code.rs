@@ -6,7 +6,6 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{json, Value};
 use smith_calibrate::import::{self, claude_code, ImportedSession, NO_RESULT_TEXT};
@@ -643,7 +642,7 @@ fn an_output_directory_inside_the_input_is_refused() {
     let mut log = Log::new();
     log.user("go").part("m1", text("ok"));
     log.write(&input.join("p").join("s.jsonl"));
-    let status = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+    let status = crate::common::bin()
         .args(["import", "claude-code"])
         .arg(&input)
         .arg("--out")
@@ -670,7 +669,7 @@ fn the_command_imports_a_directory_and_the_sessions_read_back() {
         .part("m2", text("done"));
     log.write(&input.join("p").join("s.jsonl"));
     let out = tmp.path().join("out");
-    let run = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+    let run = crate::common::bin()
         .args(["import", "claude-code"])
         .arg(&input)
         .arg("--out")
@@ -698,7 +697,7 @@ fn the_command_imports_a_directory_and_the_sessions_read_back() {
     // Nothing to import is exit 1.
     let empty = tmp.path().join("empty");
     fs::create_dir_all(&empty).unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+    let run = crate::common::bin()
         .args(["import", "claude-code"])
         .arg(&empty)
         .arg("--out")
