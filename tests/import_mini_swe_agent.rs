@@ -398,8 +398,7 @@ fn the_command_imports_a_run_and_exits_1_on_nothing() {
     fs::write(run.join("demo__demo-1.traj.json"), full().to_string()).unwrap();
     fs::write(run.join("broken.traj.json"), "{ not json").unwrap();
     let out = tmp.path().join("out");
-    let bin = env!("CARGO_BIN_EXE_smith-calibrate");
-    let r = std::process::Command::new(bin)
+    let r = crate::common::bin()
         .args(["import", "mini-swe-agent"])
         .arg(&run)
         .arg("--out")
@@ -413,7 +412,7 @@ fn the_command_imports_a_run_and_exits_1_on_nothing() {
     assert_eq!(totals["totals"]["files_failed"], json!(1));
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert!(stderr.contains("broken.traj.json: skipped: "), "{stderr}");
-    let r = std::process::Command::new(bin)
+    let r = crate::common::bin()
         .args(["import", "mini-swe-agent"])
         .arg(run.join("broken.traj.json"))
         .arg("--out")
