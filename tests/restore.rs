@@ -6,17 +6,15 @@ use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
 use common::*;
 use serde_json::Value;
 use smith_calibrate::transcript::{Block, Message};
 
-const BIN: &str = env!("CARGO_BIN_EXE_smith-calibrate");
-
 fn run_in(home: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
+    crate::common::bin()
         .args(args)
         .env("SMITH_HOME", home)
         .env("NO_COLOR", "1")
@@ -252,7 +250,7 @@ fn two_concurrent_restores_into_smith_home_both_stay_in_the_index() {
     .unwrap();
     for round in 0..3 {
         let spawn = |at: &str| {
-            Command::new(BIN)
+            crate::common::bin()
                 .args([
                     "transcript",
                     "restore",
