@@ -6,7 +6,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use smith_calibrate::engine::constants::SUPERSEDED_MARKER;
@@ -16,8 +15,6 @@ use smith_calibrate::synth::{self, CorpusSpec, SessionGen, SessionSpec, Shape, S
 use smith_calibrate::transcript::locate::{read_index, read_meta, resolve_path, SessionRef};
 use smith_calibrate::transcript::parse::parse_line;
 use smith_calibrate::transcript::{self, BlockType, Message, Role};
-
-const BIN: &str = env!("CARGO_BIN_EXE_smith-calibrate");
 
 /// The committed dataset and the command that made it (datasets/README.md).
 const DATASET_DIR: &str = "datasets/sessions";
@@ -772,7 +769,7 @@ fn rerunning_synth_replaces_its_own_earlier_output() {
 fn synth_command_prints_a_line_per_session_and_the_totals() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("corpus");
-    let o = Command::new(BIN)
+    let o = crate::common::bin()
         .args([
             "synth",
             "--seed",
@@ -804,7 +801,7 @@ fn synth_command_prints_a_line_per_session_and_the_totals() {
     );
     assert!(o.stdout.is_empty());
 
-    let bad = Command::new(BIN)
+    let bad = crate::common::bin()
         .args(["synth", "--seed", "1", "--sessions", "0", "--out"])
         .arg(&out)
         .output()
