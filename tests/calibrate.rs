@@ -217,10 +217,9 @@ fn the_command_fits_an_imported_log_and_prints_the_flags() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(
-        text.contains("flags for replay and sweep: --ratio 1.25 --overhead 3000"),
-        "{text}"
-    );
+    // The whole report, ending in the flags for replay and sweep:
+    // --ratio 1.25 --overhead 3000.
+    common::assert_fixture(&common::scrub(&text, tmp.path()), "calibrate/fit.txt");
 
     // smith's own sessions carry no usage per request: nothing to fit.
     let plain = tmp.path().join("plain");
