@@ -36,17 +36,9 @@ pub fn run(
         if w.fits(target) {
             return changed;
         }
-        let before = message.bytes();
         let rebuilt = without_media(message);
-        let after = rebuilt.bytes();
-        w.replace(index, rebuilt);
-        record.edit(
-            index,
-            None,
-            EditKind::AttachmentsRemoved { blocks: media },
-            before,
-            after,
-        );
+        let kind = EditKind::AttachmentsRemoved { blocks: media };
+        super::replace_message(w, record, index, rebuilt, kind);
         changed = true;
     }
     changed

@@ -9,3 +9,23 @@ pub mod duplicates;
 pub mod summarize;
 pub mod thinking;
 pub mod truncate;
+
+use super::record::Recorder;
+use super::working::Working;
+use super::EditKind;
+use crate::transcript::Message;
+
+/// Puts `rebuilt` in place of message `index` and records that as an edit of
+/// the whole message (thinking dropped, attachments replaced).
+fn replace_message(
+    w: &mut Working,
+    record: &mut Recorder,
+    index: usize,
+    rebuilt: Message,
+    kind: EditKind,
+) {
+    let before = w.messages[index].bytes();
+    let after = rebuilt.bytes();
+    w.replace(index, rebuilt);
+    record.edit(index, None, kind, before, after);
+}

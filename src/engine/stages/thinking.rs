@@ -35,17 +35,9 @@ pub fn run(w: &mut Working, target: i64, record: &mut Recorder) -> bool {
             continue;
         }
         let dropped = message.content.len() - kept.len();
-        let before = message.bytes();
         let rebuilt = message.with_content(kept);
-        let after = rebuilt.bytes();
-        w.replace(index, rebuilt);
-        record.edit(
-            index,
-            None,
-            EditKind::ThinkingDropped { blocks: dropped },
-            before,
-            after,
-        );
+        let kind = EditKind::ThinkingDropped { blocks: dropped };
+        super::replace_message(w, record, index, rebuilt, kind);
         changed = true;
     }
     changed
