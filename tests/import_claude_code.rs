@@ -682,9 +682,9 @@ fn the_command_imports_a_directory_and_the_sessions_read_back() {
         String::from_utf8_lossy(&run.stderr)
     );
     let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        stdout.contains("imported 1 sessions from 1 files"),
-        "{stdout}"
+    common::assert_fixture(
+        &common::scrub(&stdout, tmp.path()),
+        "import_claude_code/imported.txt",
     );
     let found = transcript::resolve_all(&[out.display().to_string()]).unwrap();
     assert_eq!(found.len(), 1);
