@@ -6,19 +6,13 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::common::{assert_text, bin, scrub, stderr};
 use smith_calibrate::transcript::reader::read_transcript;
 
 const GOOD_USER: &str = r#"{"role":"user","content":[{"type":"text","text":"hello"}]}"#;
 const GOOD_ASSISTANT: &str = r#"{"role":"assistant","content":[{"type":"text","text":"hi"}]}"#;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1");
-    c
-}
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
@@ -35,10 +29,6 @@ fn replay(path: &Path, extra: &[&str]) -> Output {
         .args(extra)
         .output()
         .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn json(o: &Output) -> serde_json::Value {
@@ -69,9 +59,10 @@ fn assert_skipped_line_2(bad: &[u8], reason: &str) {
     no_panic(&o);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let err = stderr(&o);
-    let want = format!("{}:2: skipped: ", p.display());
-    assert!(err.contains(&want), "expected {want:?} in {err:?}");
-    assert!(err.contains(reason), "expected {reason:?} in {err:?}");
+    assert_text(
+        &scrub(&err, dir.path()),
+        &format!("<DIR>/transcript.jsonl:2: skipped: {reason}\n"),
+    );
     let v = json(&o);
     assert_eq!(v["messages"], 2, "both good lines are used");
     assert_eq!(v["lines_skipped"], 1);
@@ -91,10 +82,9 @@ fn empty_file_reads_nothing_and_exits_1() {
     let o = replay(&p, &[]);
     no_panic(&o);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("no message could be read"),
-        "{}",
-        stderr(&o)
+    assert_text(
+        &scrub(&stderr(&o), dir.path()),
+        "smith-calibrate: <DIR>/transcript.jsonl: no message could be read (0 lines, 0 skipped)\n",
     );
 }
 
@@ -116,10 +106,9 @@ fn final_line_cut_mid_json_is_skipped_and_the_rest_used() {
     let o = replay(&p, &[]);
     no_panic(&o);
     assert_eq!(o.status.code(), Some(0));
-    assert!(
-        stderr(&o).contains(&format!("{}:4: skipped: EOF while parsing", p.display())),
-        "{}",
-        stderr(&o)
+    assert_text(
+        &scrub(&stderr(&o), dir.path()),
+        "<DIR>/transcript.jsonl:4: skipped: EOF while parsing a string (column 50)\n",
     );
     assert_eq!(json(&o)["messages"], 3);
 }
@@ -152,32 +141,38 @@ fn invalid_utf8_in_a_text_is_kept_as_bytes_and_outside_a_string_skips_the_line()
     assert_eq!(t.messages[1].content[0].text_bytes(), b"caf\xe9");
     assert_skipped_line_2(
         b"{\"role\":\"user\",\"content\":[]}\xe9",
-        "invalid UTF-8 at byte 28",
+        "invalid UTF-8 at byte 28 (column 29)",
     );
 }
 
 #[test]
 fn a_json_array_number_or_null_is_not_a_message() {
-    assert_skipped_line_2(b"[1,2,3]", "not a message: a JSON array");
-    assert_skipped_line_2(b"42", "not a message: a JSON number");
-    assert_skipped_line_2(b"null", "not a message: null");
+    assert_skipped_line_2(b"[1,2,3]", "not a message: a JSON array (column 1)");
+    assert_skipped_line_2(b"42", "not a message: a JSON number (column 1)");
+    assert_skipped_line_2(b"null", "not a message: null (column 1)");
 }
 
 #[test]
 fn a_message_without_role_or_content_is_skipped() {
-    assert_skipped_line_2(br#"{"content":[]}"#, "no \"role\"");
-    assert_skipped_line_2(br#"{"role":"user"}"#, "no \"content\"");
+    assert_skipped_line_2(
+        br#"{"content":[]}"#,
+        "not a message: no \"role\" (column 15)",
+    );
+    assert_skipped_line_2(
+        br#"{"role":"user"}"#,
+        "not a message: no \"content\" array (column 16)",
+    );
 }
 
 #[test]
 fn unknown_role_and_unknown_block_type_are_skipped_by_name() {
     assert_skipped_line_2(
         br#"{"role":"narrator","content":[]}"#,
-        "unknown role \"narrator\"",
+        "unknown role \"narrator\" (column 19)",
     );
     assert_skipped_line_2(
         br#"{"role":"user","content":[{"type":"video","text":"x"}]}"#,
-        "content[0]: unknown block type \"video\"",
+        "content[0]: unknown block type \"video\" (column 42)",
     );
 }
 
@@ -185,9 +180,12 @@ fn unknown_role_and_unknown_block_type_are_skipped_by_name() {
 fn a_block_with_wrong_field_types_is_skipped_naming_the_field() {
     assert_skipped_line_2(
         br#"{"role":"tool","content":[{"type":"tool_result","text":"x","is_error":"yes"}]}"#,
-        "content[0].is_error",
+        "content[0].is_error: expected a boolean, found a string (column 71)",
     );
-    assert_skipped_line_2(br#"{"role":"user","content":"hello"}"#, "content");
+    assert_skipped_line_2(
+        br#"{"role":"user","content":"hello"}"#,
+        "content: expected an array of blocks, found a string (column 26)",
+    );
 }
 
 #[test]
@@ -220,7 +218,10 @@ fn tool_args_nested_10000_levels_deep_is_skipped_not_a_crash() {
     line.extend(std::iter::repeat_n(b'[', 10_000));
     line.extend(std::iter::repeat_n(b']', 10_000));
     line.extend_from_slice(b"}]}");
-    assert_skipped_line_2(&line, "recursion limit exceeded");
+    assert_skipped_line_2(
+        &line,
+        "content[0].tool_args: nesting deeper than 512 levels (recursion limit exceeded) (column 607)",
+    );
 }
 
 #[test]
@@ -305,11 +306,7 @@ fn session_json_missing_corrupt_or_disagreeing_never_stops_the_replay() {
     write(dir.path(), "b/session.json", b"{\"id\": \"b\", ");
     let o = replay(&b, &[]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(
-        stderr(&o).contains("session.json: not valid JSON, metadata ignored"),
-        "{}",
-        stderr(&o)
-    );
+    assert_text(&scrub(&stderr(&o), dir.path()), "<DIR>/b/session.json: not valid JSON, metadata ignored: EOF while parsing a value at line 1 column 12\n");
     assert_eq!(json(&o)["messages"], 3);
     // Disagreeing: session.json's own messages are not the transcript's; the
     // transcript is what is replayed.
@@ -353,10 +350,12 @@ fn a_tree_with_unreadable_files_a_symlink_loop_and_a_non_transcript_is_walked() 
     let o = replay(&root.join("junk"), &[]);
     no_panic(&o);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("junk/transcript.jsonl:1: skipped: invalid UTF-8"),
-        "{}",
-        stderr(&o)
+    assert_text(
+        &scrub(&stderr(&o), dir.path()),
+        "<DIR>/tree/junk/transcript.jsonl:1: skipped: invalid UTF-8 at byte 0 (column 1)\n\
+         <DIR>/tree/junk/transcript.jsonl:2: skipped: unexpected character '\\u{1a}' a message (column 1)\n\
+         <DIR>/tree/junk/transcript.jsonl:3: skipped: unexpected character '\\0' a message (column 1)\n\
+         smith-calibrate: <DIR>/tree/junk/transcript.jsonl: no message could be read (3 lines, 3 skipped)\n",
     );
 }
 
@@ -372,9 +371,17 @@ fn skipped_lines_are_described_for_the_first_five_then_counted() {
     let o = replay(&p, &[]);
     let err = stderr(&o);
     assert_eq!(err.matches(": skipped: ").count(), 5, "{err}");
-    assert!(
-        err.contains("skipped 7 more bad lines (12 in all)"),
-        "{err}"
+    let described: String = (2..=6)
+        .map(|n| {
+            format!("<DIR>/transcript.jsonl:{n}: skipped: unexpected character 'g' a message (column 1)\n")
+        })
+        .collect();
+    assert_text(
+        &scrub(&err, dir.path()),
+        &format!(
+            "{described}<DIR>/transcript.jsonl: skipped 7 more bad lines (12 in all); \
+             run `transcript show` on it to see what could be read\n"
+        ),
     );
     assert_eq!(json(&o)["lines_skipped"], 12);
 }
@@ -397,9 +404,10 @@ fn an_index_naming_a_missing_session_is_a_clear_error() {
     no_panic(&o);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(
-        err.contains("session \"session-1-abcdef\" is in") && err.contains("does not exist"),
-        "{err}"
+    assert_text(
+        &scrub(&err, home.path()),
+        "smith-calibrate: session \"session-1-abcdef\" is in <DIR>/sessions/index.json \
+         but <DIR>/sessions/session-1-abcdef/transcript.jsonl does not exist\n",
     );
     let o = bin()
         .env("SMITH_HOME", home.path())
@@ -407,7 +415,11 @@ fn an_index_naming_a_missing_session_is_a_clear_error() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("neither a path nor a session id or name"));
+    assert_text(
+        &scrub(&stderr(&o), home.path()),
+        "smith-calibrate: \"no-such-thing\" is neither a path nor a session id or name \
+         in <DIR>/sessions (set SMITH_HOME to look elsewhere)\n",
+    );
 }
 
 #[test]
@@ -438,7 +450,10 @@ fn bad_arguments_exit_2() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("ratio must be a positive number"));
+    assert_text(
+        &stderr(&o),
+        "smith-calibrate: ratio must be a positive number, not 0\n",
+    );
     let o = bin().args(["replay"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
@@ -505,7 +520,8 @@ fn a_grid_of_millions_of_configs_is_refused_before_it_is_built() {
         .unwrap();
     no_panic(&o);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--max-configs"), "{}", stderr(&o));
+    assert_text(&scrub(&stderr(&o), dir.path()), "smith-calibrate: the grid has 19390081 configs (491 compact-at × 391 compact-to × 101 result-cap), \
+         more than the limit of 100000; use fewer values or larger steps, or raise --max-configs\n");
 }
 
 #[test]
@@ -539,11 +555,8 @@ fn sweep_reports_bad_lines_per_file_and_strict_makes_them_a_failure() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("--strict was given: nothing was written"),
-        "{}",
-        stderr(&o)
-    );
+    assert_text(&scrub(&stderr(&o), dir.path()), "<DIR>/a/transcript.jsonl:2: skipped: unexpected character 'b' where a key was expected (column 2)\n\
+         smith-calibrate: 1 bad lines and 0 unreadable sessions (see above) and --strict was given: nothing was written\n");
     assert!(fs::read_dir(&strict_out).map_or(true, |d| d.count() == 0));
 }
 

@@ -7,9 +7,10 @@
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
+
+use crate::common::run_text;
 use smith_calibrate::import::claude_code;
 
 fn line(v: Value) -> String {
@@ -125,31 +126,15 @@ fn data(sub: &str) -> Option<PathBuf> {
     Some(crate::common::shared_data(sub))
 }
 
-fn bin(args: &[String]) -> (String, String, Option<i32>) {
-    let o = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("SMITH_HOME", "/nonexistent-smith-home")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        err,
-        o.status.code(),
-    )
-}
-
 /// Imports `inputs` with `format` and returns `calibrate --json`'s bill
 /// summary of the one format.
 fn bill_summary(format: &str, inputs: &[PathBuf], out: &Path) -> Value {
     let mut args = vec!["import".to_string(), format.to_string()];
     args.extend(inputs.iter().map(|p| p.display().to_string()));
     args.extend(["--out".into(), out.display().to_string()]);
-    let (_, err, code) = bin(&args);
+    let (_, err, code) = run_text(&args);
     assert_eq!(code, Some(0), "{err}");
-    let (text, err, code) = bin(&[
+    let (text, err, code) = run_text(&[
         "calibrate".into(),
         out.display().to_string(),
         "--json".into(),
@@ -245,7 +230,7 @@ fn imported_with_records(
     use smith_calibrate::cost::session::Recorded;
     use smith_calibrate::import::SessionFile;
     let out = tmp.join("cc");
-    let (_, err, code) = bin(&[
+    let (_, err, code) = run_text(&[
         "import".into(),
         "claude-code".into(),
         dir.display().to_string(),

@@ -5,7 +5,6 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -181,7 +180,7 @@ fn imported_log(dir: &Path) -> PathBuf {
     }
     std::fs::write(&input, lines.join("\n")).unwrap();
     let out = dir.join("out");
-    let r = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+    let r = crate::common::bin()
         .args(["import", "claude-code"])
         .arg(dir.join("projects"))
         .arg("--out")
@@ -198,8 +197,7 @@ fn imported_log(dir: &Path) -> PathBuf {
 fn the_command_fits_an_imported_log_and_prints_the_flags() {
     let tmp = tempfile::tempdir().unwrap();
     let out = imported_log(tmp.path());
-    let bin = env!("CARGO_BIN_EXE_smith-calibrate");
-    let r = Command::new(bin)
+    let r = crate::common::bin()
         .arg("calibrate")
         .arg(&out)
         .arg("--json")
@@ -213,16 +211,15 @@ fn the_command_fits_an_imported_log_and_prints_the_flags() {
     assert_eq!(fit["flags"], "--ratio 1.25 --overhead 3000");
     assert!(fit["after"]["p95"].as_f64().unwrap() < 0.001, "{fit}");
     assert!(fit["before"]["median"].as_f64().unwrap() > 0.2, "{fit}");
-    let text = Command::new(bin)
+    let text = crate::common::bin()
         .arg("calibrate")
         .arg(&out)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(
-        text.contains("flags for replay and sweep: --ratio 1.25 --overhead 3000"),
-        "{text}"
-    );
+    // The whole report, ending in the flags for replay and sweep:
+    // --ratio 1.25 --overhead 3000.
+    common::assert_fixture(&common::scrub(&text, tmp.path()), "calibrate/fit.txt");
 
     // smith's own sessions carry no usage per request: nothing to fit.
     let plain = tmp.path().join("plain");
@@ -232,7 +229,7 @@ fn the_command_fits_an_imported_log_and_prints_the_flags() {
         "{\"role\":\"user\",\"content\":[]}\n",
     )
     .unwrap();
-    let r = Command::new(bin)
+    let r = crate::common::bin()
         .arg("calibrate")
         .arg(&plain)
         .output()
@@ -262,7 +259,7 @@ fn a_closed_stdout_ends_calibrate_and_import_quietly() {
     for args in runs {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let r = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+        let r = crate::common::bin()
             .args(&args)
             .stdout(writer)
             .output()

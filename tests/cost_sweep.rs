@@ -4,28 +4,16 @@
 //! records' lifetimes and the cold-cache compaction knob.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use smith_calibrate::policy::{Knobs, Policy, Setup};
 use smith_calibrate::sweep::figures::{self, Metric};
 use smith_calibrate::sweep::{grid, run, GridSpec, Knob, Options, Prices};
 
 use super::common;
+use common::{assert_text, run_text};
 
 fn datasets() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets")
-}
-
-fn bin(args: &[&str]) -> (Vec<u8>, String, Option<i32>) {
-    let o = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("SMITH_HOME", "/nonexistent-smith-home")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-    (o.stdout, err, o.status.code())
 }
 
 fn quiet() -> Options {
@@ -107,7 +95,7 @@ fn the_sweep_note_says_expiry_was_not_applied_to_smith_sessions() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data").display().to_string();
     let report = tmp.path().join("report");
-    let (out, err, code) = bin(&[
+    let (out, err, code) = run_text(&[
         "sweep",
         &d,
         "--compact-at",
@@ -118,7 +106,6 @@ fn the_sweep_note_says_expiry_was_not_applied_to_smith_sessions() {
         &report.display().to_string(),
     ]);
     assert_eq!(code, Some(0), "{err}");
-    let out = String::from_utf8(out).unwrap();
     let said = "expiry was NOT applied: no session has timestamps";
     assert!(out.contains(said), "{out}");
     assert!(out.contains("price_total adds them"), "{out}");
@@ -140,7 +127,7 @@ fn cold_compact_on_smith_sessions_without_times_leaves_the_replay_byte_for_byte(
     let refs = smith_calibrate::transcript::resolve_all(&[d]).unwrap();
     let t = refs[0].transcript.display().to_string();
     for k in ["0", "5", "30"] {
-        let (plain, _, c1) = bin(&[
+        let (plain, _, c1) = run_text(&[
             "replay",
             &t,
             "--max-tokens",
@@ -148,7 +135,7 @@ fn cold_compact_on_smith_sessions_without_times_leaves_the_replay_byte_for_byte(
             "--emit-history-at",
             k,
         ]);
-        let (cold, err, c2) = bin(&[
+        let (cold, err, c2) = run_text(&[
             "replay",
             &t,
             "--max-tokens",
@@ -164,11 +151,8 @@ fn cold_compact_on_smith_sessions_without_times_leaves_the_replay_byte_for_byte(
             assert!(!plain.is_empty());
         }
     }
-    let (_, err, _) = bin(&["replay", &t, "--cold-compact-at", "0.3"]);
-    assert!(
-        err.contains("--cold-compact-at changes nothing here"),
-        "{err}"
-    );
+    let (_, err, _) = run_text(&["replay", &t, "--cold-compact-at", "0.3"]);
+    assert_text(&err, "note: --cold-compact-at changes nothing here: the session's records give no times, so no request is known to find the cache cold\n");
 }
 
 #[test]
@@ -227,7 +211,7 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
     let dir = common::shared_data("claude-code");
     let tmp = tempfile::tempdir().unwrap();
     let imported = tmp.path().join("cc");
-    let (_, err, code) = bin(&[
+    let (_, err, code) = run_text(&[
         "import",
         "claude-code",
         &dir.display().to_string(),
@@ -237,7 +221,7 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
     assert_eq!(code, Some(0), "{err}");
     let im = imported.display().to_string();
     let out = tmp.path().join("out");
-    let (table, err, code) = bin(&[
+    let (table, err, code) = run_text(&[
         "sweep",
         &im,
         "--ratio",
@@ -252,7 +236,6 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
         &out.display().to_string(),
     ]);
     assert_eq!(code, Some(0), "{err}");
-    let table = String::from_utf8(table).unwrap();
     println!("{table}");
     let rows = csv_rows(&out.join("configs.csv"));
     let f = |r: &std::collections::HashMap<String, String>, k: &str| -> f64 {
@@ -296,7 +279,7 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
     // --price overrides every session's model: Sonnet's prices for these
     // mostly-Opus sessions come out cheaper.
     let out3 = tmp.path().join("sonnet");
-    let (_, err, code) = bin(&[
+    let (_, err, code) = run_text(&[
         "sweep",
         &im,
         "--ratio",
@@ -319,7 +302,7 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
 
     // No lifetime: nothing expires, and the price is lower or equal.
     let out2 = tmp.path().join("none");
-    let (_, err, code) = bin(&[
+    let (_, err, code) = run_text(&[
         "sweep",
         &im,
         "--ratio",
@@ -340,8 +323,8 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
     // Off is smith's replay to the byte, on an imported session with times.
     let refs = smith_calibrate::transcript::resolve_all(std::slice::from_ref(&im)).unwrap();
     let t = refs[0].transcript.display().to_string();
-    let (a, _, _) = bin(&["replay", &t, "--trace"]);
-    let (b, _, _) = bin(&["replay", &t, "--trace", "--cold-compact-at", "0"]);
+    let (a, _, _) = run_text(&["replay", &t, "--trace"]);
+    let (b, _, _) = run_text(&["replay", &t, "--trace", "--cold-compact-at", "0"]);
     assert!(!a.is_empty());
     assert_eq!(a, b);
 }

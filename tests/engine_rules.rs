@@ -7,7 +7,8 @@ use crate::common;
 use std::sync::Arc;
 
 use common::*;
-use smith_calibrate::engine::stages::{self, Ledger};
+use smith_calibrate::engine::record::Recorder;
+use smith_calibrate::engine::stages;
 use smith_calibrate::engine::working::Working;
 use smith_calibrate::engine::{Budget, Config, Effects, Engine, Stage, Strategy};
 use smith_calibrate::replay::{self, trace};
@@ -16,19 +17,12 @@ use smith_calibrate::transcript::{estimate_tokens, Block, BlockType, Message, Ro
 
 fn run_stage<F>(h: &[Arc<Message>], f: F) -> (Working, Effects, bool)
 where
-    F: FnOnce(&mut Working, &mut Ledger) -> bool,
+    F: FnOnce(&mut Working, &mut Recorder) -> bool,
 {
     let mut w = Working::new(h, total_bytes(h));
-    let mut effects = Effects::default();
-    let mut edits = Vec::new();
-    let changed = {
-        let mut ledger = Ledger {
-            effects: &mut effects,
-            edits: &mut edits,
-        };
-        f(&mut w, &mut ledger)
-    };
-    (w, effects, changed)
+    let mut record = Recorder::default();
+    let changed = f(&mut w, &mut record);
+    (w, *record.effects(), changed)
 }
 
 /// Turn 1 (old) holds bash calls with results of the given sizes; then three

@@ -5,7 +5,6 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use smith_calibrate::engine::{Config, Engine};
 use smith_calibrate::estimate::{self, Estimator, Measure};
@@ -303,7 +302,7 @@ fn bytes4_outputs_on_the_dataset_are_byte_identical_to_before_estimators() {
             if let Some(e) = estimator {
                 a.extend(["--estimator", e]);
             }
-            let o = bin(&a);
+            let o = run(&a);
             assert_eq!(
                 o.status.code(),
                 Some(0),
@@ -387,23 +386,14 @@ fn policies_other_than_smith_refuse_another_estimator() {
     )
     .with_estimator(Estimator::O200k);
     let e = s.validate().unwrap_err();
-    assert!(e.contains("smith's engine only"), "{e}");
+    assert_text(
+        &e,
+        "--estimator o200k applies to smith's engine only; policy masking estimates bytes / 4",
+    );
 }
 
 // ---------------------------------------------------------------------------
 // The commands.
-
-fn bin(args: &[&str]) -> std::process::Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("SMITH_HOME", "/nonexistent-smith-home")
-        .output()
-        .expect("run the binary");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-    o
-}
 
 #[test]
 fn replay_with_estimator_bytes4_writes_the_same_bytes_as_without() {
@@ -418,7 +408,7 @@ fn replay_with_estimator_bytes4_writes_the_same_bytes_as_without() {
         plain.extend_from_slice(extra);
         let mut named = plain.clone();
         named.extend_from_slice(&["--estimator", "bytes4"]);
-        let (a, b) = (bin(&plain), bin(&named));
+        let (a, b) = (run(&plain), run(&named));
         assert_eq!(
             a.status.code(),
             Some(0),
@@ -432,7 +422,7 @@ fn replay_with_estimator_bytes4_writes_the_same_bytes_as_without() {
 #[test]
 fn replay_and_show_take_a_tokenizer() {
     let path = dataset()[0].display().to_string();
-    let o = bin(&[
+    let o = run(&[
         "replay",
         &path,
         "--max-tokens",
@@ -454,7 +444,7 @@ fn replay_and_show_take_a_tokenizer() {
         "{}",
         v["label"]
     );
-    let b4 = bin(&["replay", &path, "--max-tokens", "32000", "--json"]);
+    let b4 = run(&["replay", &path, "--max-tokens", "32000", "--json"]);
     let b4: serde_json::Value = serde_json::from_slice(&b4.stdout).expect("json");
     assert!(b4.get("estimator").is_none());
     assert_ne!(
@@ -462,7 +452,7 @@ fn replay_and_show_take_a_tokenizer() {
         "o200k counts differ from bytes / 4"
     );
 
-    let o = bin(&[
+    let o = run(&[
         "transcript",
         "show",
         &path,
@@ -479,10 +469,10 @@ fn replay_and_show_take_a_tokenizer() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let o = bin(&["replay", &path, "--estimator", "gpt2"]);
+    let o = run(&["replay", &path, "--estimator", "gpt2"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("bytes4, chars4, o200k, cl100k"));
-    let o = bin(&[
+    assert_text(&stderr(&o), "error: invalid value 'gpt2' for '--estimator <NAME>': unknown estimator \"gpt2\"; the estimators are bytes4, chars4, o200k, cl100k, claude2\n\nFor more information, try '--help'.\n");
+    let o = run(&[
         "replay",
         &path,
         "--policy",
@@ -491,14 +481,14 @@ fn replay_and_show_take_a_tokenizer() {
         "o200k",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("smith's engine only"));
+    assert_text(&stderr(&o), "smith-calibrate: --estimator o200k applies to smith's engine only; policy masking estimates bytes / 4\n");
 }
 
 #[test]
 fn a_sweep_varies_the_estimator_like_a_knob() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out");
-    let o = bin(&[
+    let o = run(&[
         "sweep",
         DATASET_DIR,
         "--max-tokens",
@@ -538,7 +528,7 @@ fn a_sweep_varies_the_estimator_like_a_knob() {
 
     // A sweep that does not vary it writes the files it always wrote.
     let plain = dir.path().join("plain");
-    let o = bin(&[
+    let o = run(&[
         "sweep",
         DATASET_DIR,
         "--max-tokens",
@@ -560,7 +550,7 @@ fn calibrate_compares_every_estimator_on_real_sessions() {
     let data = crate::common::shared_data("");
     let dir = tempfile::tempdir().expect("temp dir");
     let cc = dir.path().join("cc");
-    let o = bin(&[
+    let o = run(&[
         "import",
         "claude-code",
         data.join("claude-code").to_str().expect("utf-8"),
@@ -573,7 +563,7 @@ fn calibrate_compares_every_estimator_on_real_sessions() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let o = bin(&[
+    let o = run(&[
         "calibrate",
         cc.to_str().expect("utf-8"),
         "--estimator",

@@ -6,7 +6,6 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{json, Value};
 use smith_calibrate::import::{self, claude_code, ImportedSession, NO_RESULT_TEXT};
@@ -443,21 +442,20 @@ fn unusable_lines_are_reported_with_their_line_and_the_rest_imported() {
     let s = log.convert();
     assert_eq!(skip_lines(&s), vec![2, 3, 4, 5, 6, 7, 8, 9]);
     let reasons: Vec<&str> = s.log.skipped.iter().map(|k| k.reason.as_str()).collect();
-    assert!(reasons[0].starts_with("not valid JSON"), "{reasons:?}");
-    assert!(reasons[3].contains("nobody"), "{reasons:?}");
-    assert!(reasons[4].contains("repeats line 1"), "{reasons:?}");
-    assert!(reasons[5].contains("<synthetic>"), "{reasons:?}");
-    assert!(reasons[7].contains("server_tool_use"), "{reasons:?}");
+    // Each reason whole: not JSON, the orphan result naming its call
+    // `nobody`, the line that repeats line 1, the `<synthetic>` API error,
+    // the `server_tool_use` block.
+    common::assert_fixture(
+        &(reasons.join("\n") + "\n"),
+        "import_claude_code/skip_reasons.txt",
+    );
     assert_eq!(roles(&s), vec![Role::User, Role::Assistant]);
     assert_eq!(texts(&s.messages[1]), vec!["fine"]);
     assert_eq!(s.file.import.skipped, 8);
     let mut report = Vec::new();
     s.report(&mut report).unwrap();
     let report = String::from_utf8(report).unwrap();
-    assert!(
-        report.contains("/logs/project/session.jsonl:2: skipped: not valid JSON"),
-        "{report}"
-    );
+    common::assert_fixture(&report, "import_claude_code/skip_report.txt");
 }
 
 #[test]
@@ -473,7 +471,10 @@ fn a_late_line_of_a_response_already_followed_by_another_is_skipped() {
         vec![Role::User, Role::Assistant, Role::Assistant]
     );
     assert_eq!(skip_lines(&s), vec![4]);
-    assert!(s.log.skipped[0].reason.contains("line 2"));
+    common::assert_text(
+        &s.log.skipped[0].reason,
+        "a late line of the response begun on line 2, which another response followed",
+    );
 }
 
 #[test]
@@ -500,12 +501,7 @@ fn a_log_that_continues_a_conversation_recorded_elsewhere_has_an_incomplete_cont
         .part("m1", text("summary"));
     let s = log.convert();
     assert!(!s.file.context_complete);
-    assert!(s
-        .file
-        .context_note
-        .as_deref()
-        .unwrap()
-        .contains("not-in-this-file"));
+    common::assert_text(s.file.context_note.as_deref().unwrap(), "line 1 continues a conversation recorded elsewhere (parentUuid not-in-this-file is not in this log): the model saw more than this transcript");
     let mut whole = Log::new();
     whole.user("go").part("m1", text("x"));
     assert!(whole.convert().file.context_complete);
@@ -624,10 +620,7 @@ fn an_existing_directory_that_is_not_an_import_is_never_replaced() {
     fs::write(theirs.join("session.json"), r#"{"id":"cc-s1","model":"x"}"#).unwrap();
     let err =
         import::import_files(&[input], &out, |f| Ok(claude_code::import_file(f)?)).unwrap_err();
-    assert!(
-        format!("{err:#}").contains("not an imported session"),
-        "{err:#}"
-    );
+    common::assert_text(&common::scrub(&format!("{err:#}"), tmp.path()), "1 sessions could not be written: <DIR>/out/cc-s1: exists and is not an imported session; move it away or choose another --out");
     assert_eq!(
         fs::read_to_string(theirs.join("session.json")).unwrap(),
         r#"{"id":"cc-s1","model":"x"}"#
@@ -649,7 +642,7 @@ fn an_output_directory_inside_the_input_is_refused() {
     let mut log = Log::new();
     log.user("go").part("m1", text("ok"));
     log.write(&input.join("p").join("s.jsonl"));
-    let status = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+    let status = crate::common::bin()
         .args(["import", "claude-code"])
         .arg(&input)
         .arg("--out")
@@ -676,7 +669,7 @@ fn the_command_imports_a_directory_and_the_sessions_read_back() {
         .part("m2", text("done"));
     log.write(&input.join("p").join("s.jsonl"));
     let out = tmp.path().join("out");
-    let run = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+    let run = crate::common::bin()
         .args(["import", "claude-code"])
         .arg(&input)
         .arg("--out")
@@ -689,9 +682,9 @@ fn the_command_imports_a_directory_and_the_sessions_read_back() {
         String::from_utf8_lossy(&run.stderr)
     );
     let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        stdout.contains("imported 1 sessions from 1 files"),
-        "{stdout}"
+    common::assert_fixture(
+        &common::scrub(&stdout, tmp.path()),
+        "import_claude_code/imported.txt",
     );
     let found = transcript::resolve_all(&[out.display().to_string()]).unwrap();
     assert_eq!(found.len(), 1);
@@ -704,7 +697,7 @@ fn the_command_imports_a_directory_and_the_sessions_read_back() {
     // Nothing to import is exit 1.
     let empty = tmp.path().join("empty");
     fs::create_dir_all(&empty).unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+    let run = crate::common::bin()
         .args(["import", "claude-code"])
         .arg(&empty)
         .arg("--out")

@@ -77,7 +77,7 @@ fn inline_subagent_lines_become_sessions_of_their_own() {
     std::fs::create_dir(&input).unwrap();
     std::fs::write(input.join("main.jsonl"), &text).unwrap();
     let out = tmp.path().join("out");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+    let o = crate::common::bin()
         .args(["import", "claude-code"])
         .arg(&input)
         .arg("--out")

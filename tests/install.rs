@@ -3,20 +3,8 @@
 //! from the same clap definitions as the parser.
 
 use std::collections::BTreeSet;
-use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
-}
-
-fn ok(o: Output) -> String {
-    assert!(
-        o.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).expect("UTF-8 output")
-}
+use crate::common::{bin, ok};
 
 /// Every subcommand, as `smith-calibrate --help` lists them.
 fn subcommands() -> BTreeSet<String> {

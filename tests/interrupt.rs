@@ -41,7 +41,7 @@ fn corpus(dir: &Path) {
 }
 
 fn sweep(corpus: &Path, out: &Path, grid: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
+    let mut c = crate::common::bin();
     c.arg("sweep")
         .arg(corpus)
         .arg("--out")

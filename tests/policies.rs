@@ -844,12 +844,6 @@ fn sweep_rows_of_every_policy_equal_the_replay_of_that_policy() {
     );
 }
 
-fn bin() -> std::process::Command {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home");
-    c
-}
-
 fn write_loss_session(dir: &std::path::Path) -> std::path::PathBuf {
     let sdir = dir.join("loss");
     std::fs::create_dir_all(&sdir).unwrap();

@@ -8,26 +8,15 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use common::run;
 
 use smith_calibrate::transcript::{self, BlockType};
-
-fn bin(args: &[&str]) -> Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("SMITH_HOME", "/nonexistent-smith-home")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-    o
-}
 
 /// Imports all Claude Code logs and the first `n` trajectories into `out`.
 fn import(data: &Path, out: &Path, n: usize) -> Vec<PathBuf> {
     let cc = out.join("cc");
-    let o = bin(&[
+    let o = run(&[
         "import",
         "claude-code",
         data.join("claude-code").to_str().unwrap(),
@@ -52,7 +41,7 @@ fn import(data: &Path, out: &Path, n: usize) -> Vec<PathBuf> {
     let mut args: Vec<String> = vec!["import".into(), "mini-swe-agent".into()];
     args.extend(trajs.iter().map(|p| p.display().to_string()));
     args.extend(["--out".to_string(), msa.display().to_string()]);
-    let o = bin(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let o = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -102,7 +91,7 @@ fn transcript_show_renders_every_real_tool_call_with_its_result() {
             "{}: imports keep the pairing",
             dir.display()
         );
-        let o = bin(&[
+        let o = run(&[
             "transcript",
             "show",
             dir.to_str().unwrap(),
@@ -138,7 +127,7 @@ fn transcript_show_renders_every_real_tool_call_with_its_result() {
             "{}: {footer}",
             dir.display()
         );
-        let o = bin(&["transcript", "stats", dir.to_str().unwrap(), "--json"]);
+        let o = run(&["transcript", "stats", dir.to_str().unwrap(), "--json"]);
         assert_eq!(o.status.code(), Some(0));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(v["messages"], session.messages.len());
@@ -151,7 +140,7 @@ fn sweep_and_show_at_work_on_imported_real_sessions() {
     let data = common::shared_data("");
     let tmp = tempfile::tempdir().unwrap();
     let sessions = import(&data, tmp.path(), 10);
-    let o = bin(&[
+    let o = run(&[
         "sweep",
         tmp.path().to_str().unwrap(),
         "--max-tokens",
@@ -178,7 +167,7 @@ fn sweep_and_show_at_work_on_imported_real_sessions() {
         .iter()
         .find(|d| d.ends_with("cc-4d5611e5-241a-462a-8d15-5122611a9569"))
         .unwrap();
-    let o = bin(&[
+    let o = run(&[
         "transcript",
         "show",
         main.to_str().unwrap(),
@@ -196,7 +185,7 @@ fn sweep_and_show_at_work_on_imported_real_sessions() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let o2 = bin(&[
+    let o2 = run(&[
         "replay",
         main.to_str().unwrap(),
         "--emit-history-at",
@@ -204,7 +193,7 @@ fn sweep_and_show_at_work_on_imported_real_sessions() {
         "--max-tokens",
         "64000",
     ]);
-    let o3 = bin(&[
+    let o3 = run(&[
         "transcript",
         "show",
         main.to_str().unwrap(),

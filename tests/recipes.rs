@@ -141,7 +141,7 @@ print("manifest ok")
     let out = tmp.path().join("out");
     for k in 1..=3 {
         ok(
-            Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+            crate::common::bin()
                 .arg("sweep")
                 .arg(&corpus)
                 .arg("--out")
@@ -154,7 +154,7 @@ print("manifest ok")
         );
     }
     ok(
-        Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+        crate::common::bin()
             .arg("merge")
             .arg(&out)
             .output()

@@ -10,7 +10,6 @@ use crate::common;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use common::chromium::{chromium, headless, page_requests};
@@ -28,21 +27,6 @@ use smith_calibrate::sweep::figures;
 use smith_calibrate::transcript::{Block, BlockType, Message, Role};
 
 // ---------------------------------------------------------------- helpers
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1");
-    c
-}
-
-fn run(c: &mut Command) -> Output {
-    c.output().expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A session of `turns` real turns that makes every stage fire under a
 /// window of a few thousand tokens: thinking, an image now and then,
@@ -91,21 +75,23 @@ impl Fixture {
         for (i, name) in NAMES.iter().enumerate() {
             write_session(&sessions, name, &session(10 + 4 * i, i + 1));
         }
-        let o = run(bin()
-            .args(["sweep"])
-            .arg(&sessions)
-            .args([
-                "--max-tokens",
-                "4000",
-                "--compact-at",
-                "0.6,0.8",
-                "--compact-to",
-                "0.3,0.5",
-                "--summary-tokens",
-                "0,200",
-                "--out",
-            ])
-            .arg(tmp.path().join("sweep")));
+        let o = output(
+            bin()
+                .args(["sweep"])
+                .arg(&sessions)
+                .args([
+                    "--max-tokens",
+                    "4000",
+                    "--compact-at",
+                    "0.6,0.8",
+                    "--compact-to",
+                    "0.3,0.5",
+                    "--summary-tokens",
+                    "0,200",
+                    "--out",
+                ])
+                .arg(tmp.path().join("sweep")),
+        );
         assert!(o.status.success(), "sweep failed: {}", stderr(&o));
         Fixture { tmp }
     }
@@ -121,12 +107,14 @@ impl Fixture {
     /// Runs `report` into `<tmp>/<name>` with `extra` flags.
     fn report(&self, name: &str, extra: &[&str]) -> PathBuf {
         let out = self.tmp.path().join(name);
-        let o = run(bin()
-            .arg("report")
-            .arg(self.sweep())
-            .arg("--out")
-            .arg(&out)
-            .args(extra));
+        let o = output(
+            bin()
+                .arg("report")
+                .arg(self.sweep())
+                .arg("--out")
+                .arg(&out)
+                .args(extra),
+        );
         assert!(o.status.success(), "report failed: {}", stderr(&o));
         out
     }
@@ -184,23 +172,25 @@ impl PolicyFixture {
         for (i, name) in NAMES.iter().enumerate() {
             write_session(&sessions, name, &policy_session(10 + 4 * i, i + 1));
         }
-        let o = run(bin()
-            .args(["sweep"])
-            .arg(&sessions)
-            .args([
-                "--policy",
-                "smith,masking,codex",
-                "--max-tokens",
-                "4000,8000",
-                "--compact-at",
-                "0.6,0.8",
-                "--mask-window",
-                "2,5",
-                "--codex-cap-bytes",
-                "2048",
-                "--out",
-            ])
-            .arg(tmp.path().join("sweep")));
+        let o = output(
+            bin()
+                .args(["sweep"])
+                .arg(&sessions)
+                .args([
+                    "--policy",
+                    "smith,masking,codex",
+                    "--max-tokens",
+                    "4000,8000",
+                    "--compact-at",
+                    "0.6,0.8",
+                    "--mask-window",
+                    "2,5",
+                    "--codex-cap-bytes",
+                    "2048",
+                    "--out",
+                ])
+                .arg(tmp.path().join("sweep")),
+        );
         assert!(o.status.success(), "sweep failed: {}", stderr(&o));
         PolicyFixture { tmp }
     }
@@ -211,12 +201,14 @@ impl PolicyFixture {
 
     fn report(&self, name: &str, extra: &[&str]) -> PathBuf {
         let out = self.tmp.path().join(name);
-        let o = run(bin()
-            .arg("report")
-            .arg(self.sweep())
-            .arg("--out")
-            .arg(&out)
-            .args(extra));
+        let o = output(
+            bin()
+                .arg("report")
+                .arg(self.sweep())
+                .arg("--out")
+                .arg(&out)
+                .args(extra),
+        );
         assert!(o.status.success(), "report failed: {}", stderr(&o));
         out
     }
@@ -550,24 +542,24 @@ fn session_and_config_flags_pick_what_is_charted() {
 #[test]
 fn unknown_session_or_config_is_a_usage_error_naming_the_choices() {
     let f = Fixture::new();
-    let o = run(bin()
-        .arg("report")
-        .arg(f.sweep())
-        .args(["--session", "nosuch", "--out"])
-        .arg(f.tmp.path().join("x")));
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--session \"nosuch\"") && stderr(&o).contains("\"alpha\""),
-        "{}",
-        stderr(&o)
+    let o = output(
+        bin()
+            .arg("report")
+            .arg(f.sweep())
+            .args(["--session", "nosuch", "--out"])
+            .arg(f.tmp.path().join("x")),
     );
-    let o = run(bin()
-        .arg("report")
-        .arg(f.sweep())
-        .args(["--config", "99", "--out"])
-        .arg(f.tmp.path().join("x")));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("from 1 to 9"), "{}", stderr(&o));
+    assert_text(&scrub(&stderr(&o), f.tmp.path()), "smith-calibrate: --session \"nosuch\": the sweep has no session with that label or transcript path; its sessions include \"alpha\", \"beta\", \"delta\", \"epsilon\", \"gamma\"\n");
+    let o = output(
+        bin()
+            .arg("report")
+            .arg(f.sweep())
+            .args(["--config", "99", "--out"])
+            .arg(f.tmp.path().join("x")),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_text(&scrub(&stderr(&o), f.tmp.path()), "smith-calibrate: --config 99: the sweep ranked 9 configs; give a rank from 1 to 9 or a config label\n");
     assert!(
         !f.tmp.path().join("x").exists(),
         "nothing written on a usage error"
@@ -577,17 +569,16 @@ fn unknown_session_or_config_is_a_usage_error_naming_the_choices() {
 #[test]
 fn a_folder_without_sweep_output_says_which_command_writes_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(bin()
-        .arg("report")
-        .arg(tmp.path())
-        .arg("--out")
-        .arg(tmp.path().join("r")));
+    let o = output(
+        bin()
+            .arg("report")
+            .arg(tmp.path())
+            .arg("--out")
+            .arg(tmp.path().join("r")),
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(
-        err.contains("summary.json") && err.contains("sweep --out"),
-        "{err}"
-    );
+    assert_text(&scrub(&err, tmp.path()), "smith-calibrate: <DIR>/summary.json: cannot read it; is <DIR> the folder `smith-calibrate sweep --out` wrote?: No such file or directory (os error 2)\n");
     assert!(!tmp.path().join("r").exists());
 }
 
@@ -596,16 +587,17 @@ fn a_session_moved_since_the_sweep_is_reported_and_the_rest_still_written() {
     let f = Fixture::new();
     fs::remove_dir_all(f.sessions().join("beta")).unwrap();
     let out = f.tmp.path().join("moved");
-    let o = run(bin()
-        .arg("report")
-        .arg(f.sweep())
-        .args(["--session", "beta", "--session", "alpha", "--out"])
-        .arg(&out));
+    let o = output(
+        bin()
+            .arg("report")
+            .arg(f.sweep())
+            .args(["--session", "beta", "--session", "alpha", "--out"])
+            .arg(&out),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("beta") && stderr(&o).contains("cannot read the session again"),
-        "{}",
-        stderr(&o)
+    assert_fixture(
+        &scrub(&stderr(&o), f.tmp.path()),
+        "report/session_moved.stderr",
     );
     let found = pngs(&out);
     assert!(
@@ -678,19 +670,21 @@ fn heatmap_cells_are_the_configs_totals_and_impossible_pairs_are_empty() {
     let f = Fixture::new();
     let tmp = tempfile::tempdir().unwrap();
     // 0.5 against 0.5 is impossible: the sweep leaves it out.
-    let o = run(bin()
-        .arg("sweep")
-        .arg(f.sessions())
-        .args([
-            "--max-tokens",
-            "4000",
-            "--compact-at",
-            "0.5,0.7",
-            "--compact-to",
-            "0.3,0.5",
-            "--out",
-        ])
-        .arg(tmp.path()));
+    let o = output(
+        bin()
+            .arg("sweep")
+            .arg(f.sessions())
+            .args([
+                "--max-tokens",
+                "4000",
+                "--compact-at",
+                "0.5,0.7",
+                "--compact-to",
+                "0.3,0.5",
+                "--out",
+            ])
+            .arg(tmp.path()),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let data = SweepOutput::read(tmp.path()).unwrap();
     let chosen = data.by_rank()[0];
@@ -727,17 +721,19 @@ fn heatmap_cells_are_the_configs_totals_and_impossible_pairs_are_empty() {
 fn sweep_report_writes_data_and_report_in_one_go() {
     let f = Fixture::new();
     let dir = f.tmp.path().join("both");
-    let o = run(bin()
-        .arg("sweep")
-        .arg(f.sessions())
-        .args([
-            "--max-tokens",
-            "4000",
-            "--compact-at",
-            "0.6,0.8",
-            "--report",
-        ])
-        .arg(&dir));
+    let o = output(
+        bin()
+            .arg("sweep")
+            .arg(f.sessions())
+            .args([
+                "--max-tokens",
+                "4000",
+                "--compact-at",
+                "0.6,0.8",
+                "--report",
+            ])
+            .arg(&dir),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     for file in [
         "configs.parquet",
@@ -751,13 +747,15 @@ fn sweep_report_writes_data_and_report_in_one_go() {
     }
     // With --out too, the data go there and the report into --report.
     let (data, report) = (f.tmp.path().join("data"), f.tmp.path().join("rep"));
-    let o = run(bin()
-        .arg("sweep")
-        .arg(f.sessions())
-        .args(["--max-tokens", "4000", "--out"])
-        .arg(&data)
-        .arg("--report")
-        .arg(&report));
+    let o = output(
+        bin()
+            .arg("sweep")
+            .arg(f.sessions())
+            .args(["--max-tokens", "4000", "--out"])
+            .arg(&data)
+            .arg("--report")
+            .arg(&report),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(data.join("summary.json").is_file() && !data.join("index.html").exists());
     assert!(report.join("index.html").is_file() && !report.join("summary.json").exists());
@@ -976,7 +974,7 @@ fn context_curve_of_another_policy_replays_that_policy_not_smiths_engine() {
     let base = &data.configs[data.baseline().unwrap()];
     let curve = ContextCurve::new("s", "context-s".into(), &messages, codex, base);
     assert!(!curve.capped_on_arrival.is_empty(), "a 2048-byte cap cuts");
-    assert!(curve.caption().contains("capped"), "{}", curve.caption());
+    assert_fixture(&curve.caption(), "report/codex_curve_caption.txt");
 
     // End to end: the report of a chosen masking config says so.
     let out = f.report("masking", &["--config", "masking", "--session", "gamma"]);
@@ -1007,8 +1005,7 @@ fn config_flag_takes_a_policy_for_its_best_config() {
         matches!(&err, SelectionError::NoPolicy { policy, .. } if *policy == Policy::Opencode),
         "{err:?}"
     );
-    let err = err.to_string();
-    assert!(err.contains("no config of opencode"), "{err}");
+    assert_text(&err.to_string(), "--config \"opencode\": the sweep ran no config of opencode; its policies are smith, masking, codex");
 }
 
 #[test]
@@ -1036,7 +1033,7 @@ fn heatmap_holds_only_smiths_configs_when_policies_are_compared() {
             "{at}"
         );
     }
-    assert!(map.caption().contains("Only smith's configs"));
+    assert_fixture(&map.caption(), "report/heatmap_caption_smith.txt");
 
     // A masking config carries smith's defaults in compact_at/compact_to but
     // has no cell: the map falls back to the baseline's slice.
@@ -1048,7 +1045,7 @@ fn heatmap_holds_only_smiths_configs_when_policies_are_compared() {
         map.cells[0][0],
         Some(data.configs[base].total(figures::Metric::Price))
     );
-    assert!(map.caption().contains("masking's, so it has no cell"));
+    assert_fixture(&map.caption(), "report/heatmap_caption_masking.txt");
 }
 
 #[test]

@@ -4,22 +4,11 @@
 //! no bill to check.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
 use smith_calibrate::report::bill::{percent, usd};
 
-fn bin(args: &[&str]) -> String {
-    let o = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("SMITH_HOME", "/nonexistent-smith-home")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(o.status.success(), "{args:?}: {err}");
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use crate::common::{assert_fixture, ok, run};
 
 /// A Claude Code log of `turns` requests whose recorded usage grows, with a
 /// cold cache after a long pause halfway.
@@ -77,19 +66,26 @@ fn the_report_checks_imported_sessions_bill_as_calibrate_does() {
         b.display().to_string(),
         imported.display().to_string(),
     );
-    bin(&["import", "claude-code", &a, &b, "--out", &imported_s]);
-    let v: Value = serde_json::from_str(&bin(&["calibrate", &imported_s, "--json"])).unwrap();
+    ok(run(&[
+        "import",
+        "claude-code",
+        &a,
+        &b,
+        "--out",
+        &imported_s,
+    ]));
+    let v: Value = serde_json::from_str(&ok(run(&["calibrate", &imported_s, "--json"]))).unwrap();
     let s = &v["bill"]["summary"][0];
     let report = tmp.path().join("report");
     let report_s = report.display().to_string();
-    bin(&[
+    ok(run(&[
         "sweep",
         &imported_s,
         "--compact-at",
         "0.6,0.8",
         "--report",
         &report_s,
-    ]);
+    ]));
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     let sec = section(&html);
     // Before any ranking.
@@ -125,19 +121,16 @@ fn a_sweep_of_smith_sessions_says_there_is_no_bill_to_check() {
     let tmp = tempfile::tempdir().unwrap();
     let report = tmp.path().join("report");
     let datasets = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets");
-    bin(&[
+    ok(run(&[
         "sweep",
         &datasets.display().to_string(),
         "--compact-at",
         "0.6,0.8",
         "--report",
         &report.display().to_string(),
-    ]);
+    ]));
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     let sec = section(&html);
-    assert!(
-        sec.contains("No swept session carries recorded usage"),
-        "{sec}"
-    );
-    assert!(!sec.contains("<table"), "{sec}");
+    // One line saying there is no bill to check, and no table.
+    assert_fixture(sec, "report_bill/no_usage_section.html");
 }

@@ -6,17 +6,15 @@ use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
 use common::*;
 use serde_json::Value;
 use smith_calibrate::transcript::{Block, Message};
 
-const BIN: &str = env!("CARGO_BIN_EXE_smith-calibrate");
-
 fn run_in(home: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
+    crate::common::bin()
         .args(args)
         .env("SMITH_HOME", home)
         .env("NO_COLOR", "1")
@@ -222,10 +220,7 @@ fn whole_record_restore_holds_every_message_and_smiths_fields() {
     );
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("a restore never writes into an existing session"),
-        "{err}"
-    );
+    assert_text(&scrub(&err, home.path()), "smith-calibrate: <DIR>/existing: exists and is not empty; a restore never writes into an existing session, choose a new directory\n");
     assert_eq!(snapshot(&existing).len(), 1);
     let inside = source.join("sub");
     let o = run_in(
@@ -239,7 +234,7 @@ fn whole_record_restore_holds_every_message_and_smiths_fields() {
         ],
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("lies inside the session it restores"));
+    assert_text(&scrub(&stderr(&o), home.path()), "smith-calibrate: --out <DIR>/sessions/whole/sub lies inside the session it restores (<DIR>/sessions/whole); choose a directory outside it\n");
     assert_eq!(snapshot(&source), before);
 }
 
@@ -255,7 +250,7 @@ fn two_concurrent_restores_into_smith_home_both_stay_in_the_index() {
     .unwrap();
     for round in 0..3 {
         let spawn = |at: &str| {
-            Command::new(BIN)
+            crate::common::bin()
                 .args([
                     "transcript",
                     "restore",
@@ -330,11 +325,7 @@ fn a_malformed_index_is_named_and_nothing_is_written() {
         "a malformed index must stop the restore"
     );
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("index.json:2: not a list of sessions"),
-        "{err}"
-    );
-    assert!(err.contains("nothing was written"), "{err}");
+    assert_text(&scrub(&err, home.path()), "smith-calibrate: <DIR>/sessions/index.json:2: not a list of sessions (key must be a string at line 2 column 3); nothing was written. Repair or move it away, then restore again\n");
     assert_eq!(snapshot(home.path()), before, "something was written");
 }
 
@@ -356,7 +347,10 @@ fn a_request_past_the_end_is_a_usage_error() {
         ],
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("the session has 4 requests (0..3)"));
+    assert_text(
+        &scrub(&stderr(&o), home.path()),
+        "smith-calibrate: request 9 does not exist: the session has 4 requests (0..3)\n",
+    );
     assert!(!out.exists());
 }
 

@@ -7,12 +7,14 @@ use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use smith_calibrate::sweep::journal;
 use smith_calibrate::synth::{self, CorpusSpec, Shape, SizeSpec};
+
+use crate::common::{assert_fixture, bin, ok_stderr, scrub};
 
 const SESSIONS: usize = 40;
 
@@ -32,9 +34,8 @@ fn corpus(dir: &Path) {
 }
 
 fn sweep(corpus: &Path, out: &Path, grid: &[&str], extra: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home")
-        .arg("sweep")
+    let mut c = bin();
+    c.arg("sweep")
         .arg(corpus)
         .arg("--out")
         .arg(out)
@@ -52,12 +53,6 @@ const GRID: [&str; 6] = [
     "--result-cap",
     "256,1024",
 ];
-
-fn ok(o: Output) -> String {
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    err
-}
 
 /// The files of `dir` (not its folders), summary.json without its timing
 /// lines.
@@ -90,7 +85,7 @@ fn a_sweep_killed_midway_resumes_to_the_outputs_of_an_uninterrupted_one() {
     corpus(&sessions);
 
     let whole = tmp.path().join("whole");
-    ok(sweep(&sessions, &whole, &GRID, &[]).output().unwrap());
+    ok_stderr(sweep(&sessions, &whole, &GRID, &[]).output().unwrap());
 
     let out = tmp.path().join("out");
     let journal_file = journal::dir_for(&out, None).join(journal::JOURNAL);
@@ -128,12 +123,11 @@ fn a_sweep_killed_midway_resumes_to_the_outputs_of_an_uninterrupted_one() {
 
     // Another grid, or other prices: refused, the journal untouched.
     let before = fs::read(&journal_file).unwrap();
-    for (grid, why) in [
-        (&["--window", "2"][..], "the grid or the policies changed"),
-        (
-            &["--price", "3,3.75,0.5"][..],
-            "--price was 3,3.75,0.3, now 3,3.75,0.5",
-        ),
+    // Each refusal whole: it cannot resume, saying why (the grid or the
+    // policies changed; --price was 3,3.75,0.3, now 3,3.75,0.5).
+    for (grid, fixture) in [
+        (&["--window", "2"][..], "resume/other_grid.stderr"),
+        (&["--price", "3,3.75,0.5"][..], "resume/other_prices.stderr"),
     ] {
         let mut args: Vec<&str> = GRID.to_vec();
         args.extend_from_slice(grid);
@@ -142,13 +136,15 @@ fn a_sweep_killed_midway_resumes_to_the_outputs_of_an_uninterrupted_one() {
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(err.contains("cannot resume") && err.contains(why), "{err}");
+        assert_fixture(&scrub(&err, tmp.path()), fixture);
     }
     assert_eq!(fs::read(&journal_file).unwrap(), before);
 
-    let err = ok(sweep(&sessions, &out, &GRID, &["--resume"])
-        .output()
-        .unwrap());
+    let err = ok_stderr(
+        sweep(&sessions, &out, &GRID, &["--resume"])
+            .output()
+            .unwrap(),
+    );
     assert!(
         err.contains(&format!(
             "resuming: {kept} of {SESSIONS} sessions were finished before; replaying the other {}",
@@ -195,7 +191,7 @@ fn a_changed_input_refuses_to_resume() {
         .unwrap();
     f.write_all(b"\n").unwrap();
     drop(f);
-    let o = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
+    let o = bin()
         .arg("sweep")
         .arg(&sessions)
         .arg("--out")
@@ -205,9 +201,5 @@ fn a_changed_input_refuses_to_resume() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("cannot resume")
-            && err.contains(&format!("{} changed", refs[1].transcript.display())),
-        "{err}"
-    );
+    assert_fixture(&scrub(&err, tmp.path()), "resume/transcript_changed.stderr");
 }

@@ -6,24 +6,12 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use polars::prelude::{ParquetReader, SerReader};
 use smith_calibrate::synth::{self, CorpusSpec, SizeSpec};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home")
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .env_remove("JOB_COMPLETION_INDEX");
-    c
-}
-
-fn ok(o: Output) -> String {
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    err
-}
+use crate::common::{assert_fixture, assert_text, bin, ok_stderr, scrub, stderr};
 
 /// Mixed sessions in two project folders, and one transcript that cannot
 /// be read, so the merge has skipped sessions to put back in order too.
@@ -101,14 +89,14 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
     let sessions = tmp.path().join("corpus");
     corpus(&sessions);
     let single = tmp.path().join("single");
-    let err = ok(sweep(&sessions, &single, &[]));
+    let err = ok_stderr(sweep(&sessions, &single, &[]));
     assert!(err.contains("1 sessions could not be read"), "{err}");
 
     let sharded = tmp.path().join("sharded");
     let mut seen = BTreeSet::new();
     let mut total_rows = 0;
     for k in 1..=4 {
-        let err = ok(sweep(&sessions, &sharded, &["--shard", &format!("{k}/4")]));
+        let err = ok_stderr(sweep(&sessions, &sharded, &["--shard", &format!("{k}/4")]));
         assert!(err.contains(&format!("shard {k}/4: ")), "{err}");
         let part = sharded.join(format!("sessions/shard={k}/part-0.parquet"));
         let paths = paths_in(&part);
@@ -133,13 +121,15 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
 
     // `report` on the folder of shards merges it first.
     let report = tmp.path().join("report");
-    let err = ok(bin()
-        .arg("report")
-        .arg(&sharded)
-        .arg("--out")
-        .arg(&report)
-        .output()
-        .unwrap());
+    let err = ok_stderr(
+        bin()
+            .arg("report")
+            .arg(&sharded)
+            .arg("--out")
+            .arg(&report)
+            .output()
+            .unwrap(),
+    );
     assert!(err.contains("merged 4 shards (24 sessions"), "{err}");
     assert!(report.join("index.html").is_file());
 
@@ -169,13 +159,15 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
 
     // The report of the merged shards is the single run's, file for file.
     let single_report = tmp.path().join("single-report");
-    ok(bin()
-        .arg("report")
-        .arg(&single)
-        .arg("--out")
-        .arg(&single_report)
-        .output()
-        .unwrap());
+    ok_stderr(
+        bin()
+            .arg("report")
+            .arg(&single)
+            .arg("--out")
+            .arg(&single_report)
+            .output()
+            .unwrap(),
+    );
     let files = |dir: &Path| -> Vec<(String, Vec<u8>)> {
         let mut v: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
             .unwrap()
@@ -218,13 +210,15 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
 
     // `merge` again, into another folder: the same files.
     let again = tmp.path().join("again");
-    ok(bin()
-        .arg("merge")
-        .arg(&sharded)
-        .arg("--out")
-        .arg(&again)
-        .output()
-        .unwrap());
+    ok_stderr(
+        bin()
+            .arg("merge")
+            .arg(&sharded)
+            .arg("--out")
+            .arg(&again)
+            .output()
+            .unwrap(),
+    );
     for name in [
         "configs.csv",
         "configs.parquet",
@@ -245,12 +239,12 @@ fn a_merge_with_a_shard_missing_or_of_two_sweeps_refuses() {
     corpus(&sessions);
     let out = tmp.path().join("out");
     for k in [1, 3] {
-        ok(sweep(&sessions, &out, &["--shard", &format!("{k}/3")]));
+        ok_stderr(sweep(&sessions, &out, &["--shard", &format!("{k}/3")]));
     }
     let o = bin().arg("merge").arg(&out).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("shard 2 of 3 has not finished"), "{err}");
+    assert_text(&scrub(&err, tmp.path()), "smith-calibrate: <DIR>/out: shard 2 of 3 has not finished (no summaries/shard=K/summary.json); run it, then merge again\n");
     assert!(!out.join("configs.csv").exists());
 
     // Shard 2 of another grid: refused, naming both summaries.
@@ -262,11 +256,11 @@ fn a_merge_with_a_shard_missing_or_of_two_sweeps_refuses() {
         .args(["--shard", "2/3", "--compact-at", "0.7", "--jobs", "1"])
         .output()
         .unwrap();
-    ok(o);
+    ok_stderr(o);
     let o = bin().arg("merge").arg(&out).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("shards of different sweeps"), "{err}");
+    assert_fixture(&scrub(&err, tmp.path()), "shard/different_sweeps.stderr");
 }
 
 #[test]
@@ -275,9 +269,12 @@ fn shard_flags_are_checked() {
     let sessions = tmp.path().join("corpus");
     corpus(&sessions);
     let out = tmp.path().join("out");
-    for (args, wanted) in [
-        (vec!["--shard", "5/4"], "between 1 and N"),
-        (vec!["--shard", "auto"], "neither SLURM_ARRAY_TASK_ID"),
+    for (args, fixture) in [
+        (vec!["--shard", "5/4"], "shard/out_of_range.stderr"),
+        (
+            vec!["--shard", "auto"],
+            "shard/auto_outside_an_array.stderr",
+        ),
     ] {
         let o = bin()
             .arg("sweep")
@@ -289,7 +286,7 @@ fn shard_flags_are_checked() {
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(err.contains(wanted), "{args:?}: {err}");
+        assert_fixture(&scrub(&err, tmp.path()), fixture);
     }
     let o = bin()
         .arg("sweep")
@@ -298,7 +295,7 @@ fn shard_flags_are_checked() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--shard needs --out DIR"));
+    assert_text(&stderr(&o), "smith-calibrate: --shard needs --out DIR (the folder every shard writes into) and no --report: draw the report after `merge DIR`\n");
 
     // A Slurm array task 7 of 0-7 is shard 8 of 8.
     let o = bin()
@@ -313,7 +310,7 @@ fn shard_flags_are_checked() {
         .env("SLURM_ARRAY_TASK_COUNT", "8")
         .output()
         .unwrap();
-    let err = ok(o);
+    let err = ok_stderr(o);
     assert!(err.contains("shard 8/8: "), "{err}");
     assert!(out.join("sessions/shard=8/part-0.parquet").is_file());
 }
@@ -332,12 +329,12 @@ fn more_shards_than_sessions_still_merge_to_the_single_run() {
         synth::write_session(&sessions, &spec.session(i)).unwrap();
     }
     let single = tmp.path().join("single");
-    ok(sweep(&sessions, &single, &[]));
+    ok_stderr(sweep(&sessions, &single, &[]));
     let sharded = tmp.path().join("sharded");
     let mut empty = 0;
     for k in 1..=8 {
         // Through the journal too: a shard resumes into its own journal.
-        let err = ok(sweep(
+        let err = ok_stderr(sweep(
             &sessions,
             &sharded,
             &["--shard", &format!("{k}/8"), "--resume"],
@@ -351,7 +348,7 @@ fn more_shards_than_sessions_still_merge_to_the_single_run() {
         !sharded.join(".resume").exists(),
         "finished shards keep no journal"
     );
-    ok(bin().arg("merge").arg(&sharded).output().unwrap());
+    ok_stderr(bin().arg("merge").arg(&sharded).output().unwrap());
     for name in [
         "configs.csv",
         "configs.parquet",

@@ -8,10 +8,10 @@
 //! character into U+FFFD.
 
 use crate::common;
+use common::{assert_fixture, assert_text, bin, output, scrub};
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use proptest::prelude::*;
@@ -125,8 +125,7 @@ fn broken_utf8_inside_a_string_is_read_and_written_unchanged() {
     );
     let err = parse_line(b"{\"role\":\"user\",\xff\"content\":[]}").unwrap_err();
     assert_eq!(err.column, 16, "{err}");
-    let err = err.to_string();
-    assert!(err.contains("invalid UTF-8 at byte 15"), "{err}");
+    assert_text(&err.to_string(), "invalid UTF-8 at byte 15 (column 16)");
 }
 
 #[test]
@@ -149,26 +148,30 @@ fn escapes_are_read_and_written_as_crystal_does() {
 
 #[test]
 fn lone_surrogates_bad_escapes_and_raw_controls_fail_the_line() {
-    for (args, why) in [
-        (r#""\ud800""#, "high surrogate"),
-        (r#""\ud800x""#, "high surrogate"),
-        (r#""\ud800\u0041""#, "high surrogate"),
-        (r#""\udc00""#, "low surrogate"),
-        (r#""\a""#, "unknown escape \\a"),
-        (r#""\U00e9""#, "unknown escape \\U"),
-        (r#""\u12""#, "four hex digits"),
-        ("\"tab\tin\"", "control character 0x09"),
-        ("\"nl\nin\"", "control character 0x0a"),
-    ] {
-        let err = args_rewritten(args).unwrap_err();
-        assert!(err.contains(why), "{args}: {err}");
-        assert!(err.contains("content[0].tool_args"), "{args}: {err}");
-    }
+    // Each input and the reason the line fails (a high or low surrogate
+    // alone, an unknown escape, fewer than four hex digits, a raw control
+    // character), named at content[0].tool_args.
+    let errors: String = [
+        r#""\ud800""#,
+        r#""\ud800x""#,
+        r#""\ud800\u0041""#,
+        r#""\udc00""#,
+        r#""\a""#,
+        r#""\U00e9""#,
+        r#""\u12""#,
+        "\"tab\tin\"",
+        "\"nl\nin\"",
+    ]
+    .iter()
+    .map(|args| format!("{args:?} → {}\n", args_rewritten(args).unwrap_err()))
+    .collect();
+    assert_fixture(&errors, "smith_parity/bad_escapes.txt");
     // In a field smith ignores, a lone surrogate still fails the line.
-    let err = parse_line(r#"{"role":"user","content":[],"x":"\ud800"}"#)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("high surrogate"), "{err}");
+    let err = parse_line(r#"{"role":"user","content":[],"x":"\ud800"}"#).unwrap_err();
+    assert_text(
+        &err.to_string(),
+        "a high surrogate \\u escape without a low one (column 36)",
+    );
 }
 
 // ------------------------------------------------------------ numbers
@@ -203,20 +206,25 @@ fn numbers_are_rewritten_as_int64_or_float64_the_way_crystal_prints_them() {
 
 #[test]
 fn an_integer_outside_int64_or_a_float_outside_float64_fails_the_line() {
-    for (input, why) in [
-        ("9223372036854775808", "Invalid Int64"),
-        ("-9223372036854775809", "Invalid Int64"),
-        ("18446744073709551616", "Invalid Int64"),
-        ("-18446744073709551616", "Invalid Int64"),
-        ("123456789012345678901234567890", "Invalid Int64"),
-        ("1e400", "Invalid Float64"),
-        ("-1e400", "Invalid Float64"),
-        ("1.8e308", "Invalid Float64"),
-    ] {
+    // Each number and the reason, naming it and smith's own error
+    // (Invalid Int64 for the integers, Invalid Float64 for the floats).
+    let errors: String = [
+        "9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551616",
+        "-18446744073709551616",
+        "123456789012345678901234567890",
+        "1e400",
+        "-1e400",
+        "1.8e308",
+    ]
+    .iter()
+    .map(|input| {
         let err = args_rewritten(&format!(r#"{{"n":[1,{input}]}}"#)).unwrap_err();
-        assert!(err.contains(why), "{input}: {err}");
-        assert!(err.contains(input), "{input}: {err}");
-    }
+        format!("{input} → {err}\n")
+    })
+    .collect();
+    assert_fixture(&errors, "smith_parity/out_of_range_numbers.txt");
     // Crystal only checks the syntax of a number in a field it ignores.
     for input in ["99999999999999999999", "1e400"] {
         let line = format!(r#"{{"role":"user","content":[],"x":{input}}}"#);
@@ -293,7 +301,7 @@ fn nesting_deeper_than_512_levels_fails_the_line_kept_or_ignored() {
     let args = |d: usize| format!("{}{}", "[".repeat(d), "]".repeat(d));
     assert!(args_rewritten(&args(509)).is_ok());
     let err = args_rewritten(&args(510)).unwrap_err();
-    assert!(err.contains("deeper than 512"), "{err}");
+    assert_text(&err, "content[0].tool_args: nesting deeper than 512 levels (recursion limit exceeded) (column 607)");
     let ignored = |d: usize| format!(r#"{{"role":"user","content":[],"x":{}}}"#, args(d));
     assert!(parse_line(&ignored(511)).is_ok());
     assert!(parse_line(&ignored(512)).is_err());
@@ -317,26 +325,19 @@ fn only_json_whitespace_and_nothing_after_the_message() {
 
 #[test]
 fn field_types_are_smiths() {
-    for (line, why) in [
-        (r#"{"role":1,"content":[]}"#, "role: expected a string"),
-        (
-            r#"{"role":"user","content":null}"#,
-            "content: expected an array",
-        ),
-        (r#"{"role":"user","content":[],"synthetic":1}"#, "synthetic"),
-        (r#"{"role":"user","content":[],"id":5}"#, "id"),
-        (
-            r#"{"role":"user","content":[{"type":1}]}"#,
-            "content[0].type",
-        ),
-        (
-            r#"{"role":"user","content":[{"type":"text","tool_name":[]}]}"#,
-            "content[0].tool_name",
-        ),
-    ] {
-        let err = parse_line(line).unwrap_err();
-        assert!(err.to_string().contains(why), "{line}: {err}");
-    }
+    // Each line and the reason, naming the field of the wrong type.
+    let errors: String = [
+        r#"{"role":1,"content":[]}"#,
+        r#"{"role":"user","content":null}"#,
+        r#"{"role":"user","content":[],"synthetic":1}"#,
+        r#"{"role":"user","content":[],"id":5}"#,
+        r#"{"role":"user","content":[{"type":1}]}"#,
+        r#"{"role":"user","content":[{"type":"text","tool_name":[]}]}"#,
+    ]
+    .iter()
+    .map(|line| format!("{line} → {}\n", parse_line(line).unwrap_err()))
+    .collect();
+    assert_fixture(&errors, "smith_parity/field_types.txt");
     // Enum names: case and underscores do not matter, other characters do.
     assert!(parse_line(r#"{"role":"Tool_","content":[{"type":"tool__use"}]}"#).is_ok());
     assert!(parse_line(r#"{"role":"user","content":[{"type":"tool-use"}]}"#).is_err());
@@ -350,20 +351,6 @@ fn field_types_are_smiths() {
 }
 
 // ------------------------------------------------------------ end to end
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1");
-    c
-}
-
-fn run(args: &[&str], path: &Path) -> Output {
-    let o = bin().args(args).arg(path).output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("panicked"), "{err}");
-    o
-}
 
 /// A session exercising every class at once: ids, an escaped and repeated
 /// tool_args key, a tool result of three-byte characters that truncation cuts
@@ -393,9 +380,10 @@ fn parity_session(dir: &Path) -> std::path::PathBuf {
 fn emit_history_at_writes_exactly_smiths_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let p = parity_session(dir.path());
-    let o = run(
-        &["replay", "--max-tokens", "1000", "--emit-history-at", "1"],
-        &p,
+    let o = output(
+        bin()
+            .args(["replay", "--max-tokens", "1000", "--emit-history-at", "1"])
+            .arg(&p),
     );
     assert_eq!(
         o.status.code(),
@@ -404,10 +392,7 @@ fn emit_history_at_writes_exactly_smiths_bytes() {
         String::from_utf8_lossy(&o.stderr)
     );
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains(&format!("{}:4: skipped: content[0].tool_args: 18446744073709551616 does not fit a signed 64-bit integer (smith: Invalid Int64)", p.display())),
-        "{err}"
-    );
+    assert_text(&scrub(&err, dir.path()), "<DIR>/session-parity/transcript.jsonl:4: skipped: content[0].tool_args: 18446744073709551616 does not fit a signed 64-bit integer (smith: Invalid Int64) (column 107)\n");
 
     let mut want: Vec<u8> = Vec::new();
     want.extend_from_slice(br#"{"role":"user","content":[{"type":"text","text":"fix it"}],"synthetic":false,"id":"47995aa81683cdb4"}"#);
@@ -457,7 +442,11 @@ fn emit_history_at_writes_exactly_smiths_bytes() {
     assert_eq!(again, want);
 
     // The trace of that request: truncate reclaimed all of before - after.
-    let o = run(&["replay", "--max-tokens", "1000", "--trace"], &p);
+    let o = output(
+        bin()
+            .args(["replay", "--max-tokens", "1000", "--trace"])
+            .arg(&p),
+    );
     let lines: Vec<serde_json::Value> = o
         .stdout
         .split(|b| *b == b'\n')

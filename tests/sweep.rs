@@ -7,7 +7,6 @@ use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use polars::prelude::{CsvReadOptions, DataFrame, ParquetReader, SerReader};
@@ -27,17 +26,6 @@ use smith_calibrate::sweep::run::{self, Options, Row, SessionInfo, Sweep};
 use smith_calibrate::transcript::{self, Block, BlockType, Message, Role, SessionRef};
 
 // ---------------------------------------------------------------- helpers
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
-    c.env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1");
-    c
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A session of `turns` real turns that exercises every stage under a small
 /// window: thinking, an image, repeated reads, large results, and turns to
@@ -216,16 +204,19 @@ fn grid_integer_range_steps_by_one_unless_told() {
 #[test]
 fn grid_rejects_values_a_knob_cannot_take() {
     let err = |k, t| parse_values(k, t).unwrap_err();
-    assert!(err(Knob::CompactAt, "0.4..0.6").contains("needs a step"));
-    assert!(err(Knob::CompactAt, "0.4..0.6:0").contains("above 0"));
-    assert!(err(Knob::CompactAt, "0.6..0.4:0.1").contains("below the start"));
-    assert!(err(Knob::Window, "1.5").contains("whole number"));
-    assert!(err(Knob::ResultCap, "-1").contains("whole number"));
-    assert!(err(Knob::Ratio, "0").contains("ratio"));
-    assert!(err(Knob::MaxTokens, "0").contains("max-tokens"));
-    assert!(err(Knob::CompactTo, "abc").contains("not a number"));
-    assert!(err(Knob::CompactTo, "0.5,,0.6").contains("empty item"));
-    assert!(err(Knob::Window, "0..1000000000").contains("larger step"));
+    let errors = [
+        err(Knob::CompactAt, "0.4..0.6"),
+        err(Knob::CompactAt, "0.4..0.6:0"),
+        err(Knob::CompactAt, "0.6..0.4:0.1"),
+        err(Knob::Window, "1.5"),
+        err(Knob::ResultCap, "-1"),
+        err(Knob::Ratio, "0"),
+        err(Knob::MaxTokens, "0"),
+        err(Knob::CompactTo, "abc"),
+        err(Knob::CompactTo, "0.5,,0.6"),
+        err(Knob::Window, "0..1000000000"),
+    ];
+    assert_fixture(&(errors.join("\n") + "\n"), "sweep/grid_errors.txt");
     let mut spec = GridSpec::default();
     assert!(spec
         .set(Knob::CompactTo, "x")
@@ -255,14 +246,14 @@ window_turns = [1, 3]
     assert_eq!(merged.product_len(), 3 * 3 * 2);
 
     let unknown = GridSpec::from_toml(Path::new("g.toml"), "compact_from = [0.5]").unwrap_err();
-    assert!(
-        unknown.contains("g.toml: unknown key `compact_from`"),
-        "{unknown}"
-    );
+    assert_text(&unknown, "g.toml: unknown key `compact_from`; the keys are max-tokens, compact-at, compact-to, result-cap, window, overhead, ratio, summary-tokens");
     let bad = GridSpec::from_toml(Path::new("g.toml"), "ratio = [true]").unwrap_err();
-    assert!(bad.contains("`ratio`"), "{bad}");
+    assert_text(
+        &bad,
+        "g.toml: `ratio`: expected numbers or a string such as \"0.4..0.6:0.05\", found boolean",
+    );
     let broken = GridSpec::from_toml(Path::new("g.toml"), "ratio = [").unwrap_err();
-    assert!(broken.contains("not a valid TOML grid"), "{broken}");
+    assert_fixture(&broken, "sweep/toml_broken.txt");
 }
 
 #[test]
@@ -316,9 +307,7 @@ fn grid_above_the_limit_is_refused_before_it_is_built() {
     spec.set(Knob::CompactAt, "0.6..0.9:0.1").unwrap();
     spec.set(Knob::CompactTo, "0.2..0.5:0.1").unwrap();
     let err = grid::build(&spec, 10).unwrap_err();
-    assert!(err.contains("16 configs"), "{err}");
-    assert!(err.contains("4 compact-at × 4 compact-to"), "{err}");
-    assert!(err.contains("limit of 10"), "{err}");
+    assert_text(&err, "the grid has 16 configs (4 compact-at × 4 compact-to), more than the limit of 10; use fewer values or larger steps, or raise --max-configs");
     assert!(grid::build(&spec, 16).is_ok());
 }
 
@@ -432,10 +421,14 @@ fn sweep_reports_unreadable_sessions_and_goes_on() {
     assert_eq!(sweep.lines_skipped(), 1);
     let bad: Vec<&PathBuf> = sweep.unreadable.iter().map(|u| &u.path).collect();
     assert_eq!(bad, vec![&garbage, &missing]);
-    assert!(sweep.unreadable[0]
-        .reason
-        .contains("no message could be read (2 lines, 2 skipped)"));
-    assert!(sweep.unreadable[1].reason.contains("cannot read"));
+    assert_text(
+        &scrub(&sweep.unreadable[0].reason, dir.path()),
+        "no message could be read (2 lines, 2 skipped)",
+    );
+    assert_text(
+        &scrub(&sweep.unreadable[1].reason, dir.path()),
+        "<DIR>/missing/transcript.jsonl: cannot read: No such file or directory (os error 2)",
+    );
     assert_eq!(sweep.rows.len(), 1);
 }
 
@@ -656,19 +649,25 @@ fn prices_parse_three_numbers_or_say_what_is_expected() {
     );
     let err = "3,3.75".parse::<Prices>().unwrap_err();
     assert_eq!(err, PriceError::NotThree("3,3.75".into()));
-    assert!(err.to_string().contains("input,cache_write,cache_read"));
+    assert_text(&err.to_string(), "\"3,3.75\": give three prices per million tokens, input,cache_write,cache_read (e.g. 3,3.75,0.3)");
     let err = "3,x,0.3".parse::<Prices>().unwrap_err();
     assert!(
         matches!(&err, PriceError::Bad { name: "cache_write", text, .. } if text == "x"),
         "{err:?}"
     );
-    assert!(err.to_string().contains("cache_write"));
+    assert_text(
+        &err.to_string(),
+        "\"3,x,0.3\": the cache_write price \"x\" is not a number of 0 or more",
+    );
     let err = "3,3.75,-1".parse::<Prices>().unwrap_err();
     assert!(
         matches!(&err, PriceError::Bad { name: "cache_read", text, .. } if text == "-1"),
         "{err:?}"
     );
-    assert!(err.to_string().contains("cache_read"));
+    assert_text(
+        &err.to_string(),
+        "\"3,3.75,-1\": the cache_read price \"-1\" is not a number of 0 or more",
+    );
 }
 
 // -------------------------------------------------------- command + files
@@ -910,9 +909,8 @@ fn terminal_table_marks_the_baseline_and_the_pareto_front() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("baseline"), "{out}");
-    assert!(out.contains('★'), "{out}");
-    assert!(out.contains(&Config::default().label()), "{out}");
+    // The whole table: the baseline, the ★ of the Pareto front, the labels.
+    assert_fixture(&out, "sweep/table_top3.txt");
     // The best 3, and the baseline below them unless it is one of them.
     let base_line = out.lines().find(|l| l.contains("baseline")).unwrap();
     let base_rank: usize = base_line
@@ -941,11 +939,7 @@ fn bad_grids_are_usage_errors_and_nothing_readable_exits_1() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("--compact-to: range \"0.4..0.6\" needs a step"),
-        "{}",
-        stderr(&o)
-    );
+    assert_text(&scrub(&stderr(&o), dir.path()), "smith-calibrate: --compact-to: range \"0.4..0.6\" needs a step for a fractional knob, as in 0.4..0.6:0.05\n");
     let o = bin()
         .arg("sweep")
         .arg(&sessions)
@@ -960,11 +954,7 @@ fn bad_grids_are_usage_errors_and_nothing_readable_exits_1() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("more than the limit of 1000"),
-        "{}",
-        stderr(&o)
-    );
+    assert_text(&scrub(&stderr(&o), dir.path()), "smith-calibrate: the grid has 6561 configs (81 compact-at × 81 compact-to), more than the limit of 1000; use fewer values or larger steps, or raise --max-configs\n");
 
     let o = bin()
         .arg("sweep")
@@ -990,20 +980,14 @@ fn bad_grids_are_usage_errors_and_nothing_readable_exits_1() {
     fs::write(&empty, "garbage\n").unwrap();
     let o = bin().arg("sweep").arg(&empty).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("empty/transcript.jsonl:1: skipped"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(
-        stderr(&o).contains("none of the 1 sessions could be read"),
-        "{}",
-        stderr(&o)
+    assert_fixture(
+        &scrub(&stderr(&o), dir.path()),
+        "sweep/nothing_readable.stderr",
     );
 
     let o = bin().arg("sweep").output().unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("set SMITH_HOME"), "{}", stderr(&o));
+    assert_text(&stderr(&o), "smith-calibrate: /nonexistent-smith-home/sessions: no sessions directory; give PATHS, or set SMITH_HOME to where smith keeps its sessions\n");
 }
 
 #[test]
@@ -1047,11 +1031,7 @@ fn out_dir_must_not_be_a_session_directory() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("that is a session directory"),
-        "{}",
-        stderr(&o)
-    );
+    assert_text(&scrub(&stderr(&o), dir.path()), "smith-calibrate: --out <DIR>/sessions/s0: that is a session directory; write the results somewhere else\n");
     // A transcript outside a session directory: its directory is an input.
     let loose = dir.path().join("loose");
     fs::create_dir_all(&loose).unwrap();
@@ -1064,7 +1044,7 @@ fn out_dir_must_not_be_a_session_directory() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("is read from there"), "{}", stderr(&o));
+    assert_text(&scrub(&stderr(&o), dir.path()), "smith-calibrate: --out <DIR>/loose: <DIR>/loose/run.jsonl is read from there; write the results somewhere else\n");
     let names: Vec<_> = fs::read_dir(&loose)
         .unwrap()
         .map(|e| e.unwrap().file_name())

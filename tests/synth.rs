@@ -6,7 +6,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use smith_calibrate::engine::constants::SUPERSEDED_MARKER;
@@ -16,8 +15,6 @@ use smith_calibrate::synth::{self, CorpusSpec, SessionGen, SessionSpec, Shape, S
 use smith_calibrate::transcript::locate::{read_index, read_meta, resolve_path, SessionRef};
 use smith_calibrate::transcript::parse::parse_line;
 use smith_calibrate::transcript::{self, BlockType, Message, Role};
-
-const BIN: &str = env!("CARGO_BIN_EXE_smith-calibrate");
 
 /// The committed dataset and the command that made it (datasets/README.md).
 const DATASET_DIR: &str = "datasets/sessions";
@@ -729,7 +726,7 @@ fn synth_refuses_a_non_empty_directory_it_did_not_write() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("notes.txt"), "mine").unwrap();
     let err = synth::write_corpus(dir.path(), &small_corpus(1, 1), false, |_| {}).unwrap_err();
-    assert!(format!("{err:#}").contains("--force"), "{err:#}");
+    crate::common::assert_text(&crate::common::scrub(&format!("{err:#}"), dir.path()), "<DIR>: not empty and not written by `smith-calibrate synth`; choose a new or empty directory, or pass --force to add the sessions to it");
     assert_eq!(
         fs::read_dir(dir.path()).unwrap().count(),
         1,
@@ -772,7 +769,7 @@ fn rerunning_synth_replaces_its_own_earlier_output() {
 fn synth_command_prints_a_line_per_session_and_the_totals() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("corpus");
-    let o = Command::new(BIN)
+    let o = crate::common::bin()
         .args([
             "synth",
             "--seed",
@@ -804,7 +801,7 @@ fn synth_command_prints_a_line_per_session_and_the_totals() {
     );
     assert!(o.stdout.is_empty());
 
-    let bad = Command::new(BIN)
+    let bad = crate::common::bin()
         .args(["synth", "--seed", "1", "--sessions", "0", "--out"])
         .arg(&out)
         .output()

@@ -3,18 +3,18 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 use smith_calibrate::transcript::parse::parse_line;
 
-const BIN: &str = env!("CARGO_BIN_EXE_smith-calibrate");
+use crate::common::{assert_fixture, bin, ok, output, scrub, stderr};
 
 /// Runs the binary with `SMITH_HOME` pointing at `home` and colour and pager
 /// settings cleared, so that only what the test sets counts.
 fn run_in(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = bin();
     cmd.args(args)
         .env("SMITH_HOME", home)
         .env_remove("NO_COLOR")
@@ -23,25 +23,7 @@ fn run_in(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output().expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn ok(o: Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstderr:\n{}",
-        o.status,
-        stderr(&o)
-    );
-    stdout(&o)
+    output(&mut cmd)
 }
 
 fn user(text: &str) -> Value {
@@ -145,15 +127,10 @@ fn every_tool_call_is_directly_followed_by_its_result() {
             "first line of the result right after:\n{out}"
         );
     }
-    // The error flag and the cut with its count.
-    assert!(out.contains("← ERROR · 222 B, 31 lines"), "{out}");
-    assert!(
-        out.contains("… 25 more lines (171 B) not shown; --full shows all"),
-        "{out}"
-    );
-    // The tool messages are not repeated after their calls.
-    assert!(!out.contains("tool #"), "{out}");
-    assert!(out.contains("5 tool calls, 5 results shown"), "{out}");
+    // The whole page: the error flag (`← ERROR · 222 B, 31 lines`), the cut
+    // with its count, the tool messages not repeated after their calls, and
+    // the closing count of calls and results.
+    assert_fixture(&scrub(&out, dir.path()), "transcript_cli/show.txt");
 }
 
 #[test]
@@ -174,30 +151,24 @@ fn turns_roles_synthetic_messages_and_thinking_are_labelled() {
     for header in ["── before the first prompt", "── turn 1 ", "── turn 2 "] {
         assert_eq!(out.matches(header).count(), 1, "{header}:\n{out}");
     }
-    assert!(out.contains("user #6 [synthetic]"), "{out}");
-    assert!(
-        out.contains("thinking · 36 B, 1 line (--thinking shows it)"),
-        "{out}"
+    // `user #6 [synthetic]`, and thinking counted but not shown.
+    assert_fixture(
+        &scrub(&out, dir.path()),
+        "transcript_cli/show_color_never.txt",
     );
-    assert!(!out.contains("mishandles CRLF"), "{out}");
     let out = ok(run_in(
         dir.path(),
         &["transcript", "show", path.to_str().unwrap(), "--thinking"],
         &[],
     ));
-    assert!(
-        out.contains("The parser probably mishandles CRLF."),
-        "{out}"
-    );
+    assert_fixture(&scrub(&out, dir.path()), "transcript_cli/show_thinking.txt");
+    // Every line of every result, nothing "not shown".
     let full = ok(run_in(
         dir.path(),
         &["transcript", "show", path.to_str().unwrap(), "--full"],
         &[],
     ));
-    assert!(
-        full.contains("│ row 30") && !full.contains("not shown"),
-        "{full}"
-    );
+    assert_fixture(&scrub(&full, dir.path()), "transcript_cli/show_full.txt");
 }
 
 #[test]
@@ -217,20 +188,7 @@ fn a_result_without_its_call_and_a_call_without_its_result_both_appear() {
         &["transcript", "show", path.to_str().unwrap()],
         &[],
     ));
-    assert!(
-        out.contains("↳ result with no matching call (tool_call_id ghost)"),
-        "{out}"
-    );
-    assert!(out.contains("ORPHAN-TEXT from nowhere"), "{out}");
-    assert!(out.contains("→ read_file  a.txt"), "{out}");
-    assert!(
-        out.contains("← no result recorded for this call (tool_call_id lonely)"),
-        "{out}"
-    );
-    assert!(
-        out.contains("1 calls without a result · 1 results without a call"),
-        "{out}"
-    );
+    assert_fixture(&scrub(&out, dir.path()), "transcript_cli/show_orphans.txt");
 }
 
 #[test]
@@ -251,16 +209,12 @@ fn bad_lines_are_reported_on_stderr_and_in_the_output() {
         &[],
     );
     let out = ok(o.clone());
-    assert!(
-        stderr(&o).contains("transcript.jsonl:2: skipped:"),
-        "{}",
-        stderr(&o)
+    assert_fixture(
+        &scrub(&stderr(&o), dir.path()),
+        "transcript_cli/bad_line.stderr",
     );
-    assert!(
-        out.contains("── 1 lines of") && out.contains("first at line 2"),
-        "{out}"
-    );
-    assert!(out.contains("hello") && out.contains("hi"), "{out}");
+    // The skipped line is counted in the page too, around what was read.
+    assert_fixture(&scrub(&out, dir.path()), "transcript_cli/bad_line.txt");
 }
 
 #[test]
@@ -283,10 +237,9 @@ fn nothing_readable_exits_1_and_a_missing_request_exits_2() {
         &[],
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("the session has 1 requests"),
-        "{}",
-        stderr(&o)
+    assert_fixture(
+        &scrub(&stderr(&o), dir.path()),
+        "transcript_cli/at_past_the_end.stderr",
     );
 }
 
@@ -365,18 +318,8 @@ fn block_filters_show_only_matching_blocks_and_count_the_rest() {
         ],
         &[],
     ));
-    assert!(
-        out.contains("→ grep") && out.contains("RESULT-TWO"),
-        "{out}"
-    );
-    assert!(
-        !out.contains("→ read_file") && !out.contains("RESULT-ONE") && !out.contains("Let me look"),
-        "{out}"
-    );
-    assert!(
-        out.contains("(3 other blocks of this message not matching the filters)"),
-        "{out}"
-    );
+    // The grep call and its result only, and a count of the other blocks.
+    assert_fixture(&scrub(&out, dir.path()), "transcript_cli/filter_tool.txt");
     let out = ok(run_in(
         dir.path(),
         &[
@@ -388,11 +331,8 @@ fn block_filters_show_only_matching_blocks_and_count_the_rest() {
         ],
         &[],
     ));
-    assert!(
-        out.contains("↳ result of bash  $ cargo test --all (called in #9)"),
-        "{out}"
-    );
-    assert!(!out.contains("Fix the failing test"), "{out}");
+    // Results only, each naming the call it answers.
+    assert_fixture(&scrub(&out, dir.path()), "transcript_cli/filter_role.txt");
 }
 
 #[test]
@@ -429,7 +369,7 @@ fn no_color_and_color_never_write_no_escape_codes() {
         &[],
     ));
     assert!(!never.contains('\u{1b}'), "{never:?}");
-    assert!(never.contains("red.txt␍progress"), "{never}");
+    assert_fixture(&scrub(&never, dir.path()), "transcript_cli/color_never.txt");
     let no_color = ok(run_in(
         dir.path(),
         &["transcript", "show", p],
@@ -441,12 +381,13 @@ fn no_color_and_color_never_write_no_escape_codes() {
         &["transcript", "show", p, "--color", "always"],
         &[],
     ));
-    assert!(
-        always.contains("\u{1b}[1;32muser\u{1b}[0m"),
-        "colour can be asked for"
-    );
-    // The recorded escape codes never pass through, coloured or not.
+    // Colour can be asked for; the recorded escape codes never pass
+    // through, coloured or not.
     assert!(!always.contains("\u{1b}[31mred"));
+    assert_fixture(
+        &scrub(&always, dir.path()),
+        "transcript_cli/color_always.txt",
+    );
 }
 
 /// A session whose replay under a 4000-token window truncates a result at
@@ -527,20 +468,10 @@ fn at_k_marks_a_truncated_result_where_it_happened() {
         .map(|r| r.0)
         .expect("the session truncates at some request");
     let out = show_at(dir.path(), &path, k, &["--lines", "20"]);
-    assert!(
-        out.contains(&format!(
-            "request {k} — the history as the model received it"
-        )),
-        "{out}"
-    );
     // The mark sits under the first result, right after its cut text.
     let call = out.find("→ bash  $ make\n").expect("the first call");
     let next = out.find("→ bash  $ make test").expect("the second call");
     let marked = &out[call..next];
-    assert!(
-        marked.contains("✂ at this request: result cut to its head ("),
-        "{out}"
-    );
     // 10000 bytes became 512 + the note: the loss is the difference.
     let note = "\n\n[... 9 KiB truncated by smith to stay within the context window ...]";
     let lost = 10_000 - 512 - note.len() as u64;
@@ -551,15 +482,14 @@ fn at_k_marks_a_truncated_result_where_it_happened() {
         )),
         "{marked}"
     );
-    assert!(
-        marked.contains("KiB truncated by smith"),
-        "the cut text itself is shown: {marked}"
-    );
+    // The whole page: `request {k} — the history as the model received it`,
+    // the mark, and the cut text itself.
+    assert_fixture(&scrub(&out, dir.path()), "transcript_cli/at_truncated.txt");
     // The next request shows the same cut as an earlier one.
     let later = show_at(dir.path(), &path, k + 1, &[]);
-    assert!(
-        later.contains("✂ at an earlier request: result cut to its head"),
-        "{later}"
+    assert_fixture(
+        &scrub(&later, dir.path()),
+        "transcript_cli/at_truncated_later.txt",
     );
     // --json is exactly the history the replay computes.
     let k_s = k.to_string();
@@ -581,33 +511,19 @@ fn at_k_marks_the_summary_and_what_it_replaced() {
         .expect("the session is summarized at some request");
     assert!(k + 1 < requests.len(), "a request follows the summary");
     let out = show_at(dir.path(), &path, k, &[]);
-    assert!(out.contains("── earlier turns, summarized"), "{out}");
-    assert!(
-        out.contains("user history 0 · not in the transcript [summary]"),
-        "{out}"
-    );
-    // The cut is at the fourth prompt (#10): ten transcript messages replaced.
-    assert!(
-        out.contains(
-            "✂ at this request: summary replacing the first 10 messages of the transcript"
-        ),
-        "{out}"
-    );
-    assert!(out.contains("user #10 · history 1"), "{out}");
+    // The cut is at the fourth prompt (#10): ten transcript messages
+    // replaced by `user history 0 · not in the transcript [summary]`, the
+    // summarized calls gone.
     assert!(
         !out.contains("→ bash"),
         "the summarized calls are gone: {out}"
     );
+    assert_fixture(&scrub(&out, dir.path()), "transcript_cli/at_summary.txt");
+    // The next request: the same summary, written at request k.
     let after = show_at(dir.path(), &path, k + 1, &[]);
-    assert!(
-        after.contains("✂ at an earlier request: summary replacing the first 10 messages"),
-        "{after}"
-    );
-    assert!(
-        after.contains(&format!(
-            "the summary at its head was written at request {k}"
-        )),
-        "{after}"
+    assert_fixture(
+        &scrub(&after, dir.path()),
+        "transcript_cli/at_summary_later.txt",
     );
 }
 
@@ -710,10 +626,9 @@ fn list_without_sessions_says_where_it_looked_and_exits_1() {
     let home = tempfile::tempdir().unwrap();
     let o = run_in(home.path(), &["transcript", "list"], &[]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("set SMITH_HOME or give a PATH"),
-        "{}",
-        stderr(&o)
+    assert_fixture(
+        &scrub(&stderr(&o), home.path()),
+        "transcript_cli/list_nothing.stderr",
     );
 }
 
@@ -734,7 +649,7 @@ fn show_and_stats_resolve_a_session_by_name() {
         &["transcript", "show", "fix-the-tests"],
         &[],
     ));
-    assert!(out.contains("named one"), "{out}");
+    assert_fixture(&scrub(&out, home.path()), "transcript_cli/show_by_name.txt");
     let out = ok(run_in(
         home.path(),
         &["transcript", "stats", "session-x", "--json"],
@@ -870,10 +785,7 @@ fn stats_equal_independently_computed_values() {
         &["transcript", "stats", path.to_str().unwrap()],
         &[],
     ));
-    assert!(
-        table.contains("read_file") && table.contains("3100") && table.contains("Largest results"),
-        "{table}"
-    );
+    assert_fixture(&scrub(&table, dir.path()), "transcript_cli/stats.txt");
 }
 
 #[test]
@@ -902,21 +814,11 @@ fn at_k_marks_dropped_thinking_and_a_replaced_attachment() {
         .map(|r| r.0)
         .expect("the attachment is removed at some request");
     let out = show_at(dir.path(), &path, k, &[]);
-    let call = out.find("→ screenshot").expect("the call");
-    let (before, after) = out.split_at(call);
-    assert!(
-        before
-            .contains("✂ at this request: 1 thinking block dropped (2.0 KiB lost at this request)"),
-        "{out}"
-    );
-    // The tool message is shown only through its call: its mark goes there.
-    assert!(
-        after.contains("│ [image/png — removed to stay within the context window"),
-        "{out}"
-    );
-    assert!(
-        after.contains("✂ at this request: 1 attachment replaced by a note"),
-        "{out}"
+    // The thinking mark before the call; the tool message is shown only
+    // through its call, so the attachment's note and mark go there, once.
+    assert_fixture(
+        &scrub(&out, dir.path()),
+        "transcript_cli/at_thinking_and_attachment.txt",
     );
     assert_eq!(
         out.matches("attachment replaced by a note").count(),
@@ -929,8 +831,8 @@ fn at_k_marks_dropped_thinking_and_a_replaced_attachment() {
         &["transcript", "show", path.to_str().unwrap()],
         &[],
     ));
-    assert!(
-        plain.contains("[attachment: image · image/png · ref abc123]"),
-        "{plain}"
+    assert_fixture(
+        &scrub(&plain, dir.path()),
+        "transcript_cli/show_attachment.txt",
     );
 }

@@ -11,6 +11,7 @@ pub mod budget;
 pub mod constants;
 pub mod knobs;
 mod label;
+pub mod record;
 pub mod stages;
 pub mod working;
 
@@ -22,7 +23,8 @@ use crate::estimate::{Measure, BYTES4};
 use crate::transcript::Message;
 
 pub use budget::{Budget, Config};
-use stages::Ledger;
+use record::{Recorder, Summarized};
+use stages::summarize::Summarizer;
 use working::Working;
 
 /// A stage of compaction, in the order they run.
@@ -212,7 +214,7 @@ impl Compaction {
 pub struct Engine {
     pub config: Config,
     pub budget: Budget,
-    stand_in: Vec<u8>,
+    summarizer: Summarizer,
     /// How the history is measured: smith's bytes / 4 unless built with
     /// [`Engine::with_measure`].
     measure: Measure,
@@ -228,7 +230,7 @@ impl Engine {
     pub fn with_measure(config: Config, measure: Measure) -> Engine {
         Engine {
             budget: Budget::new(&config),
-            stand_in: stages::summarize::stand_in_measured(config.summary_tokens, &measure),
+            summarizer: Summarizer::measured(config.summary_tokens, &measure),
             config,
             measure,
         }
@@ -265,132 +267,75 @@ impl Engine {
         }
 
         let mut w = Working::measured(messages, bytes, self.measure.clone());
-        let mut effects = Effects::default();
-        let mut edits = Vec::new();
-        let mut stages_run: Vec<Stage> = Vec::new();
+        let mut record = Recorder::default();
         let window = self.config.window_turns;
         let cap = self.config.result_cap;
 
-        {
-            let mut ledger = Ledger {
-                effects: &mut effects,
-                edits: &mut edits,
-            };
-            let mut step =
-                |stage: Stage,
-                 w: &mut Working,
-                 ledger: &mut Ledger,
-                 f: &mut dyn FnMut(&mut Working, &mut Ledger) -> bool| {
-                    let tokens = w.tokens();
-                    if f(w, ledger) && !stages_run.contains(&stage) {
-                        stages_run.push(stage);
-                    }
-                    ledger.effects.reclaimed[stage.index()] +=
-                        reclaimed_charged(budget, tokens, w.tokens());
-                };
-            step(Stage::Thinking, &mut w, &mut ledger, &mut |w, l| {
-                stages::thinking::run(w, target, l)
-            });
-            step(Stage::Attachments, &mut w, &mut ledger, &mut |w, l| {
-                stages::attachments::run(w, target, window, false, l)
-            });
-            step(Stage::Duplicates, &mut w, &mut ledger, &mut |w, l| {
-                stages::duplicates::run(w, target, window, l)
-            });
-            step(Stage::Truncate, &mut w, &mut ledger, &mut |w, l| {
-                stages::truncate::run(w, target, window, cap, l)
-            });
+        let step = |stage: Stage,
+                    w: &mut Working,
+                    record: &mut Recorder,
+                    f: &mut dyn FnMut(&mut Working, &mut Recorder) -> bool| {
+            let tokens = w.tokens();
+            if f(w, record) {
+                record.fired(stage);
+            }
+            record.reclaimed(stage, reclaimed_charged(budget, tokens, w.tokens()));
+        };
+        step(Stage::Thinking, &mut w, &mut record, &mut |w, r| {
+            stages::thinking::run(w, target, r)
+        });
+        step(Stage::Attachments, &mut w, &mut record, &mut |w, r| {
+            stages::attachments::run(w, target, window, false, r)
+        });
+        step(Stage::Duplicates, &mut w, &mut record, &mut |w, r| {
+            stages::duplicates::run(w, target, window, r)
+        });
+        step(Stage::Truncate, &mut w, &mut record, &mut |w, r| {
+            stages::truncate::run(w, target, window, cap, r)
+        });
 
-            if !w.fits(target) {
-                let cut = stages::summarize::safe_cut_index_measured(
-                    &w.messages,
-                    w.bytes,
-                    target,
-                    &self.measure,
-                );
-                if cut == 0 {
-                    // No turn boundary to cut at: the recency window is the
-                    // last thing left to give (one oversized result in the
-                    // current turn). Attachments first, as everywhere.
-                    step(Stage::Attachments, &mut w, &mut ledger, &mut |w, l| {
-                        stages::attachments::run(w, target, 0, true, l)
-                    });
-                    step(Stage::Truncate, &mut w, &mut ledger, &mut |w, l| {
-                        stages::truncate::run(w, target, 0, cap, l)
-                    });
-                } else {
-                    return self.summarize(w, cut, before, effects, edits, stages_run);
-                }
+        if !w.fits(target) {
+            let cut = stages::summarize::safe_cut_index_measured(
+                &w.messages,
+                w.bytes,
+                target,
+                &self.measure,
+            );
+            if cut == 0 {
+                // No turn boundary to cut at: the recency window is the
+                // last thing left to give (one oversized result in the
+                // current turn). Attachments first, as everywhere.
+                step(Stage::Attachments, &mut w, &mut record, &mut |w, r| {
+                    stages::attachments::run(w, target, 0, true, r)
+                });
+                step(Stage::Truncate, &mut w, &mut record, &mut |w, r| {
+                    stages::truncate::run(w, target, 0, cap, r)
+                });
+            } else {
+                return self.summarize(w, cut, before, record);
             }
         }
-
-        let strategy = if stages_run.is_empty() {
-            Strategy::None
-        } else {
-            Strategy::Truncated
-        };
-        let after = budget.charged(w.tokens());
-        let changed = w.first_changed.is_some();
-        Compaction {
-            history_bytes: w.bytes,
-            first_changed: w.first_changed,
-            messages: changed.then_some(w.messages),
-            strategy,
-            before,
-            after,
-            stages: stages_run,
-            effects,
-            edits,
-            cut: None,
-            triggered: true,
-        }
+        record.staged(w, budget, before, true)
     }
 
-    fn summarize(
-        &self,
-        w: Working,
-        cut: usize,
-        before: i64,
-        mut effects: Effects,
-        edits: Vec<Edit>,
-        mut stages_run: Vec<Stage>,
-    ) -> Compaction {
-        let staged_tokens = w.tokens();
-        let (summary, strategy, stage) = if self.config.summary_tokens == 0 {
-            (
-                stages::summarize::drop_message(cut),
-                Strategy::Dropped,
-                Stage::Drop,
-            )
-        } else {
-            (
-                stages::summarize::summary_message(&self.stand_in),
-                Strategy::Summarized,
-                Stage::Summarize,
-            )
-        };
-        stages_run.push(stage);
+    /// Replaces the messages before `cut` by the summary (or drop note).
+    fn summarize(&self, w: Working, cut: usize, before: i64, record: Recorder) -> Compaction {
+        let (note, stage) = self.summarizer.note(cut);
         let prefix_bytes: u64 = self.measure.history(&w.messages[..cut]);
-        let bytes = w.bytes - prefix_bytes + self.measure.message(&summary);
+        let bytes = w.bytes - prefix_bytes + self.measure.message(&note);
         let mut messages = Vec::with_capacity(w.messages.len() - cut + 1);
-        messages.push(Arc::new(summary));
+        messages.push(Arc::new(note));
         messages.extend_from_slice(&w.messages[cut..]);
-        let tokens = self.measure.tokens(bytes);
-        effects.reclaimed[stage.index()] += reclaimed_charged(&self.budget, staged_tokens, tokens);
-        effects.messages_summarized += cut as u64;
-        Compaction {
-            messages: Some(messages),
-            history_bytes: bytes,
-            strategy,
-            before,
-            after: self.budget.charged(tokens),
-            stages: stages_run,
-            effects,
-            edits,
-            cut: Some(cut),
-            first_changed: Some(0),
-            triggered: true,
-        }
+        let summary = Summarized {
+            stage,
+            messages,
+            bytes,
+            from: w.tokens(),
+            to: self.measure.tokens(bytes),
+            cut,
+            replaced: cut,
+        };
+        record.summarized(summary, &self.budget, before, true)
     }
 }
 

@@ -34,7 +34,8 @@ use std::sync::Arc;
 use memchr::memmem;
 
 use crate::engine::constants::BYTES_PER_TOKEN;
-use crate::engine::{Admitted, Budget, Compaction, Compactor, Edit, EditKind, Effects, Stage};
+use crate::engine::record::Recorder;
+use crate::engine::{Admitted, Budget, Compaction, Compactor, EditKind, Stage};
 use crate::transcript::{Block, BlockType, Message, Role};
 
 use super::{is_summary_note, line_count, untouched, Pass, Summarizer};
@@ -219,40 +220,28 @@ impl Compactor for Codex {
             return Admitted::unchanged(message);
         }
         let mut content = message.content.clone();
-        let mut effects = Effects::default();
-        let mut edits = Vec::new();
+        let mut capped = Vec::new();
         for (j, b) in content.iter_mut().enumerate() {
             if b.kind != BlockType::ToolResult {
                 continue;
             }
-            let Some(capped) = cap(b.text_bytes(), self.cap_bytes, self.cap_lines) else {
+            let Some(text) = cap(b.text_bytes(), self.cap_bytes, self.cap_lines) else {
                 continue;
             };
-            *b = Block::tool_result(b.tool_call_id.clone(), capped, b.is_error.unwrap_or(false));
-            effects.results_truncated += 1;
-            edits.push(Edit {
-                message: 0,
-                block: Some(j),
-                kind: EditKind::HeadKept,
-                bytes_before: 0,
-                bytes_after: 0,
-            });
+            *b = Block::tool_result(b.tool_call_id.clone(), text, b.is_error.unwrap_or(false));
+            capped.push(j);
         }
-        if edits.is_empty() {
+        if capped.is_empty() {
             return Admitted::unchanged(message);
         }
         let rebuilt = message.with_content(content);
         let (before, after) = (message.bytes(), rebuilt.bytes());
-        for e in &mut edits {
-            e.bytes_before = before;
-            e.bytes_after = after;
+        let mut record = Recorder::default();
+        for j in capped {
+            record.edit(0, Some(j), EditKind::HeadKept, before, after);
         }
-        effects.reclaimed[Stage::Truncate.index()] = ((before - after) / BYTES_PER_TOKEN) as i64;
-        Admitted {
-            message: Arc::new(rebuilt),
-            effects,
-            edits,
-        }
+        record.reclaimed(Stage::Truncate, ((before - after) / BYTES_PER_TOKEN) as i64);
+        record.admitted(Arc::new(rebuilt))
     }
 }
 

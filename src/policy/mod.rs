@@ -55,12 +55,13 @@ use serde::Serialize;
 use crate::engine::constants::{BYTES_PER_TOKEN, SUMMARY_PREFIX};
 use crate::engine::knobs::Knob;
 use crate::engine::stages::summarize;
+use crate::engine::record::{Recorder, Summarized};
 use crate::engine::working::Working;
-use crate::engine::{
-    Budget, Compaction, Compactor, Config, Edit, EditKind, Effects, Engine, Stage, Strategy,
-};
+use crate::engine::{Budget, Compaction, Compactor, Config, EditKind, Engine, Stage};
 use crate::estimate::{Estimator, Measure};
 use crate::transcript::{Block, BlockType, Message, Role, Str};
+
+pub use crate::engine::stages::summarize::Summarizer;
 
 /// Which agent's compaction a replay runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
@@ -411,41 +412,6 @@ pub fn placeholder_kind(text: &[u8]) -> Option<EditKind> {
     None
 }
 
-/// The offline summary every policy uses: smith's stand-in of
-/// `summary_tokens` tokens, or smith's drop note when that is 0.
-#[derive(Clone, Debug)]
-pub struct Summarizer {
-    stand_in: Vec<u8>,
-    tokens: u64,
-}
-
-impl Summarizer {
-    /// The summary of `summary_tokens` tokens (0: a failing summarizer).
-    pub fn new(summary_tokens: u64) -> Summarizer {
-        Summarizer {
-            stand_in: summarize::stand_in(summary_tokens),
-            tokens: summary_tokens,
-        }
-    }
-
-    /// The note that replaces `replaced` messages, its strategy and stage.
-    fn note(&self, replaced: usize) -> (Message, Strategy, Stage) {
-        if self.tokens == 0 {
-            (
-                summarize::drop_message(replaced),
-                Strategy::Dropped,
-                Stage::Drop,
-            )
-        } else {
-            (
-                summarize::summary_message(&self.stand_in),
-                Strategy::Summarized,
-                Stage::Summarize,
-            )
-        }
-    }
-}
-
 /// Whether `m` is a summary or drop note a compaction wrote.
 pub(crate) fn is_summary_note(m: &Message) -> bool {
     m.role == Role::User
@@ -491,16 +457,14 @@ pub(crate) fn untouched(before: i64, bytes: u64, triggered: bool) -> Compaction 
 }
 
 /// One compaction in progress: smith's copy-on-write history with its
-/// running byte total, and what is reported.
+/// running byte total, and the record of what is done to it.
 pub(crate) struct Pass {
     pub w: Working,
-    effects: Effects,
-    edits: Vec<Edit>,
-    stages: Vec<Stage>,
+    record: Recorder,
     /// Each stage run with the raw estimate before and after it: charged
-    /// into `effects.reclaimed` once the budget is known, so the figures
-    /// are in the unit of `before` and `after` and add up to their
-    /// difference (see `engine::reclaimed_charged`).
+    /// into the record once the budget is known, so the figures are in the
+    /// unit of `before` and `after` and add up to their difference (see
+    /// `engine::reclaimed_charged`).
     steps: Vec<(Stage, u64, u64)>,
     before: i64,
     triggered: bool,
@@ -510,9 +474,7 @@ impl Pass {
     pub fn new(messages: &[Arc<Message>], bytes: u64, before: i64, triggered: bool) -> Pass {
         Pass {
             w: Working::new(messages, bytes),
-            effects: Effects::default(),
-            edits: Vec::new(),
-            stages: Vec::new(),
+            record: Recorder::default(),
             steps: Vec::new(),
             before,
             triggered,
@@ -523,8 +485,8 @@ impl Pass {
     /// something, that it fired.
     pub fn stage(&mut self, stage: Stage, f: impl FnOnce(&mut Pass) -> bool) {
         let tokens = self.w.tokens();
-        if f(self) && !self.stages.contains(&stage) {
-            self.stages.push(stage);
+        if f(self) {
+            self.record.fired(stage);
         }
         self.steps.push((stage, tokens, self.w.tokens()));
     }
@@ -532,26 +494,16 @@ impl Pass {
     /// Credits each stage run with what it reclaimed, in charged tokens.
     fn charge_steps(&mut self, budget: &Budget) {
         for (stage, from, to) in self.steps.drain(..) {
-            self.effects.reclaimed[stage.index()] +=
-                crate::engine::reclaimed_charged(budget, from, to);
+            self.record
+                .reclaimed(stage, crate::engine::reclaimed_charged(budget, from, to));
         }
     }
 
     /// Replaces the text of result `(index, block)`, keeping its id and
-    /// error flag, and counts it as `kind` (stubbed or head kept).
+    /// error flag, and records it as `kind` (stubbed or head kept).
     pub fn rewrite_result(&mut self, index: usize, block: usize, text: Vec<u8>, kind: EditKind) {
         let (before, after) = self.w.rewrite_result(index, block, text);
-        match kind {
-            EditKind::HeadKept => self.effects.results_truncated += 1,
-            _ => self.effects.results_stubbed += 1,
-        }
-        self.edits.push(Edit {
-            message: index,
-            block: Some(block),
-            kind,
-            bytes_before: before,
-            bytes_after: after,
-        });
+        self.record.edit(index, Some(block), kind, before, after);
     }
 
     /// Replaces result `(index, block)` by `placeholder` if that is shorter.
@@ -577,25 +529,8 @@ impl Pass {
     /// The history as it stands.
     pub fn finish(mut self, budget: &Budget) -> Compaction {
         self.charge_steps(budget);
-        let strategy = if self.stages.is_empty() {
-            Strategy::None
-        } else {
-            Strategy::Truncated
-        };
-        let after = budget.charged(self.w.tokens());
-        Compaction {
-            history_bytes: self.w.bytes,
-            first_changed: self.w.first_changed,
-            messages: self.w.first_changed.is_some().then_some(self.w.messages),
-            strategy,
-            before: self.before,
-            after,
-            stages: self.stages,
-            effects: self.effects,
-            edits: self.edits,
-            cut: None,
-            triggered: self.triggered,
-        }
+        self.record
+            .staged(self.w, budget, self.before, self.triggered)
     }
 
     /// Replaces the whole history by `carried` (messages kept beside the
@@ -607,33 +542,23 @@ impl Pass {
         budget: &Budget,
     ) -> Compaction {
         self.charge_steps(budget);
-        let staged = self.w.tokens();
         let cut = self.w.messages.len();
-        let (note, strategy, stage) = summarizer.note(cut);
+        let (note, stage) = summarizer.note(cut);
         let kept = carried.len();
         let mut messages = carried;
         messages.push(Arc::new(note));
         let bytes: u64 = messages.iter().map(|m| m.bytes()).sum();
-        let tokens = bytes / BYTES_PER_TOKEN;
-        if !self.stages.contains(&stage) {
-            self.stages.push(stage);
-        }
-        self.effects.reclaimed[stage.index()] +=
-            crate::engine::reclaimed_charged(budget, staged, tokens);
-        self.effects.messages_summarized += cut.saturating_sub(kept) as u64;
-        Compaction {
-            messages: Some(messages),
-            history_bytes: bytes,
-            strategy,
-            before: self.before,
-            after: budget.charged(tokens),
-            stages: self.stages,
-            effects: self.effects,
-            edits: self.edits,
-            cut: Some(cut),
-            first_changed: Some(0),
-            triggered: self.triggered,
-        }
+        let summary = Summarized {
+            stage,
+            messages,
+            bytes,
+            from: self.w.tokens(),
+            to: bytes / BYTES_PER_TOKEN,
+            cut,
+            replaced: cut.saturating_sub(kept),
+        };
+        self.record
+            .summarized(summary, budget, self.before, self.triggered)
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod chromium;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
@@ -176,15 +177,48 @@ pub fn shared_data(sub: &str) -> PathBuf {
     dir
 }
 
-/// Runs the binary with `args`, with no `$SMITH_HOME` to resolve against and
-/// no colour, as a user's scripts would see it.
-pub fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smith-calibrate"))
-        .args(args)
-        .env("SMITH_HOME", "/nonexistent-smith-home")
+/// The binary, as a user's scripts run it: no `$SMITH_HOME` to resolve
+/// against, no colour, no batch-scheduler array index for `--shard auto` to
+/// find. Callers add arguments, a working directory or input, then run it
+/// with [`output`].
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
+    c.env("SMITH_HOME", "/nonexistent-smith-home")
         .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX");
+    c
+}
+
+/// Runs `c` to its end. Whatever the input, the binary must not panic: a
+/// panic fails the test here, with the command and its standard error.
+pub fn output(c: &mut Command) -> Output {
+    let o = c.output().expect("the binary runs");
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{c:?}: {err}");
+    o
+}
+
+/// Runs the binary with `args` (see [`bin`] and [`output`]).
+pub fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    output(bin().args(args))
+}
+
+/// What a run with `args` printed and how it ended: standard output,
+/// standard error and the exit code, for tests that check all three.
+pub fn run_text<S: AsRef<OsStr>>(args: &[S]) -> (String, String, Option<i32>) {
+    let o = run(args);
+    (stdout(&o), stderr(&o), o.status.code())
+}
+
+/// Standard output as text (invalid UTF-8 shown as U+FFFD).
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text (invalid UTF-8 shown as U+FFFD).
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The standard output of a run that must succeed; on failure, the exit
@@ -194,9 +228,64 @@ pub fn ok(o: Output) -> String {
         o.status.success(),
         "exit {:?}\nstderr:\n{}",
         o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
+        stderr(&o)
     );
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    stdout(&o)
+}
+
+/// The standard error of a run that must exit 0 (for commands whose
+/// progress and notes go there); on failure, the exit status and it.
+pub fn ok_stderr(o: Output) -> String {
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    err
+}
+
+/// Asserts that `actual` is `expected` to the byte, showing both in full
+/// (and the first line that differs) when it is not: the check for an output
+/// that is fixed, where a fragment would let the rest change unseen.
+#[track_caller]
+pub fn assert_text(actual: &str, expected: &str) {
+    if actual == expected {
+        return;
+    }
+    let first = actual
+        .lines()
+        .zip(expected.lines())
+        .position(|(a, e)| a != e)
+        .unwrap_or_else(|| actual.lines().count().min(expected.lines().count()));
+    panic!(
+        "output differs from line {}:\n--- expected\n{expected}\n--- actual\n{actual}\n---",
+        first + 1
+    );
+}
+
+/// `text` with every mention of the temporary folder `dir` written
+/// `<DIR>` and of its random name (a session named after its folder)
+/// `<NAME>`, so that an output naming its input compares whole.
+pub fn scrub(text: &str, dir: &Path) -> String {
+    let text = text.replace(&dir.display().to_string(), "<DIR>");
+    match dir.file_name().and_then(|n| n.to_str()) {
+        Some(name) => text.replace(name, "<NAME>"),
+        None => text,
+    }
+}
+
+/// Asserts that `actual` is the committed file `tests/fixtures/<name>`; with
+/// `BLESS=1` in the environment, writes it instead (then review the diff).
+#[track_caller]
+pub fn assert_fixture(actual: &str, name: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (BLESS=1 writes it)", path.display()));
+    assert_text(actual, &expected);
 }
 
 /// A CSV file the tool wrote, read back with polars.

@@ -7,11 +7,10 @@
 use std::collections::HashMap;
 
 use crate::engine::constants::MEDIA_MARKER;
+use crate::engine::record::Recorder;
 use crate::engine::working::Working;
-use crate::engine::{Edit, EditKind};
+use crate::engine::EditKind;
 use crate::transcript::{Block, BlockType, Message, Role};
-
-use super::Ledger;
 
 /// Replaces the attachments of each message before the `window_turns`
 /// window. `tool_only` (the desperate pass) touches only what tools returned,
@@ -21,7 +20,7 @@ pub fn run(
     target: i64,
     window_turns: usize,
     tool_only: bool,
-    ledger: &mut Ledger,
+    record: &mut Recorder,
 ) -> bool {
     let protected_from = w.window_start(window_turns);
     let mut changed = false;
@@ -37,18 +36,9 @@ pub fn run(
         if w.fits(target) {
             return changed;
         }
-        let before = message.bytes();
         let rebuilt = without_media(message);
-        let after = rebuilt.bytes();
-        w.replace(index, rebuilt);
-        ledger.effects.attachments_removed += media as u64;
-        ledger.edits.push(Edit {
-            message: index,
-            block: None,
-            kind: EditKind::AttachmentsRemoved { blocks: media },
-            bytes_before: before,
-            bytes_after: after,
-        });
+        let kind = EditKind::AttachmentsRemoved { blocks: media };
+        super::replace_message(w, record, index, rebuilt, kind);
         changed = true;
     }
     changed

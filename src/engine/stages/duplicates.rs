@@ -7,13 +7,12 @@
 use foldhash::HashMap;
 
 use crate::engine::constants::{SUPERSEDABLE_TOOLS, SUPERSEDED_MARKER};
+use crate::engine::record::Recorder;
 use crate::engine::working::Working;
-use crate::engine::{Edit, EditKind};
+use crate::engine::EditKind;
 use std::sync::Arc;
 
 use crate::transcript::{Block, BlockType, Message};
-
-use super::Ledger;
 
 /// The key of a call: tool name and compact JSON of its arguments ("" when
 /// it has none).
@@ -72,7 +71,7 @@ pub fn superseded_stub(tool: &str, bytes: usize) -> String {
 /// Decided first against a running total, then applied: the decisions only
 /// depend on that total, and deciding on a borrowed history lets the call
 /// table borrow its strings instead of copying them.
-pub fn run(w: &mut Working, target: i64, window_turns: usize, ledger: &mut Ledger) -> bool {
+pub fn run(w: &mut Working, target: i64, window_turns: usize, record: &mut Recorder) -> bool {
     let protected_from = w.window_start(window_turns);
     let positions = w.tool_result_positions(protected_from);
     let mut plan: Vec<(usize, usize, Block)> = Vec::new();
@@ -115,14 +114,14 @@ pub fn run(w: &mut Working, target: i64, window_turns: usize, ledger: &mut Ledge
     for (index, block_index, rewritten) in plan {
         let before = w.messages[index].bytes();
         w.replace_block(index, block_index, rewritten);
-        ledger.effects.reads_superseded += 1;
-        ledger.edits.push(Edit {
-            message: index,
-            block: Some(block_index),
-            kind: EditKind::Superseded,
-            bytes_before: before,
-            bytes_after: w.messages[index].bytes(),
-        });
+        let after = w.messages[index].bytes();
+        record.edit(
+            index,
+            Some(block_index),
+            EditKind::Superseded,
+            before,
+            after,
+        );
     }
     changed
 }

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use crate::engine::constants::{BYTES_PER_TOKEN, DROP_SUFFIX, SUMMARY_PREFIX};
+use crate::engine::Stage;
 use crate::estimate::Measure;
 use crate::transcript::Message;
 
@@ -81,4 +82,40 @@ pub fn summary_message(stand_in: &[u8]) -> Message {
 /// The message that replaces a dropped prefix of `dropped` messages.
 pub fn drop_message(dropped: usize) -> Message {
     Message::user(format!("{SUMMARY_PREFIX}{dropped}{DROP_SUFFIX}").into_bytes())
+}
+
+/// The offline summary every compactor writes: the stand-in of
+/// `summary_tokens` tokens, or the drop note when that is 0 (a failing
+/// summarizer). smith's engine sizes it for its measure; the other policies
+/// estimate bytes / 4.
+#[derive(Clone, Debug)]
+pub struct Summarizer {
+    stand_in: Vec<u8>,
+    tokens: u64,
+}
+
+impl Summarizer {
+    /// The summary of `summary_tokens` tokens under bytes / 4.
+    pub fn new(summary_tokens: u64) -> Summarizer {
+        Summarizer::measured(summary_tokens, &Measure::bytes())
+    }
+
+    /// The summary of `summary_tokens` of `measure`'s tokens
+    /// ([`stand_in_measured`]).
+    pub fn measured(summary_tokens: u64, measure: &Measure) -> Summarizer {
+        Summarizer {
+            stand_in: stand_in_measured(summary_tokens, measure),
+            tokens: summary_tokens,
+        }
+    }
+
+    /// The note that replaces `replaced` messages, and its stage: summarize,
+    /// or drop when the summarizer fails.
+    pub fn note(&self, replaced: usize) -> (Message, Stage) {
+        if self.tokens == 0 {
+            (drop_message(replaced), Stage::Drop)
+        } else {
+            (summary_message(&self.stand_in), Stage::Summarize)
+        }
+    }
 }

@@ -6,14 +6,13 @@
 //! turn and not the three of the lossy stages.
 
 use crate::engine::constants::THINKING_WINDOW_TURNS;
+use crate::engine::record::Recorder;
 use crate::engine::working::Working;
-use crate::engine::{Edit, EditKind};
-
-use super::Ledger;
+use crate::engine::EditKind;
 
 /// Drops `thinking` and `redacted_thinking` blocks from each message before
 /// the current turn, unless that would leave the message with no blocks.
-pub fn run(w: &mut Working, target: i64, ledger: &mut Ledger) -> bool {
+pub fn run(w: &mut Working, target: i64, record: &mut Recorder) -> bool {
     let protected_from = w.window_start(THINKING_WINDOW_TURNS);
     let mut changed = false;
     for index in 0..protected_from {
@@ -36,18 +35,9 @@ pub fn run(w: &mut Working, target: i64, ledger: &mut Ledger) -> bool {
             continue;
         }
         let dropped = message.content.len() - kept.len();
-        let before = message.bytes();
         let rebuilt = message.with_content(kept);
-        let after = rebuilt.bytes();
-        w.replace(index, rebuilt);
-        ledger.effects.thinking_dropped += dropped as u64;
-        ledger.edits.push(Edit {
-            message: index,
-            block: None,
-            kind: EditKind::ThinkingDropped { blocks: dropped },
-            bytes_before: before,
-            bytes_after: after,
-        });
+        let kind = EditKind::ThinkingDropped { blocks: dropped };
+        super::replace_message(w, record, index, rebuilt, kind);
         changed = true;
     }
     changed

@@ -11,10 +11,9 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 use crate::engine::constants::{SUPERSEDED_MARKER, TRUNCATION_MARKER};
+use crate::engine::record::Recorder;
 use crate::engine::working::Working;
-use crate::engine::{Edit, EditKind};
-
-use super::Ledger;
+use crate::engine::EditKind;
 
 /// What `shorten` did to a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,7 +64,7 @@ pub fn run(
     target: i64,
     window_turns: usize,
     cap: usize,
-    ledger: &mut Ledger,
+    record: &mut Recorder,
 ) -> bool {
     let protected_from = w.window_start(window_turns);
     let mut candidates: Vec<(usize, usize, usize)> = w
@@ -91,17 +90,7 @@ pub fn run(
             continue;
         }
         let (before, after) = w.rewrite_result(index, block_index, new_text);
-        match kind {
-            EditKind::HeadKept => ledger.effects.results_truncated += 1,
-            _ => ledger.effects.results_stubbed += 1,
-        }
-        ledger.edits.push(Edit {
-            message: index,
-            block: Some(block_index),
-            kind,
-            bytes_before: before,
-            bytes_after: after,
-        });
+        record.edit(index, Some(block_index), kind, before, after);
         changed = true;
     }
     changed
