@@ -450,7 +450,7 @@ impl<'a> Parser<'a> {
         self.at += 1;
         let start = self.at;
         let s: &'a [u8] = self.s;
-        let n = self.to_special(start)?;
+        let n = self.next_special(start)?;
         if s[n] == b'"' {
             self.at = n + 1;
             return Ok(Cow::Borrowed(&s[start..n]));
@@ -484,7 +484,7 @@ impl<'a> Parser<'a> {
                 }
             }
             let from = self.at;
-            let n = self.to_special(from)?;
+            let n = self.next_special(from)?;
             out.extend_from_slice(&s[from..n]);
             self.at = n;
             if s[n] == b'"' {
@@ -497,7 +497,7 @@ impl<'a> Parser<'a> {
     /// Inside a string, from `from`: where the next `"` or `\\` is. Fails at
     /// the first raw control character before it, and at the end of the
     /// line when there is neither.
-    fn to_special(&mut self, from: usize) -> Res<usize> {
+    fn next_special(&mut self, from: usize) -> Res<usize> {
         let eof = |p: &mut Self| {
             p.at = p.s.len();
             Err(p.fail("EOF while parsing a string"))
