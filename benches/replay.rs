@@ -15,7 +15,9 @@
 //!   (that minus `replay only`) over `read + replay`: what the measure adds
 //!   to what `smith-calibrate replay --json` does without it (goal: 0.5 or
 //!   less, issue 12);
-//! - `all MB/s`: read, replay and loss: `smith-calibrate replay --json`.
+//! - `all MB/s`: read, replay and loss: `smith-calibrate replay --json`,
+//!   and `x trace`, its time over `read + replay`: the whole-process ratio
+//!   of `replay --json` to `replay --trace`, which skips the loss measure.
 //!
 //! The goal: read + replay at most 1.5× the Value parse, and time per MB
 //! flat across sizes (linear growth). `REPLAY_BENCH_MB=1,10,50` picks sizes.
@@ -71,7 +73,7 @@ fn main() {
         .collect();
     let engine = Engine::new(Config::default());
     println!(
-        "{:>7} {:>9} {:>8} {:>12} {:>12} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10} {:>13} {:>10} {:>9}",
+        "{:>7} {:>9} {:>8} {:>12} {:>12} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10} {:>13} {:>10} {:>9} {:>8}",
         "size MB",
         "messages",
         "requests",
@@ -85,7 +87,8 @@ fn main() {
         "ms per MB",
         "rep+loss MB/s",
         "loss share",
-        "all MB/s"
+        "all MB/s",
+        "x trace"
     );
     for mb in sizes {
         let bytes = synth::transcript_bytes(7, SessionSpec::of_mb(Shape::Long, mb));
@@ -129,7 +132,7 @@ fn main() {
         let loss_share = with_loss.saturating_sub(replay_only).as_secs_f64() / both.as_secs_f64();
         let rate = |d: Duration| size / d.as_secs_f64();
         println!(
-            "{:>7.1} {:>9} {:>8} {:>12.0} {:>12.0} {:>10.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2} {:>10.2} {:>13.0} {:>10.2} {:>9.0}",
+            "{:>7.1} {:>9} {:>8} {:>12.0} {:>12.0} {:>10.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2} {:>10.2} {:>13.0} {:>10.2} {:>9.0} {:>8.2}",
             size,
             transcript.messages.len(),
             facts.requests,
@@ -144,6 +147,7 @@ fn main() {
             rate(with_loss),
             loss_share,
             rate(all),
+            all.as_secs_f64() / both.as_secs_f64(),
         );
         println!(
             "        compactions {} (summaries {}, results mangled {}), peak {} tokens",

@@ -771,6 +771,82 @@ fn a_token_kept_by_a_cap_does_not_count_and_one_cut_from_the_middle_does() {
     assert_eq!((middle.results_lost, middle.needed_again), (1, 1));
 }
 
+/// One capped result whose head (codex: the first 50 bytes of a one-line
+/// result capped at 100) ends inside `cut_here_value_zz`, leaving
+/// `cut_here_value` at its end; the same word whole, and
+/// `other_token_99`, come only after the cut. Then `after` follows.
+fn cut_mid_token_session(after: Vec<Arc<Message>>) -> Vec<Arc<Message>> {
+    let mut body = format!("see {} cut_here_value_zz", "a".repeat(31));
+    assert_eq!(
+        body.find("_zz"),
+        Some(50),
+        "the cut must fall inside the word"
+    );
+    body.push_str(" then cut_here_value and other_token_99 ");
+    body.push_str(&"filler ".repeat(40));
+    let mut h = vec![
+        user("go"),
+        call("c1", "bash", r#"{"command":"run"}"#),
+        result("c1", body.as_bytes()),
+    ];
+    h.extend(after);
+    h
+}
+
+fn codex_cap100() -> Box<dyn Compactor> {
+    setup(Policy::Codex, 1_000_000, knobs(|k| k.codex_cap_bytes = 100)).compactor()
+}
+
+/// (results lost, needed again, re-fetched).
+fn loss_of(h: &[Arc<Message>], c: &dyn Compactor) -> (u64, u64, u64) {
+    let f = loss::replay(h, c);
+    (f.results_lost, f.needed_again, f.refetched)
+}
+
+#[test]
+fn a_token_the_head_cut_through_is_lost_though_it_starts_before_the_cut() {
+    let h = cut_mid_token_session(vec![assistant("use cut_here_value_zz")]);
+    assert_eq!(loss_of(&h, codex_cap100().as_ref()), (1, 1, 0));
+}
+
+#[test]
+fn what_the_cut_left_of_a_word_is_kept_when_it_is_a_token_itself() {
+    // `cut_here_value` occurs whole only past the cut, but the head ends
+    // with those very characters: the model still sees the token.
+    let h = cut_mid_token_session(vec![assistant("use cut_here_value")]);
+    assert_eq!(loss_of(&h, codex_cap100().as_ref()), (1, 0, 0));
+}
+
+#[test]
+fn a_token_only_past_the_cut_is_lost() {
+    let h = cut_mid_token_session(vec![assistant("use other_token_99")]);
+    assert_eq!(loss_of(&h, codex_cap100().as_ref()), (1, 1, 0));
+}
+
+#[test]
+fn a_repeated_call_whose_result_is_cut_the_same_way_shows_the_lost_token_nowhere() {
+    // Both results lose `other_token_99`: each counts as needed again, and
+    // the first as re-fetched.
+    let again = cut_mid_token_session(Vec::new())[1..].to_vec();
+    let mut after = again;
+    after.push(assistant("use other_token_99"));
+    let h = cut_mid_token_session(after);
+    assert_eq!(loss_of(&h, codex_cap100().as_ref()), (2, 2, 1));
+}
+
+#[test]
+fn a_token_visible_only_in_a_summarised_message_counts_as_needed_again() {
+    // The prompt names token000003 too, but the summary took it away with
+    // the results.
+    let mut h = vec![user("go and look for token000003")];
+    steps(&mut h, 0, 6, "bash", 2000);
+    h.push(assistant("now token000003 matters"));
+    let s = setup(Policy::ClaudeCode, 34_000, Knobs::default());
+    let f = loss::replay(&h, s.compactor().as_ref());
+    assert!(f.summaries >= 1);
+    assert_eq!((f.results_lost, f.needed_again, f.refetched), (6, 1, 0));
+}
+
 // ------------------------------------------------- the sweep and commands
 
 #[test]

@@ -96,14 +96,21 @@ pub struct RecordIndex {
 }
 
 impl RecordIndex {
-    /// Tokenizes `record` once.
+    /// Tokenizes `record` once, keeping only the tokens some assistant
+    /// message uses: a loss can matter only through a use (see
+    /// [`super`]), so a token no assistant message holds cannot make a
+    /// result needed again, and its occurrences need not be known. The
+    /// assistant's own blocks are tokenized first, interning what they use;
+    /// every other block is then only looked up, which spares interning
+    /// and listing the bulk of the record's tokens (those of the results
+    /// the model never quoted).
     pub fn build(record: &[Arc<Message>]) -> RecordIndex {
         let mut ix = RecordIndex::default();
         let mut key_of_call: HashMap<Str, u32> = HashMap::default();
         let mut keys: HashMap<(Str, Str), u32> = HashMap::default();
         let mut call_pairs: Vec<(u32, u32)> = Vec::new();
-        let mut unit_pairs: Vec<(u32, u32)> = Vec::new();
-        let mut scratch: Vec<u32> = Vec::new();
+        // The text of each unit, by unit.
+        let mut texts: Vec<&[u8]> = Vec::new();
         let no_args = Str::from("");
         let mut requests = 0u32;
         for (i, m) in record.iter().enumerate() {
@@ -150,35 +157,65 @@ impl RecordIndex {
                     kind,
                     call,
                 });
-                scratch.clear();
-                let interner = &mut ix.interner;
-                for_each_token(text, |t| {
-                    let next = interner.len() as u32;
-                    let id = match interner.get(t) {
-                        Some(&id) => id,
-                        None => {
-                            interner.insert(t.into(), next);
-                            next
-                        }
-                    };
-                    scratch.push(id);
-                });
-                scratch.sort_unstable();
-                scratch.dedup();
-                unit_pairs.extend(scratch.iter().map(|&t| (unit, t)));
+                texts.push(text);
             }
         }
+        // First the uses, interning their tokens; then the rest, looked up.
+        let mut use_pairs: Vec<(u32, u32)> = Vec::new();
+        let mut other_pairs: Vec<(u32, u32)> = Vec::new();
+        let mut scratch: Vec<u32> = Vec::new();
+        // Per token: the last unit it was listed for, so that a unit
+        // lists each token once without sorting its repeats.
+        let mut listed_in: Vec<u32> = Vec::new();
+        for (unit, (u, text)) in ix.units.iter().zip(&texts).enumerate() {
+            if u.kind != UnitKind::Use {
+                continue;
+            }
+            let unit = unit as u32;
+            scratch.clear();
+            let interner = &mut ix.interner;
+            for_each_token(text, |t| {
+                let id = match interner.get(t) {
+                    Some(&id) => id,
+                    None => {
+                        let id = interner.len() as u32;
+                        interner.insert(t.into(), id);
+                        listed_in.push(NONE);
+                        id
+                    }
+                };
+                if listed_in[id as usize] != unit {
+                    listed_in[id as usize] = unit;
+                    scratch.push(id);
+                }
+            });
+            push_sorted(&mut use_pairs, unit, &mut scratch);
+        }
+        for (unit, (u, text)) in ix.units.iter().zip(&texts).enumerate() {
+            if u.kind == UnitKind::Use {
+                continue;
+            }
+            let unit = unit as u32;
+            scratch.clear();
+            for_each_token(text, |t| {
+                if let Some(&id) = ix.interner.get(t) {
+                    if listed_in[id as usize] != unit {
+                        listed_in[id as usize] = unit;
+                        scratch.push(id);
+                    }
+                }
+            });
+            push_sorted(&mut other_pairs, unit, &mut scratch);
+        }
+        let unit_pairs = merge_by_unit(&use_pairs, &other_pairs);
         let n_tokens = ix.interner.len();
         ix.unit_tokens = Lists::build(ix.units.len(), &unit_pairs);
         let by_token: Vec<(u32, u32)> = unit_pairs.iter().map(|&(u, t)| (t, u)).collect();
         ix.postings = Lists::build(n_tokens, &by_token);
-        let mut use_pairs: Vec<(u32, u32)> = Vec::new();
-        for &(u, t) in &unit_pairs {
-            let unit = ix.units[u as usize];
-            if unit.kind == UnitKind::Use {
-                use_pairs.push((t, unit.message));
-            }
-        }
+        let use_pairs: Vec<(u32, u32)> = use_pairs
+            .iter()
+            .map(|&(u, t)| (t, ix.units[u as usize].message))
+            .collect();
         // Units come in record order, so each token's uses are ascending;
         // an assistant message with the token in two blocks counts once.
         let mut uses = Lists::build(n_tokens, &use_pairs);
@@ -242,6 +279,31 @@ impl RecordIndex {
             .copied()
             .unwrap_or(NONE)
     }
+}
+
+/// Appends `(unit, token)` for each of the distinct `tokens`, sorted.
+fn push_sorted(pairs: &mut Vec<(u32, u32)>, unit: u32, tokens: &mut [u32]) {
+    tokens.sort_unstable();
+    pairs.extend(tokens.iter().map(|&t| (unit, t)));
+}
+
+/// Two lists of `(unit, token)` pairs, each ordered by unit, merged into
+/// one ordered by unit (a unit is in one list only).
+fn merge_by_unit(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].0 <= b[j].0 {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// Drops repeated adjacent items inside each list.

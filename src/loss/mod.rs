@@ -30,8 +30,10 @@
 //!
 //! Cost: the record is tokenized once per session ([`RecordIndex`], shared
 //! by every policy and config of a sweep and built only if some replay
-//! lost something); each replay only follows positions, remembers the text
-//! each result kept, and afterwards tokenizes those kept texts once.
+//! lost something), and only the tokens some assistant message uses are
+//! indexed, since a loss matters only through a use; each replay only
+//! follows positions, remembers the text each result kept, and afterwards
+//! tokenizes those kept texts once.
 
 pub mod index;
 pub mod tokens;

@@ -63,65 +63,293 @@ fn is_distinctive(t: &[u8]) -> bool {
 /// do not glue a letter to the next word. Bytes outside ASCII separate
 /// words.
 ///
-/// This reads the whole record of a session, so it is written for speed:
-/// one pass classifies each byte through [`CLASS`] and collects the classes
-/// of a word as it goes; a word of letters alone (most of them) is decided
-/// from those bits, and so is one of letters, digits and `_`; only a word
-/// with `. / -` is looked at again, to trim it and split it.
+/// This reads the whole record of a session, so it is written for speed.
+/// The text is read 64 bytes at a time into bit masks, one bit per byte
+/// ([`Masks`]: word bytes, letters, digits, punctuation, backslashes), and
+/// words are found as runs of set bits: a word shorter than
+/// [`MIN_TOKEN_LEN`] (most of them) costs a few bit operations, and a
+/// longer one is decided from the masks. A word running past a block's
+/// end starts the next block, so that only words of 64 bytes or more are
+/// ever split between two, and only those are read byte by byte.
 pub fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8])) {
     let n = text.len();
-    let mut i = 0;
-    while i < n {
-        let c = CLASS[text[i] as usize];
-        if c & WORD == 0 {
-            i += if c & ESCAPE != 0 { 2 } else { 1 };
-            continue;
-        }
-        let start = i;
-        i += 1;
-        // Classes of the word's bytes after its first.
-        let mut rest = 0u8;
-        while i < n {
-            let c = CLASS[text[i] as usize];
-            if c & WORD == 0 {
-                break;
+    // A word still running at the end of the previous block: its start.
+    let mut open: Option<usize> = None;
+    // Whether the previous block ended in a backslash that escapes the
+    // first byte of this one.
+    let mut escaped_in = false;
+    let mut base = 0;
+    while base < n {
+        let end = n.min(base + 64);
+        let m = Masks::of(&text[base..end]);
+        let (escaped, escapes_next) = escaped_bytes(m.backslash, escaped_in);
+        escaped_in = escapes_next;
+        let mut runs = m.word & !escaped;
+        if let Some(start) = open {
+            // The word that came in: the block's leading set bits.
+            let len = (!runs).trailing_zeros() as usize;
+            if len == 64 {
+                base = end;
+                continue;
             }
-            rest |= c;
-            i += 1;
+            open = None;
+            word_from_classes(&text[start..base + len], &mut f);
+            runs &= !((1u64 << len) - 1);
         }
-        if i - start < MIN_TOKEN_LEN {
-            continue;
+        let mut next = end;
+        // The run reaching the block's end, if any, starts at `tail`: it
+        // is seen whole from the next block on.
+        let tail = 64 - (!runs).leading_zeros() as usize;
+        if tail == 0 {
+            // A word of 64 bytes or more: followed across blocks.
+            open = Some(base);
+            runs = 0;
+        } else if tail < 64 {
+            // The next block starts at this word (a word byte, so no
+            // backslash escapes it).
+            next = base + tail;
+            escaped_in = false;
+            runs &= (1u64 << tail) - 1;
         }
-        let word = &text[start..i];
-        if (c | rest) & NOT_ALPHA == 0 {
-            // Letters only: nothing to trim or split; distinctive when a
-            // capital follows the first letter in a word with a small one.
-            if rest & UPPER != 0 && (c | rest) & LOWER != 0 {
-                f(word);
-            }
-            continue;
+        // Starts of the runs at least MIN_TOKEN_LEN long: the bits with
+        // MIN_TOKEN_LEN - 1 set bits after them and none before.
+        let mut long = runs;
+        for k in 1..MIN_TOKEN_LEN {
+            long &= runs >> k;
         }
-        if (c | rest) & PUNCT == 0 {
-            // An identifier or number with a digit or `_`: nothing to trim
-            // or split, and not a plain word.
+        let mut starts = long & !(runs << 1);
+        while starts != 0 {
+            let s = starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            let len = (!(runs >> s)).trailing_zeros() as usize;
+            word_in_block(&text[base..end], &m, s, len, &mut f);
+        }
+        base = next;
+    }
+    if let Some(start) = open {
+        word_from_classes(&text[start..], &mut f);
+    }
+}
+
+/// The word at bits `s..s + len` of `block`, decided from the block's
+/// masks: [`word_from_classes`] without reading its bytes again.
+fn word_in_block(block: &[u8], m: &Masks, s: usize, len: usize, f: &mut impl FnMut(&[u8])) {
+    let bits = ((1u64 << len) - 1) << s;
+    if m.not_alpha & bits == 0 {
+        // Letters only: nothing to trim or split; distinctive when a
+        // capital follows the first letter in a word with a small one.
+        if m.upper & bits & !(1 << s) != 0 && m.lower & bits != 0 {
+            f(&block[s..s + len]);
+        }
+        return;
+    }
+    let punct = m.punct & bits;
+    if punct == 0 {
+        // An identifier or number with a digit or `_`: nothing to trim or
+        // split, and not a plain word.
+        f(&block[s..s + len]);
+        return;
+    }
+    // Trim `. / -` from both ends.
+    let lead = ((!punct) >> s).trailing_zeros() as usize;
+    if lead >= len {
+        return;
+    }
+    let trail = ((!punct) << (64 - (s + len))).leading_zeros() as usize;
+    let (s, len) = (s + lead, len - lead - trail);
+    if len < MIN_TOKEN_LEN {
+        return;
+    }
+    let bits = ((1u64 << len) - 1) << s;
+    if m.punct & bits == 0 {
+        // An identifier once trimmed: itself, not split.
+        if is_distinctive_in(m, bits, s) {
+            f(&block[s..s + len]);
+        }
+        return;
+    }
+    // A path: itself (it has a non-letter), then its parts.
+    f(&block[s..s + len]);
+    let mut parts = bits & !m.punct;
+    while parts != 0 {
+        let p = parts.trailing_zeros() as usize;
+        let n = (!(parts >> p)).trailing_zeros() as usize;
+        let part = ((1u64 << n) - 1) << p;
+        parts &= !part;
+        if n >= MIN_TOKEN_LEN && is_distinctive_in(m, part, p) {
+            f(&block[p..p + n]);
+        }
+    }
+}
+
+/// [`is_distinctive`] for the run of letters, digits and `_` at `bits`
+/// of a block (at least [`MIN_TOKEN_LEN`] long), first bit `s`.
+fn is_distinctive_in(m: &Masks, bits: u64, s: usize) -> bool {
+    m.not_alpha & bits != 0 || (m.upper & bits & !(1 << s) != 0 && m.lower & bits != 0)
+}
+
+/// One word (a maximal run of word bytes), decided from its bytes'
+/// classes: the way for the rare word of 64 bytes or more.
+fn word_from_classes(word: &[u8], f: &mut impl FnMut(&[u8])) {
+    let Some((&first, rest)) = word.split_first() else {
+        return;
+    };
+    if word.len() < MIN_TOKEN_LEN {
+        return;
+    }
+    let c = CLASS[first as usize];
+    let rest = rest.iter().fold(0, |acc, &b| acc | CLASS[b as usize]);
+    if (c | rest) & NOT_ALPHA == 0 {
+        if rest & UPPER != 0 && (c | rest) & LOWER != 0 {
             f(word);
+        }
+    } else if (c | rest) & PUNCT == 0 {
+        f(word);
+    } else {
+        path_like(word, f);
+    }
+}
+
+/// A word with `. / -`: trimmed, it is a token if distinctive, and so is
+/// each run of letters, digits and `_` inside it.
+fn path_like(word: &[u8], f: &mut impl FnMut(&[u8])) {
+    let word = trim(word);
+    if word.len() < MIN_TOKEN_LEN {
+        return;
+    }
+    if is_distinctive(word) {
+        f(word);
+    }
+    if word.iter().all(|&c| is_ident(c)) {
+        return;
+    }
+    for part in word.split(|&c| !is_ident(c)) {
+        if is_distinctive(part) {
+            f(part);
+        }
+    }
+}
+
+/// The bytes of one block (up to 64) that a backslash escapes, given
+/// whether the previous block's last backslash escapes this block's first
+/// byte; and whether this block's last byte is a backslash that escapes
+/// the next block's first. A backslash escaped by the one before it
+/// escapes nothing (`\\n`: the `n` is a word byte).
+fn escaped_bytes(backslash: u64, escaped_in: bool) -> (u64, bool) {
+    let mut escaped = u64::from(escaped_in);
+    let mut out = false;
+    let mut rest = backslash;
+    while rest != 0 {
+        let at = rest.trailing_zeros();
+        rest &= rest - 1;
+        if escaped & (1 << at) != 0 {
             continue;
         }
-        let word = trim(word);
-        if word.len() < MIN_TOKEN_LEN {
-            continue;
+        if at == 63 {
+            out = true;
+        } else {
+            escaped |= 1 << (at + 1);
         }
-        if is_distinctive(word) {
-            f(word);
+    }
+    (escaped, out)
+}
+
+/// One block of text (up to 64 bytes) as bit masks, bit `i` for byte `i`;
+/// bits past the block's end are 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Masks {
+    /// Letters, digits and `_ . / -`.
+    word: u64,
+    /// Digits and `_ . / -`.
+    not_alpha: u64,
+    /// `. / -`.
+    punct: u64,
+    upper: u64,
+    lower: u64,
+    backslash: u64,
+}
+
+impl Masks {
+    /// The masks of `block` (at most 64 bytes), from [`CLASS`], a byte at
+    /// a time.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    fn by_table(block: &[u8]) -> Masks {
+        let mut m = Masks::default();
+        for (i, &b) in block.iter().enumerate().take(64) {
+            let c = CLASS[b as usize];
+            let bit = 1u64 << i;
+            let set = |on: bool| if on { bit } else { 0 };
+            m.word |= set(c & WORD != 0);
+            m.not_alpha |= set(c & NOT_ALPHA != 0);
+            m.punct |= set(c & PUNCT != 0);
+            m.upper |= set(c & UPPER != 0);
+            m.lower |= set(c & LOWER != 0);
+            m.backslash |= set(c & ESCAPE != 0);
         }
-        if word.iter().all(|&c| is_ident(c)) {
-            continue;
+        m
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn of(block: &[u8]) -> Masks {
+        Masks::by_table(block)
+    }
+
+    /// The masks of `block` (at most 64 bytes), 16 bytes per instruction
+    /// with SSE2, which every x86-64 processor has: the same classes as
+    /// [`CLASS`] (the tests hold the two to each other).
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn of(block: &[u8]) -> Masks {
+        use std::arch::x86_64::*;
+        let mut padded = [0u8; 64];
+        let block = if block.len() >= 64 {
+            &block[..64]
+        } else {
+            // A NUL is no word byte and no backslash.
+            padded[..block.len()].copy_from_slice(block);
+            &padded[..]
+        };
+        let mut m = Masks::default();
+        for (k, lane) in block.chunks_exact(16).enumerate() {
+            // SAFETY: SSE2 is part of the x86-64 baseline, and `lane` is 16
+            // readable bytes (`loadu` needs no alignment).
+            let lane_masks = unsafe {
+                let v = _mm_loadu_si128(lane.as_ptr().cast());
+                // Bytes in `lo..lo + len`: shifted so that the range starts
+                // at i8::MIN, one signed comparison tests it.
+                let within = |lo: u8, len: u8| {
+                    let shifted = _mm_add_epi8(v, _mm_set1_epi8(0x80u8.wrapping_sub(lo) as i8));
+                    _mm_cmplt_epi8(shifted, _mm_set1_epi8((0x80u8.wrapping_add(len)) as i8))
+                };
+                let lower = within(b'a', 26);
+                let upper = within(b'A', 26);
+                let punct = within(b'-', 3); // `-`, `.`, `/`
+                let other = _mm_or_si128(
+                    within(b'0', 10),
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(b'_' as i8)),
+                );
+                let not_alpha = _mm_or_si128(other, punct);
+                let word = _mm_or_si128(not_alpha, _mm_or_si128(lower, upper));
+                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                let bits = |x| u64::from(_mm_movemask_epi8(x) as u16);
+                [
+                    bits(word),
+                    bits(not_alpha),
+                    bits(punct),
+                    bits(upper),
+                    bits(lower),
+                    bits(backslash),
+                ]
+            };
+            let at = 16 * k;
+            m.word |= lane_masks[0] << at;
+            m.not_alpha |= lane_masks[1] << at;
+            m.punct |= lane_masks[2] << at;
+            m.upper |= lane_masks[3] << at;
+            m.lower |= lane_masks[4] << at;
+            m.backslash |= lane_masks[5] << at;
         }
-        for part in word.split(|&c| !is_ident(c)) {
-            if is_distinctive(part) {
-                f(part);
-            }
-        }
+        m
     }
 }
 
@@ -199,6 +427,46 @@ mod tests {
             let mut fast = Vec::new();
             for_each_token(&text, |t| fast.push(t.to_vec()));
             proptest::prop_assert_eq!(fast, reference(&text));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn block_masks_agree_with_the_class_table(
+            block in proptest::collection::vec(proptest::num::u8::ANY, 0..=64)
+        ) {
+            proptest::prop_assert_eq!(Masks::of(&block), Masks::by_table(&block));
+        }
+
+        /// Long words and runs of backslashes across the 64-byte blocks.
+        #[test]
+        fn agrees_with_the_reference_across_blocks(
+            parts in proptest::collection::vec(
+                (proptest::sample::select(vec![
+                    "a", "Q", "7", "_", ".", "/", "-", "\\", " ", "\"", "\u{e9}",
+                ]), 1usize..90),
+                0..12,
+            )
+        ) {
+            let text: String = parts.iter().map(|(p, n)| p.repeat(*n)).collect();
+            let mut fast = Vec::new();
+            for_each_token(text.as_bytes(), |t| fast.push(t.to_vec()));
+            proptest::prop_assert_eq!(fast, reference(text.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn a_word_ending_on_a_block_boundary_or_running_across_one_is_one_word() {
+        for len in [63, 64, 65, 127, 128, 129, 200] {
+            let word = "ab_".repeat(len / 3 + 1)[..len].to_string();
+            for pad in 0..3 {
+                let text = format!("{}{word}", " ".repeat(pad));
+                let mut got = Vec::new();
+                for_each_token(text.as_bytes(), |t| got.push(t.to_vec()));
+                let want = reference(text.as_bytes());
+                assert_eq!(got, want, "len {len} pad {pad}");
+                assert_eq!(want.len(), 1, "len {len} pad {pad}");
+            }
         }
     }
 

@@ -215,6 +215,39 @@ impl<'r> Tracker<'r> {
     }
 }
 
+/// The items of sorted `a` not in sorted `b`, in one pass over both.
+fn difference(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len());
+    let mut j = 0;
+    for &x in a {
+        while j < b.len() && b[j] < x {
+            j += 1;
+        }
+        if j == b.len() || b[j] != x {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// Sorted `a` and sorted `b` (disjoint) merged.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] < b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// A result's losses: per request, the tokens it lost then.
 struct Lost {
     unit: u32,
@@ -260,17 +293,11 @@ impl<'a> Evaluation<'a> {
                 .as_deref()
                 .map(|t| index.tokens_of(t))
                 .unwrap_or_default();
-            let newly: Vec<u32> = index
-                .unit_tokens(unit)
-                .iter()
-                .copied()
-                .filter(|t| kept.binary_search(t).is_err() && gone.binary_search(t).is_err())
-                .collect();
+            let newly = difference(&difference(index.unit_tokens(unit), &kept), &gone);
             if newly.is_empty() {
                 continue;
             }
-            gone.extend_from_slice(&newly);
-            gone.sort_unstable();
+            gone = union(&gone, &newly);
             if let Some(l) = lost.last_mut() {
                 l.changes.push((e.request, newly));
             }

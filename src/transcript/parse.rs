@@ -472,18 +472,13 @@ impl<'a> Parser<'a> {
         self.at += 1;
         let start = self.at;
         let s: &'a [u8] = self.s;
-        let rest = &s[start..];
-        let Some(n) = string_end(rest) else {
-            self.at = self.s.len();
-            return Err(self.fail("EOF while parsing a string"));
-        };
-        self.control_free(start, start + n)?;
-        if rest[n] == b'"' {
-            self.at = start + n + 1;
-            return Ok(Cow::Borrowed(&rest[..n]));
+        let n = self.next_special(start)?;
+        if s[n] == b'"' {
+            self.at = n + 1;
+            return Ok(Cow::Borrowed(&s[start..n]));
         }
-        let mut out = rest[..n].to_vec();
-        self.at = start + n;
+        let mut out = s[start..n].to_vec();
+        self.at = n;
         loop {
             // At a backslash.
             self.at += 1;
@@ -511,34 +506,40 @@ impl<'a> Parser<'a> {
                 }
             }
             let from = self.at;
-            let rest = &s[from..];
-            let Some(n) = string_end(rest) else {
-                self.at = self.s.len();
-                return Err(self.fail("EOF while parsing a string"));
-            };
-            self.control_free(from, from + n)?;
-            out.extend_from_slice(&rest[..n]);
-            self.at = from + n;
-            if rest[n] == b'"' {
+            let n = self.next_special(from)?;
+            out.extend_from_slice(&s[from..n]);
+            self.at = n;
+            if s[n] == b'"' {
                 self.at += 1;
                 return Ok(Cow::Owned(out));
             }
         }
     }
 
-    /// Fails at the first raw control character in `from..to`.
-    fn control_free(&mut self, from: usize, to: usize) -> Res<()> {
-        if !has_control(&self.s[from..to]) {
-            return Ok(());
+    /// Inside a string, from `from`: where the next `"` or `\\` is. Fails at
+    /// the first raw control character before it, and at the end of the
+    /// line when there is neither.
+    fn next_special(&mut self, from: usize) -> Res<usize> {
+        let eof = |p: &mut Self| {
+            p.at = p.s.len();
+            Err(p.fail("EOF while parsing a string"))
+        };
+        let Some(n) = special(self.s, from) else {
+            return eof(self);
+        };
+        let b = self.s[n];
+        if b == b'"' || b == b'\\' {
+            return Ok(n);
         }
-        if let Some(i) = self.s[from..to].iter().position(|b| *b < 0x20) {
-            self.at = from + i;
-            return Err(self.fail(format!(
-                "control character {:#04x} inside a string (it must be escaped)",
-                self.s[from + i]
-            )));
+        // A control character: the line's end comes first if the string
+        // never ends.
+        if memchr::memchr2(b'"', b'\\', &self.s[n..]).is_none() {
+            return eof(self);
         }
-        Ok(())
+        self.at = n;
+        Err(self.fail(format!(
+            "control character {b:#04x} inside a string (it must be escaped)"
+        )))
     }
 
     fn hex4(&mut self) -> Res<u32> {
@@ -739,34 +740,34 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Where the first `"` or `\\` of `rest` is. Keys and most ids are a few
-/// bytes long, where a plain loop beats setting up a vectorised search; long
-/// texts get the vectorised search after the first 32 bytes.
-fn string_end(rest: &[u8]) -> Option<usize> {
-    let head = rest.len().min(32);
-    if let Some(i) = rest[..head].iter().position(|b| *b == b'"' || *b == b'\\') {
-        return Some(i);
-    }
-    memchr::memchr2(b'"', b'\\', &rest[head..]).map(|n| n + head)
-}
-
-/// Whether `bytes` hold a byte below 0x20, eight at a time: strings are most
-/// of a transcript, so this check runs over nearly every byte read.
-fn has_control(bytes: &[u8]) -> bool {
+/// Where the first `"`, `\\` or byte below 0x20 of `s[from..]` is, eight
+/// bytes at a time: strings are most of a transcript, so this one pass
+/// finds a string's end, its escapes and the control characters it must
+/// not hold over nearly every byte read.
+fn special(s: &[u8], from: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
+    // The high bit of each zero byte of `x`; a byte above a flagged one
+    // may be flagged too (a borrow), but the lowest flag is exact.
+    let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut i = from;
+    while let Some(chunk) = s.get(i..i + 8) {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let x = u64::from_le_bytes(word);
-        // A byte below 0x20 borrows when 0x20 is subtracted from it; bytes
-        // with the high bit set are excluded by `!x`.
-        if x.wrapping_sub(ONES * 0x20) & !x & HIGH != 0 {
-            return true;
+        // Below 0x20: borrows when 0x20 is subtracted, high bit clear.
+        let flags = (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+            | zeros(x ^ (ONES * u64::from(b'"')))
+            | zeros(x ^ (ONES * u64::from(b'\\')));
+        if flags != 0 {
+            return Some(i + (flags.trailing_zeros() / 8) as usize);
         }
+        i += 8;
     }
-    chunks.remainder().iter().any(|b| *b < 0x20)
+    s.get(i..)?
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map(|n| i + n)
 }
 
 /// Bytes that must be UTF-8 to be kept in a `str` field.
@@ -828,15 +829,23 @@ mod tests {
     }
 
     #[test]
-    fn the_word_at_a_time_control_check_agrees_with_a_byte_scan() {
+    fn the_word_at_a_time_scan_agrees_with_a_byte_scan() {
         // Every byte value at every position of a 19-byte span (two words
-        // and a remainder), among bytes on both sides of 0x20 and 0x80.
+        // and a remainder), among bytes on both sides of 0x20, 0x80, `"`
+        // and `\\`, with a second special byte after it (a borrow must
+        // not flag a byte below the first).
         for at in 0..19 {
             for b in 0..=255u8 {
-                let mut span = [0x20u8, 0x7f, 0x80, 0xff, 0x21, 0x9f, 0xa0].repeat(3);
+                let mut span =
+                    [0x20u8, 0x7f, 0x80, 0xff, 0x21, 0x9f, 0xa0, 0x5b, 0x5d, 0x23].repeat(2);
                 span.truncate(19);
                 span[at] = b;
-                assert_eq!(has_control(&span), b < 0x20, "{b:#x} at {at}");
+                let hit = b < 0x20 || b == b'"' || b == b'\\';
+                assert_eq!(special(&span, 0), hit.then_some(at), "{b:#x} at {at}");
+                span[18] = b'"';
+                let want = if hit { at } else { 18 };
+                assert_eq!(special(&span, 0), Some(want), "{b:#x} at {at}");
+                assert_eq!(special(&span, at), Some(if hit { at } else { 18 }));
             }
         }
     }

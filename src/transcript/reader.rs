@@ -148,19 +148,30 @@ pub fn for_each_line_bytes<R: Read>(
     log: &mut ReadLog,
     mut f: impl FnMut(usize, &[u8], &mut ReadLog),
 ) -> io::Result<()> {
-    let mut reader = BufReader::with_capacity(1 << 16, reader);
+    let mut reader = BufReader::with_capacity(LINE_BUFFER, reader);
     let mut buf = Vec::with_capacity(1 << 12);
     let mut line_no = 0usize;
     loop {
-        buf.clear();
-        let n = reader.read_until(b'\n', &mut buf)?;
-        if n == 0 {
+        // A line that lies whole in the reader's buffer is read from there;
+        // only one that crosses its end is copied out.
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
             break;
         }
+        let (n, whole) = match memchr::memchr(b'\n', available) {
+            Some(i) => (i + 1, true),
+            None => (0, false),
+        };
+        let (n, mut line): (usize, &[u8]) = if whole {
+            (n, &available[..n])
+        } else {
+            buf.clear();
+            let n = reader.read_until(b'\n', &mut buf)?;
+            (n, &buf[..])
+        };
         line_no += 1;
         log.lines = line_no;
         log.bytes += n as u64;
-        let mut line: &[u8] = &buf;
         if let Some(rest) = line.strip_suffix(b"\n") {
             line = rest;
         }
@@ -172,13 +183,19 @@ pub fn for_each_line_bytes<R: Read>(
                 line = rest;
             }
         }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            f(line_no, line, log);
         }
-        f(line_no, line, log);
+        if whole {
+            reader.consume(n);
+        }
     }
     Ok(())
 }
+
+/// The line reader's buffer: large enough that most lines of a transcript
+/// (results are capped at 256 KiB) are parsed where they were read.
+const LINE_BUFFER: usize = 1 << 20;
 
 #[cfg(test)]
 mod tests {
