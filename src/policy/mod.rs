@@ -54,7 +54,6 @@ use serde::Serialize;
 
 use crate::engine::constants::{BYTES_PER_TOKEN, SUMMARY_PREFIX};
 use crate::engine::knobs::Knob;
-use crate::engine::stages::summarize;
 use crate::engine::record::{Recorder, Summarized};
 use crate::engine::working::Working;
 use crate::engine::{Budget, Compaction, Compactor, Config, EditKind, Engine, Stage};
