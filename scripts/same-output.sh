@@ -84,7 +84,7 @@ for root in "$@"; do
     done
     check "sweep $root" sweep "$root" -j 2 --out @OUT@
     check "sweep $root grid+report" sweep "$root" -j 2 --compact-at 0.7,0.8,0.9 --compact-to 0.4..0.6:0.1 --report @OUT@
-    check "sweep $root --policy all --json" sweep "$root" -j 2 --policy all --json --out @OUT@
+    check "sweep $root every policy --json" sweep "$root" -j 2 --policy smith,masking,claude-code,codex,opencode,context-editing --json --out @OUT@
     check "sweep $root estimators" sweep "$root" -j 2 --estimator bytes4,cl100k --compact-at 0.7,0.8 --out @OUT@
     check "sweep $root policy knobs" sweep "$root" -j 2 --policy smith,masking,codex --mask-window 5,10 \
         --codex-cap-bytes 4096,10240 --cold-compact-at 0,0.55 --max-tokens 100000,200000 --out @OUT@
