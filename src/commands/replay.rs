@@ -88,7 +88,13 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let settings = args.cost.settings(args.price);
     let recorded = Recorded::of_session(&session);
     let own = setup.compactor_for(&session.messages);
-    let cold = cold::for_session(&setup, &session.messages, recorded.as_ref(), &settings);
+    let cold = cold::for_session(
+        &setup,
+        own.as_ref(),
+        &session.messages,
+        recorded.as_ref(),
+        &settings,
+    );
     let engine: &dyn crate::engine::Compactor = match &cold {
         Some(c) => c,
         None => own.as_ref(),

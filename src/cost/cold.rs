@@ -14,6 +14,7 @@ use std::sync::Arc;
 use super::session::{Recorded, Settings};
 use super::CacheTtl;
 use crate::engine::{Admitted, Budget, Compaction, Compactor, Config, Engine};
+use crate::estimate::Measure;
 use crate::policy::{Policy, Setup};
 use crate::transcript::{Message, Role};
 
@@ -38,10 +39,14 @@ pub fn cold_requests(messages: &[Arc<Message>], recorded: &Recorded, ttl: CacheT
 
 /// The engine of `setup` for one session when it compacts while the cache
 /// is cold: smith with `cold_compact_at` on and a session whose records
-/// give times. `None` otherwise: the setup's own compactor is the replay.
-/// The lifetime is the one the session is priced with.
+/// give times. `None` otherwise: the setup's own compactor (`own`, already
+/// bound to this session's counts) is the replay. Both engines of the
+/// wrapper measure as `own` does, sharing its counts, so that the knob
+/// works under any estimator. The lifetime is the one the session is
+/// priced with.
 pub fn for_session(
     setup: &Setup,
+    own: &dyn Compactor,
     messages: &[Arc<Message>],
     recorded: Option<&Recorded>,
     settings: &Settings,
@@ -55,10 +60,11 @@ pub fn for_session(
         .ttl
         .or(recorded.tier())
         .unwrap_or(CacheTtl::FiveMinutes);
-    Some(ColdCompact::new(
+    Some(ColdCompact::measured(
         setup.config,
         Some(f),
         cold_requests(messages, recorded, ttl),
+        own.measure().clone(),
     ))
 }
 
@@ -75,16 +81,30 @@ impl ColdCompact {
     /// at or below `compact_to` would aim above where it starts, so it is
     /// off too.
     pub fn new(config: Config, cold_at: Option<f64>, cold: Vec<bool>) -> ColdCompact {
+        ColdCompact::measured(config, cold_at, cold, Measure::bytes())
+    }
+
+    /// [`ColdCompact::new`] estimating with `measure` (an estimator other
+    /// than smith's bytes / 4) in both engines.
+    pub fn measured(
+        config: Config,
+        cold_at: Option<f64>,
+        cold: Vec<bool>,
+        measure: Measure,
+    ) -> ColdCompact {
         let cold_engine = cold_at
             .filter(|f| *f > config.compact_to && *f < config.compact_at)
             .map(|f| {
-                Engine::new(Config {
-                    compact_at: f,
-                    ..config
-                })
+                Engine::with_measure(
+                    Config {
+                        compact_at: f,
+                        ..config
+                    },
+                    measure.clone(),
+                )
             });
         ColdCompact {
-            normal: Engine::new(config),
+            normal: Engine::with_measure(config, measure),
             cold: cold_engine,
             cold_at: cold,
             next: AtomicUsize::new(0),
@@ -114,5 +134,55 @@ impl Compactor for ColdCompact {
 
     fn admit(&self, message: &Arc<Message>) -> Admitted {
         self.normal.admit(message)
+    }
+
+    /// The replay keeps its running total in this measure's tokens and
+    /// hands it to whichever engine answers, so it must be theirs.
+    fn measure(&self) -> &Measure {
+        self.normal.measure()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimate::Estimator;
+    use crate::transcript::{Block, Role};
+
+    /// A session whose user messages are two bytes per character, so that
+    /// bytes / 4 counts twice what chars / 4 does.
+    fn accented(turns: usize) -> Vec<Arc<Message>> {
+        (0..turns)
+            .flat_map(|_| {
+                [
+                    Message::user("é".repeat(400).as_bytes()),
+                    Message::new(Role::Assistant, vec![Block::text(&b"ok"[..])], false, None),
+                ]
+            })
+            .map(Arc::new)
+            .collect()
+    }
+
+    #[test]
+    fn the_wrapper_measures_as_the_engine_it_wraps() {
+        let messages = accented(10);
+        let config = Config {
+            max_tokens: 2000,
+            ..Config::default()
+        };
+        let chars4 = || Measure::new(Estimator::Chars4);
+        let plain = crate::replay::replay(&messages, &Engine::with_measure(config, chars4()));
+        let bytes = crate::replay::replay(&messages, &Engine::new(config));
+        // The session is built so that the estimators disagree on it.
+        assert_eq!((plain.compactions, bytes.compactions > 0), (0, true));
+        // No request is cold: the wrapper must be the engine to the figure,
+        // under chars4 as under bytes4 (before, it kept its running total in
+        // bytes / 4 whatever its engines measured in).
+        let never = vec![false; messages.len()];
+        let wrapped = ColdCompact::measured(config, Some(0.6), never.clone(), chars4());
+        assert_eq!(wrapped.measure().estimator(), Estimator::Chars4);
+        assert_eq!(crate::replay::replay(&messages, &wrapped), plain);
+        let wrapped = ColdCompact::new(config, Some(0.6), never);
+        assert_eq!(crate::replay::replay(&messages, &wrapped), bytes);
     }
 }

@@ -327,7 +327,7 @@ fn replay_session(
         let Some(cost) = cost else {
             return loss::replay_shared(&session.messages, e, &index);
         };
-        let cold = cold::for_session(setup, &session.messages, recorded.as_ref(), cost);
+        let cold = cold::for_session(setup, e, &session.messages, recorded.as_ref(), cost);
         let e: &dyn Compactor = match &cold {
             Some(c) => c,
             None => e,
