@@ -4,6 +4,7 @@
 //! config replayed over it.
 
 use foldhash::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::transcript::{BlockType, Message, Role, Str};
@@ -105,6 +106,14 @@ impl RecordIndex {
     /// and listing the bulk of the record's tokens (those of the results
     /// the model never quoted).
     pub fn build(record: &[Arc<Message>]) -> RecordIndex {
+        Self::build_unless(record, &AtomicBool::new(false)).unwrap_or_default()
+    }
+
+    /// [`RecordIndex::build`], given up (`None`) as soon as `stop` is set:
+    /// a build started on speculation, before it is known that anything
+    /// was lost, is stopped when nothing was.
+    pub fn build_unless(record: &[Arc<Message>], stop: &AtomicBool) -> Option<RecordIndex> {
+        let stopped = || stop.load(Ordering::Relaxed);
         let mut ix = RecordIndex::default();
         let mut key_of_call: HashMap<Str, u32> = HashMap::default();
         let mut keys: HashMap<(Str, Str), u32> = HashMap::default();
@@ -114,6 +123,9 @@ impl RecordIndex {
         let no_args = Str::from("");
         let mut requests = 0u32;
         for (i, m) in record.iter().enumerate() {
+            if stopped() {
+                return None;
+            }
             let i = i as u32;
             ix.request_of.push(requests);
             if m.role == Role::Assistant {
@@ -171,6 +183,9 @@ impl RecordIndex {
             if u.kind != UnitKind::Use {
                 continue;
             }
+            if stopped() {
+                return None;
+            }
             let unit = unit as u32;
             scratch.clear();
             let interner = &mut ix.interner;
@@ -194,6 +209,9 @@ impl RecordIndex {
         for (unit, (u, text)) in ix.units.iter().zip(&texts).enumerate() {
             if u.kind == UnitKind::Use {
                 continue;
+            }
+            if stopped() {
+                return None;
             }
             let unit = unit as u32;
             scratch.clear();
@@ -222,7 +240,7 @@ impl RecordIndex {
         dedup_lists(&mut uses);
         ix.uses = uses;
         ix.calls = Lists::build(keys.len(), &call_pairs);
-        ix
+        Some(ix)
     }
 
     /// The id of a token, if the record has it.
