@@ -15,10 +15,10 @@
 //!   (that minus `replay only`) over `read + replay`: what the measure adds
 //!   to what `smith-calibrate replay --json` does without it (goal: 0.5 or
 //!   less, issue 12);
-//! - `all MB/s`: read, replay and loss, all on one thread, and `x trace`,
-//!   its time over `read + replay`: the ratio of `replay --json` to
-//!   `replay --trace`, which skips the loss measure, before either used a
-//!   second core;
+//! - `all MB/s`: read, replay and loss, the reading and the replay on one
+//!   thread (the index's lookups use rayon's), and `x trace`, its time
+//!   over `read + replay`: the ratio of `replay --json` to `replay --trace`,
+//!   which skips the loss measure, with no thread overlapping another;
 //! - `file MB/s`, `trace MB/s`, `json MB/s`: what the commands do now, from
 //!   a file: reading it (in parallel chunks from 4 MB on), then replaying
 //!   (`--trace`), or replaying with the record index built on a second

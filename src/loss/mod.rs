@@ -30,7 +30,8 @@
 //!
 //! Cost: the record is tokenized once per session ([`RecordIndex`], shared
 //! by every policy and config of a sweep and built only if some replay
-//! lost something), and only the tokens some assistant message uses are
+//! lost something; `replay --json` starts it beside its one replay and
+//! stops it if nothing was lost), and only the tokens some assistant message uses are
 //! indexed, since a loss matters only through a use; each replay only
 //! follows positions, remembers the text each result kept, and afterwards
 //! tokenizes those kept texts once.
