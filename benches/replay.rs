@@ -15,9 +15,15 @@
 //!   (that minus `replay only`) over `read + replay`: what the measure adds
 //!   to what `smith-calibrate replay --json` does without it (goal: 0.5 or
 //!   less, issue 12);
-//! - `all MB/s`: read, replay and loss: `smith-calibrate replay --json`,
-//!   and `x trace`, its time over `read + replay`: the whole-process ratio
-//!   of `replay --json` to `replay --trace`, which skips the loss measure.
+//! - `all MB/s`: read, replay and loss, the reading and the replay on one
+//!   thread (the index's lookups use rayon's), and `x trace`, its time
+//!   over `read + replay`: the ratio of `replay --json` to `replay --trace`,
+//!   which skips the loss measure, with no thread overlapping another;
+//! - `file MB/s`, `trace MB/s`, `json MB/s`: what the commands do now, from
+//!   a file: reading it (in parallel chunks from 4 MB on), then replaying
+//!   (`--trace`), or replaying with the record index built on a second
+//!   thread meanwhile (`loss::replay_observed_concurrently`, `--json`), and
+//!   `x par`, `json` over `trace`.
 //!
 //! The goal: read + replay at most 1.5× the Value parse, and time per MB
 //! flat across sizes (linear growth). `REPLAY_BENCH_MB=1,10,50` picks sizes.
@@ -28,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use smith_calibrate::engine::{Config, Engine};
 use smith_calibrate::synth::{self, SessionSpec, Shape};
-use smith_calibrate::transcript::reader::read_from;
+use smith_calibrate::transcript::reader::{read_from, read_transcript};
 use smith_calibrate::{loss, replay};
 
 fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
@@ -73,7 +79,7 @@ fn main() {
         .collect();
     let engine = Engine::new(Config::default());
     println!(
-        "{:>7} {:>9} {:>8} {:>12} {:>12} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10} {:>13} {:>10} {:>9} {:>8}",
+        "{:>7} {:>9} {:>8} {:>12} {:>12} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10} {:>13} {:>10} {:>9} {:>8} {:>10} {:>10} {:>10} {:>6}",
         "size MB",
         "messages",
         "requests",
@@ -88,8 +94,13 @@ fn main() {
         "rep+loss MB/s",
         "loss share",
         "all MB/s",
-        "x trace"
+        "x trace",
+        "file MB/s",
+        "trace MB/s",
+        "json MB/s",
+        "x par"
     );
+    let dir = tempfile::tempdir().expect("a temporary directory");
     for mb in sizes {
         let bytes = synth::transcript_bytes(7, SessionSpec::of_mb(Shape::Long, mb));
         let size = bytes.len() as f64 / 1e6;
@@ -129,10 +140,27 @@ fn main() {
             let t = read_from(&bytes[..], Path::new("bench")).expect("in memory");
             black_box(loss::replay(&t.messages, &engine));
         });
+        let path = dir.path().join(format!("{mb}.jsonl"));
+        std::fs::write(&path, &bytes).expect("the temporary file");
+        let read_file = || read_transcript(&path).expect("the temporary file");
+        let file = best_of(runs, || {
+            black_box(read_file());
+        });
+        let trace = best_of(runs, || {
+            black_box(replay::replay(&read_file().messages, &engine));
+        });
+        let json = best_of(runs, || {
+            let t = read_file();
+            black_box(loss::replay_observed_concurrently(
+                &t.messages,
+                &engine,
+                |_| {},
+            ));
+        });
         let loss_share = with_loss.saturating_sub(replay_only).as_secs_f64() / both.as_secs_f64();
         let rate = |d: Duration| size / d.as_secs_f64();
         println!(
-            "{:>7.1} {:>9} {:>8} {:>12.0} {:>12.0} {:>10.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2} {:>10.2} {:>13.0} {:>10.2} {:>9.0} {:>8.2}",
+            "{:>7.1} {:>9} {:>8} {:>12.0} {:>12.0} {:>10.0} {:>12.0} {:>12.0} {:>9.2} {:>9.2} {:>10.2} {:>13.0} {:>10.2} {:>9.0} {:>8.2} {:>10.0} {:>10.0} {:>10.0} {:>6.2}",
             size,
             transcript.messages.len(),
             facts.requests,
@@ -148,6 +176,10 @@ fn main() {
             loss_share,
             rate(all),
             all.as_secs_f64() / both.as_secs_f64(),
+            rate(file),
+            rate(trace),
+            rate(json),
+            json.as_secs_f64() / trace.as_secs_f64(),
         );
         println!(
             "        compactions {} (summaries {}, results mangled {}), peak {} tokens",

@@ -156,12 +156,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         setup.config.summary_tokens,
         &settings,
     );
-    let mut facts = loss::replay_observed(
-        &session.messages,
-        engine,
-        &std::sync::OnceLock::new(),
-        |r| meter.observe(r),
-    );
+    let mut facts =
+        loss::replay_observed_concurrently(&session.messages, engine, |r| meter.observe(r));
     facts.priced = Some(meter.finish());
     facts.set_thrash_window(args.thrash_window);
     if args.json {

@@ -4,6 +4,8 @@
 //! config replayed over it.
 
 use foldhash::HashMap;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::transcript::{BlockType, Message, Role, Str};
@@ -105,6 +107,14 @@ impl RecordIndex {
     /// and listing the bulk of the record's tokens (those of the results
     /// the model never quoted).
     pub fn build(record: &[Arc<Message>]) -> RecordIndex {
+        Self::build_unless(record, &AtomicBool::new(false)).unwrap_or_default()
+    }
+
+    /// [`RecordIndex::build`], given up (`None`) as soon as `stop` is set:
+    /// a build started on speculation, before it is known that anything
+    /// was lost, is stopped when nothing was.
+    pub fn build_unless(record: &[Arc<Message>], stop: &AtomicBool) -> Option<RecordIndex> {
+        let stopped = || stop.load(Ordering::Relaxed);
         let mut ix = RecordIndex::default();
         let mut key_of_call: HashMap<Str, u32> = HashMap::default();
         let mut keys: HashMap<(Str, Str), u32> = HashMap::default();
@@ -114,6 +124,9 @@ impl RecordIndex {
         let no_args = Str::from("");
         let mut requests = 0u32;
         for (i, m) in record.iter().enumerate() {
+            if stopped() {
+                return None;
+            }
             let i = i as u32;
             ix.request_of.push(requests);
             if m.role == Role::Assistant {
@@ -162,7 +175,6 @@ impl RecordIndex {
         }
         // First the uses, interning their tokens; then the rest, looked up.
         let mut use_pairs: Vec<(u32, u32)> = Vec::new();
-        let mut other_pairs: Vec<(u32, u32)> = Vec::new();
         let mut scratch: Vec<u32> = Vec::new();
         // Per token: the last unit it was listed for, so that a unit
         // lists each token once without sorting its repeats.
@@ -170,6 +182,9 @@ impl RecordIndex {
         for (unit, (u, text)) in ix.units.iter().zip(&texts).enumerate() {
             if u.kind != UnitKind::Use {
                 continue;
+            }
+            if stopped() {
+                return None;
             }
             let unit = unit as u32;
             scratch.clear();
@@ -191,22 +206,7 @@ impl RecordIndex {
             });
             push_sorted(&mut use_pairs, unit, &mut scratch);
         }
-        for (unit, (u, text)) in ix.units.iter().zip(&texts).enumerate() {
-            if u.kind == UnitKind::Use {
-                continue;
-            }
-            let unit = unit as u32;
-            scratch.clear();
-            for_each_token(text, |t| {
-                if let Some(&id) = ix.interner.get(t) {
-                    if listed_in[id as usize] != unit {
-                        listed_in[id as usize] = unit;
-                        scratch.push(id);
-                    }
-                }
-            });
-            push_sorted(&mut other_pairs, unit, &mut scratch);
-        }
+        let other_pairs = ix.lookup_others(&texts, stop)?;
         let unit_pairs = merge_by_unit(&use_pairs, &other_pairs);
         let n_tokens = ix.interner.len();
         ix.unit_tokens = Lists::build(ix.units.len(), &unit_pairs);
@@ -222,7 +222,59 @@ impl RecordIndex {
         dedup_lists(&mut uses);
         ix.uses = uses;
         ix.calls = Lists::build(keys.len(), &call_pairs);
-        ix
+        Some(ix)
+    }
+
+    /// The `(unit, token)` pairs of the units other than uses, ordered by
+    /// unit, each unit's tokens distinct and sorted; `None` if `stop` was
+    /// set. These are most of the record's text (the results) and are only
+    /// looked up, so they are tokenized in parallel: in ranges of units of
+    /// about equal text, on rayon's threads, put back in order.
+    fn lookup_others(&self, texts: &[&[u8]], stop: &AtomicBool) -> Option<Vec<(u32, u32)>> {
+        let total: usize = texts.iter().map(|t| t.len()).sum();
+        let share = total / (4 * rayon::current_num_threads()).max(1) + 1;
+        let mut ranges = Vec::new();
+        let (mut from, mut bytes) = (0, 0);
+        for (i, t) in texts.iter().enumerate() {
+            bytes += t.len();
+            if bytes >= share {
+                ranges.push(from..i + 1);
+                (from, bytes) = (i + 1, 0);
+            }
+        }
+        ranges.push(from..texts.len());
+        let n_tokens = self.interner.len();
+        let parts = ranges
+            .into_par_iter()
+            .map(|range| {
+                let mut pairs = Vec::new();
+                let mut scratch: Vec<u32> = Vec::new();
+                // Per token: the last unit it was listed for, so that a
+                // unit lists each token once without sorting its repeats.
+                let mut listed_in = vec![NONE; n_tokens];
+                for unit in range {
+                    if self.units[unit].kind == UnitKind::Use {
+                        continue;
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let unit = unit as u32;
+                    scratch.clear();
+                    for_each_token(texts[unit as usize], |t| {
+                        if let Some(&id) = self.interner.get(t) {
+                            if listed_in[id as usize] != unit {
+                                listed_in[id as usize] = unit;
+                                scratch.push(id);
+                            }
+                        }
+                    });
+                    push_sorted(&mut pairs, unit, &mut scratch);
+                }
+                Some(pairs)
+            })
+            .collect::<Option<Vec<Vec<(u32, u32)>>>>()?;
+        Some(parts.concat())
     }
 
     /// The id of a token, if the record has it.

@@ -30,7 +30,8 @@
 //!
 //! Cost: the record is tokenized once per session ([`RecordIndex`], shared
 //! by every policy and config of a sweep and built only if some replay
-//! lost something), and only the tokens some assistant message uses are
+//! lost something; `replay --json` starts it beside its one replay and
+//! stops it if nothing was lost), and only the tokens some assistant message uses are
 //! indexed, since a loss matters only through a use; each replay only
 //! follows positions, remembers the text each result kept, and afterwards
 //! tokenizes those kept texts once.
@@ -39,6 +40,7 @@ pub mod index;
 pub mod tokens;
 mod track;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
@@ -82,19 +84,66 @@ pub fn replay_observed<C: Compactor + ?Sized>(
     record: &[Arc<Message>],
     compactor: &C,
     index: &OnceLock<RecordIndex>,
-    mut observe: impl FnMut(&replay::RequestFacts),
+    observe: impl FnMut(&replay::RequestFacts),
 ) -> SessionFacts {
+    let (mut facts, tracker) = replay_tracked(record, compactor, observe);
+    if !tracker.is_empty() {
+        let index = index.get_or_init(|| RecordIndex::build(record));
+        set_loss(&mut facts, tracker.evaluate(index));
+    }
+    facts
+}
+
+/// [`replay_observed`] for one replay of one session (`replay --json`),
+/// with the record index built on a second thread while the replay runs:
+/// the index depends only on the record, so the two overlap and the
+/// evaluation then waits for the index. Should nothing be lost, the
+/// build is told to stop and its work is thrown away, so a session
+/// without losses pays a thread's start and a little CPU, not the index.
+/// The sweep, which already runs a session per core and shares one index
+/// over many replays, keeps [`replay_observed`].
+pub fn replay_observed_concurrently<C: Compactor + ?Sized>(
+    record: &[Arc<Message>],
+    compactor: &C,
+    observe: impl FnMut(&replay::RequestFacts),
+) -> SessionFacts {
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let build = s.spawn(|| RecordIndex::build_unless(record, &stop));
+        let (mut facts, tracker) = replay_tracked(record, compactor, observe);
+        if tracker.is_empty() {
+            stop.store(true, Ordering::Relaxed);
+            return facts;
+        }
+        let index = match build.join() {
+            Ok(Some(index)) => index,
+            // Stopped only above, so not here; built in place rather
+            // than trusted to be unreachable.
+            Ok(None) => RecordIndex::build(record),
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        set_loss(&mut facts, tracker.evaluate(&index));
+        facts
+    })
+}
+
+/// The replay with its tracker, before any evaluation.
+fn replay_tracked<'r, C: Compactor + ?Sized>(
+    record: &'r [Arc<Message>],
+    compactor: &C,
+    mut observe: impl FnMut(&replay::RequestFacts),
+) -> (SessionFacts, track::Tracker<'r>) {
     let mut tracker = track::Tracker::new(record);
-    let mut facts = replay::replay_with(record, compactor, |r, history, c| {
+    let facts = replay::replay_with(record, compactor, |r, history, c| {
         tracker.observe(r, history, c);
         observe(r);
         true
     });
-    if !tracker.is_empty() {
-        let loss = tracker.evaluate(index.get_or_init(|| RecordIndex::build(record)));
-        facts.results_lost = loss.results_lost;
-        facts.needed_again = loss.needed_again;
-        facts.refetched = loss.refetched;
-    }
-    facts
+    (facts, tracker)
+}
+
+fn set_loss(facts: &mut SessionFacts, loss: Loss) {
+    facts.results_lost = loss.results_lost;
+    facts.needed_again = loss.needed_again;
+    facts.refetched = loss.refetched;
 }

@@ -8,9 +8,11 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use rayon::prelude::*;
 
 use super::model::Message;
 use super::parse::parse_line;
@@ -89,7 +91,107 @@ pub struct Transcript {
 /// an error; bad lines are recorded in the log.
 pub fn read_transcript(path: &Path) -> io::Result<Transcript> {
     let file = File::open(path)?;
-    read_from(file, path)
+    let size = file.metadata()?.len();
+    if size < PARALLEL_READ_BYTES {
+        return read_from(file, path);
+    }
+    let chunks = 2 * rayon::current_num_threads() as u64;
+    read_in_chunks(path, size, (size / chunks.max(1)).max(MIN_CHUNK_BYTES))
+}
+
+/// From this size on a transcript's lines are parsed in chunks of the file
+/// on rayon's threads (those of the sweep's pool inside a sweep): parsing
+/// is most of reading, and one big session would otherwise keep every
+/// other core idle. Below it the file is streamed on one thread, as the
+/// many small sessions of a sweep already keep the cores busy.
+const PARALLEL_READ_BYTES: u64 = 4 << 20;
+
+/// The smallest chunk worth a task of its own.
+const MIN_CHUNK_BYTES: u64 = 1 << 20;
+
+/// What one chunk of a transcript held: its messages, its skipped lines
+/// numbered from the chunk's first line, how many lines and bytes it had.
+#[derive(Default)]
+struct Chunk {
+    messages: Vec<Arc<Message>>,
+    skipped: Vec<Skip>,
+    lines: usize,
+    bytes: u64,
+}
+
+/// Reads the first `size` bytes of a transcript (and whatever follows, as
+/// the last chunk reads to the end) in chunks of `chunk_bytes`, parsed in
+/// parallel and put back in order. A chunk holds the lines that start in
+/// its byte range, so the messages, line numbers, skip reasons and counts
+/// are those that [`read_from`] gives: a line is handled the same way
+/// ([`trim_line`], [`parse_line`]) and numbered after the lines of the
+/// chunks before it. Each chunk streams its range through its own buffer,
+/// so the file is never held whole.
+fn read_in_chunks(path: &Path, size: u64, chunk_bytes: u64) -> io::Result<Transcript> {
+    let chunk_bytes = chunk_bytes.max(1);
+    let starts: Vec<u64> = (0..size.div_ceil(chunk_bytes))
+        .map(|k| k * chunk_bytes)
+        .collect();
+    let parts = starts
+        .par_iter()
+        .map(|&start| {
+            let end = start + chunk_bytes;
+            read_chunk(path, start, (end < size).then_some(end))
+        })
+        .collect::<io::Result<Vec<Chunk>>>()?;
+    let mut out = Transcript {
+        messages: Vec::with_capacity(parts.iter().map(|p| p.messages.len()).sum()),
+        log: ReadLog {
+            path: path.to_path_buf(),
+            ..ReadLog::default()
+        },
+    };
+    for part in parts {
+        let before = out.log.lines;
+        out.messages.extend(part.messages);
+        out.log
+            .skipped
+            .extend(part.skipped.into_iter().map(|s| Skip {
+                line: before + s.line,
+                reason: s.reason,
+            }));
+        out.log.lines += part.lines;
+        out.log.bytes += part.bytes;
+    }
+    Ok(out)
+}
+
+/// Parses the lines that start at or after byte `start` and before `end`
+/// (to the end of the file if `None`), numbered from 1. The line under way
+/// at `start` belongs to the chunk before, which reads it past its end.
+fn read_chunk(path: &Path, start: u64, end: Option<u64>) -> io::Result<Chunk> {
+    let mut file = File::open(path)?;
+    let mut at = start;
+    if start > 0 {
+        // From the byte before: a newline there means a line starts here.
+        file.seek(SeekFrom::Start(start - 1))?;
+    }
+    let mut reader = BufReader::with_capacity(LINE_BUFFER, file);
+    if start > 0 {
+        at = start - 1 + reader.skip_until(b'\n')? as u64;
+    }
+    let mut out = Chunk::default();
+    let limit = end.map_or(u64::MAX, |end| end.saturating_sub(at));
+    scan_lines(&mut reader, limit, |raw| {
+        out.lines += 1;
+        out.bytes += raw.len() as u64;
+        let Some(line) = trim_line(raw, start == 0 && out.lines == 1) else {
+            return;
+        };
+        match parse_line(line) {
+            Ok(m) => out.messages.push(Arc::new(m)),
+            Err(e) => out.skipped.push(Skip {
+                line: out.lines,
+                reason: e.to_string(),
+            }),
+        }
+    })?;
+    Ok(out)
 }
 
 /// Reads transcript lines from any reader; `path` names it in messages.
@@ -149,48 +251,66 @@ pub fn for_each_line_bytes<R: Read>(
     mut f: impl FnMut(usize, &[u8], &mut ReadLog),
 ) -> io::Result<()> {
     let mut reader = BufReader::with_capacity(LINE_BUFFER, reader);
-    let mut buf = Vec::with_capacity(1 << 12);
     let mut line_no = 0usize;
-    loop {
+    scan_lines(&mut reader, u64::MAX, |raw| {
+        line_no += 1;
+        log.lines = line_no;
+        log.bytes += raw.len() as u64;
+        if let Some(line) = trim_line(raw, line_no == 1) {
+            f(line_no, line, log);
+        }
+    })
+}
+
+/// Calls `f` with each line of `reader` as read, its newline included if
+/// it has one, until the end or until the lines seen reach `limit` bytes.
+fn scan_lines<R: Read>(
+    reader: &mut BufReader<R>,
+    limit: u64,
+    mut f: impl FnMut(&[u8]),
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(1 << 12);
+    let mut seen = 0u64;
+    while seen < limit {
         // A line that lies whole in the reader's buffer is read from there;
         // only one that crosses its end is copied out.
         let available = reader.fill_buf()?;
         if available.is_empty() {
             break;
         }
-        let (n, whole) = match memchr::memchr(b'\n', available) {
-            Some(i) => (i + 1, true),
-            None => (0, false),
-        };
-        let (n, mut line): (usize, &[u8]) = if whole {
-            (n, &available[..n])
-        } else {
-            buf.clear();
-            let n = reader.read_until(b'\n', &mut buf)?;
-            (n, &buf[..])
-        };
-        line_no += 1;
-        log.lines = line_no;
-        log.bytes += n as u64;
-        if let Some(rest) = line.strip_suffix(b"\n") {
-            line = rest;
-        }
-        if let Some(rest) = line.strip_suffix(b"\r") {
-            line = rest;
-        }
-        if line_no == 1 {
-            if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
-                line = rest;
+        match memchr::memchr(b'\n', available) {
+            Some(i) => {
+                f(&available[..=i]);
+                reader.consume(i + 1);
+                seen += i as u64 + 1;
             }
-        }
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            f(line_no, line, log);
-        }
-        if whole {
-            reader.consume(n);
+            None => {
+                buf.clear();
+                let n = reader.read_until(b'\n', &mut buf)?;
+                f(&buf);
+                seen += n as u64;
+            }
         }
     }
     Ok(())
+}
+
+/// A line as read (its newline included, if any) without its CRLF or LF
+/// ending and, on the file's first line, a byte-order mark; `None` for a
+/// blank line.
+fn trim_line(mut line: &[u8], first_line: bool) -> Option<&[u8]> {
+    if let Some(rest) = line.strip_suffix(b"\n") {
+        line = rest;
+    }
+    if let Some(rest) = line.strip_suffix(b"\r") {
+        line = rest;
+    }
+    if first_line {
+        if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
+            line = rest;
+        }
+    }
+    (!line.iter().all(u8::is_ascii_whitespace)).then_some(line)
 }
 
 /// The line reader's buffer: large enough that most lines of a transcript
@@ -212,5 +332,74 @@ mod tests {
         let lines: Vec<usize> = t.log.skipped.iter().map(|s| s.line).collect();
         assert_eq!(lines, vec![3, 6]);
         assert_eq!(t.log.lines, 6);
+    }
+
+    /// A file of `n` lines with bad ones spread through it: broken JSON,
+    /// a line that is not UTF-8, CRLF endings, blank lines, a byte-order
+    /// mark at the start and a half-written last line.
+    fn mixed_lines(n: usize) -> Vec<u8> {
+        let mut data = b"\xEF\xBB\xBF".to_vec();
+        for i in 0..n {
+            let line: &[u8] = match i % 97 {
+                13 => b"{\"role\":\"user\",\"content\":[",
+                29 => b"not json at all",
+                41 => b"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"\xff\"}]}",
+                53 => b"\xff\xfe{}",
+                61 | 62 => b"   ",
+                71 => b"{\"role\":\"wizard\",\"content\":[]}",
+                _ => b"",
+            };
+            if line.is_empty() {
+                data.extend_from_slice(
+                    format!("{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"line {i}\"}}]}}")
+                        .as_bytes(),
+                );
+            } else {
+                data.extend_from_slice(line);
+            }
+            data.extend_from_slice(if i % 5 == 0 { b"\r\n" } else { b"\n" });
+        }
+        data.extend_from_slice(b"{\"role\":");
+        data
+    }
+
+    #[test]
+    fn chunks_read_what_the_line_reader_reads() {
+        let data = mixed_lines(2000);
+        let serial = read_from(&data[..], Path::new("t.jsonl")).unwrap();
+        assert!(serial.log.skipped_count() > 60, "bad lines in many chunks");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, &data).unwrap();
+        let serial = read_from(&data[..], &path).unwrap();
+        let size = data.len() as u64;
+        // Chunks from a byte or a few lines each to more than the file, cut
+        // inside every kind of line and at its newline.
+        for chunk in [1, 7, 64, 1000, 4096, 20_000, size - 1, size, size + 1] {
+            let parallel = read_in_chunks(&path, size, chunk).unwrap();
+            assert_eq!(parallel.log, serial.log, "chunks of {chunk} bytes");
+            assert_eq!(
+                parallel.messages, serial.messages,
+                "chunks of {chunk} bytes"
+            );
+        }
+        std::fs::write(&path, b"").unwrap();
+        let empty = read_in_chunks(&path, 0, 64).unwrap();
+        assert_eq!(empty.log, read_from(&b""[..], &path).unwrap().log);
+    }
+
+    #[test]
+    fn a_big_file_is_read_in_chunks_with_the_same_skips() {
+        let data = mixed_lines(80_000);
+        assert!(data.len() as u64 >= PARALLEL_READ_BYTES);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("transcript.jsonl");
+        std::fs::write(&path, &data).unwrap();
+        let read = read_transcript(&path).unwrap();
+        let serial = read_from(&data[..], &path).unwrap();
+        assert!(serial.log.skipped_count() > 2000);
+        assert_eq!(read.log, serial.log);
+        assert_eq!(read.messages, serial.messages);
+        assert_eq!(read.log.to_string(), serial.log.to_string());
     }
 }
