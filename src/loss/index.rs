@@ -342,20 +342,7 @@ fn push_sorted(pairs: &mut Vec<(u32, u32)>, unit: u32, tokens: &mut [u32]) {
 /// Two lists of `(unit, token)` pairs, each ordered by unit, merged into
 /// one ordered by unit (a unit is in one list only).
 fn merge_by_unit(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i].0 <= b[j].0 {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
+    super::merge_sorted(a, b, |p| p.0)
 }
 
 /// Drops repeated adjacent items inside each list.
