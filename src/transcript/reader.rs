@@ -123,9 +123,8 @@ struct Chunk {
 /// the last chunk reads to the end) in chunks of `chunk_bytes`, parsed in
 /// parallel and put back in order. A chunk holds the lines that start in
 /// its byte range, so the messages, line numbers, skip reasons and counts
-/// are those that [`read_from`] gives: a line is handled the same way
-/// ([`trim_line`], [`parse_line`]) and numbered after the lines of the
-/// chunks before it. Each chunk streams its range through its own buffer,
+/// are those that [`read_from`] gives: a line is parsed by the same
+/// [`parse_lines`] and numbered after the lines of the chunks before it. Each chunk streams its range through its own buffer,
 /// so the file is never held whole.
 fn read_in_chunks(path: &Path, size: u64, chunk_bytes: u64) -> io::Result<Transcript> {
     let chunk_bytes = chunk_bytes.max(1);
@@ -139,6 +138,12 @@ fn read_in_chunks(path: &Path, size: u64, chunk_bytes: u64) -> io::Result<Transc
             read_chunk(path, start, (end < size).then_some(end))
         })
         .collect::<io::Result<Vec<Chunk>>>()?;
+    Ok(joined(path, parts))
+}
+
+/// The transcript that `parts` (the whole file's lines, in order) make:
+/// each part's skips numbered after the lines of the parts before it.
+fn joined(path: &Path, parts: Vec<Chunk>) -> Transcript {
     let mut out = Transcript {
         messages: Vec::with_capacity(parts.iter().map(|p| p.messages.len()).sum()),
         log: ReadLog {
@@ -158,7 +163,7 @@ fn read_in_chunks(path: &Path, size: u64, chunk_bytes: u64) -> io::Result<Transc
         out.log.lines += part.lines;
         out.log.bytes += part.bytes;
     }
-    Ok(out)
+    out
 }
 
 /// Parses the lines that start at or after byte `start` and before `end`
@@ -175,12 +180,20 @@ fn read_chunk(path: &Path, start: u64, end: Option<u64>) -> io::Result<Chunk> {
     if start > 0 {
         at = start - 1 + reader.skip_until(b'\n')? as u64;
     }
-    let mut out = Chunk::default();
     let limit = end.map_or(u64::MAX, |end| end.saturating_sub(at));
-    scan_lines(&mut reader, limit, |raw| {
+    parse_lines(&mut reader, limit, start == 0)
+}
+
+/// Parses the lines of `reader` (up to `limit` bytes, see [`scan_lines`])
+/// into messages and skips, numbered from 1; `first` says whether its first
+/// line is the file's, which may open with a byte-order mark. The serial
+/// and the chunked read both parse here, so they cannot disagree on a line.
+fn parse_lines<R: Read>(reader: &mut BufReader<R>, limit: u64, first: bool) -> io::Result<Chunk> {
+    let mut out = Chunk::default();
+    scan_lines(reader, limit, |raw| {
         out.lines += 1;
         out.bytes += raw.len() as u64;
-        let Some(line) = trim_line(raw, start == 0 && out.lines == 1) else {
+        let Some(line) = trim_line(raw, first && out.lines == 1) else {
             return;
         };
         match parse_line(line) {
@@ -196,25 +209,9 @@ fn read_chunk(path: &Path, start: u64, end: Option<u64>) -> io::Result<Chunk> {
 
 /// Reads transcript lines from any reader; `path` names it in messages.
 pub fn read_from<R: Read>(reader: R, path: &Path) -> io::Result<Transcript> {
-    let mut out = Transcript {
-        messages: Vec::new(),
-        log: ReadLog {
-            path: path.to_path_buf(),
-            ..ReadLog::default()
-        },
-    };
-    for_each_line_bytes(
-        reader,
-        &mut out.log,
-        |line_no, line, log| match parse_line(line) {
-            Ok(m) => out.messages.push(Arc::new(m)),
-            Err(e) => log.skipped.push(Skip {
-                line: line_no,
-                reason: e.to_string(),
-            }),
-        },
-    )?;
-    Ok(out)
+    let mut reader = BufReader::with_capacity(LINE_BUFFER, reader);
+    let whole = parse_lines(&mut reader, u64::MAX, true)?;
+    Ok(joined(path, vec![whole]))
 }
 
 /// Calls `f` with each non-blank line as UTF-8 text, with CRLF endings and a
