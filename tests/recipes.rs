@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use polars::prelude::{DataFrame, DataType};
+use crate::common::column_f64;
 use smith_calibrate::synth::{self, CorpusSpec, SizeSpec};
 
 fn repo(path: &str) -> PathBuf {
@@ -53,19 +53,6 @@ fn python_with_packages(python: String) -> Result<String, String> {
         )),
         Err(e) => Err(format!("{python}: {e}")),
     }
-}
-
-fn column(frame: &DataFrame, name: &str) -> Vec<f64> {
-    frame
-        .column(name)
-        .unwrap_or_else(|_| panic!("no column {name}"))
-        .cast(&DataType::Float64)
-        .unwrap()
-        .f64()
-        .unwrap()
-        .into_iter()
-        .map(|v| v.unwrap())
-        .collect()
 }
 
 #[test]
@@ -192,9 +179,16 @@ print("manifest ok")
             "needed_again",
             "peak_tokens",
         ] {
-            assert_eq!(column(&theirs, name), column(&ours, name), "{file}: {name}");
+            assert_eq!(
+                column_f64(&theirs, name),
+                column_f64(&ours, name),
+                "{file}: {name}"
+            );
         }
-        for (a, b) in column(&theirs, "price").iter().zip(column(&ours, "price")) {
+        for (a, b) in column_f64(&theirs, "price")
+            .iter()
+            .zip(column_f64(&ours, "price"))
+        {
             assert!(
                 (a - b).abs() <= 1e-9 * b.abs().max(1.0),
                 "{file}: price {a} vs {b}"

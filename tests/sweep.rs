@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use polars::prelude::{CsvReadOptions, DataFrame, ParquetReader, SerReader};
+use polars::prelude::{DataFrame, ParquetReader, SerReader};
 
 use common::*;
 use smith_calibrate::cost::PriceError;
@@ -144,15 +144,6 @@ fn hand_sweep(configs: Vec<Config>, per_config: Vec<Vec<SessionFacts>>) -> Sweep
 
 fn read_parquet(path: &Path) -> DataFrame {
     ParquetReader::new(fs::File::open(path).unwrap())
-        .finish()
-        .unwrap()
-}
-
-fn read_csv(path: &Path) -> DataFrame {
-    CsvReadOptions::default()
-        .with_has_header(true)
-        .try_into_reader_with_file_path(Some(path.to_path_buf()))
-        .unwrap()
         .finish()
         .unwrap()
 }
