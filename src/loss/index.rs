@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::transcript::{BlockType, Message, Role, Str};
 
 use super::tokens::for_each_token;
+use super::vocab::Vocab;
 
 /// A sentinel for "none" in the `u32` tables.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -25,17 +26,38 @@ pub(crate) struct Lists {
 impl Lists {
     /// Builds `n` lists from `(id, item)` pairs, each list keeping the
     /// pairs' order.
-    fn build(n: usize, pairs: &[(u32, u32)]) -> Lists {
+    fn build(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Lists {
         let mut starts = vec![0u32; n + 1];
-        for &(id, _) in pairs {
+        for (id, _) in pairs.clone() {
             starts[id as usize + 1] += 1;
         }
-        for i in 0..n {
-            starts[i + 1] += starts[i];
+        Self::filled(starts, pairs)
+    }
+
+    /// The lists that hold, for each item of these lists, the ids of the
+    /// lists it is in, ascending: `n` of them, items below `n`.
+    fn by_item(n: usize, lists: &Lists) -> Lists {
+        let mut starts = vec![0u32; n + 1];
+        for &item in &lists.items {
+            starts[item as usize + 1] += 1;
+        }
+        let pairs = lists.starts.windows(2).enumerate().flat_map(|(id, w)| {
+            lists.items[w[0] as usize..w[1] as usize]
+                .iter()
+                .map(move |&item| (item, id as u32))
+        });
+        Self::filled(starts, pairs)
+    }
+
+    /// The lists whose lengths `starts` holds, shifted by one (the count
+    /// of list `id` at `id + 1`), filled from `(id, item)` pairs in order.
+    fn filled(mut starts: Vec<u32>, pairs: impl Iterator<Item = (u32, u32)>) -> Lists {
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
         }
         let mut fill = starts.clone();
-        let mut items = vec![0u32; pairs.len()];
-        for &(id, item) in pairs {
+        let mut items = vec![0u32; *starts.last().unwrap_or(&0) as usize];
+        for (id, item) in pairs {
             let at = &mut fill[id as usize];
             items[*at as usize] = item;
             *at += 1;
@@ -78,7 +100,7 @@ pub(crate) struct Unit {
 /// The record's tokens, occurrences, uses and calls.
 #[derive(Debug, Default)]
 pub struct RecordIndex {
-    interner: HashMap<Box<[u8]>, u32>,
+    vocab: Vocab,
     pub(crate) units: Vec<Unit>,
     /// Per unit: its distinct tokens, sorted.
     unit_tokens: Lists,
@@ -188,17 +210,12 @@ impl RecordIndex {
             }
             let unit = unit as u32;
             scratch.clear();
-            let interner = &mut ix.interner;
+            let vocab = &mut ix.vocab;
             for_each_token(text, |t| {
-                let id = match interner.get(t) {
-                    Some(&id) => id,
-                    None => {
-                        let id = interner.len() as u32;
-                        interner.insert(t.into(), id);
-                        listed_in.push(NONE);
-                        id
-                    }
-                };
+                let id = vocab.intern(t);
+                if id as usize == listed_in.len() {
+                    listed_in.push(NONE);
+                }
                 if listed_in[id as usize] != unit {
                     listed_in[id as usize] = unit;
                     scratch.push(id);
@@ -206,31 +223,31 @@ impl RecordIndex {
             });
             push_sorted(&mut use_pairs, unit, &mut scratch);
         }
-        let other_pairs = ix.lookup_others(&texts, stop)?;
-        let unit_pairs = merge_by_unit(&use_pairs, &other_pairs);
-        let n_tokens = ix.interner.len();
-        ix.unit_tokens = Lists::build(ix.units.len(), &unit_pairs);
-        let by_token: Vec<(u32, u32)> = unit_pairs.iter().map(|&(u, t)| (t, u)).collect();
-        ix.postings = Lists::build(n_tokens, &by_token);
+        let mut parts = ix.lookup_others(&texts, stop)?;
+        parts.push(use_pairs);
+        let n_tokens = ix.vocab.len();
+        ix.unit_tokens = Lists::build(ix.units.len(), parts.iter().flatten().copied());
+        ix.postings = Lists::by_item(n_tokens, &ix.unit_tokens);
+        let use_pairs = parts.pop().unwrap_or_default();
         let use_pairs: Vec<(u32, u32)> = use_pairs
             .iter()
             .map(|&(u, t)| (t, ix.units[u as usize].message))
             .collect();
         // Units come in record order, so each token's uses are ascending;
         // an assistant message with the token in two blocks counts once.
-        let mut uses = Lists::build(n_tokens, &use_pairs);
+        let mut uses = Lists::build(n_tokens, use_pairs.iter().copied());
         dedup_lists(&mut uses);
         ix.uses = uses;
-        ix.calls = Lists::build(keys.len(), &call_pairs);
+        ix.calls = Lists::build(keys.len(), call_pairs.iter().copied());
         Some(ix)
     }
 
-    /// The `(unit, token)` pairs of the units other than uses, ordered by
-    /// unit, each unit's tokens distinct and sorted; `None` if `stop` was
-    /// set. These are most of the record's text (the results) and are only
+    /// The `(unit, token)` pairs of the units other than uses, in parts
+    /// ordered by unit, each unit's tokens distinct and sorted; `None` if
+    /// `stop` was set. These are most of the record's text (the results) and are only
     /// looked up, so they are tokenized in parallel: in ranges of units of
     /// about equal text, on rayon's threads, put back in order.
-    fn lookup_others(&self, texts: &[&[u8]], stop: &AtomicBool) -> Option<Vec<(u32, u32)>> {
+    fn lookup_others(&self, texts: &[&[u8]], stop: &AtomicBool) -> Option<Vec<Vec<(u32, u32)>>> {
         let total: usize = texts.iter().map(|t| t.len()).sum();
         let share = total / (4 * rayon::current_num_threads()).max(1) + 1;
         let mut ranges = Vec::new();
@@ -243,8 +260,8 @@ impl RecordIndex {
             }
         }
         ranges.push(from..texts.len());
-        let n_tokens = self.interner.len();
-        let parts = ranges
+        let n_tokens = self.vocab.len();
+        ranges
             .into_par_iter()
             .map(|range| {
                 let mut pairs = Vec::new();
@@ -262,7 +279,7 @@ impl RecordIndex {
                     let unit = unit as u32;
                     scratch.clear();
                     for_each_token(texts[unit as usize], |t| {
-                        if let Some(&id) = self.interner.get(t) {
+                        if let Some(id) = self.vocab.get(t) {
                             if listed_in[id as usize] != unit {
                                 listed_in[id as usize] = unit;
                                 scratch.push(id);
@@ -273,13 +290,12 @@ impl RecordIndex {
                 }
                 Some(pairs)
             })
-            .collect::<Option<Vec<Vec<(u32, u32)>>>>()?;
-        Some(parts.concat())
+            .collect::<Option<Vec<Vec<(u32, u32)>>>>()
     }
 
     /// The id of a token, if the record has it.
     pub(crate) fn token(&self, t: &[u8]) -> Option<u32> {
-        self.interner.get(t).copied()
+        self.vocab.get(t)
     }
 
     /// The distinct tokens of `text` the record has, sorted.
@@ -337,12 +353,6 @@ impl RecordIndex {
 fn push_sorted(pairs: &mut Vec<(u32, u32)>, unit: u32, tokens: &mut [u32]) {
     tokens.sort_unstable();
     pairs.extend(tokens.iter().map(|&t| (unit, t)));
-}
-
-/// Two lists of `(unit, token)` pairs, each ordered by unit, merged into
-/// one ordered by unit (a unit is in one list only).
-fn merge_by_unit(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
-    super::merge_sorted(a, b, |p| p.0)
 }
 
 /// Drops repeated adjacent items inside each list.

@@ -39,6 +39,7 @@
 pub mod index;
 pub mod tokens;
 mod track;
+mod vocab;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};

@@ -82,7 +82,12 @@ pub fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8])) {
     while base < n {
         let end = n.min(base + 64);
         let m = Masks::of(&text[base..end]);
-        let (escaped, escapes_next) = escaped_bytes(m.backslash, escaped_in);
+        let (escaped, escapes_next) = if m.backslash == 0 && !escaped_in {
+            // Most blocks of text: no backslash, nothing escaped.
+            (0, false)
+        } else {
+            escaped_bytes(m.backslash, escaped_in)
+        };
         escaped_in = escapes_next;
         let mut runs = m.word & !escaped;
         if let Some(start) = open {
@@ -117,18 +122,43 @@ pub fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8])) {
         for k in 1..MIN_TOKEN_LEN {
             long &= runs >> k;
         }
-        let mut starts = long & !(runs << 1);
-        while starts != 0 {
-            let s = starts.trailing_zeros() as usize;
-            starts &= starts - 1;
-            let len = (!(runs >> s)).trailing_zeros() as usize;
-            word_in_block(&text[base..end], &m, s, len, &mut f);
+        let starts = runs & !(runs << 1);
+        let long = long & starts;
+        if long != 0 {
+            for s in marked_runs(runs, starts, &m) {
+                if long & (1 << s) != 0 {
+                    let len = (!(runs >> s)).trailing_zeros() as usize;
+                    word_in_block(&text[base..end], &m, s as usize, len, &mut f);
+                }
+            }
         }
         base = next;
     }
     if let Some(start) = open {
         word_from_classes(&text[start..], &mut f);
     }
+}
+
+/// The starts, ascending, of the runs of `runs` (each a word, `starts`
+/// their first bits) that hold a byte other than a letter or a capital
+/// after their first byte: the only words that can be tokens. The rest,
+/// most long words (`function`, `Returns`), are passed over with no step
+/// per word. Each run's first such byte is found by adding the run's
+/// first bit to the run with those bytes cleared: the carry runs through
+/// the letters before it and stops there.
+fn marked_runs(runs: u64, starts: u64, m: &Masks) -> impl Iterator<Item = u32> {
+    let marks = (m.not_alpha | (m.upper & !starts)) & runs;
+    let mut first = (runs & !marks).wrapping_add(starts) & marks;
+    std::iter::from_fn(move || {
+        if first == 0 {
+            return None;
+        }
+        let at = first.trailing_zeros();
+        first &= first - 1;
+        // The run's start: the last start at or before `at`.
+        let upto = starts & (u64::MAX >> (63 - at));
+        Some(63 - upto.leading_zeros())
+    })
 }
 
 /// The word at bits `s..s + len` of `block`, decided from the block's

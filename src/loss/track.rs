@@ -4,6 +4,7 @@
 //! over, which of those losses the rest of the record needed.
 
 use foldhash::HashMap;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 use crate::engine::{Compaction, EditKind};
@@ -242,6 +243,45 @@ struct Lost {
     changes: Vec<(u32, Vec<u32>)>,
 }
 
+impl Lost {
+    /// The losses of one result from its events (`(unit, event)`, all of
+    /// one unit, by request).
+    fn of(events: &[(u32, Event)], index: &RecordIndex) -> Lost {
+        let unit = events[0].0;
+        let mut lost = Lost {
+            unit,
+            first: events[0].1.request,
+            changes: Vec::new(),
+        };
+        let mut gone: Vec<u32> = Vec::new();
+        // The text the previous event kept: a result cut the same way
+        // again (each request re-cuts a stale result to the same head)
+        // loses nothing new, and is not tokenized again.
+        let mut previous: Option<&Text> = None;
+        for (k, (_, e)) in events.iter().enumerate() {
+            if k > 0
+                && (e.kept.as_ref() == previous || gone.len() == index.unit_tokens(unit).len())
+            {
+                // Kept the same text, or all its tokens are gone already.
+                continue;
+            }
+            previous = e.kept.as_ref();
+            let kept = e
+                .kept
+                .as_deref()
+                .map(|t| index.tokens_of(t))
+                .unwrap_or_default();
+            let newly = difference(&difference(index.unit_tokens(unit), &kept), &gone);
+            if newly.is_empty() {
+                continue;
+            }
+            gone = union(&gone, &newly);
+            lost.changes.push((e.request, newly));
+        }
+        lost
+    }
+}
+
 struct Evaluation<'a> {
     index: &'a RecordIndex,
     lost: Vec<Lost>,
@@ -256,39 +296,14 @@ impl<'a> Evaluation<'a> {
             .filter_map(|e| index.result_unit(e.message, e.block).map(|u| (u, e)))
             .collect();
         keyed.sort_by_key(|(u, e)| (*u, e.request));
-        let mut lost: Vec<Lost> = Vec::new();
-        let mut gone: Vec<u32> = Vec::new();
-        // The text the unit's previous event kept: a result cut the same
-        // way again (each request re-cuts a stale result to the same head)
-        // loses nothing new, and is not tokenized again.
-        let mut previous: Option<Text> = None;
-        for (unit, e) in keyed {
-            if lost.last().is_none_or(|l| l.unit != unit) {
-                lost.push(Lost {
-                    unit,
-                    first: e.request,
-                    changes: Vec::new(),
-                });
-                gone.clear();
-            } else if e.kept == previous || gone.len() == index.unit_tokens(unit).len() {
-                // Kept the same text, or all its tokens are gone already.
-                continue;
-            }
-            previous = e.kept.clone();
-            let kept = e
-                .kept
-                .as_deref()
-                .map(|t| index.tokens_of(t))
-                .unwrap_or_default();
-            let newly = difference(&difference(index.unit_tokens(unit), &kept), &gone);
-            if newly.is_empty() {
-                continue;
-            }
-            gone = union(&gone, &newly);
-            if let Some(l) = lost.last_mut() {
-                l.changes.push((e.request, newly));
-            }
-        }
+        // Each result's events are judged apart from the others', so on
+        // rayon's threads, in order.
+        let lost: Vec<Lost> = keyed
+            .chunk_by(|a, b| a.0 == b.0)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|events| Lost::of(events, index))
+            .collect();
         let by_unit = lost.iter().enumerate().map(|(i, l)| (l.unit, i)).collect();
         Evaluation {
             index,
@@ -299,16 +314,24 @@ impl<'a> Evaluation<'a> {
     }
 
     fn run(self) -> Loss {
-        let mut seen = HashMap::default();
-        let mut loss = Loss {
+        // Each result is judged apart from the others, so on rayon's
+        // threads; what a thread learns of a token's visibility it keeps
+        // for its next results (the same answer whichever thread asks).
+        let (refetched, needed_again) = self
+            .lost
+            .par_iter()
+            .map_init(HashMap::default, |seen, l| {
+                (
+                    u64::from(self.refetched(l)),
+                    u64::from(self.needed_again(l, seen)),
+                )
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        Loss {
             results_lost: self.lost.len() as u64,
-            ..Loss::default()
-        };
-        for l in &self.lost {
-            loss.refetched += u64::from(self.refetched(l));
-            loss.needed_again += u64::from(self.needed_again(l, &mut seen));
+            needed_again,
+            refetched,
         }
-        loss
     }
 
     /// Whether the call of lost result `l` was made again from the request

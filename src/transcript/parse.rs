@@ -740,34 +740,12 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Where the first `"`, `\\` or byte below 0x20 of `s[from..]` is, eight
-/// bytes at a time: strings are most of a transcript, so this one pass
-/// finds a string's end, its escapes and the control characters it must
-/// not hold over nearly every byte read.
+/// Where the first `"`, `\\` or byte below 0x20 of `s[from..]` is: a
+/// string's end, its next escape, or a control character it must not hold.
+/// Strings are most of a transcript, so this one pass over nearly every
+/// byte read is [`super::json::find_byte`]'s 16 bytes at a time.
 fn special(s: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // The high bit of each zero byte of `x`; a byte above a flagged one
-    // may be flagged too (a borrow), but the lowest flag is exact.
-    let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let mut i = from;
-    while let Some(chunk) = s.get(i..i + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        // Below 0x20: borrows when 0x20 is subtracted, high bit clear.
-        let flags = (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
-            | zeros(x ^ (ONES * u64::from(b'"')))
-            | zeros(x ^ (ONES * u64::from(b'\\')));
-        if flags != 0 {
-            return Some(i + (flags.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    s.get(i..)?
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .map(|n| i + n)
+    super::json::find_byte(s, from, super::json::ByteClass::StringEnd)
 }
 
 /// Bytes that must be UTF-8 to be kept in a `str` field.
@@ -829,23 +807,25 @@ mod tests {
     }
 
     #[test]
-    fn the_word_at_a_time_scan_agrees_with_a_byte_scan() {
-        // Every byte value at every position of a 19-byte span (two words
-        // and a remainder), among bytes on both sides of 0x20, 0x80, `"`
-        // and `\\`, with a second special byte after it (a borrow must
-        // not flag a byte below the first).
-        for at in 0..19 {
-            for b in 0..=255u8 {
-                let mut span =
-                    [0x20u8, 0x7f, 0x80, 0xff, 0x21, 0x9f, 0xa0, 0x5b, 0x5d, 0x23].repeat(2);
-                span.truncate(19);
-                span[at] = b;
-                let hit = b < 0x20 || b == b'"' || b == b'\\';
-                assert_eq!(special(&span, 0), hit.then_some(at), "{b:#x} at {at}");
-                span[18] = b'"';
-                let want = if hit { at } else { 18 };
-                assert_eq!(special(&span, 0), Some(want), "{b:#x} at {at}");
-                assert_eq!(special(&span, at), Some(if hit { at } else { 18 }));
+    fn the_block_scan_agrees_with_a_byte_scan() {
+        // Every byte value at every position of spans of 19 and 37 bytes
+        // (one and two 16-byte blocks and a remainder), among bytes on both
+        // sides of 0x20, 0x80, `"` and `\\`, with a second special byte
+        // after it.
+        for len in [19, 37] {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut span =
+                        [0x20u8, 0x7f, 0x80, 0xff, 0x21, 0x9f, 0xa0, 0x5b, 0x5d, 0x23].repeat(4);
+                    span.truncate(len);
+                    span[at] = b;
+                    let hit = b < 0x20 || b == b'"' || b == b'\\';
+                    assert_eq!(special(&span, 0), hit.then_some(at), "{b:#x} at {at}");
+                    span[len - 1] = b'"';
+                    let want = if hit { at } else { len - 1 };
+                    assert_eq!(special(&span, 0), Some(want), "{b:#x} at {at}");
+                    assert_eq!(special(&span, at), Some(want));
+                }
             }
         }
     }
