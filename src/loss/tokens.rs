@@ -116,19 +116,20 @@ pub fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8])) {
             escaped_in = false;
             runs &= (1u64 << tail) - 1;
         }
-        // Starts of the runs at least MIN_TOKEN_LEN long: the bits with
-        // MIN_TOKEN_LEN - 1 set bits after them and none before.
-        let mut long = runs;
-        for k in 1..MIN_TOKEN_LEN {
-            long &= runs >> k;
-        }
-        let starts = runs & !(runs << 1);
-        let long = long & starts;
-        if long != 0 {
-            for s in marked_runs(runs, starts, &m) {
-                if long & (1 << s) != 0 {
-                    let len = (!(runs >> s)).trailing_zeros() as usize;
-                    word_in_block(&text[base..end], &m, s as usize, len, &mut f);
+        let (simple, paths) = word_ends(runs, &m);
+        let mut ends = simple | paths;
+        if ends != 0 {
+            let starts = runs & !(runs << 1);
+            let block = &text[base..end];
+            while ends != 0 {
+                let e = ends.trailing_zeros() as usize;
+                ends &= ends - 1;
+                // The word's start: the last start at or before its end.
+                let s = 63 - (starts & (u64::MAX >> (63 - e))).leading_zeros() as usize;
+                if paths & (1 << e) == 0 {
+                    f(&block[s..=e]);
+                } else {
+                    word_in_block(block, &m, s, e + 1 - s, &mut f);
                 }
             }
         }
@@ -139,26 +140,37 @@ pub fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8])) {
     }
 }
 
-/// The starts, ascending, of the runs of `runs` (each a word, `starts`
-/// their first bits) that hold a byte other than a letter or a capital
-/// after their first byte: the only words that can be tokens. The rest,
-/// most long words (`function`, `Returns`), are passed over with no step
-/// per word. Each run's first such byte is found by adding the run's
-/// first bit to the run with those bytes cleared: the carry runs through
-/// the letters before it and stops there.
-fn marked_runs(runs: u64, starts: u64, m: &Masks) -> impl Iterator<Item = u32> {
-    let marks = (m.not_alpha | (m.upper & !starts)) & runs;
-    let mut first = (runs & !marks).wrapping_add(starts) & marks;
-    std::iter::from_fn(move || {
-        if first == 0 {
-            return None;
-        }
-        let at = first.trailing_zeros();
-        first &= first - 1;
-        // The run's start: the last start at or before `at`.
-        let upto = starts & (u64::MAX >> (63 - at));
-        Some(63 - upto.leading_zeros())
-    })
+/// The last bits of the words of a block (`runs`, each run of set bits a
+/// word) that are [`MIN_TOKEN_LEN`] bytes or more long: in `simple` those
+/// that are tokens as they are (no `. / -`; a digit or `_`, or letters with
+/// a capital after the first and a small letter), in `paths` those with
+/// `. / -`, which [`word_in_block`] trims and splits. Every other word (most
+/// long words: `function`, `Returns`) costs nothing here, and none costs a
+/// branch: what a word holds is carried to its last bit by addition (see
+/// [`reaches_end`]).
+#[inline]
+fn word_ends(runs: u64, m: &Masks) -> (u64, u64) {
+    let starts = runs & !(runs << 1);
+    let ends = runs & !(runs >> 1);
+    // Last bits with MIN_TOKEN_LEN - 1 set bits before them.
+    let mut long = ends;
+    for k in 1..MIN_TOKEN_LEN {
+        long &= runs << k;
+    }
+    let has = |x: u64| reaches_end(runs, x & runs) & long;
+    let punct = has(m.punct);
+    let not_alpha = has(m.not_alpha);
+    let camel = has(m.upper & !starts) & has(m.lower);
+    (!punct & (not_alpha | camel) & long, punct)
+}
+
+/// The bits of the runs of `runs` from each bit of `x` (inside them) up
+/// to the run's last bit: adding `x` to the runs carries each of its bits
+/// up through the rest of its run, and the bits the sum changed beyond `x`
+/// are those carried through.
+#[inline]
+fn reaches_end(runs: u64, x: u64) -> u64 {
+    x | (runs & (runs.wrapping_add(x) ^ runs ^ x))
 }
 
 /// The word at bits `s..s + len` of `block`, decided from the block's

@@ -477,7 +477,11 @@ impl<'a> Parser<'a> {
             self.at = n + 1;
             return Ok(Cow::Borrowed(&s[start..n]));
         }
-        let mut out = s[start..n].to_vec();
+        // Unescaped, the string is no longer than the rest of the line:
+        // room for that once, rather than growing by doubling (a result's
+        // text, most of its line, has an escape every line or so).
+        let mut out = Vec::with_capacity(s.len() - start);
+        out.extend_from_slice(&s[start..n]);
         self.at = n;
         loop {
             // At a backslash.
