@@ -523,27 +523,36 @@ impl<'a> Parser<'a> {
     /// Inside a string, from `from`: where the next `"` or `\\` is. Fails at
     /// the first raw control character before it, and at the end of the
     /// line when there is neither.
+    #[inline(always)]
     fn next_special(&mut self, from: usize) -> Res<usize> {
+        match special(self.s, from) {
+            Some(n) if matches!(self.s[n], b'"' | b'\\') => Ok(n),
+            found => Err(self.not_a_string_end(found)),
+        }
+    }
+
+    /// Why a string stopped at `found` (a control character) or found no
+    /// end (`None`), rather than at a `"` or `\\`.
+    #[cold]
+    #[inline(never)]
+    fn not_a_string_end(&mut self, found: Option<usize>) -> Fail {
         let eof = |p: &mut Self| {
             p.at = p.s.len();
-            Err(p.fail("EOF while parsing a string"))
+            p.fail("EOF while parsing a string")
         };
-        let Some(n) = special(self.s, from) else {
+        let Some(n) = found else {
             return eof(self);
         };
         let b = self.s[n];
-        if b == b'"' || b == b'\\' {
-            return Ok(n);
-        }
         // A control character: the line's end comes first if the string
         // never ends.
         if memchr::memchr2(b'"', b'\\', &self.s[n..]).is_none() {
             return eof(self);
         }
         self.at = n;
-        Err(self.fail(format!(
+        self.fail(format!(
             "control character {b:#04x} inside a string (it must be escaped)"
-        )))
+        ))
     }
 
     fn hex4(&mut self) -> Res<u32> {
