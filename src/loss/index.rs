@@ -102,7 +102,7 @@ pub(crate) struct Unit {
 pub struct RecordIndex {
     vocab: Vocab,
     pub(crate) units: Vec<Unit>,
-    /// Per unit: its distinct tokens, sorted.
+    /// Per unit: its distinct tokens, in the order first seen.
     unit_tokens: Lists,
     /// Per token: the units holding it, in record order.
     postings: Lists,
@@ -221,14 +221,12 @@ impl RecordIndex {
                     scratch.push(id);
                 }
             });
-            push_sorted(&mut use_pairs, unit, &mut scratch);
+            use_pairs.extend(scratch.iter().map(|&t| (unit, t)));
         }
-        let mut parts = ix.lookup_others(&texts, stop)?;
-        parts.push(use_pairs);
         let n_tokens = ix.vocab.len();
-        ix.unit_tokens = Lists::build(ix.units.len(), parts.iter().flatten().copied());
+        let used = Lists::build(ix.units.len(), use_pairs.iter().copied());
+        ix.unit_tokens = ix.unit_lists(&texts, &used, stop)?;
         ix.postings = Lists::by_item(n_tokens, &ix.unit_tokens);
-        let use_pairs = parts.pop().unwrap_or_default();
         let use_pairs: Vec<(u32, u32)> = use_pairs
             .iter()
             .map(|&(u, t)| (t, ix.units[u as usize].message))
@@ -242,12 +240,12 @@ impl RecordIndex {
         Some(ix)
     }
 
-    /// The `(unit, token)` pairs of the units other than uses, in parts
-    /// ordered by unit, each unit's tokens distinct and sorted; `None` if
-    /// `stop` was set. These are most of the record's text (the results) and are only
-    /// looked up, so they are tokenized in parallel: in ranges of units of
-    /// about equal text, on rayon's threads, put back in order.
-    fn lookup_others(&self, texts: &[&[u8]], stop: &AtomicBool) -> Option<Vec<Vec<(u32, u32)>>> {
+    /// Every unit's distinct tokens: those of the uses as `used` holds
+    /// them, those of the other units looked up. The others are most of
+    /// the record's text (the results), so they are tokenized in parallel:
+    /// in ranges of units of about equal text, on rayon's threads, put
+    /// back in order. `None` if `stop` was set.
+    fn unit_lists(&self, texts: &[&[u8]], used: &Lists, stop: &AtomicBool) -> Option<Lists> {
         let total: usize = texts.iter().map(|t| t.len()).sum();
         let share = total / (4 * rayon::current_num_threads()).max(1) + 1;
         let mut ranges = Vec::new();
@@ -261,36 +259,49 @@ impl RecordIndex {
         }
         ranges.push(from..texts.len());
         let n_tokens = self.vocab.len();
-        ranges
+        let parts = ranges
             .into_par_iter()
             .map(|range| {
-                let mut pairs = Vec::new();
-                let mut scratch: Vec<u32> = Vec::new();
+                // Per unit of the range, its number of tokens; and the
+                // tokens, unit after unit.
+                let mut lengths = Vec::with_capacity(range.len());
+                let mut tokens: Vec<u32> = Vec::new();
                 // Per token: the last unit it was listed for, so that a
-                // unit lists each token once without sorting its repeats.
+                // unit lists each token once.
                 let mut listed_in = vec![NONE; n_tokens];
                 for unit in range {
-                    if self.units[unit].kind == UnitKind::Use {
-                        continue;
-                    }
                     if stop.load(Ordering::Relaxed) {
                         return None;
                     }
-                    let unit = unit as u32;
-                    scratch.clear();
-                    for_each_token(texts[unit as usize], |t| {
-                        if let Some(id) = self.vocab.get(t) {
-                            if listed_in[id as usize] != unit {
-                                listed_in[id as usize] = unit;
-                                scratch.push(id);
+                    let before = tokens.len();
+                    if self.units[unit].kind == UnitKind::Use {
+                        tokens.extend_from_slice(used.get(unit as u32));
+                    } else {
+                        let unit = unit as u32;
+                        for_each_token(texts[unit as usize], |t| {
+                            if let Some(id) = self.vocab.get(t) {
+                                if listed_in[id as usize] != unit {
+                                    listed_in[id as usize] = unit;
+                                    tokens.push(id);
+                                }
                             }
-                        }
-                    });
-                    push_sorted(&mut pairs, unit, &mut scratch);
+                        });
+                    }
+                    lengths.push((tokens.len() - before) as u32);
                 }
-                Some(pairs)
+                Some((lengths, tokens))
             })
-            .collect::<Option<Vec<Vec<(u32, u32)>>>>()
+            .collect::<Option<Vec<(Vec<u32>, Vec<u32>)>>>()?;
+        let mut starts = Vec::with_capacity(texts.len() + 1);
+        starts.push(0u32);
+        let mut items = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+        for (lengths, tokens) in &parts {
+            for &n in lengths {
+                starts.push(starts[starts.len() - 1] + n);
+            }
+            items.extend_from_slice(tokens);
+        }
+        Some(Lists { starts, items })
     }
 
     /// The id of a token, if the record has it.
@@ -347,12 +358,6 @@ impl RecordIndex {
             .copied()
             .unwrap_or(NONE)
     }
-}
-
-/// Appends `(unit, token)` for each of the distinct `tokens`, sorted.
-fn push_sorted(pairs: &mut Vec<(u32, u32)>, unit: u32, tokens: &mut [u32]) {
-    tokens.sort_unstable();
-    pairs.extend(tokens.iter().map(|&t| (unit, t)));
 }
 
 /// Drops repeated adjacent items inside each list.

@@ -248,6 +248,8 @@ impl Lost {
     /// one unit, by request).
     fn of(events: &[(u32, Event)], index: &RecordIndex) -> Lost {
         let unit = events[0].0;
+        let mut all = index.unit_tokens(unit).to_vec();
+        all.sort_unstable();
         let mut lost = Lost {
             unit,
             first: events[0].1.request,
@@ -260,7 +262,7 @@ impl Lost {
         let mut previous: Option<&Text> = None;
         for (k, (_, e)) in events.iter().enumerate() {
             if k > 0
-                && (e.kept.as_ref() == previous || gone.len() == index.unit_tokens(unit).len())
+                && (e.kept.as_ref() == previous || gone.len() == all.len())
             {
                 // Kept the same text, or all its tokens are gone already.
                 continue;
@@ -271,7 +273,7 @@ impl Lost {
                 .as_deref()
                 .map(|t| index.tokens_of(t))
                 .unwrap_or_default();
-            let newly = difference(&difference(index.unit_tokens(unit), &kept), &gone);
+            let newly = difference(&difference(&all, &kept), &gone);
             if newly.is_empty() {
                 continue;
             }
