@@ -261,9 +261,7 @@ impl Lost {
         // loses nothing new, and is not tokenized again.
         let mut previous: Option<&Text> = None;
         for (k, (_, e)) in events.iter().enumerate() {
-            if k > 0
-                && (e.kept.as_ref() == previous || gone.len() == all.len())
-            {
+            if k > 0 && (e.kept.as_ref() == previous || gone.len() == all.len()) {
                 // Kept the same text, or all its tokens are gone already.
                 continue;
             }
