@@ -212,7 +212,11 @@ impl<'r> Tracker<'r> {
 
     /// What the losses cost the rest of the record.
     pub fn evaluate(self, index: &RecordIndex) -> Loss {
-        Evaluation::new(self.events, self.epochs, index).run()
+        let (_, evaluation) = rayon::join(
+            || index.make_postings(),
+            || Evaluation::new(self.events, self.epochs, index),
+        );
+        evaluation.run()
     }
 }
 

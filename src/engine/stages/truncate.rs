@@ -32,12 +32,7 @@ pub enum Shortened {
 /// accounting counts those bytes, and only output replaces the broken
 /// sequence with U+FFFD.
 pub fn shorten(text: &[u8], cap: usize) -> Shortened {
-    // Searchers built once: building one costs more than a short search.
-    static TRUNCATED: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(TRUNCATION_MARKER.as_bytes()));
-    static SUPERSEDED: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(SUPERSEDED_MARKER.as_bytes()));
-    if TRUNCATED.find(text).is_some() || SUPERSEDED.find(text).is_some() {
+    if has_marker(text) {
         return Shortened::Stub(
             format!("[{} KiB {TRUNCATION_MARKER}]", text.len() / 1024).into_bytes(),
         );
@@ -56,6 +51,33 @@ pub fn shorten(text: &[u8], cap: usize) -> Shortened {
     );
     Shortened::Head(out)
 }
+
+/// Whether `text` holds the truncation or the superseded marker, read
+/// once: both hold [`MARKERS_SHARE`], so each place it occurs is checked
+/// for either marker around it, rather than the text (a stale result, up
+/// to 256 KiB) being searched twice.
+fn has_marker(text: &[u8]) -> bool {
+    // A searcher built once: building one costs more than a short search.
+    static SHARED: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(MARKERS_SHARE.as_bytes()));
+    static AT: LazyLock<[(&[u8], usize); 2]> = LazyLock::new(|| {
+        [TRUNCATION_MARKER, SUPERSEDED_MARKER].map(|m| {
+            // Both hold it (a test says so); 0 would only make a marker
+            // never found, not a wrong one found.
+            (m.as_bytes(), m.find(MARKERS_SHARE).unwrap_or(0))
+        })
+    });
+    SHARED.find_iter(text).any(|at| {
+        AT.iter().any(|&(marker, offset)| {
+            at.checked_sub(offset)
+                .and_then(|start| text.get(start..start + marker.len()))
+                == Some(marker)
+        })
+    })
+}
+
+/// What both markers hold.
+const MARKERS_SHARE: &str = "ed by ";
 
 /// Shortens tool results before the `window_turns` window (0: every result),
 /// largest text first, ties in transcript order, until the history fits.
@@ -94,4 +116,43 @@ pub fn run(
         changed = true;
     }
     changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_markers_hold_what_they_share() {
+        assert!(TRUNCATION_MARKER.contains(MARKERS_SHARE));
+        assert!(SUPERSEDED_MARKER.contains(MARKERS_SHARE));
+    }
+
+    #[test]
+    fn one_pass_finds_a_marker_where_two_searches_do() {
+        let two = |t: &[u8]| {
+            memmem::find(t, TRUNCATION_MARKER.as_bytes()).is_some()
+                || memmem::find(t, SUPERSEDED_MARKER.as_bytes()).is_some()
+        };
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for marker in [TRUNCATION_MARKER, SUPERSEDED_MARKER] {
+            let m = marker.as_bytes();
+            texts.push(m.to_vec());
+            // Cut short at either end, and whole after noise that shares
+            // the common part.
+            texts.push(m[..m.len() - 1].to_vec());
+            texts.push(m[1..].to_vec());
+            texts.push([b"used by followed by ".as_slice(), m, b" tail"].concat());
+            texts.push([b"x".repeat(300).as_slice(), m].concat());
+        }
+        texts.push(b"caused by the cache, reused by everyone".to_vec());
+        texts.push(b"ed by ".to_vec());
+        texts.push(b"[12 KiB truncated by smith to stay within the context window]".to_vec());
+        texts.push(b"superseded by a later identical cal".to_vec());
+        texts.push(Vec::new());
+        for t in &texts {
+            assert_eq!(has_marker(t), two(t), "{}", String::from_utf8_lossy(t));
+        }
+        assert_eq!(texts.iter().filter(|t| has_marker(t)).count(), 7);
+    }
 }
