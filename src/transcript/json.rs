@@ -168,7 +168,11 @@ pub(crate) fn find_byte(s: &[u8], from: usize, class: ByteClass) -> Option<usize
     {
         use std::arch::x86_64::*;
         // Not DEL: a byte that is looked for anyway.
-        let last = if class == ByteClass::Escaped { 0x7f } else { b'"' };
+        let last = if class == ByteClass::Escaped {
+            0x7f
+        } else {
+            b'"'
+        };
         while let Some(block) = s.get(i..i + 16) {
             // SAFETY: SSE2 is part of the x86-64 baseline, and `block` is
             // 16 readable bytes (`loadu` needs no alignment).
