@@ -6,7 +6,7 @@
 use foldhash::HashMap;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::transcript::{BlockType, Message, Role, Str};
 
@@ -104,10 +104,8 @@ pub struct RecordIndex {
     pub(crate) units: Vec<Unit>,
     /// Per unit: its distinct tokens, in the order first seen.
     unit_tokens: Lists,
-    /// Per token: the units holding it, in record order; made from
-    /// `unit_tokens` the first time it is wanted (see
-    /// [`RecordIndex::make_postings`]).
-    postings: OnceLock<Lists>,
+    /// Per token: the units holding it, in record order.
+    postings: Lists,
     /// Per token: the assistant messages using it, ascending, once each.
     uses: Lists,
     /// Per call key: the messages making that call, ascending.
@@ -228,6 +226,7 @@ impl RecordIndex {
         let n_tokens = ix.vocab.len();
         let used = Lists::build(ix.units.len(), use_pairs.iter().copied());
         ix.unit_tokens = ix.unit_lists(&texts, &used, stop)?;
+        ix.postings = Lists::by_item(n_tokens, &ix.unit_tokens);
         let use_pairs: Vec<(u32, u32)> = use_pairs
             .iter()
             .map(|&(u, t)| (t, ix.units[u as usize].message))
@@ -333,16 +332,7 @@ impl RecordIndex {
     }
 
     pub(crate) fn postings(&self, token: u32) -> &[u32] {
-        self.make_postings().get(token)
-    }
-
-    /// The postings, made now if they are not yet: they are wanted only
-    /// once losses are judged, so the evaluation makes them beside its
-    /// first step, which needs only each unit's tokens, rather than after
-    /// the rest of the index, alone on one core.
-    pub(crate) fn make_postings(&self) -> &Lists {
-        self.postings
-            .get_or_init(|| Lists::by_item(self.vocab.len(), &self.unit_tokens))
+        self.postings.get(token)
     }
 
     pub(crate) fn uses(&self, token: u32) -> &[u32] {

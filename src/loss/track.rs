@@ -212,11 +212,7 @@ impl<'r> Tracker<'r> {
 
     /// What the losses cost the rest of the record.
     pub fn evaluate(self, index: &RecordIndex) -> Loss {
-        let (_, evaluation) = rayon::join(
-            || index.make_postings(),
-            || Evaluation::new(self.events, self.epochs, index),
-        );
-        evaluation.run()
+        Evaluation::new(self.events, self.epochs, index).run()
     }
 }
 
