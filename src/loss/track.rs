@@ -216,6 +216,13 @@ impl<'r> Tracker<'r> {
     }
 }
 
+/// How many of `n` results one task judges: a few tasks per thread, and
+/// none of fewer than 64 results (below that, handing out the work costs
+/// more than it saves).
+fn run_length(n: usize) -> usize {
+    n.div_ceil(4 * rayon::current_num_threads()).max(64)
+}
+
 /// The items of sorted `a` not in sorted `b`, in one pass over both.
 fn difference(a: &[u32], b: &[u32]) -> Vec<u32> {
     let mut out = Vec::with_capacity(a.len());
@@ -298,10 +305,10 @@ impl<'a> Evaluation<'a> {
         keyed.sort_by_key(|(u, e)| (*u, e.request));
         // Each result's events are judged apart from the others', so on
         // rayon's threads, in order.
-        let lost: Vec<Lost> = keyed
-            .chunk_by(|a, b| a.0 == b.0)
-            .collect::<Vec<_>>()
-            .into_par_iter()
+        let results: Vec<&[(u32, Event)]> = keyed.chunk_by(|a, b| a.0 == b.0).collect();
+        let lost: Vec<Lost> = results
+            .par_iter()
+            .with_min_len(run_length(results.len()))
             .map(|events| Lost::of(events, index))
             .collect();
         let by_unit = lost.iter().enumerate().map(|(i, l)| (l.unit, i)).collect();
@@ -315,16 +322,21 @@ impl<'a> Evaluation<'a> {
 
     fn run(self) -> Loss {
         // Each result is judged apart from the others, so on rayon's
-        // threads; what a thread learns of a token's visibility it keeps
-        // for its next results (the same answer whichever thread asks).
+        // threads, in a few long runs of results: what a run learns of a
+        // token's visibility it keeps for its next results (the same
+        // answer whichever run asks), and a small session is not cut into
+        // more tasks than it is worth.
         let (refetched, needed_again) = self
             .lost
-            .par_iter()
-            .map_init(HashMap::default, |seen, l| {
-                (
-                    u64::from(self.refetched(l)),
-                    u64::from(self.needed_again(l, seen)),
-                )
+            .par_chunks(run_length(self.lost.len()))
+            .map(|run| {
+                let mut seen = HashMap::default();
+                run.iter().fold((0, 0), |(r, n), l| {
+                    (
+                        r + u64::from(self.refetched(l)),
+                        n + u64::from(self.needed_again(l, &mut seen)),
+                    )
+                })
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         Loss {
