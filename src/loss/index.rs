@@ -102,7 +102,7 @@ pub(crate) struct Unit {
 pub struct RecordIndex {
     vocab: Vocab,
     pub(crate) units: Vec<Unit>,
-    /// Per unit: its distinct tokens, in the order first seen.
+    /// Per unit: its distinct tokens, sorted.
     unit_tokens: Lists,
     /// Per token: the units holding it, in record order.
     postings: Lists,
@@ -240,8 +240,8 @@ impl RecordIndex {
         Some(ix)
     }
 
-    /// Every unit's distinct tokens: those of the uses as `used` holds
-    /// them, those of the other units looked up. The others are most of
+    /// Every unit's distinct tokens, sorted: those of the uses as `used`
+    /// holds them, those of the other units looked up. The others are most of
     /// the record's text (the results), so they are tokenized in parallel:
     /// in ranges of units of about equal text, on rayon's threads, put
     /// back in order. `None` if `stop` was set.
@@ -287,6 +287,9 @@ impl RecordIndex {
                             }
                         });
                     }
+                    // Sorted here, once per session, not by each of the
+                    // many replays that judge what the unit lost.
+                    tokens[before..].sort_unstable();
                     lengths.push((tokens.len() - before) as u32);
                 }
                 Some((lengths, tokens))

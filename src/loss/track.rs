@@ -255,8 +255,7 @@ impl Lost {
     /// one unit, by request).
     fn of(events: &[(u32, Event)], index: &RecordIndex) -> Lost {
         let unit = events[0].0;
-        let mut all = index.unit_tokens(unit).to_vec();
-        all.sort_unstable();
+        let all = index.unit_tokens(unit);
         let mut lost = Lost {
             unit,
             first: events[0].1.request,
@@ -278,7 +277,7 @@ impl Lost {
                 .as_deref()
                 .map(|t| index.tokens_of(t))
                 .unwrap_or_default();
-            let newly = difference(&difference(&all, &kept), &gone);
+            let newly = difference(&difference(all, &kept), &gone);
             if newly.is_empty() {
                 continue;
             }
