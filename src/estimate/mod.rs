@@ -151,10 +151,10 @@ impl Estimator {
             // failing here is a broken build, never a property of the input.
             Estimator::O200k => openai::o200k()
                 .unwrap_or_else(|e| panic!("the compiled-in o200k vocabulary: {e}"))
-                .count(&*String::from_utf8_lossy(text)) as u64,
+                .count(&String::from_utf8_lossy(text)) as u64,
             Estimator::Cl100k => openai::cl100k()
                 .unwrap_or_else(|e| panic!("the compiled-in cl100k vocabulary: {e}"))
-                .count(&*String::from_utf8_lossy(text)) as u64,
+                .count(&String::from_utf8_lossy(text)) as u64,
             Estimator::Claude2 => claude::count(&String::from_utf8_lossy(text))
                 .unwrap_or_else(|e| panic!("the compiled-in Claude vocabulary: {e}")),
         }

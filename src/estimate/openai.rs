@@ -133,7 +133,7 @@ impl Counter {
                     // patterns, whose look-ahead one matches at least two.
                     break;
                 }
-                count += self.tokenizer.bpe.count(text[start..end].as_bytes());
+                count += self.tokenizer.bpe.count(&text.as_bytes()[start..end]);
                 last = end;
             }
             count
