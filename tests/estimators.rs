@@ -146,7 +146,7 @@ fn tokenizers_built_from_the_committed_vocabularies_match_bpe_openais_prebuilt_o
         let mut tokens = 0u64;
         for t in &texts {
             let s = String::from_utf8_lossy(t);
-            let ids = built.tokenizer().encode(&*s);
+            let ids = built.encode(&s);
             assert_eq!(
                 ids,
                 prebuilt.encode(&*s),

@@ -11,7 +11,6 @@
 use std::sync::LazyLock;
 
 use bpe_openai::byte_pair_encoding::BytePairEncoding;
-use bpe_openai::Tokenizer;
 use serde::Deserialize;
 use unicode_normalization::UnicodeNormalization;
 
@@ -21,7 +20,7 @@ const VOCAB: &str = include_str!("../../assets/tokenizers/claude.json");
 /// `bpe-openai`'s hash factor (see [`super::openai::HASH_FACTOR`]) keeps
 /// the 64 995 tokens' 32-bit hashes apart too; `tests/estimators.rs` builds
 /// the tokenizer, which would fail on a collision.
-use super::openai::{lookahead_tokenizer, HASH_FACTOR};
+use super::openai::{lookahead_tokenizer, Counter, HASH_FACTOR};
 
 #[derive(Deserialize)]
 struct File {
@@ -31,7 +30,7 @@ struct File {
 }
 
 struct Claude {
-    tokenizer: Tokenizer,
+    tokenizer: Counter,
     specials: Vec<String>,
 }
 

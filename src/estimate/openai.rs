@@ -19,7 +19,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::LazyLock;
 
 use bpe::byte_pair_encoding::{read_tiktoken, BytePairEncoding};
-use bpe_openai::Tokenizer;
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
 
@@ -58,14 +57,14 @@ static O200K: LazyLock<Result<Counter, String>> =
 static CL100K: LazyLock<Result<Counter, String>> =
     LazyLock::new(|| build("cl100k_base", CL100K_GZ, CL100K_PATTERN));
 
-/// A tokenizer and the pre-tokenisation it counts through: the pieces
-/// `bpe-openai`'s own `count` would make, found with a regex cache of each
-/// thread's own. `Tokenizer::count` takes a cache from the regex's shared
-/// pool for every piece (a word or so), and on all threads but the first
-/// that pool goes through a lock: in a sweep under o200k, taking and
+/// A byte-pair encoding and the pre-tokenisation it counts through: the
+/// pieces `bpe-openai`'s `Tokenizer` would make, found with a regex cache
+/// of each thread's own. `Tokenizer::count` takes a cache from the regex's
+/// shared pool for every piece (a word or so), and on all threads but the
+/// first that pool goes through a lock: in a sweep under o200k, taking and
 /// returning those caches was an eighth of the time.
 pub struct Counter {
-    tokenizer: Tokenizer,
+    bpe: BytePairEncoding,
     split: Regex,
     /// Per pattern of `split`: whether its match ends in one character of
     /// look-ahead, which is not part of the piece.
@@ -80,31 +79,27 @@ thread_local! {
 }
 
 impl Counter {
-    fn new(bpe: BytePairEncoding, pattern: &str) -> Result<Counter, String> {
-        static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
-        let patterns = lookahead_patterns(pattern)?;
-        let (regexes, lookahead): (Vec<&str>, Vec<bool>) =
-            patterns.iter().map(|(p, l)| (p.as_str(), *l)).unzip();
-        let split = Regex::new_many(&regexes).map_err(|e| format!("pattern: {e}"))?;
-        let tokenizer = lookahead_tokenizer(bpe, pattern)?;
-        Ok(Counter {
-            tokenizer,
-            split,
-            lookahead,
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-        })
-    }
-
-    /// The tokenizer, for encoding.
-    pub fn tokenizer(&self) -> &Tokenizer {
-        &self.tokenizer
-    }
-
-    /// The number of tokens `text` encodes to: `Tokenizer::count`, piece
-    /// by piece as it splits (each match anchored where the last ended,
-    /// in the rest of the text; a look-ahead pattern's last character
-    /// given back; the first place nothing matches ends the text).
+    /// The number of tokens `text` encodes to.
     pub fn count(&self, text: &str) -> usize {
+        let mut count = 0;
+        self.pieces(text, |piece| count += self.bpe.count(piece));
+        count
+    }
+
+    /// The tokens `text` encodes to.
+    pub fn encode(&self, text: &str) -> Vec<u32> {
+        let mut tokens = Vec::new();
+        self.pieces(text, |piece| {
+            tokens.extend(self.bpe.encode_via_backtracking(piece))
+        });
+        tokens
+    }
+
+    /// Calls `f` with each piece of `text` as `bpe-openai`'s pre-tokeniser
+    /// splits it: each match anchored where the last ended, in the rest of
+    /// the text; a look-ahead pattern's last character given back; the
+    /// first place nothing matches ends the text.
+    fn pieces(&self, text: &str, mut f: impl FnMut(&[u8])) {
         CACHES.with(|caches| {
             let mut caches = caches.borrow_mut();
             let at = match caches.iter().position(|(id, _)| *id == self.id) {
@@ -115,7 +110,7 @@ impl Counter {
                 }
             };
             let cache = &mut caches[at].1;
-            let (mut count, mut last) = (0, 0);
+            let mut last = 0;
             while let Some(m) = self
                 .split
                 .search_with(cache, &Input::new(&text[last..]).anchored(Anchored::Yes))
@@ -133,10 +128,9 @@ impl Counter {
                     // patterns, whose look-ahead one matches at least two.
                     break;
                 }
-                count += self.tokenizer.bpe.count(&text.as_bytes()[start..end]);
+                f(&text.as_bytes()[start..end]);
                 last = end;
             }
-            count
         })
     }
 }
@@ -160,34 +154,30 @@ fn build(name: &str, gz: &[u8], pattern: &str) -> Result<Counter, String> {
         .map_err(|e| format!("{name}.tiktoken.gz: cannot gunzip: {e}"))?;
     let tokens = read_tiktoken(&text).map_err(|e| format!("{name}.tiktoken.gz: {e}"))?;
     let bpe = BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR));
-    Counter::new(bpe, pattern).map_err(|e| format!("{name}: {e}"))
+    lookahead_tokenizer(bpe, pattern).map_err(|e| format!("{name}: {e}"))
 }
 
-/// The split patterns for a tiktoken pattern ending in `\s+(?!\S)|\s+`, each
-/// with whether its last character is look-ahead. The regex engine has no
-/// look-ahead, so that ending is rewritten as `bpe-openai` does: a
-/// whitespace run at the end of the text, a whitespace run plus one
+/// A tokenizer for a tiktoken pattern ending in `\s+(?!\S)|\s+`. The regex
+/// engine has no look-ahead, so that ending is rewritten as `bpe-openai`
+/// does: a whitespace run at the end of the text, a whitespace run plus one
 /// character it gives back (`\s+\s`), and a whitespace run.
-fn lookahead_patterns(pattern: &str) -> Result<[(String, bool); 3], String> {
+pub fn lookahead_tokenizer(bpe: BytePairEncoding, pattern: &str) -> Result<Counter, String> {
+    static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
     let ending = r"\s+(?!\S)|\s+";
     let Some(head) = pattern.strip_suffix(ending) else {
         return Err(format!(
             "unexpected pre-tokenization pattern (it should end in {ending})"
         ));
     };
-    Ok([
-        (format!(r"{head}\s+$"), false),
-        (r"\s+\s".to_string(), true),
-        (r"\s+".to_string(), false),
-    ])
-}
-
-/// A tokenizer for a tiktoken pattern ending in `\s+(?!\S)|\s+`, split by
-/// [`lookahead_patterns`].
-pub fn lookahead_tokenizer(bpe: BytePairEncoding, pattern: &str) -> Result<Tokenizer, String> {
-    let patterns = lookahead_patterns(pattern)?;
-    let patterns: Vec<(&str, bool)> = patterns.iter().map(|(p, l)| (p.as_str(), *l)).collect();
-    Tokenizer::new_lookahead(bpe, &patterns, false).map_err(|e| format!("pattern: {e}"))
+    let main = format!(r"{head}\s+$");
+    let split =
+        Regex::new_many(&[main.as_str(), r"\s+\s", r"\s+"]).map_err(|e| format!("pattern: {e}"))?;
+    Ok(Counter {
+        bpe,
+        split,
+        lookahead: vec![false, true, false],
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+    })
 }
 
 #[cfg(test)]
