@@ -148,22 +148,3 @@ fn set_loss(facts: &mut SessionFacts, loss: Loss) {
     facts.needed_again = loss.needed_again;
     facts.refetched = loss.refetched;
 }
-
-/// Two lists, each ordered by `key`, merged into one ordered by `key`; on
-/// equal keys `a`'s item comes first.
-fn merge_sorted<T: Copy, K: Ord>(a: &[T], b: &[T], key: impl Fn(&T) -> K) -> Vec<T> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if key(&a[i]) <= key(&b[j]) {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
-}

@@ -238,9 +238,22 @@ fn difference(a: &[u32], b: &[u32]) -> Vec<u32> {
     out
 }
 
-/// Sorted `a` and sorted `b` (disjoint) merged.
+/// Sorted `a` and sorted `b` (disjoint) merged, in one pass over both.
 fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
-    super::merge_sorted(a, b, |&t| t)
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// A result's losses: per request, the tokens it lost then.
