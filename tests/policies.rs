@@ -730,14 +730,20 @@ fn a_result_shortened_twice_counts_once() {
     assert_eq!(f.needed_again, 1);
 }
 
-#[test]
-fn a_result_summarised_away_is_lost_and_a_later_use_of_its_tokens_counts() {
-    let mut h = vec![user("go")];
+/// `prompt`, six bash steps and an assistant message naming token000003,
+/// replayed under claude-code at a 34000 window, which summarises
+/// everything before message 13.
+fn summarised_then_used(prompt: &str) -> SessionFacts {
+    let mut h = vec![user(prompt)];
     steps(&mut h, 0, 6, "bash", 2000);
     h.push(assistant("now token000003 matters"));
-    // claude-code at a 34000 window summarises everything before message 13.
     let s = setup(Policy::ClaudeCode, 34_000, Knobs::default());
-    let f = loss::replay(&h, s.compactor().as_ref());
+    loss::replay(&h, s.compactor().as_ref())
+}
+
+#[test]
+fn a_result_summarised_away_is_lost_and_a_later_use_of_its_tokens_counts() {
+    let f = summarised_then_used("go");
     assert!(f.summaries >= 1);
     assert_eq!(f.results_lost, 6);
     assert_eq!(f.needed_again, 1);
@@ -838,11 +844,7 @@ fn a_repeated_call_whose_result_is_cut_the_same_way_shows_the_lost_token_nowhere
 fn a_token_visible_only_in_a_summarised_message_counts_as_needed_again() {
     // The prompt names token000003 too, but the summary took it away with
     // the results.
-    let mut h = vec![user("go and look for token000003")];
-    steps(&mut h, 0, 6, "bash", 2000);
-    h.push(assistant("now token000003 matters"));
-    let s = setup(Policy::ClaudeCode, 34_000, Knobs::default());
-    let f = loss::replay(&h, s.compactor().as_ref());
+    let f = summarised_then_used("go and look for token000003");
     assert!(f.summaries >= 1);
     assert_eq!((f.results_lost, f.needed_again, f.refetched), (6, 1, 0));
 }

@@ -68,6 +68,22 @@ struct Fixture {
     tmp: tempfile::TempDir,
 }
 
+/// Runs `sweep` over `sessions` at a 4000-token window with `flags`, each
+/// of `outputs` a flag and its directory, and checks that it succeeded.
+fn sweep_sessions(sessions: &Path, flags: &[&str], outputs: &[(&str, &Path)]) {
+    let mut command = bin();
+    command
+        .arg("sweep")
+        .arg(sessions)
+        .args(["--max-tokens", "4000"])
+        .args(flags);
+    for (flag, dir) in outputs {
+        command.arg(flag).arg(dir);
+    }
+    let o = output(&mut command);
+    assert!(o.status.success(), "sweep failed: {}", stderr(&o));
+}
+
 impl Fixture {
     fn new() -> Fixture {
         let tmp = tempfile::tempdir().unwrap();
@@ -75,24 +91,18 @@ impl Fixture {
         for (i, name) in NAMES.iter().enumerate() {
             write_session(&sessions, name, &session(10 + 4 * i, i + 1));
         }
-        let o = output(
-            bin()
-                .args(["sweep"])
-                .arg(&sessions)
-                .args([
-                    "--max-tokens",
-                    "4000",
-                    "--compact-at",
-                    "0.6,0.8",
-                    "--compact-to",
-                    "0.3,0.5",
-                    "--summary-tokens",
-                    "0,200",
-                    "--out",
-                ])
-                .arg(tmp.path().join("sweep")),
+        sweep_sessions(
+            &sessions,
+            &[
+                "--compact-at",
+                "0.6,0.8",
+                "--compact-to",
+                "0.3,0.5",
+                "--summary-tokens",
+                "0,200",
+            ],
+            &[("--out", &tmp.path().join("sweep"))],
         );
-        assert!(o.status.success(), "sweep failed: {}", stderr(&o));
         Fixture { tmp }
     }
 
@@ -670,22 +680,11 @@ fn heatmap_cells_are_the_configs_totals_and_impossible_pairs_are_empty() {
     let f = Fixture::new();
     let tmp = tempfile::tempdir().unwrap();
     // 0.5 against 0.5 is impossible: the sweep leaves it out.
-    let o = output(
-        bin()
-            .arg("sweep")
-            .arg(f.sessions())
-            .args([
-                "--max-tokens",
-                "4000",
-                "--compact-at",
-                "0.5,0.7",
-                "--compact-to",
-                "0.3,0.5",
-                "--out",
-            ])
-            .arg(tmp.path()),
+    sweep_sessions(
+        &f.sessions(),
+        &["--compact-at", "0.5,0.7", "--compact-to", "0.3,0.5"],
+        &[("--out", tmp.path())],
     );
-    assert!(o.status.success(), "{}", stderr(&o));
     let data = SweepOutput::read(tmp.path()).unwrap();
     let chosen = data.by_rank()[0];
     let map = Heatmap::new(&data, Metric::TokensSent, chosen, data.baseline().unwrap());
@@ -721,20 +720,11 @@ fn heatmap_cells_are_the_configs_totals_and_impossible_pairs_are_empty() {
 fn sweep_report_writes_data_and_report_in_one_go() {
     let f = Fixture::new();
     let dir = f.tmp.path().join("both");
-    let o = output(
-        bin()
-            .arg("sweep")
-            .arg(f.sessions())
-            .args([
-                "--max-tokens",
-                "4000",
-                "--compact-at",
-                "0.6,0.8",
-                "--report",
-            ])
-            .arg(&dir),
+    sweep_sessions(
+        &f.sessions(),
+        &["--compact-at", "0.6,0.8"],
+        &[("--report", &dir)],
     );
-    assert!(o.status.success(), "{}", stderr(&o));
     for file in [
         "configs.parquet",
         "sessions.parquet",
@@ -747,16 +737,11 @@ fn sweep_report_writes_data_and_report_in_one_go() {
     }
     // With --out too, the data go there and the report into --report.
     let (data, report) = (f.tmp.path().join("data"), f.tmp.path().join("rep"));
-    let o = output(
-        bin()
-            .arg("sweep")
-            .arg(f.sessions())
-            .args(["--max-tokens", "4000", "--out"])
-            .arg(&data)
-            .arg("--report")
-            .arg(&report),
+    sweep_sessions(
+        &f.sessions(),
+        &[],
+        &[("--out", &data), ("--report", &report)],
     );
-    assert!(o.status.success(), "{}", stderr(&o));
     assert!(data.join("summary.json").is_file() && !data.join("index.html").exists());
     assert!(report.join("index.html").is_file() && !report.join("summary.json").exists());
 }
