@@ -84,6 +84,21 @@ fn sweep_sessions(sessions: &Path, flags: &[&str], outputs: &[(&str, &Path)]) {
     assert!(o.status.success(), "sweep failed: {}", stderr(&o));
 }
 
+/// Runs `report` on the sweep in `sweep` into `out` with `extra` flags,
+/// checks that it succeeded, and gives `out` back.
+fn report_of(sweep: &Path, out: PathBuf, extra: &[&str]) -> PathBuf {
+    let o = output(
+        bin()
+            .arg("report")
+            .arg(sweep)
+            .arg("--out")
+            .arg(&out)
+            .args(extra),
+    );
+    assert!(o.status.success(), "report failed: {}", stderr(&o));
+    out
+}
+
 impl Fixture {
     fn new() -> Fixture {
         let tmp = tempfile::tempdir().unwrap();
@@ -116,17 +131,7 @@ impl Fixture {
 
     /// Runs `report` into `<tmp>/<name>` with `extra` flags.
     fn report(&self, name: &str, extra: &[&str]) -> PathBuf {
-        let out = self.tmp.path().join(name);
-        let o = output(
-            bin()
-                .arg("report")
-                .arg(self.sweep())
-                .arg("--out")
-                .arg(&out)
-                .args(extra),
-        );
-        assert!(o.status.success(), "report failed: {}", stderr(&o));
-        out
+        report_of(&self.sweep(), self.tmp.path().join(name), extra)
     }
 }
 
@@ -210,17 +215,7 @@ impl PolicyFixture {
     }
 
     fn report(&self, name: &str, extra: &[&str]) -> PathBuf {
-        let out = self.tmp.path().join(name);
-        let o = output(
-            bin()
-                .arg("report")
-                .arg(self.sweep())
-                .arg("--out")
-                .arg(&out)
-                .args(extra),
-        );
-        assert!(o.status.success(), "report failed: {}", stderr(&o));
-        out
+        report_of(&self.sweep(), self.tmp.path().join(name), extra)
     }
 }
 
