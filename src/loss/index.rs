@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::transcript::{BlockType, Message, Role, Str};
+use crate::transcript::{pool, BlockType, Message, Role, Str};
 
 use super::tokens::for_each_token;
 use super::vocab::Vocab;
@@ -244,14 +244,25 @@ impl RecordIndex {
     /// holds them, those of the other units looked up. The others are most of
     /// the record's text (the results), so they are tokenized in parallel:
     /// in ranges of units of about equal text, on rayon's threads, put
-    /// back in order. `None` if `stop` was set.
+    /// back in order. A text seen before (a file read again, a command's
+    /// output repeated) is not tokenized again: it has the tokens of its
+    /// first unit. `None` if `stop` was set.
     fn unit_lists(&self, texts: &[&[u8]], used: &Lists, stop: &AtomicBool) -> Option<Lists> {
-        let total: usize = texts.iter().map(|t| t.len()).sum();
+        let first = self.first_with_text(texts);
+        let total: usize = texts
+            .iter()
+            .zip(&first)
+            .enumerate()
+            .filter(|&(u, (_, &f))| f as usize == u)
+            .map(|(_, (t, _))| t.len())
+            .sum();
         let share = total / (4 * rayon::current_num_threads()).max(1) + 1;
         let mut ranges = Vec::new();
         let (mut from, mut bytes) = (0, 0);
         for (i, t) in texts.iter().enumerate() {
-            bytes += t.len();
+            if first[i] as usize == i {
+                bytes += t.len();
+            }
             if bytes >= share {
                 ranges.push(from..i + 1);
                 (from, bytes) = (i + 1, 0);
@@ -274,7 +285,9 @@ impl RecordIndex {
                         return None;
                     }
                     let before = tokens.len();
-                    if self.units[unit].kind == UnitKind::Use {
+                    if first[unit] as usize != unit {
+                        // Listed when the parts are joined, from its first.
+                    } else if self.units[unit].kind == UnitKind::Use {
                         tokens.extend_from_slice(used.get(unit as u32));
                     } else {
                         let unit = unit as u32;
@@ -298,13 +311,52 @@ impl RecordIndex {
         let mut starts = Vec::with_capacity(texts.len() + 1);
         starts.push(0u32);
         let mut items = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+        let mut unit = 0;
         for (lengths, tokens) in &parts {
+            let mut at = 0;
             for &n in lengths {
-                starts.push(starts[starts.len() - 1] + n);
+                let f = first[unit] as usize;
+                if f == unit {
+                    items.extend_from_slice(&tokens[at..at + n as usize]);
+                    at += n as usize;
+                } else {
+                    items.extend_from_within(starts[f] as usize..starts[f + 1] as usize);
+                }
+                starts.push(items.len() as u32);
+                unit += 1;
             }
-            items.extend_from_slice(tokens);
         }
         Some(Lists { starts, items })
+    }
+
+    /// For each unit that is not a use, the first unit (itself if none)
+    /// whose text is the same, for texts long enough to be worth it (see
+    /// [`pool`]: texts read through a pool share their bytes, which makes
+    /// the comparison free); a use is its own first.
+    fn first_with_text(&self, texts: &[&[u8]]) -> Vec<u32> {
+        let mut first: Vec<u32> = (0..texts.len() as u32).collect();
+        let mut seen: HashMap<pool::Sample, u32> = HashMap::default();
+        for (unit, text) in texts.iter().enumerate() {
+            if self.units[unit].kind == UnitKind::Use {
+                continue;
+            }
+            let Some(key) = pool::sample(text) else {
+                continue;
+            };
+            match seen.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    // A different text with the same sample is tokenized
+                    // on its own.
+                    if pool::same_text(texts[*e.get() as usize], text) {
+                        first[unit] = *e.get();
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(unit as u32);
+                }
+            }
+        }
+        first
     }
 
     /// The id of a token, if the record has it.
@@ -379,4 +431,94 @@ fn dedup_lists(lists: &mut Lists) {
     }
     lists.starts = starts;
     lists.items = items;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::Block;
+
+    /// A text of `n` bytes with tokens in it, told apart by `tag`.
+    fn text(tag: &str, n: usize) -> Vec<u8> {
+        let mut t = Vec::new();
+        let mut i = 0;
+        while t.len() < n {
+            t.extend_from_slice(format!("{tag}_part{i} src/file_{i}.rs plain words ").as_bytes());
+            i += 1;
+        }
+        t.truncate(n);
+        t
+    }
+
+    #[test]
+    fn a_text_seen_before_has_the_tokens_it_would_have_on_its_own() {
+        let long = text("alpha", 4000);
+        // Same length and the same bytes where texts are sampled (start,
+        // middle, end), different elsewhere: compared whole, not shared.
+        let mut lookalike = long.clone();
+        lookalike[1000..1012].copy_from_slice(b"other_tok_99");
+        let short = text("beta", 100);
+        let results = [&long, &lookalike, &long, &short, &short, &long];
+        // The assistant quotes tokens of every text, so that they count.
+        let mut said = Vec::new();
+        for t in [&long, &lookalike, &short] {
+            said.extend_from_slice(t);
+            said.push(b' ');
+        }
+        let mut record = vec![Arc::new(Message::user(&b"start"[..]))];
+        for (i, r) in results.iter().enumerate() {
+            let id = format!("call_{i}");
+            record.push(Arc::new(Message::new(
+                Role::Assistant,
+                vec![
+                    Block::text(said.clone()),
+                    Block::tool_use(&id, "read", "{}"),
+                ],
+                false,
+                None,
+            )));
+            record.push(Arc::new(Message::new(
+                Role::Tool,
+                vec![Block::tool_result(
+                    Some(id.as_str().into()),
+                    r.to_vec(),
+                    false,
+                )],
+                false,
+                None,
+            )));
+        }
+        let ix = RecordIndex::build(&record);
+        // Each unit's text, in the order the build lists units.
+        let texts: Vec<&[u8]> = record
+            .iter()
+            .flat_map(|m| m.content.iter())
+            .filter(|b| {
+                matches!(
+                    b.kind,
+                    BlockType::Text | BlockType::ToolUse | BlockType::ToolResult
+                )
+            })
+            .map(|b| match b.kind {
+                BlockType::ToolUse => b.tool_args.as_deref().unwrap_or("").as_bytes(),
+                _ => b.text_bytes(),
+            })
+            .collect();
+        assert_eq!(texts.len(), ix.units.len());
+        let firsts = ix.first_with_text(&texts);
+        let results: Vec<u32> = (0..ix.units.len() as u32)
+            .filter(|&u| ix.units[u as usize].kind == UnitKind::Result)
+            .collect();
+        // The second and third copies of `long` are its first's; the
+        // lookalike and the short texts are their own.
+        let shared: Vec<bool> = results.iter().map(|&u| firsts[u as usize] != u).collect();
+        assert_eq!(shared, [false, false, true, false, false, true]);
+        for (u, text) in texts.iter().enumerate() {
+            if ix.units[u].kind != UnitKind::Use {
+                assert_eq!(ix.unit_tokens(u as u32), ix.tokens_of(text), "unit {u}");
+            }
+        }
+        assert!(ix.unit_tokens(results[1]).len() > 10);
+        assert_ne!(ix.unit_tokens(results[0]), ix.unit_tokens(results[1]));
+    }
 }

@@ -32,7 +32,8 @@
 //! by every policy and config of a sweep and built only if some replay
 //! lost something; `replay --json` starts it beside its one replay and
 //! stops it if nothing was lost), and only the tokens some assistant message uses are
-//! indexed, since a loss matters only through a use; each replay only
+//! indexed, since a loss matters only through a use; a text the record
+//! holds more than once (a file read again) is tokenized once; each replay only
 //! follows positions, remembers the text each result kept, and afterwards
 //! tokenizes those kept texts once.
 

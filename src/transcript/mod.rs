@@ -6,6 +6,7 @@ pub mod json;
 pub mod locate;
 pub mod model;
 pub mod parse;
+pub mod pool;
 pub mod reader;
 pub mod session;
 

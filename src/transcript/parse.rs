@@ -35,6 +35,7 @@ use std::collections::HashMap;
 
 use super::json::{crystal_float, write_bytes_str};
 use super::model::{Block, BlockType, Message, Role, Str, Text};
+use super::pool::TextPool;
 
 /// How deep arrays and objects may nest, the message itself counting as one:
 /// Crystal's parser refuses the 513th level.
@@ -62,9 +63,20 @@ impl std::error::Error for LineError {}
 /// Parses one line (without its newline) into a message, or says why not.
 /// The line may be any bytes: broken UTF-8 inside a string is smith's too.
 pub fn parse_line<L: AsRef<[u8]> + ?Sized>(line: &L) -> Result<Message, LineError> {
+    parse(line.as_ref(), None)
+}
+
+/// [`parse_line`], with each long text taken from `pool`: the same text
+/// read on another line shares its bytes.
+pub fn parse_line_pooled(line: &[u8], pool: &TextPool) -> Result<Message, LineError> {
+    parse(line, Some(pool))
+}
+
+fn parse(line: &[u8], pool: Option<&TextPool>) -> Result<Message, LineError> {
     let mut p = Parser {
-        s: line.as_ref(),
+        s: line,
         at: 0,
+        pool,
     };
     let message = p.message().map_err(|f| f.describe())?;
     p.ws();
@@ -142,6 +154,7 @@ const SCAN_KEYS: usize = 16;
 struct Parser<'a> {
     s: &'a [u8],
     at: usize,
+    pool: Option<&'a TextPool>,
 }
 
 impl<'a> Parser<'a> {
@@ -359,7 +372,10 @@ impl<'a> Parser<'a> {
                     block.text = p
                         .optional_bytes()
                         .map_err(|f| f.within(&name("text")))?
-                        .map(|b| Text::from(&*b))
+                        .map(|b| match p.pool {
+                            Some(pool) => pool.text(&b),
+                            None => Text::from(&*b),
+                        })
                 }
                 b"tool_args" => {
                     let at = p.at;

@@ -15,7 +15,8 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::model::Message;
-use super::parse::parse_line;
+use super::parse::parse_line_pooled;
+use super::pool::TextPool;
 
 /// How many skipped lines of one file are described in full; the rest are
 /// only counted, so a corrupt file cannot bury the terminal.
@@ -131,11 +132,12 @@ fn read_in_chunks(path: &Path, size: u64, chunk_bytes: u64) -> io::Result<Transc
     let starts: Vec<u64> = (0..size.div_ceil(chunk_bytes))
         .map(|k| k * chunk_bytes)
         .collect();
+    let pool = TextPool::default();
     let parts = starts
         .par_iter()
         .map(|&start| {
             let end = start + chunk_bytes;
-            read_chunk(path, start, (end < size).then_some(end))
+            read_chunk(path, start, (end < size).then_some(end), &pool)
         })
         .collect::<io::Result<Vec<Chunk>>>()?;
     Ok(joined(path, parts))
@@ -169,7 +171,7 @@ fn joined(path: &Path, parts: Vec<Chunk>) -> Transcript {
 /// Parses the lines that start at or after byte `start` and before `end`
 /// (to the end of the file if `None`), numbered from 1. The line under way
 /// at `start` belongs to the chunk before, which reads it past its end.
-fn read_chunk(path: &Path, start: u64, end: Option<u64>) -> io::Result<Chunk> {
+fn read_chunk(path: &Path, start: u64, end: Option<u64>, pool: &TextPool) -> io::Result<Chunk> {
     let mut file = File::open(path)?;
     let mut at = start;
     if start > 0 {
@@ -181,14 +183,20 @@ fn read_chunk(path: &Path, start: u64, end: Option<u64>) -> io::Result<Chunk> {
         at = start - 1 + reader.skip_until(b'\n')? as u64;
     }
     let limit = end.map_or(u64::MAX, |end| end.saturating_sub(at));
-    parse_lines(&mut reader, limit, start == 0)
+    parse_lines(&mut reader, limit, start == 0, pool)
 }
 
 /// Parses the lines of `reader` (up to `limit` bytes, see [`scan_lines`])
 /// into messages and skips, numbered from 1; `first` says whether its first
 /// line is the file's, which may open with a byte-order mark. The serial
 /// and the chunked read both parse here, so they cannot disagree on a line.
-fn parse_lines<R: Read>(reader: &mut BufReader<R>, limit: u64, first: bool) -> io::Result<Chunk> {
+/// Long texts are taken from `pool`, shared by every chunk of the file.
+fn parse_lines<R: Read>(
+    reader: &mut BufReader<R>,
+    limit: u64,
+    first: bool,
+    pool: &TextPool,
+) -> io::Result<Chunk> {
     let mut out = Chunk::default();
     scan_lines(reader, limit, |raw| {
         out.lines += 1;
@@ -196,7 +204,7 @@ fn parse_lines<R: Read>(reader: &mut BufReader<R>, limit: u64, first: bool) -> i
         let Some(line) = trim_line(raw, first && out.lines == 1) else {
             return;
         };
-        match parse_line(line) {
+        match parse_line_pooled(line, pool) {
             Ok(m) => out.messages.push(Arc::new(m)),
             Err(e) => out.skipped.push(Skip {
                 line: out.lines,
@@ -210,7 +218,7 @@ fn parse_lines<R: Read>(reader: &mut BufReader<R>, limit: u64, first: bool) -> i
 /// Reads transcript lines from any reader; `path` names it in messages.
 pub fn read_from<R: Read>(reader: R, path: &Path) -> io::Result<Transcript> {
     let mut reader = BufReader::with_capacity(LINE_BUFFER, reader);
-    let whole = parse_lines(&mut reader, u64::MAX, true)?;
+    let whole = parse_lines(&mut reader, u64::MAX, true, &TextPool::default())?;
     Ok(joined(path, vec![whole]))
 }
 
