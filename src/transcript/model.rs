@@ -41,6 +41,10 @@ impl Role {
 
     /// Parses a role the way smith's enum does: case-insensitively.
     pub fn parse(name: &str) -> Option<Role> {
+        // The names smith writes, as they are, before any other spelling.
+        if let Some(&role) = Role::ALL.iter().find(|r| r.as_str() == name) {
+            return Some(role);
+        }
         match normalise_enum_name(name).as_str() {
             "system" => Some(Role::System),
             "user" => Some(Role::User),
@@ -85,6 +89,10 @@ impl BlockType {
     /// not matter and neither do the underscores between words (`tool_use`,
     /// `TOOL_USE` and `ToolUse` are one type).
     pub fn parse(name: &str) -> Option<BlockType> {
+        // The names smith writes, as they are, before any other spelling.
+        if let Some(&kind) = BlockType::ALL.iter().find(|t| t.as_str() == name) {
+            return Some(kind);
+        }
         match normalise_enum_name(name).as_str() {
             "text" => Some(BlockType::Text),
             "tooluse" => Some(BlockType::ToolUse),

@@ -238,7 +238,7 @@ impl<'a> Parser<'a> {
         self.object(1, |p, key| {
             match key {
                 b"role" => {
-                    let name = p.string_field("role")?;
+                    let name = p.string_field(|| "role".to_string())?;
                     role = Some(
                         Role::parse(&name)
                             .ok_or_else(|| p.fail(format!("unknown role {name:?}")))?,
@@ -363,7 +363,7 @@ impl<'a> Parser<'a> {
             let name = |field: &str| format!("content[{index}].{field}");
             match key {
                 b"type" => {
-                    let t = p.string_field(&name("type"))?;
+                    let t = p.string_field(|| name("type"))?;
                     kind = Some(BlockType::parse(&t).ok_or_else(|| {
                         p.fail(format!("content[{index}]: unknown block type {t:?}"))
                     })?);
@@ -412,23 +412,23 @@ impl<'a> Parser<'a> {
         Ok(block)
     }
 
-    /// A string field that must be present (an enum name), as UTF-8.
-    fn string_field(&mut self, field: &str) -> Res<String> {
+    /// A string field that must be present (an enum name), as UTF-8;
+    /// `field` names it, only in an error.
+    fn string_field(&mut self, field: impl Fn() -> String) -> Res<Cow<'a, str>> {
         if self.peek() != Some(b'"') {
             let kind = self.kind();
-            return Err(self.fail(format!("{field}: expected a string, found {kind}")));
+            return Err(self.fail(format!("{}: expected a string, found {kind}", field())));
         }
         let at = self.at;
-        let bytes = self.string()?;
-        match String::from_utf8(bytes.into_owned()) {
-            Ok(s) => Ok(s),
-            Err(e) => Err(Fail {
-                at,
-                msg: format!(
-                    "{field}: invalid UTF-8 at byte {}",
-                    e.utf8_error().valid_up_to()
-                ),
-            }),
+        let invalid = |e: std::str::Utf8Error| Fail {
+            at,
+            msg: format!("{}: invalid UTF-8 at byte {}", field(), e.valid_up_to()),
+        };
+        match self.string()? {
+            Cow::Borrowed(b) => std::str::from_utf8(b).map(Cow::Borrowed).map_err(invalid),
+            Cow::Owned(v) => String::from_utf8(v)
+                .map(Cow::Owned)
+                .map_err(|e| invalid(e.utf8_error())),
         }
     }
 
