@@ -163,6 +163,8 @@ pub struct Meter<'a> {
     buckets: Vec<(usize, Bucket)>,
     last: Option<i64>,
     cost: ModelCost,
+    /// The model last looked up in the price table, and its row.
+    looked_up: Option<(&'a str, Option<usize>)>,
 }
 
 impl<'a> Meter<'a> {
@@ -188,6 +190,21 @@ impl<'a> Meter<'a> {
             buckets: Vec::new(),
             last: None,
             cost: ModelCost::default(),
+            looked_up: None,
+        }
+    }
+
+    /// The row of `model` in [`MODEL_PRICES`], looked up again only when
+    /// the model changes (a session keeps one for long runs of requests,
+    /// and a sweep meters every request once per config).
+    fn row_of(&mut self, model: &'a str) -> Option<usize> {
+        match self.looked_up {
+            Some((last, row)) if last == model => row,
+            _ => {
+                let row = model_row(model);
+                self.looked_up = Some((model, row));
+                row
+            }
         }
     }
 
@@ -219,7 +236,7 @@ impl<'a> Meter<'a> {
             Some((t, m, o)) => (*t, m.as_deref().or(fallback), Some(*o)),
             None => (None, fallback, None),
         };
-        let found = model.and_then(model_row);
+        let found = model.and_then(|m| self.row_of(m));
         let slot = found.unwrap_or(MODEL_PRICES.len());
         let row = found
             .and_then(|i| MODEL_PRICES.get(i))

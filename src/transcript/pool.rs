@@ -11,8 +11,9 @@
 //! Sharing is invisible to what reads the record: texts are immutable, and
 //! nothing tells two blocks apart by the address of their text.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
+
+use foldhash::HashMap;
 
 use super::model::Text;
 
