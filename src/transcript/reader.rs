@@ -290,10 +290,32 @@ fn scan_lines<R: Read>(
                 seen += i as u64 + 1;
             }
             None => {
+                // The line goes on past the buffer: what the buffer holds
+                // has no newline (just searched), the rest is read on until
+                // one.
                 buf.clear();
-                let n = reader.read_until(b'\n', &mut buf)?;
-                f(&buf);
+                buf.extend_from_slice(available);
+                let n = available.len();
+                reader.consume(n);
                 seen += n as u64;
+                loop {
+                    let more = reader.fill_buf()?;
+                    if more.is_empty() {
+                        break;
+                    }
+                    let (part, ends) = match memchr::memchr(b'\n', more) {
+                        Some(i) => (&more[..=i], true),
+                        None => (more, false),
+                    };
+                    let n = part.len();
+                    buf.extend_from_slice(part);
+                    reader.consume(n);
+                    seen += n as u64;
+                    if ends {
+                        break;
+                    }
+                }
+                f(&buf);
             }
         }
     }
