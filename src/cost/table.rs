@@ -191,9 +191,12 @@ pub fn model_row(model: &str) -> Option<usize> {
         .position(|p| p.ids.iter().any(|id| m.contains(id)))
 }
 
-/// The row of [`DEFAULT_MODEL`].
+/// The row of [`DEFAULT_MODEL`], looked up once: a session that records no
+/// model is priced at it request by request.
 pub fn default_model() -> &'static ModelPrice {
-    model_price(DEFAULT_MODEL).unwrap_or(&MODEL_PRICES[2])
+    static ROW: std::sync::LazyLock<&'static ModelPrice> =
+        std::sync::LazyLock::new(|| model_price(DEFAULT_MODEL).unwrap_or(&MODEL_PRICES[2]));
+    *ROW
 }
 
 impl ModelPrice {
