@@ -278,9 +278,20 @@ impl Counts {
     }
 }
 
-/// One message counted: its address, its texts' addresses and counts, and
-/// its total.
-type Counted = (usize, Vec<(usize, u64)>, u64);
+/// Calls `f` with each text of a block that the estimate counts (its text,
+/// and a call's arguments, a tool's name, a thinking block's signature),
+/// keyed by its address.
+fn each_text<'b>(b: &'b Block, mut f: impl FnMut(usize, &'b [u8])) {
+    if let Some(t) = &b.text {
+        f(t.as_ptr() as usize, t);
+    }
+    for s in [&b.tool_args, &b.tool_name, &b.signature]
+        .into_iter()
+        .flatten()
+    {
+        f(s.as_ptr() as usize, s.as_bytes());
+    }
+}
 
 /// An estimator, with the counts of one session when it is a tokenizer.
 /// What the engine measures a history with.
@@ -330,44 +341,42 @@ impl Measure {
     }
 
     /// `estimator` with every text of `messages` counted once, in parallel:
-    /// what a replay or a sweep of that session should use.
+    /// what a replay or a sweep of that session should use. Texts are told
+    /// apart by address, so one that the record holds more than once
+    /// (shared when read, see `transcript::pool`) is counted once.
     pub fn for_session(estimator: Estimator, messages: &[Arc<Message>]) -> Measure {
         if estimator == Estimator::Bytes4 {
             return Measure::new(estimator);
         }
         use rayon::prelude::*;
-        let counted: Vec<Counted> = messages
-            .par_iter()
-            .map(|m| {
-                let mut texts = Vec::with_capacity(m.content.len() * 2);
-                let mut total = 0u64;
-                for b in &m.content {
-                    let mut part = |key: usize, bytes: &[u8]| {
-                        let n = estimator.text_units(bytes);
-                        texts.push((key, n));
-                        total += n;
-                    };
-                    if let Some(t) = &b.text {
-                        part(t.as_ptr() as usize, t);
-                    }
-                    for s in [&b.tool_args, &b.tool_name, &b.signature]
-                        .into_iter()
-                        .flatten()
-                    {
-                        part(s.as_ptr() as usize, s.as_bytes());
-                    }
-                    total += media_units(estimator, b);
+        let mut texts: HashMap<usize, u64> = HashMap::default();
+        let mut distinct: Vec<(usize, &[u8])> = Vec::new();
+        for b in messages.iter().flat_map(|m| &m.content) {
+            each_text(b, |key, bytes| {
+                if let std::collections::hash_map::Entry::Vacant(e) = texts.entry(key) {
+                    e.insert(0);
+                    distinct.push((key, bytes));
                 }
-                (Arc::as_ptr(m) as usize, texts, total)
+            });
+        }
+        let counted: Vec<u64> = distinct
+            .par_iter()
+            .map(|&(_, bytes)| estimator.text_units(bytes))
+            .collect();
+        for (&(key, _), n) in distinct.iter().zip(counted) {
+            texts.insert(key, n);
+        }
+        let by_message = messages
+            .iter()
+            .map(|m| {
+                let mut total = 0;
+                for b in &m.content {
+                    total += media_units(estimator, b);
+                    each_text(b, |key, _| total += texts.get(&key).copied().unwrap_or(0));
+                }
+                (Arc::as_ptr(m) as usize, total)
             })
             .collect();
-        let mut texts = HashMap::default();
-        let mut by_message = HashMap::default();
-        by_message.reserve(counted.len());
-        for (key, parts, total) in counted {
-            texts.extend(parts);
-            by_message.insert(key, total);
-        }
         Measure {
             estimator,
             counts: Some(Arc::new(Counts {
@@ -423,15 +432,7 @@ impl Measure {
             None => counts.written(self.estimator, bytes),
         };
         let mut n = media_units(self.estimator, b);
-        if let Some(t) = &b.text {
-            n += count(t.as_ptr() as usize, t);
-        }
-        for s in [&b.tool_args, &b.tool_name, &b.signature]
-            .into_iter()
-            .flatten()
-        {
-            n += count(s.as_ptr() as usize, s.as_bytes());
-        }
+        each_text(b, |key, bytes| n += count(key, bytes));
         n
     }
 
