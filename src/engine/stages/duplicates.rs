@@ -25,14 +25,20 @@ type CallKey<'a> = (&'a str, &'a str);
 /// in that order. Duplicate ids are rare but real (hand-merged logs), and
 /// this reproduces smith's choice for them too.
 struct Calls<'a> {
-    by_id: HashMap<&'a str, CallKey<'a>>,
+    /// Each id with the key it was last given, in the order ids were first
+    /// seen.
+    calls: Vec<(&'a str, CallKey<'a>)>,
+    /// Where each id is in `calls`.
+    by_id: HashMap<&'a str, usize>,
+    /// The newest id of each key of a supersedable tool (no other key is
+    /// ever looked up).
     newest: HashMap<CallKey<'a>, &'a str>,
 }
 
 impl<'a> Calls<'a> {
     fn new(messages: &'a [Arc<Message>]) -> Calls<'a> {
-        let mut order: Vec<&'a str> = Vec::new();
-        let mut by_id: HashMap<&'a str, CallKey<'a>> = HashMap::default();
+        let mut calls: Vec<(&'a str, CallKey<'a>)> = Vec::new();
+        let mut by_id: HashMap<&'a str, usize> = HashMap::default();
         for message in messages {
             for block in &message.content {
                 if block.kind != BlockType::ToolUse {
@@ -44,17 +50,31 @@ impl<'a> Calls<'a> {
                     continue;
                 };
                 let key = (name, block.tool_args.as_deref().unwrap_or(""));
-                if by_id.insert(id, key).is_none() {
-                    order.push(id);
+                match by_id.entry(id) {
+                    std::collections::hash_map::Entry::Occupied(e) => calls[*e.get()].1 = key,
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(calls.len());
+                        calls.push((id, key));
+                    }
                 }
             }
         }
         let mut newest = HashMap::default();
-        newest.reserve(order.len());
-        for id in order {
-            newest.insert(by_id[id], id);
+        for &(id, key) in &calls {
+            if SUPERSEDABLE_TOOLS.contains(&key.0) {
+                newest.insert(key, id);
+            }
         }
-        Calls { by_id, newest }
+        Calls {
+            calls,
+            by_id,
+            newest,
+        }
+    }
+
+    /// The key id `id` was last given.
+    fn key(&self, id: &str) -> Option<CallKey<'a>> {
+        self.by_id.get(id).map(|&i| self.calls[i].1)
     }
 }
 
@@ -90,7 +110,7 @@ pub fn run(w: &mut Working, target: i64, window_turns: usize, record: &mut Recor
                 continue;
             };
             let calls = calls.get_or_insert_with(|| Calls::new(messages));
-            let Some(&key) = calls.by_id.get(id) else {
+            let Some(key) = calls.key(id) else {
                 continue;
             };
             if !SUPERSEDABLE_TOOLS.contains(&key.0) || calls.newest.get(&key) == Some(&id) {
