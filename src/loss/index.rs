@@ -6,9 +6,9 @@
 use foldhash::HashMap;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use crate::transcript::{pool, BlockType, Message, Role, Str};
+use crate::transcript::{pool, BlockType, Message, Role, Str, Text};
 
 use super::tokens::for_each_token;
 use super::vocab::Vocab;
@@ -117,7 +117,20 @@ pub struct RecordIndex {
     request_of: Vec<u32>,
     /// Per request: the assistant message answering it.
     message_of: Vec<u32>,
+    /// Per unit: the first unit with the same text (itself if none).
+    same_as: Vec<u32>,
+    /// What results kept, tokenized: by the first unit of the result's
+    /// text, each kept text seen and its tokens. Every config of a sweep
+    /// cuts a result to the same head, and so does a policy every copy of
+    /// a repeated result.
+    kept: Mutex<HashMap<u32, Vec<KeptTokens>>>,
 }
+
+/// A text a result kept, and its tokens.
+type KeptTokens = (Text, Arc<[u32]>);
+
+/// How many different kept texts of one result are remembered.
+const KEPT_PER_RESULT: usize = 4;
 
 impl RecordIndex {
     /// Tokenizes `record` once, keeping only the tokens some assistant
@@ -225,6 +238,7 @@ impl RecordIndex {
         }
         let n_tokens = ix.vocab.len();
         let used = Lists::build(ix.units.len(), use_pairs.iter().copied());
+        ix.same_as = ix.first_with_text(&texts);
         ix.unit_tokens = ix.unit_lists(&texts, &used, stop)?;
         ix.postings = Lists::by_item(n_tokens, &ix.unit_tokens);
         let use_pairs: Vec<(u32, u32)> = use_pairs
@@ -248,10 +262,10 @@ impl RecordIndex {
     /// output repeated) is not tokenized again: it has the tokens of its
     /// first unit. `None` if `stop` was set.
     fn unit_lists(&self, texts: &[&[u8]], used: &Lists, stop: &AtomicBool) -> Option<Lists> {
-        let first = self.first_with_text(texts);
+        let first = &self.same_as;
         let total: usize = texts
             .iter()
-            .zip(&first)
+            .zip(first)
             .enumerate()
             .filter(|&(u, (_, &f))| f as usize == u)
             .map(|(_, (t, _))| t.len())
@@ -375,6 +389,27 @@ impl RecordIndex {
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// The distinct tokens of `kept`, the text result `unit` kept, sorted:
+    /// [`RecordIndex::tokens_of`], remembered for the next replay that
+    /// keeps the same text of it (or of a copy of it).
+    pub(crate) fn kept_tokens(&self, unit: u32, kept: &Text) -> Arc<[u32]> {
+        let first = self.same_as.get(unit as usize).copied().unwrap_or(unit);
+        let lock = || self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, tokens)) = lock()
+            .get(&first)
+            .and_then(|seen| seen.iter().find(|(t, _)| t == kept))
+        {
+            return tokens.clone();
+        }
+        let tokens: Arc<[u32]> = self.tokens_of(kept).into();
+        let mut map = lock();
+        let seen = map.entry(first).or_default();
+        if seen.len() < KEPT_PER_RESULT {
+            seen.push((kept.clone(), tokens.clone()));
+        }
+        tokens
     }
 
     /// The unit of the tool result at `(message, block)`.

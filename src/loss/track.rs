@@ -287,8 +287,8 @@ impl Lost {
             previous = e.kept.as_ref();
             let kept = e
                 .kept
-                .as_deref()
-                .map(|t| index.tokens_of(t))
+                .as_ref()
+                .map(|t| index.kept_tokens(unit, t))
                 .unwrap_or_default();
             let newly = difference(&difference(all, &kept), &gone);
             if newly.is_empty() {
