@@ -429,7 +429,7 @@ fn stage1_keeps_text_when_the_stub_would_not_be_shorter() {
 #[test]
 fn stage2_cuts_to_a_512_byte_head_and_an_exact_marker() {
     let h = old_results(&[4000]);
-    let (w, e, changed) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, l));
+    let (w, e, changed) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, None, l));
     assert!(changed);
     assert_eq!(e.results_truncated, 1);
     let mut want = filler(512);
@@ -448,7 +448,7 @@ fn stage2_head_may_split_a_multibyte_character_and_counts_512_bytes() {
     let mut h = old_results(&[]);
     h.insert(1, call("t9", "bash", "{}"));
     h.insert(2, result("t9", &text));
-    let (w, _, _) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, l));
+    let (w, _, _) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, None, l));
     let cut = text_of(&w.messages[2], 0);
     assert_eq!(&cut[..512], &text[..512]);
     assert_eq!(cut[511], 0xC3, "the head ends inside the character");
@@ -472,7 +472,7 @@ fn stage2_takes_largest_results_first_and_ties_in_transcript_order() {
     let h = old_results(&[1000, 3000]);
     let target = (total_bytes(&h) - 3000 + 582) / 4;
     let (w, _, _) = run_stage(&h, |w, l| {
-        stages::truncate::run(w, target as i64, 3, 512, l)
+        stages::truncate::run(w, target as i64, 3, 512, None, l)
     });
     assert_eq!(text_of(&w.messages[2], 0), filler(1000));
     assert_eq!(text_of(&w.messages[4], 0).len(), 582);
@@ -480,7 +480,7 @@ fn stage2_takes_largest_results_first_and_ties_in_transcript_order() {
     let h = old_results(&[3000, 3000]);
     let target = (total_bytes(&h) - 3000 + 582) / 4;
     let (w, _, _) = run_stage(&h, |w, l| {
-        stages::truncate::run(w, target as i64, 3, 512, l)
+        stages::truncate::run(w, target as i64, 3, 512, None, l)
     });
     assert_eq!(text_of(&w.messages[2], 0).len(), 582);
     assert_eq!(text_of(&w.messages[4], 0), filler(3000));
@@ -493,7 +493,7 @@ fn stage2_collapses_an_already_marked_result_to_a_stub() {
     let mut h = old_results(&[]);
     h.insert(1, call("t9", "grep", "{}"));
     h.insert(2, result("t9", &text));
-    let (w, e, _) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, l));
+    let (w, e, _) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, None, l));
     let stub = String::from_utf8(text_of(&w.messages[2], 0)).unwrap();
     assert_eq!(
         stub,
@@ -509,7 +509,7 @@ fn stage2_rewrites_a_result_only_when_that_makes_it_shorter() {
     let mut h = old_results(&[512]);
     h[4] = result("t0", stub);
     h[2] = result("t0", &filler(512));
-    let (_, e, changed) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, l));
+    let (_, e, changed) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, None, l));
     assert!(
         !changed,
         "512 bytes stay, and a stub of itself is not shorter"
@@ -531,7 +531,7 @@ fn stage2_rewrite_keeps_call_id_error_flag_role_synthetic_and_message_id() {
     let mut h = old_results(&[]);
     h.insert(1, call("t0", "bash", "{}"));
     h.insert(2, tool);
-    let (w, _, _) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, l));
+    let (w, _, _) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 512, None, l));
     let m = &w.messages[2];
     assert_eq!(m.role, Role::Tool);
     assert!(!m.synthetic);
@@ -548,7 +548,7 @@ fn stage2_rewrite_keeps_call_id_error_flag_role_synthetic_and_message_id() {
 #[test]
 fn stage2_result_cap_knob_sets_the_head_size() {
     let h = old_results(&[4000]);
-    let (w, _, _) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 256, l));
+    let (w, _, _) = run_stage(&h, |w, l| stages::truncate::run(w, 0, 3, 256, None, l));
     let t = text_of(&w.messages[2], 0);
     assert_eq!(&t[..256], &filler(256)[..]);
     assert!(
@@ -863,4 +863,75 @@ fn replay_cache_reads_the_unchanged_prefix_and_writes_the_rest() {
         true
     });
     assert_eq!(got, vec![(0, 100), (100, 200)]);
+}
+
+/// Every request's trace line of a replay of `record` under `engine`.
+fn traced(record: &[Arc<Message>], engine: &Engine) -> Vec<u8> {
+    let mut out = Vec::new();
+    replay::replay_with(record, engine, |r, _, _| {
+        trace::write_trace_line(&mut out, r).is_ok()
+    });
+    out
+}
+
+/// A sweep tells each of smith's engines which results of the record hold a
+/// marker (searched once per session): what it decides must be what an
+/// engine that searches decides, a result that holds the marker included.
+#[test]
+fn an_engine_told_the_records_marks_decides_as_one_that_searches() {
+    use smith_calibrate::engine::marks::RecordMarks;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/sessions");
+    let marker = "truncated by smith to stay within the context window";
+    let mut compared = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path().join("transcript.jsonl");
+        if !path.exists() {
+            continue;
+        }
+        let mut record = smith_calibrate::transcript::read_transcript(&path)
+            .unwrap()
+            .messages;
+        // A long result early on that already holds the marker, as a record
+        // may: stubbed, not cut, with or without the marks.
+        let early = (0..record.len() / 3)
+            .find(|&i| {
+                record[i]
+                    .content
+                    .iter()
+                    .any(|b| b.kind == BlockType::ToolResult)
+            })
+            .expect("a result in the first third");
+        let content = record[early]
+            .content
+            .iter()
+            .map(|b| match b.kind {
+                BlockType::ToolResult => Block::tool_result(
+                    b.tool_call_id.clone(),
+                    format!("{}\n[... 9 KiB {marker} ...]", "y".repeat(9000)).into_bytes(),
+                    false,
+                ),
+                _ => b.clone(),
+            })
+            .collect();
+        record[early] = Arc::new(record[early].with_content(content));
+        let marks = Arc::new(RecordMarks::of(&record));
+        let marked = record[early]
+            .content
+            .iter()
+            .find(|b| b.kind == BlockType::ToolResult)
+            .unwrap();
+        assert!(marks.holds_marker(marked.text_bytes()));
+        for max_tokens in [16_000, 48_000, 200_000] {
+            let config = Config {
+                max_tokens,
+                ..Config::default()
+            };
+            let searching = traced(&record, &Engine::new(config));
+            let told = traced(&record, &Engine::new(config).with_marks(marks.clone()));
+            assert!(!searching.is_empty());
+            assert_eq!(searching, told, "{} at {max_tokens}", path.display());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 30, "{compared} replays compared");
 }

@@ -11,6 +11,7 @@ pub mod budget;
 pub mod constants;
 pub mod knobs;
 mod label;
+pub mod marks;
 pub mod record;
 pub mod stages;
 pub mod working;
@@ -23,6 +24,7 @@ use crate::estimate::{Measure, BYTES4};
 use crate::transcript::Message;
 
 pub use budget::{Budget, Config};
+use marks::RecordMarks;
 use record::{Recorder, Summarized};
 use stages::summarize::Summarizer;
 use working::Working;
@@ -218,6 +220,9 @@ pub struct Engine {
     /// How the history is measured: smith's bytes / 4 unless built with
     /// [`Engine::with_measure`].
     measure: Measure,
+    /// Which results of the session's record hold a marker, when known
+    /// ([`Engine::with_marks`]); else each is searched.
+    marks: Option<Arc<RecordMarks>>,
 }
 
 impl Engine {
@@ -233,7 +238,15 @@ impl Engine {
             summarizer: Summarizer::measured(config.summary_tokens, &measure),
             config,
             measure,
+            marks: None,
         }
+    }
+
+    /// This engine for the replays of one record, whose results' markers
+    /// `marks` holds: what it decides is the same, it only searches less.
+    pub fn with_marks(mut self, marks: Arc<RecordMarks>) -> Engine {
+        self.marks = Some(marks);
+        self
     }
 
     /// How this engine measures a history.
@@ -270,6 +283,7 @@ impl Engine {
         let mut record = Recorder::default();
         let window = self.config.window_turns;
         let cap = self.config.result_cap;
+        let marks = self.marks.as_deref();
 
         let step = |stage: Stage,
                     w: &mut Working,
@@ -291,7 +305,7 @@ impl Engine {
             stages::duplicates::run(w, target, window, r)
         });
         step(Stage::Truncate, &mut w, &mut record, &mut |w, r| {
-            stages::truncate::run(w, target, window, cap, r)
+            stages::truncate::run(w, target, window, cap, marks, r)
         });
 
         if !w.fits(target) {
@@ -309,7 +323,7 @@ impl Engine {
                     stages::attachments::run(w, target, 0, true, r)
                 });
                 step(Stage::Truncate, &mut w, &mut record, &mut |w, r| {
-                    stages::truncate::run(w, target, 0, cap, r)
+                    stages::truncate::run(w, target, 0, cap, marks, r)
                 });
             } else {
                 return self.summarize(w, cut, before, record);

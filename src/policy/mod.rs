@@ -54,6 +54,7 @@ use serde::Serialize;
 
 use crate::engine::constants::{BYTES_PER_TOKEN, SUMMARY_PREFIX};
 use crate::engine::knobs::Knob;
+use crate::engine::marks::RecordMarks;
 use crate::engine::record::{Recorder, Summarized};
 use crate::engine::working::Working;
 use crate::engine::{Budget, Compaction, Compactor, Config, EditKind, Engine, Stage};
@@ -346,8 +347,23 @@ impl Setup {
     /// for the session being replayed); any other policy as
     /// [`Setup::compactor`].
     pub fn compactor_measured(&self, measure: Measure) -> Box<dyn Compactor> {
+        self.compactor_for_record(measure, None)
+    }
+
+    /// [`Setup::compactor_measured`], smith's engine also told which
+    /// results of the record it replays hold a marker (`marks`, found once
+    /// for the replays of a session under many configs).
+    pub fn compactor_for_record(
+        &self,
+        measure: Measure,
+        marks: Option<Arc<RecordMarks>>,
+    ) -> Box<dyn Compactor> {
         if self.policy == Policy::Smith {
-            return Box::new(Engine::with_measure(self.config, measure));
+            let engine = Engine::with_measure(self.config, measure);
+            return Box::new(match marks {
+                Some(m) => engine.with_marks(m),
+                None => engine,
+            });
         }
         self.compactor()
     }

@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use crate::engine::marks::RecordMarks;
 use crate::engine::Compactor;
 use crate::estimate::{Estimator, Measure};
 use crate::policy::{Policy, Setup};
@@ -41,15 +42,22 @@ pub fn expand(setups: &[Setup], estimators: &[Estimator]) -> Vec<Setup> {
     out
 }
 
-/// For each config, the compactor bound to this session's counts when its
-/// estimator is not bytes4 (`None`: the config's shared compactor serves).
-/// Each estimator counts the session once, whatever the number of configs.
+/// For each config, the compactor bound to this session (`None`: the
+/// config's shared compactor serves): one whose estimator is not bytes4
+/// gets the session's counts, each estimator counting the session once
+/// whatever the number of configs; and when the grid replays the session
+/// under two or more of smith's configs, each of them is told which of the
+/// record's results hold a marker, searched once (`engine::marks`).
 pub fn bind(configs: &[Setup], messages: &[Arc<Message>]) -> Vec<Option<Box<dyn Compactor>>> {
+    let smith = configs.iter().filter(|s| s.policy == Policy::Smith).count();
+    let marks = (smith >= 2).then(|| Arc::new(RecordMarks::of(messages)));
     let mut measures: Vec<(Estimator, Measure)> = Vec::new();
     configs
         .iter()
         .map(|s| {
-            if s.estimator == Estimator::Bytes4 {
+            let shared =
+                s.estimator == Estimator::Bytes4 && (marks.is_none() || s.policy != Policy::Smith);
+            if shared {
                 return None;
             }
             let measure = match measures.iter().find(|(e, _)| *e == s.estimator) {
@@ -60,7 +68,7 @@ pub fn bind(configs: &[Setup], messages: &[Arc<Message>]) -> Vec<Option<Box<dyn 
                     m
                 }
             };
-            Some(s.compactor_measured(measure))
+            Some(s.compactor_for_record(measure, marks.clone()))
         })
         .collect()
 }

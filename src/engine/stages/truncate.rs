@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 use crate::engine::constants::{SUPERSEDED_MARKER, TRUNCATION_MARKER};
+use crate::engine::marks::RecordMarks;
 use crate::engine::record::Recorder;
 use crate::engine::working::Working;
 use crate::engine::EditKind;
@@ -32,7 +33,12 @@ pub enum Shortened {
 /// accounting counts those bytes, and only output replaces the broken
 /// sequence with U+FFFD.
 pub fn shorten(text: &[u8], cap: usize) -> Shortened {
-    if has_marker(text) {
+    shorten_marked(text, cap, has_marker(text))
+}
+
+/// [`shorten`] of a text already known to hold a marker or not.
+fn shorten_marked(text: &[u8], cap: usize, marked: bool) -> Shortened {
+    if marked {
         return Shortened::Stub(
             format!("[{} KiB {TRUNCATION_MARKER}]", text.len() / 1024).into_bytes(),
         );
@@ -56,7 +62,7 @@ pub fn shorten(text: &[u8], cap: usize) -> Shortened {
 /// once: both hold [`MARKERS_SHARE`], so each place it occurs is checked
 /// for either marker around it, rather than the text (a stale result, up
 /// to 256 KiB) being searched twice.
-fn has_marker(text: &[u8]) -> bool {
+pub(crate) fn has_marker(text: &[u8]) -> bool {
     // A searcher built once: building one costs more than a short search.
     static SHARED: LazyLock<memmem::Finder<'static>> =
         LazyLock::new(|| memmem::Finder::new(MARKERS_SHARE.as_bytes()));
@@ -81,11 +87,13 @@ const MARKERS_SHARE: &str = "ed by ";
 
 /// Shortens tool results before the `window_turns` window (0: every result),
 /// largest text first, ties in transcript order, until the history fits.
+/// `marks`, when given, says which of the record's results hold a marker.
 pub fn run(
     w: &mut Working,
     target: i64,
     window_turns: usize,
     cap: usize,
+    marks: Option<&RecordMarks>,
     record: &mut Recorder,
 ) -> bool {
     let protected_from = w.window_start(window_turns);
@@ -103,7 +111,8 @@ pub fn run(
         }
         let block = &w.messages[index].content[block_index];
         let text = block.text_bytes();
-        let (new_text, kind) = match shorten(text, cap) {
+        let marked = marks.map_or_else(|| has_marker(text), |m| m.holds_marker(text));
+        let (new_text, kind) = match shorten_marked(text, cap, marked) {
             Shortened::Unchanged => continue,
             Shortened::Head(t) => (t, EditKind::HeadKept),
             Shortened::Stub(t) => (t, EditKind::Stubbed),
