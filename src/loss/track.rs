@@ -223,17 +223,25 @@ fn run_length(n: usize) -> usize {
     n.div_ceil(4 * rayon::current_num_threads()).max(64)
 }
 
-/// The items of sorted `a` not in sorted `b`, in one pass over both.
-fn difference(a: &[u32], b: &[u32]) -> Vec<u32> {
-    let mut out = Vec::with_capacity(a.len());
-    let mut j = 0;
+/// The items of sorted `a` in neither sorted `b` nor sorted `c`, in one
+/// pass over the three.
+fn difference(a: &[u32], b: &[u32], c: &[u32]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let (mut j, mut k) = (0, 0);
     for &x in a {
         while j < b.len() && b[j] < x {
             j += 1;
         }
-        if j == b.len() || b[j] != x {
-            out.push(x);
+        if j < b.len() && b[j] == x {
+            continue;
         }
+        while k < c.len() && c[k] < x {
+            k += 1;
+        }
+        if k < c.len() && c[k] == x {
+            continue;
+        }
+        out.push(x);
     }
     out
 }
@@ -290,7 +298,7 @@ impl Lost {
                 .as_ref()
                 .map(|t| index.kept_tokens(unit, t))
                 .unwrap_or_default();
-            let newly = difference(&difference(all, &kept), &gone);
+            let newly = difference(all, &kept, &gone);
             if newly.is_empty() {
                 continue;
             }
@@ -430,5 +438,34 @@ impl<'a> Evaluation<'a> {
             return true;
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn difference_keeps_what_neither_other_list_holds() {
+        let lists: [&[u32]; 6] = [
+            &[],
+            &[1],
+            &[0, 2, 4, 6, 8],
+            &[1, 2, 3],
+            &[5, 6, 7, 8, 9],
+            &[0, 9],
+        ];
+        for a in lists {
+            for b in lists {
+                for c in lists {
+                    let want: Vec<u32> = a
+                        .iter()
+                        .copied()
+                        .filter(|x| !b.contains(x) && !c.contains(x))
+                        .collect();
+                    assert_eq!(difference(a, b, c), want, "{a:?} - {b:?} - {c:?}");
+                }
+            }
+        }
     }
 }
