@@ -907,7 +907,7 @@ fn an_engine_told_the_records_marks_decides_as_one_that_searches() {
             .map(|b| match b.kind {
                 BlockType::ToolResult => Block::tool_result(
                     b.tool_call_id.clone(),
-                    format!("{}\n[... 9 KiB {marker} ...]", "y".repeat(9000)).into_bytes(),
+                    format!("{}\n[... 9 KiB {marker} ...]", filler_str(9000)).into_bytes(),
                     false,
                 ),
                 _ => b.clone(),

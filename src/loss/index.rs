@@ -540,13 +540,15 @@ mod tests {
             })
             .collect();
         assert_eq!(texts.len(), ix.units.len());
-        let firsts = ix.first_with_text(&texts);
         let results: Vec<u32> = (0..ix.units.len() as u32)
             .filter(|&u| ix.units[u as usize].kind == UnitKind::Result)
             .collect();
         // The second and third copies of `long` are its first's; the
         // lookalike and the short texts are their own.
-        let shared: Vec<bool> = results.iter().map(|&u| firsts[u as usize] != u).collect();
+        let shared: Vec<bool> = results
+            .iter()
+            .map(|&u| ix.same_as[u as usize] != u)
+            .collect();
         assert_eq!(shared, [false, false, true, false, false, true]);
         for (u, text) in texts.iter().enumerate() {
             if ix.units[u].kind != UnitKind::Use {

@@ -338,22 +338,17 @@ impl Setup {
     /// tokenizer's counts of the session's texts made once up front.
     pub fn compactor_for(&self, messages: &[Arc<Message>]) -> Box<dyn Compactor> {
         if self.policy == Policy::Smith && self.estimator != Estimator::Bytes4 {
-            return self.compactor_measured(Measure::for_session(self.estimator, messages));
+            return self.compactor_measured(Measure::for_session(self.estimator, messages), None);
         }
         self.compactor()
     }
 
     /// smith's engine under this setup's config with `measure` (counts made
-    /// for the session being replayed); any other policy as
+    /// for the session being replayed) and, when given, `marks` (which of
+    /// the record's results hold a marker, found once for the replays of a
+    /// session under many configs); any other policy as
     /// [`Setup::compactor`].
-    pub fn compactor_measured(&self, measure: Measure) -> Box<dyn Compactor> {
-        self.compactor_for_record(measure, None)
-    }
-
-    /// [`Setup::compactor_measured`], smith's engine also told which
-    /// results of the record it replays hold a marker (`marks`, found once
-    /// for the replays of a session under many configs).
-    pub fn compactor_for_record(
+    pub fn compactor_measured(
         &self,
         measure: Measure,
         marks: Option<Arc<RecordMarks>>,

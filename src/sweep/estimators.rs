@@ -68,7 +68,7 @@ pub fn bind(configs: &[Setup], messages: &[Arc<Message>]) -> Vec<Option<Box<dyn 
                     m
                 }
             };
-            Some(s.compactor_for_record(measure, marks.clone()))
+            Some(s.compactor_measured(measure, marks.clone()))
         })
         .collect()
 }

@@ -18,7 +18,11 @@ use foldhash::HashMap;
 use super::model::Text;
 
 /// Texts shorter than this are not looked up: finding an earlier equal
-/// one would cost about what it saves.
+/// one would cost about what it saves. Not a sensitive choice: with 64,
+/// 256 or 1,024, `replay --json` of the 26 MB generated session and of a
+/// 650 KB Claude Code session ran within 0.4% of each other's
+/// instructions, and the page faults of that replay and of a sweep of 520
+/// imported sessions were within 0.8%.
 pub const SHARED_TEXT_MIN_BYTES: usize = 256;
 
 /// What a long text is looked up by: its length and three of its words
