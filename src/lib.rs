@@ -21,6 +21,7 @@ pub mod loss;
 pub mod messages;
 pub mod output;
 pub mod policy;
+pub mod recommend;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;

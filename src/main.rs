@@ -27,6 +27,7 @@ struct Cli {
 enum Command {
     Replay(commands::replay::ReplayArgs),
     Sweep(Box<commands::sweep::SweepArgs>),
+    Recommend(Box<commands::recommend::RecommendArgs>),
     Report(commands::report::ReportArgs),
     Transcript(commands::transcript::TranscriptArgs),
     Synth(commands::synth::SynthArgs),
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Replay(args) => commands::replay::run(args),
         Command::Sweep(args) => commands::sweep::run(*args),
+        Command::Recommend(args) => commands::recommend::run(*args),
         Command::Report(args) => commands::report::run(args),
         Command::Transcript(args) => commands::transcript::run(args),
         Command::Synth(args) => commands::synth::run(args),

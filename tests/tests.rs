@@ -35,6 +35,8 @@ mod policies;
 mod real_data;
 #[path = "recipes.rs"]
 mod recipes;
+#[path = "recommend.rs"]
+mod recommend;
 #[path = "report.rs"]
 mod report;
 #[path = "report_bill.rs"]

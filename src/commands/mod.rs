@@ -9,6 +9,8 @@ pub mod knob_args;
 #[cfg(feature = "full")]
 pub mod merge;
 pub mod policy_args;
+#[cfg(feature = "full")]
+pub mod recommend;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;

@@ -443,7 +443,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
 
 /// Resolves every PATH, reporting (and passing over) those that name
 /// nothing, keeping each transcript once.
-fn resolve(paths: &[String]) -> Vec<SessionRef> {
+pub(crate) fn resolve(paths: &[String]) -> Vec<SessionRef> {
     let mut seen = HashSet::new();
     let mut refs = Vec::new();
     for spec in paths {
@@ -464,7 +464,7 @@ fn resolve(paths: &[String]) -> Vec<SessionRef> {
 /// Creates `--out` before the sweep, so a bad directory fails in a second
 /// rather than after the work, and refuses a session directory that is being
 /// read: the tool never writes among smith's own files.
-fn prepare_out_dir(dir: &Path, refs: &[SessionRef]) -> Result<()> {
+pub(crate) fn prepare_out_dir(dir: &Path, refs: &[SessionRef]) -> Result<()> {
     if dir.join(transcript::locate::TRANSCRIPT_FILE).exists() {
         return Err(usage(format!(
             "--out {}: that is a session directory; write the results somewhere else",
@@ -531,6 +531,28 @@ fn abs(d: Delta) -> String {
         "=".to_string()
     } else {
         format!("{:+.0}", d.abs)
+    }
+}
+
+/// The interval of a config's change in `figure` against the baseline, as
+/// percentages of the baseline's total (`base`), or in the figure's unit
+/// when the baseline's total is 0.
+pub fn interval_text(s: &ConfigSummary, figure: Metric, base: f64) -> String {
+    let Some(iv) = s.interval else {
+        return "-".to_string();
+    };
+    let iv = if figure == crate::sweep::figures::LOSS_MEASURE {
+        iv.loss
+    } else {
+        iv.objective
+    };
+    if iv.lo == 0.0 && iv.hi == 0.0 {
+        return "=".to_string();
+    }
+    match iv.pct_of(base) {
+        Some(p) => format!("{:+.1}%…{:+.1}%", p.lo, p.hi),
+        None if figure.is_price() => format!("{}…{}", money(iv.lo), money(iv.hi)),
+        None => format!("{:+.0}…{:+.0}", iv.lo, iv.hi),
     }
 }
 
@@ -604,6 +626,7 @@ fn terminal_table(
         header.push(rank_by.to_string());
         header.push(format!("Δ {rank_by}"));
     }
+    header.push(format!("Δ {rank_by} 95% CI"));
     header.extend(cols.iter().map(|(h, _)| h.to_string()));
     table.set_header(header);
 
@@ -614,6 +637,10 @@ fn terminal_table(
         }
     }
     let hidden = summaries.len() - rows.len();
+    let base_total = summaries
+        .iter()
+        .find(|s| s.is_baseline)
+        .map_or(0.0, |b| b.total(rank_by));
     for i in rows {
         let s = &summaries[i];
         let mut marks = Vec::new();
@@ -622,6 +649,9 @@ fn terminal_table(
         }
         if s.pareto {
             marks.push("★");
+        }
+        if s.tied {
+            marks.push("tied");
         }
         let mut cells = vec![
             Cell::new(s.rank).set_alignment(CellAlignment::Right),
@@ -640,6 +670,9 @@ fn terminal_table(
             cells.push(Cell::new(v).set_alignment(CellAlignment::Right));
             cells.push(Cell::new(pct(d)).set_alignment(CellAlignment::Right));
         }
+        cells.push(
+            Cell::new(interval_text(s, rank_by, base_total)).set_alignment(CellAlignment::Right),
+        );
         for (_, cell) in &cols {
             cells.push(Cell::new(cell(s)).set_alignment(CellAlignment::Right));
         }
@@ -648,10 +681,13 @@ fn terminal_table(
     format!(
         "{sessions} sessions under {} configs, ranked by {rank_by} (lowest first); prices {prices}\n{table}\n\
          ★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
+         95% CI: paired bootstrap over sessions ({} resamples, seed {}); tied: the interval overlaps the first config's.\n\
          Δ: change against the baseline, smith's defaults. mangled: tool results cut to their head or stubbed.\n\
          needed again: results shortened or removed whose lost identifiers, paths or numbers a later message used while\n\
          visible nowhere else; refetched: results whose call was made again (a proxy: the session was recorded under smith).{}",
         summaries.len(),
+        crate::sweep::bootstrap::DEFAULT_RESAMPLES,
+        crate::sweep::bootstrap::DEFAULT_SEED,
         if hidden > 0 {
             format!("\n{hidden} more configs not shown (--top N, or --out DIR for all)")
         } else {

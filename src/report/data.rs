@@ -13,6 +13,8 @@ use polars::prelude::{DataFrame, DataType, ParquetReader, SerReader};
 
 use crate::engine::Config;
 use crate::policy::{Policy, PolicyKnob, Setup};
+use crate::recommend::Verdict;
+use crate::sweep::bootstrap::Interval;
 use crate::sweep::figures::Metric;
 use crate::sweep::grid::Knob;
 use crate::sweep::summary::Summary;
@@ -40,6 +42,12 @@ pub struct ConfigRow {
     pub pareto: bool,
     /// 1 for the best config.
     pub rank: usize,
+    /// The interval of the change against the baseline in the ranking
+    /// figure's total, and in the loss measure's (`None` without sessions).
+    pub objective_interval: Option<Interval>,
+    pub loss_interval: Option<Interval>,
+    /// The ranking figure's interval overlaps the best config's.
+    pub tied: bool,
     /// Every figure's total over sessions, indexed by [`Metric::index`].
     totals: Vec<f64>,
 }
@@ -69,6 +77,9 @@ pub struct SweepOutput {
     pub dir: PathBuf,
     /// `summary.json`, read through the record the sweep wrote it with.
     pub summary: Summary,
+    /// `verdict.json`, when `recommend` wrote the folder; see
+    /// [`SweepOutput::verdict`].
+    verdict: Option<Verdict>,
     /// Every config, in grid order: `configs[i].index == i`.
     pub configs: Vec<ConfigRow>,
     /// Every session, in the order the sweep read them.
@@ -172,6 +183,18 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
     let baseline = bools(frame, file, "is_baseline")?;
     let pareto = bools(frame, file, "pareto")?;
     let rank = indices(frame, file, "rank")?;
+    let [o_lo, o_hi, l_lo, l_hi, tied] = crate::sweep::tables::INTERVAL_COLUMNS;
+    let ends: Vec<Vec<f64>> = [o_lo, o_hi, l_lo, l_hi]
+        .into_iter()
+        .map(|name| floats(frame, file, name))
+        .collect::<Result<_>>()?;
+    let tied = bools(frame, file, tied)?;
+    let interval = |lo: &[f64], hi: &[f64], r: usize| {
+        (!lo[r].is_nan() && !hi[r].is_nan()).then_some(Interval {
+            lo: lo[r],
+            hi: hi[r],
+        })
+    };
     let totals: Vec<Vec<f64>> = Metric::ALL
         .into_iter()
         .map(|m| floats(frame, file, m.name()))
@@ -207,6 +230,9 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
                 is_baseline: baseline[r],
                 pareto: pareto[r],
                 rank: rank[r],
+                objective_interval: interval(&ends[0], &ends[1], r),
+                loss_interval: interval(&ends[2], &ends[3], r),
+                tied: tied[r],
                 totals: totals.iter().map(|col| col[r]).collect(),
             })
         })
@@ -224,7 +250,37 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
     Ok(rows)
 }
 
+/// `verdict.json`, which `recommend` writes beside the sweep's files.
+fn read_verdict(dir: &Path) -> Result<Option<Verdict>> {
+    let path = dir.join(crate::recommend::VERDICT_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(anyhow!("{}: cannot read: {e}", path.display())),
+    };
+    serde_json::from_str(&text).map(Some).with_context(|| {
+        format!(
+            "{}: not a verdict this version of smith-calibrate wrote: run `recommend` again",
+            path.display()
+        )
+    })
+}
+
 impl SweepOutput {
+    /// The verdict of `recommend`, if it wrote one for these very files
+    /// (a later `sweep --out` into the folder leaves it behind: its
+    /// sessions, configs or baseline then differ, and it is not shown).
+    pub fn verdict(&self) -> Option<&Verdict> {
+        self.verdict.as_ref().filter(|v| {
+            v.sessions == self.sessions.len()
+                && v.configs == self.configs.len()
+                && self
+                    .configs
+                    .first()
+                    .is_some_and(|b| b.label == v.baseline.label)
+        })
+    }
+
     /// Reads the folder `sweep --out DIR` wrote.
     pub fn read(dir: &Path) -> Result<SweepOutput> {
         let summary_path = dir.join(SUMMARY_FILE);
@@ -245,6 +301,7 @@ impl SweepOutput {
             anyhow::Error::new(e).context(format!("{}: {what}", summary_path.display()))
         })?;
 
+        let verdict = read_verdict(dir)?;
         let configs_path = dir.join(CONFIGS_FILE);
         let configs = read_configs(
             &read_parquet(&configs_path)?,
@@ -285,6 +342,7 @@ impl SweepOutput {
         let out = SweepOutput {
             dir: dir.to_path_buf(),
             summary,
+            verdict,
             configs,
             sessions,
             frame,

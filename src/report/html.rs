@@ -197,6 +197,99 @@ fn value_cell(value: f64, base: f64, fmt: fn(f64) -> String) -> String {
     )
 }
 
+/// The "Recommendation" section: `recommend`'s verdict, its evidence and
+/// the snippet to paste, first on the page.
+fn recommendation(h: &mut String, v: &crate::recommend::Verdict) {
+    let pct = |p: Option<f64>| p.map_or("-".to_string(), |p| format!("{p:.1}%"));
+    let _ = write!(
+        h,
+        "<section id=\"recommendation\">\n<h2>Recommendation</h2>\n<p class=\"lead\"><strong>{}</strong></p>\n<dl class=\"facts\">\n\
+         <dt>objective</dt><dd>{} (lower is better), loss measure {} (--max-loss {})</dd>\n\
+         <dt>saving in sample</dt><dd>{}</dd>\n<dt>saving out of sample</dt><dd>{}</dd>\n<dt>headroom</dt><dd>{}</dd>\n\
+         <dt>intervals</dt><dd>{:.0}% paired bootstrap over {} sessions, {} resamples, seed {}</dd>\n</dl>\n",
+        escape(&v.sentence),
+        escape(v.objective.name()),
+        escape(v.loss_measure.name()),
+        escape(&v.max_loss),
+        pct(v.in_sample_saving_pct),
+        escape(&v.out_of_sample.as_ref().map_or("not measured (too few sessions)".to_string(), |o| {
+            format!("{} over {} folds", pct(o.saving_pct), o.folds.len())
+        })),
+        escape(&v.headroom.as_ref().map_or("-".to_string(), |hr| {
+            format!(
+                "{} (each session under its own best config in hindsight: {}; the best single config, {}: {})",
+                pct(hr.headroom_pct),
+                pct(hr.hindsight_saving_pct),
+                hr.best_single,
+                pct(hr.best_single_saving_pct)
+            )
+        })),
+        v.confidence * 100.0,
+        v.sessions,
+        v.bootstrap.resamples,
+        v.bootstrap.seed
+    );
+    let _ = write!(
+        h,
+        "<p>{}</p>\n<pre><code>{}</code></pre>\n",
+        if v.change {
+            "Paste into smith's <code>config.toml</code>, in place of its <code>[context]</code> table:"
+        } else {
+            "Nothing to change; your <code>[context]</code> as smith reads it:"
+        },
+        escape(&v.snippet)
+    );
+    if let Some(note) = &v.maintainers_note {
+        let _ = writeln!(h, "<p class=\"warning\">{}</p>", escape(note));
+    }
+    h.push_str(
+        "<div class=\"scroll\"><table>\n<thead><tr><th class=\"l\">config</th><th>smith accepts</th><th>objective</th>\
+         <th>Δ</th><th>95% CI</th><th>loss</th><th>Δ loss</th><th>95% CI</th></tr></thead>\n<tbody>\n",
+    );
+    for e in &v.evidence {
+        let mut marks = String::new();
+        for (on, name) in [
+            (e.baseline, "baseline"),
+            (e.chosen, "chosen"),
+            (e.tied, "tied"),
+            (!e.loss_ok && !e.baseline, "loss"),
+        ] {
+            if on {
+                let _ = write!(marks, "<span class=\"mark\">{name}</span>");
+            }
+        }
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"l\"><span class=\"cfg\">{}</span>{marks}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{:+}</td><td>{}</td></tr>",
+            escape(&e.label),
+            if e.accepted { "yes" } else { "no" },
+            escape(&format::of(v.objective)(e.objective)),
+            e.objective_change_pct.map_or("-".to_string(), |p| format!("{p:+.1}%")),
+            e.objective_interval_pct
+                .map_or("-".to_string(), |iv| format!("{:+.1}% … {:+.1}%", iv.lo, iv.hi)),
+            e.loss,
+            e.loss_change,
+            e.loss_interval
+                .map_or("-".to_string(), |iv| format!("{:+} … {:+}", iv.lo, iv.hi)),
+        );
+    }
+    h.push_str("</tbody></table></div>\n</section>\n");
+}
+
+/// An interval of a change as percentages of the baseline's total `base`
+/// (in the figure's unit when that is 0); `=` for none, `-` for no interval.
+fn interval_text(iv: Option<crate::sweep::bootstrap::Interval>, base: f64) -> String {
+    match iv {
+        None => "-".to_string(),
+        Some(iv) if iv.lo == 0.0 && iv.hi == 0.0 => "=".to_string(),
+        Some(iv) => match iv.pct_of(base) {
+            Some(p) => format!("{:+.1}% … {:+.1}%", p.lo, p.hi),
+            None => format!("{:+} … {:+}", iv.lo, iv.hi),
+        },
+    }
+}
+
 /// A policy's name after a swatch of its colour in the charts.
 fn policy_name(p: Policy) -> String {
     format!(
@@ -258,8 +351,13 @@ impl Page<'_> {
                 ""
             }
         );
+        let verdict = d.verdict();
+        h.push_str("<nav><strong>Contents</strong><ol>\n");
+        if verdict.is_some() {
+            h.push_str("<li><a href=\"#recommendation\">Recommendation</a></li>\n");
+        }
         h.push_str(
-            "<nav><strong>Contents</strong><ol>\n<li><a href=\"#swept\">What was swept</a></li>\n\
+            "<li><a href=\"#swept\">What was swept</a></li>\n\
              <li><a href=\"#trust\">How far to trust the price</a></li>\n\
              <li><a href=\"#verdict\">Chosen config against smith's defaults</a></li>\n\
              <li><a href=\"#configs\">Configs, ranked</a></li>\n",
@@ -279,6 +377,9 @@ impl Page<'_> {
         h.push_str("<li><a href=\"#sessions\">Sessions up close</a></li>\n<li><a href=\"#all-sessions\">Every session</a></li>\n</ol></nav>\n");
         for w in self.warnings {
             let _ = writeln!(h, "<p class=\"warning\">{}</p>", escape(w));
+        }
+        if let Some(v) = verdict {
+            recommendation(&mut h, v);
         }
         self.swept(&mut h);
         h.push_str(&self.bill);
@@ -495,7 +596,9 @@ impl Page<'_> {
             "<section id=\"configs\">\n<h2>Configs, ranked by {}</h2>\n<p>Totals over all sessions, and under the first five \
              their change against smith's defaults, green where it is lower. <span class=\"mark\">defaults</span> marks smith's own config, <span class=\"mark\">★ front</span> \
              the Pareto front of price against results mangled (no other config is both cheaper and mangles fewer), \
-             <span class=\"mark\">chosen</span> the config the charts compare with the defaults.{}</p>\n",
+             <span class=\"mark\">chosen</span> the config the charts compare with the defaults, \
+             <span class=\"mark\">tied</span> a config whose 95% interval of the change overlaps the best one's \
+             (a paired bootstrap over sessions: the data cannot tell the two apart).{}</p>\n",
             escape(rank_by),
             if d.configs.len() > rows.len() {
                 format!(
@@ -512,10 +615,12 @@ impl Page<'_> {
         let _ = write!(
             h,
             "<div class=\"scroll\"><table>\n<thead><tr><th>#</th>{}<th class=\"l\">config</th>\
-             <th>price</th><th>tokens sent</th><th>cache writes</th><th>results mangled</th><th>needed again</th>\
+             <th>Δ {} 95% CI</th><th>price</th><th>tokens sent</th><th>cache writes</th><th>results mangled</th><th>needed again</th>\
              <th>summa&shy;ries</th><th>drops</th><th>compac&shy;tions</th><th>over window</th><th>peak</th></tr></thead>\n<tbody>\n",
-            if by_policy { "<th class=\"l\">policy</th>" } else { "" }
+            if by_policy { "<th class=\"l\">policy</th>" } else { "" },
+            escape(rank_by)
         );
+        let rank_figure = d.summary.rank_by;
         for i in rows {
             let c = &d.configs[i];
             let mut class = Vec::new();
@@ -531,6 +636,9 @@ impl Page<'_> {
                 class.push("chosen");
                 marks.push_str("<span class=\"mark\">chosen</span>");
             }
+            if c.tied {
+                marks.push_str("<span class=\"mark\">tied</span>");
+            }
             let policy = if by_policy {
                 format!("<td class=\"l\">{}</td>", policy_name(c.policy))
             } else {
@@ -543,6 +651,14 @@ impl Page<'_> {
                 c.rank,
                 // The policy has its own column.
                 escape(&if by_policy { c.setup.knobs_label() } else { c.label.clone() }),
+            );
+            let _ = write!(
+                h,
+                "<td>{}</td>",
+                escape(&interval_text(
+                    c.objective_interval,
+                    base.total(rank_figure)
+                ))
             );
             for figure in [
                 figures::Metric::Price,

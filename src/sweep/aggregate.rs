@@ -8,8 +8,9 @@ use serde::Serialize;
 use crate::engine::Config;
 use crate::policy::Setup;
 
+use super::bootstrap::{self, Bootstrap, Interval};
 use super::cost::Prices;
-use super::figures::{self, Kind, Metric, N};
+use super::figures::{self, Kind, Metric, LOSS_MEASURE, N};
 use super::grid::Grid;
 use super::pareto;
 use super::run::Sweep;
@@ -104,6 +105,22 @@ pub struct ConfigSummary {
     pub pareto: bool,
     /// 1 for the best config by the ranking figure.
     pub rank: usize,
+    /// How sure the change against the baseline is (see
+    /// [`super::bootstrap`]); `None` without sessions.
+    pub interval: Option<Changes>,
+    /// Whether the ranking figure's interval overlaps the best config's,
+    /// so the data cannot tell the two apart (never the best itself).
+    pub tied: bool,
+}
+
+/// The [`bootstrap::CONFIDENCE`] intervals of a config's change against the
+/// baseline, in the totals of two figures.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Changes {
+    /// The figure configs are ranked by (a recommendation's objective).
+    pub objective: Interval,
+    /// The loss measure, [`LOSS_MEASURE`].
+    pub loss: Interval,
 }
 
 impl ConfigSummary {
@@ -128,6 +145,15 @@ pub fn summarize(sweep: &Sweep, prices: &Prices, rank_by: Metric) -> Vec<ConfigS
     summarize_values(&sweep.configs, sweep.sessions.len(), &value, rank_by)
 }
 
+/// What the intervals are drawn from: per session, `[objective, loss]` of
+/// the baseline, and of each config its change against the baseline.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PerSession {
+    pub baseline: Vec<[f64; 2]>,
+    /// `changes[config][session]`.
+    pub changes: Vec<Vec<[f64; 2]>>,
+}
+
 /// [`summarize`] from the figures of each (session, config) alone, as
 /// `value(session, config)` gives them: what a merge of sharded sweeps has,
 /// read back from the session rows, where the replays' facts are gone. The
@@ -139,11 +165,38 @@ pub fn summarize_values(
     value: &(dyn Fn(usize, usize) -> [f64; N] + Sync),
     rank_by: Metric,
 ) -> Vec<ConfigSummary> {
+    summarize_values_with(configs, sessions, value, rank_by, &Bootstrap::default()).0
+}
+
+/// [`summarize_values`] with the bootstrap's seed and resamples given,
+/// also returning each config's per-session changes against the baseline
+/// in the ranking figure and the loss measure (what a recommendation
+/// chooses from).
+pub fn summarize_values_with(
+    configs: &[Setup],
+    sessions: usize,
+    value: &(dyn Fn(usize, usize) -> [f64; N] + Sync),
+    rank_by: Metric,
+    draws: &Bootstrap,
+) -> (Vec<ConfigSummary>, PerSession) {
     let n_configs = configs.len();
-    let mut out: Vec<ConfigSummary> = (0..n_configs)
+    let (mut out, columns): (Vec<ConfigSummary>, Vec<Vec<[f64; 2]>>) = (0..n_configs)
         .into_par_iter()
-        .map(|c| summarize_config(&configs[c], sessions, value, c))
+        .map(|c| summarize_config(&configs[c], sessions, value, c, rank_by))
+        .unzip();
+    let baseline = columns.get(Grid::BASELINE).cloned().unwrap_or_default();
+    let changes: Vec<Vec<[f64; 2]>> = columns
+        .iter()
+        .map(|col| {
+            col.iter()
+                .zip(&baseline)
+                .map(|(v, b)| [v[0] - b[0], v[1] - b[1]])
+                .collect()
+        })
         .collect();
+    for (s, iv) in out.iter_mut().zip(bootstrap::intervals(&changes, draws)) {
+        s.interval = iv.map(|[objective, loss]| Changes { objective, loss });
+    }
     if let Some(base) = out.get(Grid::BASELINE).map(|b| b.totals) {
         for s in &mut out {
             for ((d, &v), &b) in s.deltas.iter_mut().zip(&s.totals).zip(&base) {
@@ -173,7 +226,23 @@ pub fn summarize_values(
     for (rank, &i) in order.iter().enumerate() {
         out[i].rank = rank + 1;
     }
-    out
+    if let Some(&best) = order.first() {
+        mark_tied(&mut out, best);
+    }
+    (out, PerSession { baseline, changes })
+}
+
+/// Marks every config whose objective interval overlaps `best`'s as tied
+/// with it (and `best` itself as not).
+pub fn mark_tied(summaries: &mut [ConfigSummary], best: usize) {
+    let Some(b) = summaries.get(best).and_then(|s| s.interval) else {
+        return;
+    };
+    for (i, s) in summaries.iter_mut().enumerate() {
+        s.tied = i != best
+            && s.interval
+                .is_some_and(|iv| iv.objective.overlaps(&b.objective));
+    }
 }
 
 fn summarize_config(
@@ -181,7 +250,8 @@ fn summarize_config(
     n_sessions: usize,
     value: &(dyn Fn(usize, usize) -> [f64; N] + Sync),
     c: usize,
-) -> ConfigSummary {
+    rank_by: Metric,
+) -> (ConfigSummary, Vec<[f64; 2]>) {
     let mut totals = [0.0; N];
     let stat_figures: Vec<usize> = Metric::ALL
         .into_iter()
@@ -191,8 +261,10 @@ fn summarize_config(
     let mut samples: Vec<Vec<f64>> = (0..stat_figures.len())
         .map(|_| Vec::with_capacity(n_sessions))
         .collect();
+    let mut column = Vec::with_capacity(n_sessions);
     for s in 0..n_sessions {
         let v = value(s, c);
+        column.push([v[rank_by.index()], v[LOSS_MEASURE.index()]]);
         for (i, m) in Metric::ALL.into_iter().enumerate() {
             match m.kind() {
                 Kind::Count | Kind::Price => totals[i] += v[i],
@@ -208,7 +280,7 @@ fn summarize_config(
         st[i] = stats(sample);
     }
     let setup = setup.clone();
-    ConfigSummary {
+    let summary = ConfigSummary {
         index: c,
         label: setup.label(),
         config: setup.config,
@@ -223,5 +295,8 @@ fn summarize_config(
         }; N],
         pareto: false,
         rank: 0,
-    }
+        interval: None,
+        tied: false,
+    };
+    (summary, column)
 }

@@ -165,6 +165,11 @@ metrics! {
     TtlApplied = "ttl_applied", Count, Count, "ttl applied", stats false, delta false;
 }
 
+/// The loss measure: of the results a config shortened or removed, those
+/// the rest of the session needed again. Every sweep gives the interval of
+/// its change against the baseline, and `recommend` holds a config to it.
+pub const LOSS_MEASURE: Metric = Metric::NeededAgain;
+
 impl Metric {
     /// Position in [`Metric::ALL`], the column order: the index into the
     /// per-figure arrays (`[f64; N]`).

@@ -262,6 +262,22 @@ pub fn is_impossible(c: &Config) -> bool {
 /// whether or not the product contains them. Refuses a product above
 /// `limit` configs before building any of it.
 pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, String> {
+    // The baseline is smith's defaults under the sweep's calibration: ratio
+    // and overhead are facts about the provider and the agent's fixed
+    // prompt, not policy, so it takes their (first) values, and its label
+    // shows them (issue 16.5).
+    let mut baseline = Config::default();
+    for k in Knob::ALL.into_iter().filter(|k| k.is_measured()) {
+        if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
+            k.set(&mut baseline, *v);
+        }
+    }
+    build_around(spec, limit, baseline)
+}
+
+/// [`build`] with `baseline` as config 0 instead of smith's defaults: a
+/// user's own configuration, which every config is then compared with.
+pub fn build_around(spec: &GridSpec, limit: usize, baseline: Config) -> Result<Grid, String> {
     let axes: Vec<(Knob, Vec<f64>)> = Knob::ALL
         .into_iter()
         .map(|k| {
@@ -287,16 +303,6 @@ pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, String> {
             "the grid has {} configs ({sizes}), more than the limit of {limit}; use fewer values or larger steps, or raise --max-configs",
             if total == usize::MAX { "too many".to_string() } else { total.to_string() },
         ));
-    }
-    // The baseline is smith's defaults under the sweep's calibration: ratio
-    // and overhead are facts about the provider and the agent's fixed
-    // prompt, not policy, so it takes their (first) values, and its label
-    // shows them (issue 16.5).
-    let mut baseline = Config::default();
-    for k in Knob::ALL.into_iter().filter(|k| k.is_measured()) {
-        if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
-            k.set(&mut baseline, *v);
-        }
     }
     let mut configs = Vec::with_capacity(total + 1);
     configs.push(baseline);

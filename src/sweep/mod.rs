@@ -3,13 +3,15 @@
 //! [`grid`] turns lists and ranges of knob values into configs, [`run`]
 //! replays every session under each of them in parallel (each session read
 //! once), [`cost`] prices what the replay measured, [`aggregate`] sums it per
-//! config against the baseline, [`pareto`] finds the honest trade-offs,
+//! config against the baseline, [`bootstrap`] says how sure each change is,
+//! [`pareto`] finds the honest trade-offs,
 //! [`plan`] lays smith's grid and the other policies' configs side by side, and
 //! `tables` lays it all out for `export`. [`shard`] splits a sweep over
 //! machines, `merge` joins the shards' outputs back into one sweep's, and
 //! [`journal`] keeps finished sessions on disk for `--resume`.
 
 pub mod aggregate;
+pub mod bootstrap;
 pub mod cost;
 pub mod cost_note;
 pub mod estimators;

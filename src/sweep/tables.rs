@@ -163,7 +163,7 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
 /// figure's total (sum over sessions, maximum for peaks), `<figure>_mean`,
 /// `_median` and `_p95` for the figures with a distribution, `<figure>_delta`
 /// and `<figure>_delta_pct` against the baseline for the rankable figures,
-/// `pareto` and `rank`.
+/// the intervals ([`INTERVAL_COLUMNS`]), `pareto` and `rank`.
 pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
     let mut out = Columns::new();
     out.push(
@@ -225,6 +225,7 @@ pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
             Values::OptFloat(summaries.iter().map(|s| s.delta(m).pct).collect()),
         );
     }
+    interval_columns(&mut out, summaries);
     out.push(
         "pareto",
         Values::Bool(summaries.iter().map(|s| s.pareto).collect()),
@@ -234,6 +235,43 @@ pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
         Values::Int(summaries.iter().map(|s| s.rank as i64).collect()),
     );
     out
+}
+
+/// The columns of each config's intervals (see
+/// [`super::bootstrap`]): the change against the baseline in the ranking
+/// figure's total (`objective_delta_lo`, `_hi`) and in the loss measure's
+/// (`loss_delta_lo`, `_hi`), null without sessions; and `tied`, whether
+/// the objective's interval overlaps the best config's.
+pub const INTERVAL_COLUMNS: [&str; 5] = [
+    "objective_delta_lo",
+    "objective_delta_hi",
+    "loss_delta_lo",
+    "loss_delta_hi",
+    "tied",
+];
+
+fn interval_columns(out: &mut Columns, summaries: &[ConfigSummary]) {
+    let ends: [fn(&super::aggregate::Changes) -> f64; 4] = [
+        |c| c.objective.lo,
+        |c| c.objective.hi,
+        |c| c.loss.lo,
+        |c| c.loss.hi,
+    ];
+    for (name, end) in INTERVAL_COLUMNS.into_iter().zip(ends) {
+        out.push(
+            name,
+            Values::OptFloat(
+                summaries
+                    .iter()
+                    .map(|s| s.interval.as_ref().map(end))
+                    .collect(),
+            ),
+        );
+    }
+    out.push(
+        INTERVAL_COLUMNS[4],
+        Values::Bool(summaries.iter().map(|s| s.tied).collect()),
+    );
 }
 
 /// The indices of `summaries` in rank order.

@@ -1,0 +1,508 @@
+//! `smith-calibrate recommend`: sweep smith's thresholds around the user's
+//! own configuration and say what to write into `config.toml`, how sure
+//! that is, and whether it holds on sessions it was not chosen on.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::Args;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+
+use crate::engine::Config;
+use crate::recommend::smith_config::{self, Source};
+use crate::recommend::{self, Evidence, MaxLoss, Settings, Verdict};
+use crate::sweep::aggregate::summarize_values_with;
+use crate::sweep::bootstrap::{Bootstrap, DEFAULT_RESAMPLES, DEFAULT_SEED};
+use crate::sweep::cost::Prices;
+use crate::sweep::figures::{self, Metric};
+use crate::sweep::grid::{self, GridSpec, Knob};
+use crate::sweep::plan::{self, PolicySpec};
+use crate::sweep::run::Options;
+use crate::sweep::tables::{self, SummaryInput};
+use crate::transcript;
+
+use super::{nothing_read, usage, Failure};
+
+/// The default grid of `compact_at` (smith accepts below 1).
+pub const DEFAULT_COMPACT_AT: &str = "0.6..0.95:0.05";
+/// The default grid of `compact_to` (smith accepts above 0, below
+/// `compact_at`; pairs at or above it are left out).
+pub const DEFAULT_COMPACT_TO: &str = "0.2..0.7:0.05";
+
+/// Say what to put in smith's config.toml, how sure that is, and whether it
+/// holds on sessions it was not chosen on.
+///
+/// The baseline is your own configuration: the [context] table of
+/// $SMITH_HOME/config.toml as smith reads it (max_tokens, compact_at,
+/// compact_to; smith's defaults where it gives none or smith would reject
+/// it). recommend sweeps compact_at × compact_to around it (default
+/// 0.6..0.95:0.05 × 0.2..0.7:0.05, under your max_tokens; replace either
+/// with the sweep's own flags, or sweep --max-tokens too), prices and
+/// measures every config as `sweep` does, and picks the config with the
+/// lowest --objective among those smith accepts, that keep the loss
+/// measure (needed_again) within --max-loss, and that are better than the
+/// baseline beyond their 95% interval.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  smith-calibrate recommend                                  # your sessions and config under $SMITH_HOME
+  smith-calibrate recommend datasets/sessions --json | jq .sentence
+  smith-calibrate recommend imported/ --ratio 1.515 --overhead 17165 --max-tokens 200000
+  smith-calibrate recommend ~/.smith/sessions --compact-at 0.7..0.9:0.02 --objective price --max-loss 2%
+  smith-calibrate recommend datasets/sessions --report reports/verdict --seed 7 --resamples 20000
+  smith-calibrate recommend datasets/sessions --for-maintainers --window 2,3,5 --result-cap 256,512,1024
+
+Confidence: a paired bootstrap over sessions. Each of --resamples resamples
+draws as many sessions as there are, with replacement (from a seeded stream,
+so the same --seed gives the same intervals), and measures every config on
+that same draw: its change against the baseline is the sum over the drawn
+sessions of its per-session change. The 95% interval is the 2.5th to 97.5th
+percentile of those changes. Configs whose interval overlaps the chosen
+one's are marked tied.
+
+Out of sample: the sessions are dealt into --folds folds; on each, the same
+rule chooses on the other folds (with their own intervals) and the fold it
+was not chosen on measures the saving. That sum, not the in-sample one, is
+what to expect on future sessions. Headroom: each session under its own best
+config in hindsight, against the best single config.
+
+The verdict is \"keep your configuration\" when there are fewer than 10
+sessions, when no config is better beyond its interval, or when the saving
+vanishes out of sample. --max-loss: baseline (the interval of the change in
+needed_again must end at or below 0), a count (at most N more), a percentage
+of the baseline's (2%), or any.
+
+--window and --result-cap are constants in smith's code, not settings: they
+are swept only with --for-maintainers, and a note then says what a
+maintainer would change. The snippet holds only what config.toml can say.")]
+pub struct RecommendArgs {
+    /// Transcripts, session directories, trees of them, or session ids or
+    /// names [default: $SMITH_HOME/sessions]
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<String>,
+
+    /// smith's knobs, each a list (from the knob table).
+    #[command(flatten)]
+    pub knobs: super::knob_args::Given<Knob>,
+    /// Also sweep --window and --result-cap, which are constants in
+    /// smith's code: for smith's maintainers, not for a config.toml
+    #[arg(long, help_heading = "Grid")]
+    pub for_maintainers: bool,
+    /// smith's config file whose [context] is the baseline
+    /// [default: $SMITH_HOME/config.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The figure to minimise, any column of the sweep's figures.
+    /// Example: --objective price
+    #[arg(long, value_name = "FIGURE", default_value = recommend::DEFAULT_OBJECTIVE.name(),
+          value_parser = PossibleValuesParser::new(Metric::ALL.map(Metric::name)))]
+    pub objective: String,
+    /// How much more of the loss measure (needed_again) a recommendation
+    /// may cost: baseline (no worse at 95% confidence), a count (5), a
+    /// percentage of the baseline's (2%), or any
+    #[arg(long, value_name = "LIMIT", default_value = "baseline")]
+    pub max_loss: MaxLoss,
+    /// Seed of the bootstrap's resamples and of the folds
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "Confidence")]
+    pub seed: u64,
+    /// Bootstrap resamples
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RESAMPLES, help_heading = "Confidence",
+          value_parser = clap::value_parser!(u32).range(100..=10_000_000).map(|v| v as usize))]
+    pub resamples: usize,
+    /// Folds of the out-of-sample check (by session)
+    #[arg(long, value_name = "K", default_value_t = recommend::DEFAULT_FOLDS, help_heading = "Confidence",
+          value_parser = clap::value_parser!(u32).range(2..=1000).map(|v| v as usize))]
+    pub folds: usize,
+
+    /// Prices per million tokens: input,cache_write,cache_read, for every
+    /// session instead of its model's row of the price table
+    #[arg(long, value_name = "I,W,R")]
+    pub price: Option<Prices>,
+    #[command(flatten)]
+    pub cost: Box<super::cost_args::CostArgs>,
+    /// Evidence rows besides the baseline and the chosen config
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Print the verdict as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Write the sweep's data files and verdict.json into DIR
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also draw the report into DIR, the verdict its first section; the
+    /// data files go there too unless --out is given
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    /// Fail (exit 1, writing nothing) if any line or session had to be
+    /// skipped
+    #[arg(long)]
+    pub strict: bool,
+    /// Worker threads [default: one per core]
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+}
+
+/// The knobs that are constants in smith's code.
+const MAINTAINERS_KNOBS: [Knob; 2] = [Knob::Window, Knob::ResultCap];
+
+impl RecommendArgs {
+    /// The grid: the default thresholds under the baseline's window, then
+    /// the flags.
+    fn spec(&self, baseline: &Config) -> Result<GridSpec> {
+        for k in MAINTAINERS_KNOBS {
+            if self.knobs.get(k).is_some() && !self.for_maintainers {
+                return Err(usage(format!(
+                    "--{} is a constant in smith's code, not a setting of config.toml; sweep it with --for-maintainers",
+                    k.flag()
+                )));
+            }
+        }
+        let mut spec = GridSpec::default();
+        spec.set(Knob::CompactAt, DEFAULT_COMPACT_AT)
+            .map_err(usage)?;
+        spec.set(Knob::CompactTo, DEFAULT_COMPACT_TO)
+            .map_err(usage)?;
+        spec.set(Knob::MaxTokens, &baseline.max_tokens.to_string())
+            .map_err(usage)?;
+        let mut given = GridSpec::default();
+        for (knob, text) in &self.knobs.0 {
+            given.set(*knob, text).map_err(usage)?;
+        }
+        Ok(spec.overridden_by(&given))
+    }
+}
+
+/// The baseline: the user's `[context]`, under the sweep's calibration
+/// (ratio, overhead) and summary size, which are not smith's settings.
+fn baseline_of(context: &Config, spec: &GridSpec) -> Config {
+    let mut b = *context;
+    for k in [Knob::Overhead, Knob::Ratio, Knob::SummaryTokens] {
+        if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
+            k.set(&mut b, *v);
+        }
+    }
+    b
+}
+
+pub fn run(args: RecommendArgs) -> Result<()> {
+    let price = args.price.unwrap_or_default();
+    let cost_settings = args.cost.settings(args.price);
+    let config_path = args
+        .config
+        .clone()
+        .unwrap_or_else(|| transcript::locate::smith_home().join(smith_config::CONFIG_FILE));
+    let context = smith_config::read(&config_path);
+    for w in &context.warnings {
+        crate::note!("warning: {w}");
+    }
+    let spec = args.spec(&context.config)?;
+    let baseline = baseline_of(&context.config, &spec);
+    let grid = grid::build_around(&spec, grid::MAX_CONFIGS, baseline).map_err(usage)?;
+    let plan = plan::build(&grid, &PolicySpec::default(), grid::MAX_CONFIGS).map_err(usage)?;
+    let objective = Metric::from_name(&args.objective)
+        .ok_or_else(|| usage(format!("--objective: no figure named {}", args.objective)))?;
+
+    let paths: Vec<String> = if args.paths.is_empty() {
+        let dir = transcript::locate::sessions_dir();
+        if !dir.is_dir() {
+            return Err(nothing_read(format!(
+                "{}: no sessions directory; give PATHS, or set SMITH_HOME to where smith keeps its sessions",
+                dir.display()
+            )));
+        }
+        vec![dir.display().to_string()]
+    } else {
+        args.paths.clone()
+    };
+    let refs = super::sweep::resolve(&paths);
+    if refs.is_empty() {
+        return Err(nothing_read(format!(
+            "no transcript found in {}",
+            paths.join(", ")
+        )));
+    }
+    let data_dir = args.out.as_ref().or(args.report.as_ref());
+    for dir in [data_dir, args.report.as_ref()].into_iter().flatten() {
+        super::sweep::prepare_out_dir(dir, &refs)?;
+    }
+
+    let options = Options::for_terminal(args.jobs.map(|j| j as usize));
+    crate::interrupt::install();
+    let sweep = super::sweep_dist::run_sweep(&refs, &plan.setups, &options, &cost_settings, None)?;
+    if crate::interrupt::interrupted() {
+        return Err(Failure {
+            code: crate::interrupt::EXIT_INTERRUPTED,
+            message: format!(
+                "interrupted after {} of {} sessions: nothing was written",
+                sweep.sessions.len() + sweep.unreadable.len(),
+                refs.len()
+            ),
+        }
+        .into());
+    }
+    if args.strict && (sweep.lines_skipped() > 0 || !sweep.unreadable.is_empty()) {
+        return Err(nothing_read(format!(
+            "{} bad lines and {} unreadable sessions (see above) and --strict was given: nothing was written",
+            sweep.lines_skipped(),
+            sweep.unreadable.len()
+        )));
+    }
+    if sweep.sessions.is_empty() {
+        return Err(nothing_read(format!(
+            "none of the {} sessions could be read (see above)",
+            refs.len()
+        )));
+    }
+    crate::note!(
+        "replayed {} sessions ({:.1} MB) under {} configs in {:.1}s",
+        sweep.sessions.len(),
+        sweep.bytes() as f64 / 1e6,
+        plan.setups.len(),
+        sweep.elapsed.as_secs_f64()
+    );
+
+    let draws = Bootstrap {
+        seed: args.seed,
+        resamples: args.resamples,
+    };
+    let value = |s: usize, c: usize| figures::values(&sweep.row(s, c).facts, &price);
+    let (mut summaries, per) = summarize_values_with(
+        &sweep.configs,
+        sweep.sessions.len(),
+        &value,
+        objective,
+        &draws,
+    );
+    let settings = Settings {
+        objective,
+        max_loss: args.max_loss,
+        draws,
+        folds: args.folds,
+        top: args.top,
+    };
+    let verdict = recommend::decide(&mut summaries, &per, &settings);
+
+    if let Some(dir) = data_dir {
+        let input = SummaryInput {
+            paths: &paths,
+            grid_file: None,
+            grid: &grid,
+            plan: &plan,
+            prices: &price,
+            rank_by: objective,
+        };
+        let export = tables::export(&sweep, &summaries, &price, &input)
+            .context("cannot lay out the results as tables")?;
+        crate::export::write_all(dir, &export)?;
+        let mut text = serde_json::to_vec_pretty(&verdict)?;
+        text.push(b'\n');
+        crate::output::write_atomic(&dir.join(recommend::VERDICT_FILE), &text)?;
+        crate::note!(
+            "wrote the sweep's data files and {} into {}",
+            recommend::VERDICT_FILE,
+            dir.display()
+        );
+    }
+    if let (Some(data), Some(dir)) = (data_dir, &args.report) {
+        let written = crate::report::write_default(data, dir)?;
+        super::report::say_written(&written);
+    }
+
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = if args.json {
+        serde_json::to_writer_pretty(&mut out, &verdict)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        write!(out, "{}", text(&verdict, &context.source, &config_path))
+    };
+    Ok(result?)
+}
+
+/// A change in percent, `=` for none.
+fn pct(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p.abs() < 0.05 => "=".to_string(),
+        Some(p) => format!("{p:+.1}%"),
+        None => "-".to_string(),
+    }
+}
+
+/// The verdict for a person: the sentence, the evidence, the snippet.
+pub fn text(v: &Verdict, source: &Source, path: &std::path::Path) -> String {
+    let mut s = String::new();
+    s.push_str(&v.sentence);
+    s.push_str("\n\n");
+    let from = match source {
+        Source::File(p) => format!("the [context] of {}", p.display()),
+        Source::Defaults(p) => format!("smith's defaults ({} does not exist)", p.display()),
+    };
+    s.push_str(&format!(
+        "{} sessions under {} configs, {} of them ones smith accepts; baseline {} from {from}\n",
+        v.sessions, v.configs, v.accepted, v.baseline.label
+    ));
+    s.push_str(&format!("{}\n", evidence_table(v)));
+    let obj = v.objective;
+    let money = |x: f64| {
+        if obj.is_price() {
+            format!("${x:.2}")
+        } else {
+            format!("{x:.0}")
+        }
+    };
+    let saving_pct = |p: Option<f64>| p.map_or("-".to_string(), |p| format!("{p:.1}%"));
+    s.push_str(&format!(
+        "saving in sample:     {} ({})\n",
+        money(v.in_sample_saving),
+        saving_pct(v.in_sample_saving_pct)
+    ));
+    match &v.out_of_sample {
+        Some(o) => {
+            let folds: Vec<String> = o
+                .folds
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} ({} sessions: {})",
+                        money(f.saving),
+                        f.sessions,
+                        f.chosen.as_deref().unwrap_or("kept the baseline")
+                    )
+                })
+                .collect();
+            s.push_str(&format!(
+                "saving out of sample: {} ({}) over {} folds, {} {:+}: {}\n",
+                money(o.saving),
+                saving_pct(o.saving_pct),
+                o.folds.len(),
+                v.loss_measure,
+                o.loss_change,
+                folds.join("; ")
+            ));
+        }
+        None => s.push_str(&format!(
+            "saving out of sample: not measured (fewer than {} sessions)\n",
+            v.min_sessions
+        )),
+    }
+    if let Some(h) = &v.headroom {
+        s.push_str(&format!(
+            "headroom:             {} ({}): each session under its own best config in hindsight saves {}, the best single config ({}) {}\n",
+            money(h.headroom),
+            saving_pct(h.headroom_pct),
+            saving_pct(h.hindsight_saving_pct),
+            h.best_single,
+            saving_pct(h.best_single_saving_pct)
+        ));
+    }
+    s.push('\n');
+    if v.change {
+        s.push_str(&format!(
+            "Paste into {} in place of its [context] table:\n\n{}\n",
+            path.display(),
+            v.snippet
+        ));
+    } else {
+        s.push_str(&format!(
+            "Nothing to change. Your [context], as smith reads it:\n\n{}\n",
+            v.snippet
+        ));
+    }
+    if let Some(note) = &v.maintainers_note {
+        s.push_str(&format!("{note}.\n\n"));
+    }
+    s.push_str(&format!(
+        "95% CI: paired bootstrap over sessions ({} resamples, seed {}), as a change of the baseline's total. \
+         tied: the interval overlaps the chosen (else the best) config's. loss: {} outside --max-loss {}.\n",
+        v.bootstrap.resamples, v.bootstrap.seed, v.loss_measure, v.max_loss
+    ));
+    s
+}
+
+fn evidence_table(v: &Verdict) -> Table {
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED);
+    let obj = v.objective;
+    table.set_header(vec![
+        "config".to_string(),
+        String::new(),
+        "smith accepts".to_string(),
+        obj.to_string(),
+        format!("Δ {obj}"),
+        "95% CI".to_string(),
+        v.loss_measure.to_string(),
+        format!("Δ {}", v.loss_measure),
+        "95% CI".to_string(),
+    ]);
+    let value = |x: f64| {
+        if obj.is_price() {
+            format!("${x:.4}")
+        } else {
+            format!("{x:.0}")
+        }
+    };
+    for e in &v.evidence {
+        let marks = marks(e);
+        let cells = vec![
+            Cell::new(&e.label),
+            Cell::new(marks.join(" ")),
+            Cell::new(if e.accepted { "yes" } else { "no" }),
+            Cell::new(value(e.objective)).set_alignment(CellAlignment::Right),
+            Cell::new(pct(e.objective_change_pct)).set_alignment(CellAlignment::Right),
+            Cell::new(e.objective_interval_pct.map_or("-".to_string(), |iv| {
+                if iv.lo == 0.0 && iv.hi == 0.0 {
+                    "=".to_string()
+                } else {
+                    format!("{:+.1}%…{:+.1}%", iv.lo, iv.hi)
+                }
+            }))
+            .set_alignment(CellAlignment::Right),
+            Cell::new(format!("{:.0}", e.loss)).set_alignment(CellAlignment::Right),
+            Cell::new(if e.loss_change == 0.0 {
+                "=".to_string()
+            } else {
+                signed(e.loss_change)
+            })
+            .set_alignment(CellAlignment::Right),
+            Cell::new(e.loss_interval.map_or("-".to_string(), |iv| {
+                if iv.lo == 0.0 && iv.hi == 0.0 {
+                    "=".to_string()
+                } else {
+                    format!("{}…{}", signed(iv.lo), signed(iv.hi))
+                }
+            }))
+            .set_alignment(CellAlignment::Right),
+        ];
+        table.add_row(cells);
+    }
+    table
+}
+
+/// A signed count, with a decimal where a percentile fell between two.
+fn signed(x: f64) -> String {
+    if (x * 10.0).round() % 10.0 == 0.0 {
+        format!("{x:+.0}")
+    } else {
+        format!("{x:+.1}")
+    }
+}
+
+fn marks(e: &Evidence) -> Vec<&'static str> {
+    let mut m = Vec::new();
+    if e.baseline {
+        m.push("baseline");
+    }
+    if e.chosen {
+        m.push("chosen");
+    }
+    if e.tied {
+        m.push("tied");
+    }
+    if !e.baseline && !e.loss_ok {
+        m.push("loss");
+    }
+    m
+}

@@ -1,0 +1,615 @@
+//! The verdict on a sweep: which config to write into smith's
+//! `config.toml`, how sure that is, and whether the choice holds on
+//! sessions it was not chosen on.
+//!
+//! The rule ([`choose`]): among the configs smith would accept
+//! ([`smith_config::accepts_config`]) whose change in the loss measure
+//! passes `--max-loss` (by default: the upper end of its interval at or
+//! below zero, so the data say with 95% confidence it loses no more than
+//! the baseline), and whose whole interval of the change in the objective
+//! lies below zero (better than the baseline beyond the bootstrap's
+//! noise), the one with the lowest objective. No such config, too few
+//! sessions to trust an interval ([`MIN_SESSIONS`]), or a choice whose
+//! saving vanishes out of sample ([`cross_validate`]): keep the baseline.
+//!
+//! Out of sample, the sessions are split into `k` folds; the rule chooses
+//! on `k − 1` of them (its own intervals drawn from those sessions only)
+//! and the held-out fold measures the chosen config's saving. The sum over
+//! folds is what following this procedure saved on sessions it had not
+//! seen, which is what a user should expect of next month's sessions.
+
+pub mod smith_config;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Config;
+use crate::policy::Policy;
+use crate::sweep::aggregate::{mark_tied, ConfigSummary, PerSession};
+use crate::sweep::bootstrap::{self, Bootstrap, Interval};
+use crate::sweep::figures::{Metric, LOSS_MEASURE};
+use crate::sweep::grid::Grid;
+use crate::synth::rng::{mix64, Rng};
+
+/// The figure a recommendation minimises unless `--objective` says
+/// otherwise.
+pub const DEFAULT_OBJECTIVE: Metric = Metric::PriceTotal;
+
+/// Fewest sessions a recommendation is made from. A percentile bootstrap
+/// over fewer units undercovers: its resamples take few distinct values
+/// (with 5 sessions there are only 126 distinct draws), one session can be
+/// the whole difference, and five folds would hold a session or two each.
+pub const MIN_SESSIONS: usize = 10;
+
+/// Folds of the out-of-sample check unless `--folds` says otherwise.
+pub const DEFAULT_FOLDS: usize = 5;
+
+/// Where the verdict is written beside a sweep's data files, and read by
+/// the report.
+pub const VERDICT_FILE: &str = "verdict.json";
+
+/// Salt of the stream that deals sessions into folds, so the folds do not
+/// depend on the bootstrap's draws.
+const FOLD_STREAM: u64 = 0xf01d;
+
+/// How much more loss a recommendation may cost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MaxLoss {
+    /// No worse than the baseline at 95% confidence: the interval's upper
+    /// end is at or below 0.
+    Baseline,
+    /// At most this many more (the interval's upper end).
+    Extra(f64),
+    /// At most this percentage of the baseline's total more.
+    Percent(f64),
+    /// No constraint.
+    Any,
+}
+
+impl MaxLoss {
+    /// Whether a change in the loss measure with this interval is allowed,
+    /// the baseline's total being `base`.
+    pub fn allows(&self, loss: &Interval, base: f64) -> bool {
+        match *self {
+            MaxLoss::Baseline => loss.hi <= 0.0,
+            MaxLoss::Extra(n) => loss.hi <= n,
+            MaxLoss::Percent(p) => loss.hi <= p / 100.0 * base.abs(),
+            MaxLoss::Any => true,
+        }
+    }
+}
+
+impl FromStr for MaxLoss {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<MaxLoss, String> {
+        let s = s.trim();
+        let bad =
+            || format!("{s:?}: write baseline, any, a count such as 5, or a percentage such as 2%");
+        match s {
+            "baseline" => Ok(MaxLoss::Baseline),
+            "any" => Ok(MaxLoss::Any),
+            _ => {
+                let (number, pct) = match s.strip_suffix('%') {
+                    Some(n) => (n, true),
+                    None => (s, false),
+                };
+                let v: f64 = number.trim().parse().map_err(|_| bad())?;
+                if !v.is_finite() || v < 0.0 {
+                    return Err(bad());
+                }
+                Ok(if pct {
+                    MaxLoss::Percent(v)
+                } else {
+                    MaxLoss::Extra(v)
+                })
+            }
+        }
+    }
+}
+
+impl fmt::Display for MaxLoss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MaxLoss::Baseline => f.write_str("baseline"),
+            MaxLoss::Extra(n) => write!(f, "{n}"),
+            MaxLoss::Percent(p) => write!(f, "{p}%"),
+            MaxLoss::Any => f.write_str("any"),
+        }
+    }
+}
+
+/// What a recommendation is asked for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// The figure to minimise: the one the summaries were ranked by, whose
+    /// intervals they carry.
+    pub objective: Metric,
+    pub max_loss: MaxLoss,
+    pub draws: Bootstrap,
+    pub folds: usize,
+    /// Evidence rows besides the baseline and the chosen config.
+    pub top: usize,
+}
+
+/// One config as the evidence shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub config: usize,
+    pub label: String,
+    pub max_tokens: u64,
+    pub compact_at: f64,
+    pub compact_to: f64,
+    pub result_cap: usize,
+    pub window: usize,
+    /// smith would accept its `[context]` values.
+    pub accepted: bool,
+    /// Its loss passes `--max-loss`.
+    pub loss_ok: bool,
+    pub baseline: bool,
+    pub chosen: bool,
+    /// Its objective's interval overlaps the chosen (or best) config's.
+    pub tied: bool,
+    pub objective: f64,
+    /// Change in the objective against the baseline, in percent of the
+    /// baseline's total, and its interval.
+    pub objective_change_pct: Option<f64>,
+    pub objective_interval_pct: Option<Interval>,
+    pub loss: f64,
+    /// Change in the loss measure's total, and its interval (counts).
+    pub loss_change: f64,
+    pub loss_interval: Option<Interval>,
+}
+
+/// One fold of the out-of-sample check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fold {
+    /// Sessions held out.
+    pub sessions: usize,
+    /// What the rule chose on the other folds (`None`: keep the baseline).
+    pub chosen: Option<String>,
+    /// Objective saved on the held-out sessions (baseline minus chosen).
+    pub saving: f64,
+    /// Change in the loss measure on them.
+    pub loss_change: f64,
+}
+
+/// The k-fold check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutOfSample {
+    pub folds: Vec<Fold>,
+    /// Sum of the folds' savings, and as a percentage of the baseline's
+    /// total over every session.
+    pub saving: f64,
+    pub saving_pct: Option<f64>,
+    pub loss_change: f64,
+}
+
+/// What adapting the config per session could still gain.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Headroom {
+    /// The accepted config with the lowest objective over all sessions.
+    pub best_single: String,
+    pub best_single_saving_pct: Option<f64>,
+    /// Each session under its own best accepted config, in hindsight.
+    pub hindsight_saving_pct: Option<f64>,
+    /// The two apart: what the best single config leaves on the table,
+    /// in percent of the baseline's total.
+    pub headroom_pct: Option<f64>,
+    pub headroom: f64,
+}
+
+/// The verdict, as `recommend` prints it, writes it (`--json`,
+/// [`VERDICT_FILE`]) and the report shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Whether to change the configuration.
+    pub change: bool,
+    /// The verdict in one sentence.
+    pub sentence: String,
+    /// Why the baseline is kept, when it is.
+    pub reason: Option<String>,
+    pub objective: Metric,
+    pub loss_measure: Metric,
+    pub max_loss: String,
+    pub sessions: usize,
+    pub configs: usize,
+    /// Configs smith would accept.
+    pub accepted: usize,
+    pub min_sessions: usize,
+    pub confidence: f64,
+    pub bootstrap: Bootstrap,
+    pub baseline: Evidence,
+    pub chosen: Option<Evidence>,
+    /// The chosen config's saving over all sessions (baseline minus
+    /// chosen), and in percent of the baseline's total.
+    pub in_sample_saving: f64,
+    pub in_sample_saving_pct: Option<f64>,
+    pub out_of_sample: Option<OutOfSample>,
+    pub headroom: Option<Headroom>,
+    /// The `[context]` table to paste (the baseline's when it is kept).
+    pub snippet: String,
+    /// For smith's maintainers, when the window or the result cap was swept.
+    pub maintainers_note: Option<String>,
+    /// The baseline, the chosen config and the best by the objective.
+    pub evidence: Vec<Evidence>,
+}
+
+/// Whether config `c` is one smith could be told to run: smith's own
+/// policy, with `[context]` values it accepts.
+fn accepted(s: &ConfigSummary) -> bool {
+    s.setup.policy == Policy::Smith
+        && s.setup.knobs.cold_compact_at == 0.0
+        && smith_config::accepts_config(&s.config)
+}
+
+/// The rule: the config (never the baseline) with the lowest objective
+/// total among those `eligible`, whose loss interval `max_loss` allows and
+/// whose objective interval lies wholly below 0; `None` to keep the
+/// baseline. `totals[c]` are the changes' sums `[objective, loss]`;
+/// `base_loss` the baseline's loss total over the same sessions.
+pub fn choose(
+    totals: &[[f64; 2]],
+    intervals: &[Option<[Interval; 2]>],
+    eligible: &[bool],
+    max_loss: MaxLoss,
+    base_loss: f64,
+) -> Option<usize> {
+    (0..totals.len())
+        .filter(|&c| c != Grid::BASELINE && eligible[c])
+        .filter(|&c| {
+            intervals[c]
+                .is_some_and(|[obj, loss]| obj.hi < 0.0 && max_loss.allows(&loss, base_loss))
+        })
+        .min_by(|&a, &b| {
+            totals[a][0]
+                .total_cmp(&totals[b][0])
+                .then(totals[a][1].total_cmp(&totals[b][1]))
+                .then(a.cmp(&b))
+        })
+}
+
+fn sums(changes: &[Vec<[f64; 2]>]) -> Vec<[f64; 2]> {
+    changes
+        .iter()
+        .map(|col| {
+            col.iter()
+                .fold([0.0, 0.0], |a, d| [a[0] + d[0], a[1] + d[1]])
+        })
+        .collect()
+}
+
+/// Deals `n` sessions into `k` folds at random (seeded): `fold[s]`.
+pub fn deal(n: usize, k: usize, seed: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = Rng::new(seed ^ mix64(FOLD_STREAM));
+    for i in (1..n).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        order.swap(i, j);
+    }
+    let mut fold = vec![0; n];
+    for (i, &s) in order.iter().enumerate() {
+        fold[s] = i % k.max(1);
+    }
+    fold
+}
+
+/// The out-of-sample check: for each fold, [`choose`] on the other folds
+/// (intervals drawn from their sessions alone), then the chosen config's
+/// saving on the fold.
+pub fn cross_validate(
+    per: &PerSession,
+    labels: &[String],
+    eligible: &[bool],
+    settings: &Settings,
+) -> Vec<Fold> {
+    let n = per.baseline.len();
+    let fold = deal(n, settings.folds, settings.draws.seed);
+    (0..settings.folds)
+        .map(|f| {
+            let train: Vec<usize> = (0..n).filter(|&s| fold[s] != f).collect();
+            let held: Vec<usize> = (0..n).filter(|&s| fold[s] == f).collect();
+            let sub: Vec<Vec<[f64; 2]>> = per
+                .changes
+                .iter()
+                .map(|col| train.iter().map(|&s| col[s]).collect())
+                .collect();
+            let intervals = bootstrap::intervals(&sub, &settings.draws);
+            let base_loss: f64 = train.iter().map(|&s| per.baseline[s][1]).sum();
+            let chosen = choose(
+                &sums(&sub),
+                &intervals,
+                eligible,
+                settings.max_loss,
+                base_loss,
+            );
+            let (saving, loss_change) = match chosen {
+                Some(c) => held.iter().fold((0.0, 0.0), |(a, l), &s| {
+                    (a - per.changes[c][s][0], l + per.changes[c][s][1])
+                }),
+                None => (0.0, 0.0),
+            };
+            Fold {
+                sessions: held.len(),
+                chosen: chosen.map(|c| labels[c].clone()),
+                saving,
+                loss_change,
+            }
+        })
+        .collect()
+}
+
+fn pct(v: f64, base: f64) -> Option<f64> {
+    (base != 0.0).then(|| v / base.abs() * 100.0)
+}
+
+/// The headroom over the accepted configs.
+fn headroom(per: &PerSession, labels: &[String], eligible: &[bool], base: f64) -> Option<Headroom> {
+    let totals = sums(&per.changes);
+    let best = (0..totals.len())
+        .filter(|&c| eligible[c])
+        .min_by(|&a, &b| totals[a][0].total_cmp(&totals[b][0]).then(a.cmp(&b)))?;
+    let hindsight: f64 = (0..per.baseline.len())
+        .map(|s| {
+            (0..totals.len())
+                .filter(|&c| eligible[c])
+                .map(|c| per.changes[c][s][0])
+                .fold(f64::INFINITY, f64::min)
+        })
+        .sum();
+    let single = totals[best][0];
+    Some(Headroom {
+        best_single: labels[best].clone(),
+        best_single_saving_pct: pct(-single, base),
+        hindsight_saving_pct: pct(-hindsight, base),
+        headroom: single - hindsight,
+        headroom_pct: pct(single - hindsight, base),
+    })
+}
+
+fn evidence(
+    s: &ConfigSummary,
+    settings: &Settings,
+    base: &ConfigSummary,
+    chosen: Option<usize>,
+) -> Evidence {
+    let obj = settings.objective;
+    let base_obj = base.total(obj);
+    let base_loss = base.total(LOSS_MEASURE);
+    Evidence {
+        config: s.index,
+        label: s.label.clone(),
+        max_tokens: s.config.max_tokens,
+        compact_at: s.config.compact_at,
+        compact_to: s.config.compact_to,
+        result_cap: s.config.result_cap,
+        window: s.config.window_turns,
+        accepted: accepted(s),
+        loss_ok: s
+            .interval
+            .is_some_and(|iv| settings.max_loss.allows(&iv.loss, base_loss)),
+        baseline: s.is_baseline,
+        chosen: chosen == Some(s.index),
+        tied: s.tied,
+        objective: s.total(obj),
+        objective_change_pct: pct(s.total(obj) - base_obj, base_obj),
+        objective_interval_pct: s.interval.and_then(|iv| iv.objective.pct_of(base_obj)),
+        loss: s.total(LOSS_MEASURE),
+        loss_change: s.total(LOSS_MEASURE) - base_loss,
+        loss_interval: s.interval.map(|iv| iv.loss),
+    }
+}
+
+/// A number of the objective's unit, for a sentence.
+fn amount(metric: Metric, v: f64) -> String {
+    if metric.is_price() {
+        format!("${v:.2}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// The verdict on `summaries` (ranked by `settings.objective`, in grid
+/// order, the baseline first) and their per-session changes. Marks the
+/// configs tied with the chosen one.
+pub fn decide(summaries: &mut [ConfigSummary], per: &PerSession, settings: &Settings) -> Verdict {
+    let obj = settings.objective;
+    let n = per.baseline.len();
+    let eligible: Vec<bool> = summaries.iter().map(accepted).collect();
+    let labels: Vec<String> = summaries.iter().map(|s| s.label.clone()).collect();
+    let base_obj = summaries[Grid::BASELINE].total(obj);
+    let base_loss = summaries[Grid::BASELINE].total(LOSS_MEASURE);
+    let totals = sums(&per.changes);
+    let intervals: Vec<Option<[Interval; 2]>> = summaries
+        .iter()
+        .map(|s| s.interval.map(|iv| [iv.objective, iv.loss]))
+        .collect();
+    let in_sample = choose(&totals, &intervals, &eligible, settings.max_loss, base_loss);
+    let enough = n >= MIN_SESSIONS && settings.folds >= 2 && n >= settings.folds;
+    let out_of_sample = enough.then(|| {
+        let folds = cross_validate(per, &labels, &eligible, settings);
+        let saving: f64 = folds.iter().map(|f| f.saving).sum();
+        OutOfSample {
+            saving,
+            saving_pct: pct(saving, base_obj),
+            loss_change: folds.iter().map(|f| f.loss_change).sum(),
+            folds,
+        }
+    });
+    let in_sample_saving = in_sample.map_or(0.0, |c| -totals[c][0]);
+    let reason = if n < MIN_SESSIONS {
+        Some(format!(
+            "{n} sessions are too few to trust an interval (a recommendation needs {MIN_SESSIONS})"
+        ))
+    } else if in_sample.is_none() {
+        Some(format!(
+            "no config smith accepts is better in {obj} than the baseline beyond its 95% interval{}",
+            match settings.max_loss {
+                MaxLoss::Any => String::new(),
+                m => format!(" while keeping {LOSS_MEASURE} within --max-loss {m}"),
+            }
+        ))
+    } else if out_of_sample.as_ref().is_none_or(|o| o.saving <= 0.0) {
+        Some(format!(
+            "the saving vanishes out of sample: chosen on {} of {} folds, the configs saved {} on the folds they were not chosen on (in sample: {})",
+            settings.folds - 1,
+            settings.folds,
+            out_of_sample
+                .as_ref()
+                .map_or("nothing".to_string(), |o| amount(obj, o.saving)),
+            amount(obj, in_sample_saving)
+        ))
+    } else {
+        None
+    };
+    let chosen = if reason.is_none() { in_sample } else { None };
+    if let Some(c) = chosen {
+        mark_tied(summaries, c);
+    }
+    let base = &summaries[Grid::BASELINE];
+    let baseline_ev = evidence(base, settings, base, chosen);
+    let chosen_ev = chosen.map(|c| evidence(&summaries[c], settings, base, chosen));
+    let mut order: Vec<usize> = (0..summaries.len()).collect();
+    order.sort_by(|&a, &b| {
+        summaries[a]
+            .total(obj)
+            .total_cmp(&summaries[b].total(obj))
+            .then(a.cmp(&b))
+    });
+    let mut rows: Vec<usize> = vec![Grid::BASELINE];
+    rows.extend(chosen);
+    rows.extend(in_sample.filter(|c| Some(*c) != chosen));
+    // The best config the loss constraint allows, significant or not: what
+    // the constraint leaves on the table is evidence too.
+    let allowed = order.iter().copied().find(|&i| {
+        i != Grid::BASELINE
+            && eligible[i]
+            && summaries[i]
+                .interval
+                .is_some_and(|iv| settings.max_loss.allows(&iv.loss, base_loss))
+    });
+    if let Some(a) = allowed.filter(|a| !rows.contains(a)) {
+        rows.push(a);
+    }
+    for &i in &order {
+        if rows.len() >= settings.top + 2 {
+            break;
+        }
+        if !rows.contains(&i) {
+            rows.push(i);
+        }
+    }
+    let evidence_rows: Vec<Evidence> = rows
+        .iter()
+        .map(|&i| evidence(&summaries[i], settings, base, chosen))
+        .collect();
+    let swept_constants = summaries.iter().any(|s| {
+        s.config.window_turns != base.config.window_turns
+            || s.config.result_cap != base.config.result_cap
+    });
+    let target: &Config = &chosen.map_or(base, |c| &summaries[c]).config;
+    let maintainers_note = swept_constants.then(|| {
+        let d = Config::default();
+        if target.window_turns != d.window_turns || target.result_cap != d.result_cap {
+            format!(
+                "For smith's maintainers: the chosen config also runs with a recency window of {} turns and a result cap of {} bytes; \
+                 both are constants in smith's code (context.cr: {} turns, {} bytes), which no config.toml can change",
+                target.window_turns, target.result_cap, d.window_turns, d.result_cap
+            )
+        } else {
+            format!(
+                "For smith's maintainers: the recency window and the result cap were swept, and the chosen config keeps smith's constants ({} turns, {} bytes)",
+                d.window_turns, d.result_cap
+            )
+        }
+    });
+    let loss_words = match settings.max_loss {
+        MaxLoss::Baseline => format!("{LOSS_MEASURE} no worse than now at 95% confidence"),
+        MaxLoss::Any => format!("{LOSS_MEASURE} not constrained"),
+        m => format!("{LOSS_MEASURE} within --max-loss {m}"),
+    };
+    let sentence = match (&chosen_ev, &reason) {
+        (Some(c), _) => {
+            let oos = out_of_sample.as_ref().and_then(|o| o.saving_pct);
+            format!(
+                "Set compact_at = {} and compact_to = {}{}: {obj} {} against {} now ({:.1}% lower; 95% CI of the change {}) over {n} sessions, {} on sessions it was not chosen on ({}-fold), with {loss_words}.",
+                c.compact_at,
+                c.compact_to,
+                if c.max_tokens != base.config.max_tokens {
+                    format!(" with max_tokens = {}", c.max_tokens)
+                } else {
+                    String::new()
+                },
+                amount(obj, c.objective),
+                amount(obj, base_obj),
+                pct(in_sample_saving, base_obj).unwrap_or(0.0),
+                c.objective_interval_pct
+                    .map_or("-".to_string(), |iv| format!("{:+.1}% … {:+.1}%", iv.lo, iv.hi)),
+                oos.map_or("-".to_string(), |p| format!("{p:.1}% lower")),
+                settings.folds
+            )
+        }
+        (None, Some(why)) => format!("Keep your configuration ({}): {why}.", base.label),
+        (None, None) => format!("Keep your configuration ({}).", base.label),
+    };
+    Verdict {
+        change: chosen.is_some(),
+        sentence,
+        reason,
+        objective: obj,
+        loss_measure: LOSS_MEASURE,
+        max_loss: settings.max_loss.to_string(),
+        sessions: n,
+        configs: summaries.len(),
+        accepted: eligible.iter().filter(|&&e| e).count(),
+        min_sessions: MIN_SESSIONS,
+        confidence: bootstrap::CONFIDENCE,
+        bootstrap: settings.draws,
+        baseline: baseline_ev,
+        chosen: chosen_ev,
+        in_sample_saving: if chosen.is_some() {
+            in_sample_saving
+        } else {
+            0.0
+        },
+        in_sample_saving_pct: chosen.and_then(|_| pct(in_sample_saving, base_obj)),
+        out_of_sample,
+        headroom: headroom(per, &labels, &eligible, base_obj),
+        snippet: smith_config::snippet(target),
+        maintainers_note,
+        evidence: evidence_rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_loss_reads_its_four_forms() {
+        assert_eq!("baseline".parse(), Ok(MaxLoss::Baseline));
+        assert_eq!("any".parse(), Ok(MaxLoss::Any));
+        assert_eq!("3".parse(), Ok(MaxLoss::Extra(3.0)));
+        assert_eq!("2.5%".parse(), Ok(MaxLoss::Percent(2.5)));
+        assert!("-1".parse::<MaxLoss>().is_err());
+        assert!("lots".parse::<MaxLoss>().unwrap_err().contains("baseline"));
+        let iv = Interval { lo: -1.0, hi: 2.0 };
+        assert!(!MaxLoss::Baseline.allows(&iv, 100.0));
+        assert!(MaxLoss::Extra(2.0).allows(&iv, 100.0));
+        assert!(MaxLoss::Percent(2.0).allows(&iv, 100.0));
+        assert!(!MaxLoss::Percent(1.0).allows(&iv, 100.0));
+    }
+
+    #[test]
+    fn folds_are_even_and_depend_on_the_seed() {
+        let f = deal(23, 5, 1);
+        for k in 0..5 {
+            let size = f.iter().filter(|&&x| x == k).count();
+            assert!(size == 4 || size == 5, "{size}");
+        }
+        assert_eq!(f, deal(23, 5, 1));
+        assert_ne!(f, deal(23, 5, 2));
+    }
+}

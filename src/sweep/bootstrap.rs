@@ -1,0 +1,216 @@
+//! How sure a change against the baseline is: a paired percentile
+//! bootstrap over sessions.
+//!
+//! Sessions are the units that vary (one long session can decide a total),
+//! so a resample draws as many sessions as the sweep has, with replacement,
+//! and every config is measured on the *same* draw: what each config
+//! changes is the sum over the drawn sessions of its per-session change
+//! against the baseline. Pairing is what makes the interval honest: the
+//! sessions a draw happens to favour move the baseline and the config
+//! together, so only their difference is left to vary. The interval is the
+//! 2.5th to the 97.5th percentile of the resampled changes (the percentile
+//! bootstrap criterion reports its confidence intervals with), each
+//! percentile by linear interpolation between the two nearest ranks
+//! ([`super::aggregate::percentile`]).
+//!
+//! Resample `b` draws its sessions from its own stream of the crate's seeded
+//! generator ([`crate::synth::rng`]), so the draws depend only on the seed
+//! and `b`: the same seed gives the same intervals on any machine, with any
+//! number of threads, and a merge of shards (which sees the same sessions in
+//! the same order) gives the intervals one process gives.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::synth::rng::{mix64, Rng};
+
+use super::aggregate::percentile;
+
+/// The seed a sweep draws its resamples with unless told otherwise.
+pub const DEFAULT_SEED: u64 = 2024;
+/// Resamples unless told otherwise: enough that the 2.5th and 97.5th
+/// percentiles move by well under a tenth of the interval's width between
+/// seeds.
+pub const DEFAULT_RESAMPLES: usize = 10_000;
+/// The interval's coverage.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Configs whose resampled sums are held at once: bounds the memory to
+/// `resamples × BLOCK × 2` numbers however large the grid.
+const BLOCK: usize = 128;
+
+/// How the bootstrap draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bootstrap {
+    pub seed: u64,
+    /// Resamples drawn; 0 computes no interval.
+    pub resamples: usize,
+}
+
+impl Default for Bootstrap {
+    fn default() -> Bootstrap {
+        Bootstrap {
+            seed: DEFAULT_SEED,
+            resamples: DEFAULT_RESAMPLES,
+        }
+    }
+}
+
+/// A two-sided interval of a change, in the figure's own unit.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Interval {
+    /// Whether the two intervals share a point.
+    pub fn overlaps(&self, other: &Interval) -> bool {
+        self.lo <= other.hi && other.lo <= self.hi
+    }
+
+    /// The interval as percentages of `base` (`None` when `base` is 0).
+    pub fn pct_of(&self, base: f64) -> Option<Interval> {
+        (base != 0.0).then(|| Interval {
+            lo: self.lo / base.abs() * 100.0,
+            hi: self.hi / base.abs() * 100.0,
+        })
+    }
+}
+
+/// The stream resample `b` draws its sessions from.
+pub fn resample_stream(seed: u64, b: usize) -> Rng {
+    Rng::new(seed ^ mix64(b as u64))
+}
+
+/// How many times resample `b` draws each of `n` sessions: `n` draws of
+/// `stream.below(n)`, in order.
+fn multiplicities(seed: u64, b: usize, n: usize) -> Vec<f64> {
+    let mut rng = resample_stream(seed, b);
+    let mut counts = vec![0.0; n];
+    for _ in 0..n {
+        counts[rng.below(n as u64) as usize] += 1.0;
+    }
+    counts
+}
+
+/// The percentile interval at [`CONFIDENCE`] of already resampled values
+/// (reordered in place).
+pub fn percentile_interval(values: &mut [f64]) -> Interval {
+    values.sort_by(f64::total_cmp);
+    let tail = (1.0 - CONFIDENCE) / 2.0 * 100.0;
+    Interval {
+        lo: percentile(values, tail),
+        hi: percentile(values, 100.0 - tail),
+    }
+}
+
+/// Per config, the interval of the change in the total of each of two
+/// figures. `changes[c][s]` is config `c`'s change against the baseline in
+/// session `s` for both figures; every config has the same sessions, in the
+/// same order. `None` for every config when there is no session or no
+/// resample.
+pub fn intervals(changes: &[Vec<[f64; 2]>], settings: &Bootstrap) -> Vec<Option<[Interval; 2]>> {
+    let n = changes.first().map_or(0, Vec::len);
+    if n == 0 || settings.resamples == 0 {
+        return vec![None; changes.len()];
+    }
+    let b_count = settings.resamples;
+    let mut out = Vec::with_capacity(changes.len());
+    for block in changes.chunks(BLOCK) {
+        // Configs that change nothing in any session (the baseline) have
+        // a point interval at 0 without drawing.
+        let moving: Vec<usize> = (0..block.len())
+            .filter(|&c| block[c].iter().any(|d| d[0] != 0.0 || d[1] != 0.0))
+            .collect();
+        // sums[b][k] for the k-th moving config, both figures.
+        let sums: Vec<Vec<[f64; 2]>> = (0..b_count)
+            .into_par_iter()
+            .with_min_len(16)
+            .map(|b| {
+                let w = multiplicities(settings.seed, b, n);
+                moving
+                    .iter()
+                    .map(|&c| {
+                        let mut s = [0.0f64; 2];
+                        for (w, d) in w.iter().zip(&block[c]) {
+                            s[0] += w * d[0];
+                            s[1] += w * d[1];
+                        }
+                        s
+                    })
+                    .collect()
+            })
+            .collect();
+        let found: Vec<[Interval; 2]> = (0..moving.len())
+            .into_par_iter()
+            .map(|k| {
+                [0, 1].map(|f| {
+                    let mut values: Vec<f64> = sums.iter().map(|row| row[k][f]).collect();
+                    percentile_interval(&mut values)
+                })
+            })
+            .collect();
+        let zero = Interval { lo: 0.0, hi: 0.0 };
+        let mut next = moving.iter().zip(found).peekable();
+        for c in 0..block.len() {
+            match next.peek() {
+                Some((&m, _)) if m == c => {
+                    let (_, iv) = next.next().expect("peeked");
+                    out.push(Some(iv));
+                }
+                _ => out.push(Some([zero, zero])),
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_that_changes_nothing_has_a_point_interval_at_zero() {
+        let changes = vec![vec![[0.0, 0.0]; 5], vec![[-1.0, 0.0]; 5]];
+        let iv = intervals(&changes, &Bootstrap::default());
+        assert_eq!(iv[0], Some([Interval { lo: 0.0, hi: 0.0 }; 2]));
+        // Every session changes by −1: every resample sums to −5.
+        let [obj, loss] = iv[1].unwrap();
+        assert_eq!((obj.lo, obj.hi), (-5.0, -5.0));
+        assert_eq!((loss.lo, loss.hi), (0.0, 0.0));
+    }
+
+    #[test]
+    fn the_same_seed_draws_the_same_interval_and_another_seed_another() {
+        let changes: Vec<Vec<[f64; 2]>> = (0..300)
+            .map(|c| {
+                (0..40)
+                    .map(|s| [((s * 7 + c) % 11) as f64 - 5.0, (s % 3) as f64])
+                    .collect()
+            })
+            .collect();
+        let a = intervals(&changes, &Bootstrap::default());
+        let b = intervals(&changes, &Bootstrap::default());
+        assert_eq!(a, b);
+        let other = Bootstrap {
+            seed: 7,
+            ..Bootstrap::default()
+        };
+        assert_ne!(a, intervals(&changes, &other));
+        assert!(a
+            .iter()
+            .flatten()
+            .all(|[o, l]| o.lo <= o.hi && l.lo <= l.hi));
+    }
+
+    #[test]
+    fn no_session_or_no_resample_gives_no_interval() {
+        assert_eq!(intervals(&[Vec::new()], &Bootstrap::default()), vec![None]);
+        let none = Bootstrap {
+            resamples: 0,
+            ..Bootstrap::default()
+        };
+        assert_eq!(intervals(&[vec![[1.0, 1.0]]], &none), vec![None]);
+    }
+}
