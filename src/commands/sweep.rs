@@ -626,8 +626,15 @@ fn terminal_table(
         header.push(rank_by.to_string());
         header.push(format!("Δ {rank_by}"));
     }
-    header.push(format!("Δ {rank_by} 95% CI"));
     header.extend(cols.iter().map(|(h, _)| h.to_string()));
+    // The interval beside the change it bounds: after the ranking figure's
+    // own columns, or after price's.
+    let ci_at = if extra || rank_by == Metric::Price {
+        6
+    } else {
+        4
+    };
+    header.insert(ci_at, format!("Δ {rank_by} 95% CI"));
     table.set_header(header);
 
     let mut rows: Vec<usize> = order.iter().copied().take(top).collect();
@@ -670,12 +677,13 @@ fn terminal_table(
             cells.push(Cell::new(v).set_alignment(CellAlignment::Right));
             cells.push(Cell::new(pct(d)).set_alignment(CellAlignment::Right));
         }
-        cells.push(
-            Cell::new(interval_text(s, rank_by, base_total)).set_alignment(CellAlignment::Right),
-        );
         for (_, cell) in &cols {
             cells.push(Cell::new(cell(s)).set_alignment(CellAlignment::Right));
         }
+        cells.insert(
+            ci_at,
+            Cell::new(interval_text(s, rank_by, base_total)).set_alignment(CellAlignment::Right),
+        );
         table.add_row(cells);
     }
     format!(

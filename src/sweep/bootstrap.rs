@@ -94,6 +94,25 @@ fn multiplicities(seed: u64, b: usize, n: usize) -> Vec<f64> {
     counts
 }
 
+/// `Σ w[i]·x[i]`, in four running sums so the additions do not wait on
+/// each other (the order is fixed, so the result is too).
+fn dot(w: &[f64], x: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (wc, xc) = (w.chunks_exact(4), x.chunks_exact(4));
+    let tail: f64 = wc
+        .remainder()
+        .iter()
+        .zip(xc.remainder())
+        .map(|(a, b)| a * b)
+        .sum();
+    for (a, b) in wc.zip(xc) {
+        for k in 0..4 {
+            acc[k] += a[k] * b[k];
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
 /// The percentile interval at [`CONFIDENCE`] of already resampled values
 /// (reordered in place).
 pub fn percentile_interval(values: &mut [f64]) -> Interval {
@@ -123,22 +142,20 @@ pub fn intervals(changes: &[Vec<[f64; 2]>], settings: &Bootstrap) -> Vec<Option<
         let moving: Vec<usize> = (0..block.len())
             .filter(|&c| block[c].iter().any(|d| d[0] != 0.0 || d[1] != 0.0))
             .collect();
+        // Each figure as a column of its own, for the dot products.
+        let columns: Vec<[Vec<f64>; 2]> = moving
+            .iter()
+            .map(|&c| [0, 1].map(|f| block[c].iter().map(|d| d[f]).collect()))
+            .collect();
         // sums[b][k] for the k-th moving config, both figures.
         let sums: Vec<Vec<[f64; 2]>> = (0..b_count)
             .into_par_iter()
             .with_min_len(16)
             .map(|b| {
                 let w = multiplicities(settings.seed, b, n);
-                moving
+                columns
                     .iter()
-                    .map(|&c| {
-                        let mut s = [0.0f64; 2];
-                        for (w, d) in w.iter().zip(&block[c]) {
-                            s[0] += w * d[0];
-                            s[1] += w * d[1];
-                        }
-                        s
-                    })
+                    .map(|[obj, loss]| [dot(&w, obj), dot(&w, loss)])
                     .collect()
             })
             .collect();
