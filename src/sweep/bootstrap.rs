@@ -94,6 +94,48 @@ fn multiplicities(seed: u64, b: usize, n: usize) -> Vec<f64> {
     counts
 }
 
+/// A config's per-session changes laid out for the resamples' sums: most
+/// sessions of a real sweep never reach either config's trigger, so their
+/// change is 0 and only the others are kept, with their session; when most
+/// change, every session is kept, a column per figure.
+enum Column {
+    Dense([Vec<f64>; 2]),
+    Sparse(Vec<(u32, [f64; 2])>),
+}
+
+impl Column {
+    fn of(changes: &[[f64; 2]]) -> Column {
+        let moving = changes
+            .iter()
+            .filter(|d| d[0] != 0.0 || d[1] != 0.0)
+            .count();
+        if moving * 2 > changes.len() {
+            Column::Dense([0, 1].map(|f| changes.iter().map(|d| d[f]).collect()))
+        } else {
+            Column::Sparse(
+                changes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| d[0] != 0.0 || d[1] != 0.0)
+                    .map(|(s, d)| (s as u32, *d))
+                    .collect(),
+            )
+        }
+    }
+
+    /// The sums of both figures over a resample drawing session `s`
+    /// `w[s]` times.
+    fn sums(&self, w: &[f64]) -> [f64; 2] {
+        match self {
+            Column::Dense([obj, loss]) => [dot(w, obj), dot(w, loss)],
+            Column::Sparse(kept) => kept.iter().fold([0.0, 0.0], |acc, &(s, d)| {
+                let m = w[s as usize];
+                [acc[0] + m * d[0], acc[1] + m * d[1]]
+            }),
+        }
+    }
+}
+
 /// `Σ w[i]·x[i]`, in four running sums so the additions do not wait on
 /// each other (the order is fixed, so the result is too).
 fn dot(w: &[f64], x: &[f64]) -> f64 {
@@ -142,21 +184,14 @@ pub fn intervals(changes: &[Vec<[f64; 2]>], settings: &Bootstrap) -> Vec<Option<
         let moving: Vec<usize> = (0..block.len())
             .filter(|&c| block[c].iter().any(|d| d[0] != 0.0 || d[1] != 0.0))
             .collect();
-        // Each figure as a column of its own, for the dot products.
-        let columns: Vec<[Vec<f64>; 2]> = moving
-            .iter()
-            .map(|&c| [0, 1].map(|f| block[c].iter().map(|d| d[f]).collect()))
-            .collect();
+        let columns: Vec<Column> = moving.iter().map(|&c| Column::of(&block[c])).collect();
         // sums[b][k] for the k-th moving config, both figures.
         let sums: Vec<Vec<[f64; 2]>> = (0..b_count)
             .into_par_iter()
             .with_min_len(16)
             .map(|b| {
                 let w = multiplicities(settings.seed, b, n);
-                columns
-                    .iter()
-                    .map(|[obj, loss]| [dot(&w, obj), dot(&w, loss)])
-                    .collect()
+                columns.iter().map(|col| col.sums(&w)).collect()
             })
             .collect();
         let found: Vec<[Interval; 2]> = (0..moving.len())
