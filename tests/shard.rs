@@ -144,6 +144,16 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
             "{name} differs between one process and four shards"
         );
     }
+    // The bootstrap's intervals are among what the merge recomputes, and
+    // they are drawn, not left empty.
+    let configs = crate::common::read_csv(&sharded.join("configs.csv"));
+    let lo = crate::common::column_f64(&configs, "objective_delta_lo");
+    let hi = crate::common::column_f64(&configs, "objective_delta_hi");
+    assert!(lo.iter().zip(&hi).all(|(l, h)| l <= h));
+    assert!(
+        lo.iter().zip(&hi).any(|(l, h)| l < h),
+        "some config's interval is drawn"
+    );
     let rows = fs::read_to_string(single.join("sessions.csv"))
         .unwrap()
         .lines()

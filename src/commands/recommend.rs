@@ -346,13 +346,7 @@ pub fn text(v: &Verdict, source: &Source, path: &std::path::Path) -> String {
     ));
     s.push_str(&format!("{}\n", evidence_table(v)));
     let obj = v.objective;
-    let money = |x: f64| {
-        if obj.is_price() {
-            format!("${x:.2}")
-        } else {
-            format!("{x:.0}")
-        }
-    };
+    let money = |x: f64| recommend::amount(obj, x);
     let saving_pct = |p: Option<f64>| p.map_or("-".to_string(), |p| format!("{p:.1}%"));
     s.push_str(&format!(
         "saving in sample:     {} ({})\n",

@@ -402,12 +402,12 @@ fn evidence(
     }
 }
 
-/// A number of the objective's unit, for a sentence.
-fn amount(metric: Metric, v: f64) -> String {
-    if metric.is_price() {
-        format!("${v:.2}")
-    } else {
-        format!("{v:.0}")
+/// A number of the objective's unit, for a sentence: dollars for a price.
+pub fn amount(metric: Metric, v: f64) -> String {
+    match (metric.is_price(), v < 0.0) {
+        (true, false) => format!("${v:.2}"),
+        (true, true) => format!("-${:.2}", -v),
+        (false, _) => format!("{v:.0}"),
     }
 }
 
