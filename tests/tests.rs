@@ -13,6 +13,8 @@ mod calibrate;
 mod common;
 #[path = "cost_sweep.rs"]
 mod cost_sweep;
+#[path = "direct.rs"]
+mod direct;
 #[path = "engine_properties.rs"]
 mod engine_properties;
 #[path = "engine_rules.rs"]

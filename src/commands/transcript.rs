@@ -51,11 +51,14 @@ Examples:
   smith-calibrate transcript list ../shared/data --json | jq '.[] | select(.tokens > 100000) | .id'"
 )]
 pub struct ListArgs {
-    /// A directory to search instead of $SMITH_HOME/sessions, or one transcript
+    /// A directory to search instead of $SMITH_HOME/sessions (smith sessions,
+    /// Claude Code logs, mini-swe-agent trajectories), or one transcript or log
     pub path: Option<String>,
     /// One JSON array of sessions instead of the table
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub select: super::select_args::SelectArgs,
 }
 
 /// Show one session readably, or the history the model received at one
@@ -334,7 +337,9 @@ fn run_list(args: ListArgs) -> Result<()> {
             ),
         }));
     }
-    let sources = locate::resolve_path(&root).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let sources = crate::import::direct::resolve(&root.to_string_lossy())
+        .map_err(|e| nothing_read(format!("{e:#}")))?;
+    let sources = args.select.apply(sources)?;
     let mut indexes = Indexes::default();
     let work: Vec<_> = sources
         .into_iter()
