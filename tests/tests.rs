@@ -47,6 +47,8 @@ mod report_misfires;
 mod restore;
 #[path = "resume.rs"]
 mod resume;
+#[path = "session_pages.rs"]
+mod session_pages;
 #[path = "session_view.rs"]
 mod session_view;
 #[path = "shard.rs"]

@@ -13,6 +13,7 @@ pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;
 pub mod select_args;
+pub mod session_pages;
 pub mod shell;
 #[cfg(feature = "full")]
 pub mod sweep;
