@@ -198,6 +198,7 @@ fn main() {
                 "defaults",
                 0,
                 replay::DEFAULT_THRASH_WINDOW,
+                &smith_calibrate::view::web::Recorded::default(),
             );
             page_bytes = html.len();
             black_box(html);

@@ -889,12 +889,7 @@ fn sweep_rows_of_every_policy_equal_the_replay_of_that_policy() {
             )
         })
         .collect();
-    let refs: Vec<SessionRef> = paths
-        .iter()
-        .map(|p| SessionRef {
-            transcript: p.clone(),
-        })
-        .collect();
+    let refs: Vec<SessionRef> = paths.iter().map(|p| SessionRef::file(p.clone())).collect();
     let opts = Options {
         jobs: Some(2),
         progress: false,
@@ -1097,7 +1092,7 @@ fn a_setup_reads_back_from_the_configs_table() {
         progress: false,
         quiet: true,
     };
-    let sweep = run::run(&[SessionRef { transcript: p }], &setups, &opts).unwrap();
+    let sweep = run::run(&[SessionRef::file(p)], &setups, &opts).unwrap();
     let summaries = summarize(&sweep, &Prices::default(), Metric::Price);
     let table = tables::configs_table(&summaries);
     let float = |name: &str, i: usize| match table.get(name) {

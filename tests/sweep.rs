@@ -82,12 +82,7 @@ fn smith(configs: &[Config]) -> Vec<Setup> {
 }
 
 fn refs_of(paths: &[PathBuf]) -> Vec<SessionRef> {
-    paths
-        .iter()
-        .map(|p| SessionRef {
-            transcript: p.clone(),
-        })
-        .collect()
+    paths.iter().map(|p| SessionRef::file(p.clone())).collect()
 }
 
 fn facts(

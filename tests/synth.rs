@@ -684,7 +684,7 @@ fn index_and_session_json_describe_every_session() {
         assert_eq!(entry.message_count, Some(lines));
         assert!(entry.first_prompt.as_deref().is_some_and(|p| !p.is_empty()));
         assert!(entry.created_at.as_deref().unwrap() < entry.updated_at.as_deref().unwrap());
-        let meta = read_meta(&SessionRef { transcript }).unwrap().unwrap();
+        let meta = read_meta(&SessionRef::file(transcript)).unwrap().unwrap();
         assert_eq!(meta.id.as_deref(), Some(entry.id.as_str()));
         assert_eq!(meta.name, entry.name);
         assert!(meta.model.is_some() && meta.provider.is_some() && meta.cwd.is_some());

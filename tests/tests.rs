@@ -13,6 +13,8 @@ mod calibrate;
 mod common;
 #[path = "cost_sweep.rs"]
 mod cost_sweep;
+#[path = "direct.rs"]
+mod direct;
 #[path = "engine_properties.rs"]
 mod engine_properties;
 #[path = "engine_rules.rs"]
@@ -47,6 +49,8 @@ mod report_misfires;
 mod restore;
 #[path = "resume.rs"]
 mod resume;
+#[path = "session_pages.rs"]
+mod session_pages;
 #[path = "session_view.rs"]
 mod session_view;
 #[path = "shard.rs"]

@@ -39,10 +39,13 @@ Examples:
   smith-calibrate calibrate ~/imports/claude --estimator bytes4,chars4,o200k,cl100k"
 )]
 pub struct CalibrateArgs {
-    /// Imported sessions: directories (searched), session directories,
-    /// transcripts, or session ids or names
+    /// Sessions with recorded usage: Claude Code projects folders or logs,
+    /// mini-swe-agent trajectories (read where they are), imported session
+    /// directories or trees of them, transcripts, or session ids or names
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,
+    #[command(flatten)]
+    pub select: super::select_args::SelectArgs,
     /// The context window of the compaction comparison
     #[arg(long, default_value_t = COMPARE_MAX_TOKENS, value_name = "N")]
     pub max_tokens: u64,
@@ -133,7 +136,9 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         ),
         None => None,
     };
-    let refs = transcript::resolve_all(&args.paths).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let refs = crate::import::direct::resolve_all(&args.paths)
+        .map_err(|e| nothing_read(format!("{e:#}")))?;
+    let refs = args.select.apply(refs)?;
     let loaded: Vec<Result<Loaded>> = refs
         .par_iter()
         .map(|r| {

@@ -118,30 +118,9 @@ fn run_mini_swe_agent(args: MiniSweAgentArgs) -> Result<()> {
     let options = mini_swe_agent::Options {
         classify_commands: args.classify_commands,
     };
-    // Each results file once, whether named or found beside the folders.
-    let mut results = std::collections::HashMap::new();
-    let explicit = match &args.results {
-        Some(p) => Some(mini_swe_agent::load_results(p)?),
-        None => None,
-    };
-    if explicit.is_none() {
-        for f in &files {
-            if let Some(p) = mini_swe_agent::results_path_for(f) {
-                results.entry(p).or_insert_with_key(|p| {
-                    mini_swe_agent::load_results(p)
-                        .map_err(|e| crate::note!("{e:#}"))
-                        .ok()
-                });
-            }
-        }
-    }
+    let results = mini_swe_agent::ResultsLookup::new(&files, args.results.as_deref())?;
     let outcome = import::import_files(&files, &args.out, |f| {
-        let r = explicit.as_ref().or_else(|| {
-            mini_swe_agent::results_path_for(f)
-                .and_then(|p| results.get(&p))
-                .and_then(Option::as_ref)
-        });
-        mini_swe_agent::import_file(f, r, options)
+        mini_swe_agent::import_file(f, results.for_file(f), options)
     })?;
     finish(&outcome, &args.out, args.json)
 }

@@ -14,6 +14,8 @@ pub mod recommend;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;
+pub mod select_args;
+pub mod session_pages;
 pub mod shell;
 #[cfg(feature = "full")]
 pub mod sweep;
@@ -125,7 +127,7 @@ pub fn report_skips(session: &Session) {
 /// lines; fails with exit 1 when no message could be read (or any line was
 /// skipped under `strict`).
 pub fn load_one(spec: &str, strict: bool) -> Result<Session> {
-    let found = crate::transcript::resolve(spec).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let found = crate::import::direct::resolve(spec).map_err(|e| nothing_read(format!("{e:#}")))?;
     if found.len() != 1 {
         return Err(usage(format!(
             "{spec} holds {} sessions; name one of them, or use `sweep` for many",

@@ -99,6 +99,8 @@ pub struct SweepArgs {
     /// names [default: $SMITH_HOME/sessions]
     #[arg(value_name = "PATHS")]
     pub paths: Vec<String>,
+    #[command(flatten)]
+    pub select: super::select_args::SelectArgs,
 
     /// smith's knobs, each a list (from the knob table).
     #[command(flatten)]
@@ -257,7 +259,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     } else {
         args.paths.clone()
     };
-    let refs = resolve(&paths);
+    let refs = args.select.apply(resolve(&paths))?;
     if refs.is_empty() {
         return Err(nothing_read(format!(
             "no transcript found in {}",
@@ -447,7 +449,7 @@ pub(crate) fn resolve(paths: &[String]) -> Vec<SessionRef> {
     let mut seen = HashSet::new();
     let mut refs = Vec::new();
     for spec in paths {
-        match transcript::resolve(spec) {
+        match crate::import::direct::resolve(spec) {
             Ok(found) => {
                 for r in found {
                     if seen.insert(r.transcript.clone()) {

@@ -19,6 +19,7 @@ use crate::view::select::{self, turn_numbers, Filter, TurnRange};
 use crate::view::stats;
 
 use super::policy_args::PolicyArgs;
+use super::session_pages;
 use super::{load_one, nothing_read, usage, EngineArgs};
 
 /// Read recorded sessions: list them, show one readably, or count where its
@@ -51,11 +52,14 @@ Examples:
   smith-calibrate transcript list ../shared/data --json | jq '.[] | select(.tokens > 100000) | .id'"
 )]
 pub struct ListArgs {
-    /// A directory to search instead of $SMITH_HOME/sessions, or one transcript
+    /// A directory to search instead of $SMITH_HOME/sessions (smith sessions,
+    /// Claude Code logs, mini-swe-agent trajectories), or one transcript or log
     pub path: Option<String>,
     /// One JSON array of sessions instead of the table
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub select: super::select_args::SelectArgs,
 }
 
 /// Show one session readably, or the history the model received at one
@@ -140,10 +144,15 @@ pub struct ShowArgs {
     #[arg(long)]
     pub strict: bool,
     /// Write the session as one self-contained web page instead: the chat,
-    /// a timeline of the requests under the engine flags, and what each
-    /// compaction cut, e.g. --html session.html
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "at"])]
+    /// a timeline of the requests under the engine flags, what each
+    /// compaction cut, the agent's own compactions and recorded usage, with
+    /// search and filters, e.g. --html session.html. Given a folder of
+    /// sessions, PATH is a directory: a page per session, linked to its
+    /// subagents' and parent's, and index.html over them
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["json", "at"])]
     pub html: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub select: super::select_args::SelectArgs,
     /// With --html: a compaction within N requests of the previous one is
     /// marked as repeated, e.g. --thrash-window 5
     #[arg(long, value_name = "N", default_value_t = crate::replay::DEFAULT_THRASH_WINDOW,
@@ -334,7 +343,9 @@ fn run_list(args: ListArgs) -> Result<()> {
             ),
         }));
     }
-    let sources = locate::resolve_path(&root).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let sources = crate::import::direct::resolve(&root.to_string_lossy())
+        .map_err(|e| nothing_read(format!("{e:#}")))?;
+    let sources = args.select.apply(sources)?;
     let mut indexes = Indexes::default();
     let work: Vec<_> = sources
         .into_iter()
@@ -397,9 +408,17 @@ fn run_show(args: ShowArgs) -> Result<()> {
         tool: args.tool.clone(),
         grep: args.grep.clone(),
     };
+    if let Some(path) = &args.html {
+        let found = crate::import::direct::resolve(&args.reference)
+            .map_err(|e| nothing_read(format!("{e:#}")))?;
+        let found = args.select.apply(found)?;
+        if found.len() > 1 {
+            return session_pages::write_set(path, &found, &setup, args.thrash_window, args.strict);
+        }
+    }
     let session = load_one(&args.reference, args.strict)?;
     if let Some(path) = &args.html {
-        return write_html(path, &session, &setup, args.thrash_window);
+        return session_pages::write_one(path, &session, &setup, args.thrash_window);
     }
     let record_turns = turn_numbers(&session.messages);
 
@@ -481,41 +500,6 @@ fn run_show(args: ShowArgs) -> Result<()> {
         return Ok(written?);
     }
     written?;
-    Ok(())
-}
-
-/// `show --html`: the page, written atomically, never into the session.
-fn write_html(
-    path: &std::path::Path,
-    session: &Session,
-    setup: &Setup,
-    thrash_window: usize,
-) -> Result<()> {
-    let source = crate::import::absolute(session.source.dir());
-    if crate::import::absolute(path).starts_with(&source) {
-        return Err(usage(format!(
-            "--html {} lies inside the session directory {}; write the page somewhere else",
-            path.display(),
-            source.display()
-        )));
-    }
-    let engine = setup.compactor();
-    let page = crate::view::web::page(
-        &session.messages,
-        engine.as_ref(),
-        &session.label(),
-        &setup.label(),
-        session.log.skipped_count(),
-        thrash_window,
-    );
-    crate::output::write_atomic(path, page.as_bytes())?;
-    crate::note!(
-        "wrote {} ({:.1} MB): {} messages of {}",
-        path.display(),
-        page.len() as f64 / 1e6,
-        session.messages.len(),
-        session.label()
-    );
     Ok(())
 }
 

@@ -300,6 +300,28 @@ fn model_of(r: &RequestUsage, file: &SessionFile) -> String {
         .unwrap_or_default()
 }
 
+/// What a session's recorded usage costs at the price table's rows, request
+/// by request as the provider billed it: the figure ccusage reports for the
+/// same log.
+pub fn recorded_dollars(file: &SessionFile) -> f64 {
+    file.requests
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let price = model_price(&model_of(r, file)).unwrap_or_else(default_model);
+            let (w5, w1) = recorded_split(r, record_of(file, i, r), CacheTtl::FiveMinutes);
+            Tokens {
+                input: r.input_tokens,
+                cache_read: r.cache_read_input_tokens,
+                cache_write_5m: w5,
+                cache_write_1h: w1,
+                output: r.output_tokens,
+            }
+            .dollars(price)
+        })
+        .sum()
+}
+
 /// The recorded split of a request's cache writes: (5-minute, 1-hour),
 /// whatever the split leaves out counted in `tier`.
 fn recorded_split(r: &RequestUsage, rec: Option<&RequestRecord>, tier: CacheTtl) -> (u64, u64) {

@@ -57,6 +57,19 @@ pub const TOOL_NAMES: [(&str, &str); 7] = [
     ("Write", "write_file"),
 ];
 
+/// The name Claude Code gave a call that the import renamed to smith's
+/// `name` (the inverse of [`TOOL_NAMES`]; an edit with a list of `edits` was
+/// a `MultiEdit`); `None` for a name the import kept.
+pub fn agent_tool_name(name: &str, args: Option<&str>) -> Option<&'static str> {
+    if name == "edit_file" && args.is_some_and(|a| a.contains("\"edits\"")) {
+        return Some("MultiEdit");
+    }
+    TOOL_NAMES
+        .iter()
+        .find(|(_, smith)| *smith == name)
+        .map(|(agent, _)| *agent)
+}
+
 /// How user lines that Claude Code wrote itself begin. They reach the model
 /// but nobody typed them, so they are `synthetic` and do not start a real
 /// turn (the recency window counts turns the user started).

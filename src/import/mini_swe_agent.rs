@@ -134,6 +134,45 @@ pub fn load_results(path: &Path) -> Result<Results> {
     })
 }
 
+/// The results file of each trajectory of a run: the one named with
+/// `--results`, else each folder's own ([`results_path_for`]), each read
+/// once. A results file that cannot be read is reported and passed over.
+#[derive(Debug, Default)]
+pub struct ResultsLookup {
+    explicit: Option<Results>,
+    beside: HashMap<PathBuf, Option<Results>>,
+}
+
+impl ResultsLookup {
+    /// Reads the results files that `files` need: `explicit`, or those
+    /// beside their folders. Fails only when `explicit` cannot be read.
+    pub fn new(files: &[PathBuf], explicit: Option<&Path>) -> Result<ResultsLookup> {
+        let mut lookup = ResultsLookup {
+            explicit: explicit.map(load_results).transpose()?,
+            beside: HashMap::new(),
+        };
+        if lookup.explicit.is_none() {
+            for f in files {
+                if let Some(p) = results_path_for(f) {
+                    lookup.beside.entry(p).or_insert_with_key(|p| {
+                        load_results(p).map_err(|e| crate::note!("{e:#}")).ok()
+                    });
+                }
+            }
+        }
+        Ok(lookup)
+    }
+
+    /// The results that label `trajectory`'s task, if any.
+    pub fn for_file(&self, trajectory: &Path) -> Option<&Results> {
+        self.explicit.as_ref().or_else(|| {
+            results_path_for(trajectory)
+                .and_then(|p| self.beside.get(&p))
+                .and_then(Option::as_ref)
+        })
+    }
+}
+
 /// Imports one trajectory file. Fails only when the file cannot be read or is
 /// not a trajectory at all; messages that cannot be used are skipped.
 pub fn import_file(

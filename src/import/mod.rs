@@ -14,6 +14,7 @@
 //! so `SMITH_HOME` pointing at its parent lets ids and names resolve.
 
 pub mod claude_code;
+pub mod direct;
 pub mod mini_swe_agent;
 pub mod restore;
 mod session_file;
@@ -65,6 +66,23 @@ pub struct ImportedSession {
 }
 
 impl ImportedSession {
+    /// The session's `transcript.jsonl`, as an import writes it.
+    pub fn transcript_bytes(&self) -> Vec<u8> {
+        let mut transcript = Vec::with_capacity(1 << 16);
+        for m in &self.messages {
+            m.write_json(&mut transcript);
+            transcript.push(b'\n');
+        }
+        transcript
+    }
+
+    /// The session's `session.json`, as an import writes it.
+    pub fn meta_bytes(&self) -> Result<Vec<u8>> {
+        let mut meta = serde_json::to_vec_pretty(&self.file)?;
+        meta.push(b'\n');
+        Ok(meta)
+    }
+
     /// Fills the counts, the usage totals and the first prompt from the
     /// messages, once the converter is done.
     pub fn finish(&mut self) {
@@ -324,15 +342,8 @@ pub fn write_session(out: &Path, session: &ImportedSession) -> Result<PathBuf> {
     let tmp = out.join(format!(".{id}.tmp-{}-{n}", std::process::id()));
     let result = (|| -> Result<()> {
         fs::create_dir(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
-        let mut transcript = Vec::with_capacity(1 << 16);
-        for m in &session.messages {
-            m.write_json(&mut transcript);
-            transcript.push(b'\n');
-        }
-        write_synced(&tmp.join(TRANSCRIPT_FILE), &transcript)?;
-        let mut meta = serde_json::to_vec_pretty(&session.file)?;
-        meta.push(b'\n');
-        write_synced(&tmp.join(SESSION_FILE), &meta)?;
+        write_synced(&tmp.join(TRANSCRIPT_FILE), &session.transcript_bytes())?;
+        write_synced(&tmp.join(SESSION_FILE), &session.meta_bytes()?)?;
         if dest.exists() {
             let old = out.join(format!(".{id}.old-{}-{n}", std::process::id()));
             fs::rename(&dest, &old)
@@ -468,32 +479,9 @@ where
     fs::create_dir_all(out)
         .with_context(|| format!("{}: cannot create the output directory", out.display()))?;
     remove_leftovers(out);
-    let converted: Vec<Result<Vec<ImportedSession>>> =
-        files.par_iter().map(|f| convert(f)).collect();
     let mut outcome = Outcome::default();
-    let mut sessions = Vec::with_capacity(converted.len());
-    for (file, result) in files.iter().zip(converted) {
-        match result {
-            Ok(all) => {
-                for (k, s) in all.into_iter().enumerate() {
-                    if s.messages.is_empty() {
-                        if k == 0 {
-                            outcome.failures.push(format!(
-                                "{}: skipped: no history in it (no message could be imported)",
-                                file.display()
-                            ));
-                        }
-                    } else {
-                        sessions.push(s);
-                    }
-                }
-            }
-            Err(e) => outcome
-                .failures
-                .push(format!("{}: skipped: {e:#}", file.display())),
-        }
-    }
-    dedupe_ids(&mut sessions);
+    let (mut sessions, failures) = convert_files_multi(files, convert);
+    outcome.failures = failures;
     let written: Vec<Result<serde_json::Value>> = sessions
         .par_iter_mut()
         .map(|s| {
@@ -525,6 +513,42 @@ where
         );
     }
     Ok(outcome)
+}
+
+/// Converts every file with `convert` (in parallel) and makes the ids
+/// unique across them, as an import does before it writes anything: the
+/// sessions with a history, in file order, and the files that gave none,
+/// each with why.
+pub fn convert_files_multi<F>(files: &[PathBuf], convert: F) -> (Vec<ImportedSession>, Vec<String>)
+where
+    F: Fn(&Path) -> Result<Vec<ImportedSession>> + Sync,
+{
+    use rayon::prelude::*;
+    let converted: Vec<Result<Vec<ImportedSession>>> =
+        files.par_iter().map(|f| convert(f)).collect();
+    let mut failures = Vec::new();
+    let mut sessions = Vec::with_capacity(converted.len());
+    for (file, result) in files.iter().zip(converted) {
+        match result {
+            Ok(all) => {
+                for (k, s) in all.into_iter().enumerate() {
+                    if s.messages.is_empty() {
+                        if k == 0 {
+                            failures.push(format!(
+                                "{}: skipped: no history in it (no message could be imported)",
+                                file.display()
+                            ));
+                        }
+                    } else {
+                        sessions.push(s);
+                    }
+                }
+            }
+            Err(e) => failures.push(format!("{}: skipped: {e:#}", file.display())),
+        }
+    }
+    dedupe_ids(&mut sessions);
+    (sessions, failures)
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` of a Unix time, as the importers write times.

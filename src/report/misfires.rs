@@ -114,6 +114,7 @@ impl Misfires {
                     &setup.label(),
                     session.log.skipped_count(),
                     thrash_window,
+                    &crate::view::web::Recorded::default(),
                 );
                 out.views.push((rel, page));
                 format!("{VIEWS_DIR}/{name}.html")

@@ -352,10 +352,12 @@ fn session_figure(
     stem: String,
 ) -> Result<Figure> {
     let info = &data.sessions[session];
-    let loaded = transcript::load(&SessionRef {
-        transcript: info.path.clone(),
-    })
-    .with_context(|| format!("{}: cannot read the session again", info.path.display()))?;
+    let source = match crate::import::direct::reload(&info.path)? {
+        Some(converted) => converted,
+        None => SessionRef::file(info.path.clone()),
+    };
+    let loaded = transcript::load(&source)
+        .with_context(|| format!("{}: cannot read the session again", info.path.display()))?;
     if loaded.messages.is_empty() {
         return Err(anyhow!("{}: no message could be read", info.path.display()));
     }

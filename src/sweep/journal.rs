@@ -92,7 +92,7 @@ impl Manifest {
     ) -> Manifest {
         let mut inputs = Vec::new();
         for r in refs {
-            for path in [r.transcript.clone(), r.session_json()] {
+            for path in r.files() {
                 if let Ok(meta) = fs::metadata(&path) {
                     let mtime = meta
                         .modified()

@@ -224,7 +224,7 @@ pub fn run_priced(
             if let Some(bar) = &bar {
                 let bytes = match &outcome {
                     Ok((info, _)) => info.bytes,
-                    Err(_) => file_size(r),
+                    Err(_) => r.size(),
                 };
                 let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
                 bar.inc(bytes);
@@ -381,14 +381,10 @@ fn skip_report(session: &Session) -> String {
     String::from_utf8_lossy(&buf).into_owned()
 }
 
-fn file_size(r: &SessionRef) -> u64 {
-    std::fs::metadata(&r.transcript).map_or(0, |m| m.len())
-}
-
 /// A bar over the bytes to read, showing sessions done, MB/s and the time
 /// left.
 fn progress_bar(refs: &[SessionRef]) -> ProgressBar {
-    let total: u64 = refs.iter().map(file_size).sum();
+    let total: u64 = refs.iter().map(SessionRef::size).sum();
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     let style = ProgressStyle::with_template(
         "{spinner} [{elapsed_precise}] {wide_bar} {msg}, {bytes}/{total_bytes} {binary_bytes_per_sec}, ETA {eta}",

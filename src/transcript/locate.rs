@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
@@ -17,13 +18,98 @@ pub const TRANSCRIPT_FILE: &str = "transcript.jsonl";
 pub const SESSION_FILE: &str = "session.json";
 
 /// One session found on disk.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug)]
 pub struct SessionRef {
-    /// The transcript to read.
+    /// The transcript to read; for a session converted in memory from
+    /// another agent's log, the name it goes by (`<log>#<id>`, see
+    /// [`Converted`]), which is what tables and data files show as its path.
     pub transcript: PathBuf,
+    /// The session in smith's form when it was converted from another
+    /// agent's log as it was found, rather than read from a smith session.
+    pub converted: Option<Arc<Converted>>,
+}
+
+/// A session converted in memory from another agent's log, byte for byte
+/// what `import` would have written as its `transcript.jsonl` and
+/// `session.json`, so that reading it gives the same session.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Converted {
+    /// The smith transcript, one message per line.
+    pub transcript: Vec<u8>,
+    /// The `session.json` an import writes beside it.
+    pub meta: Vec<u8>,
+    /// The log it was converted from: what changes when the session does.
+    pub source: PathBuf,
+}
+
+/// Separates a converted session's log from its id in the name it goes by.
+pub const CONVERTED_SEPARATOR: char = '#';
+
+// Sessions are told apart, ordered and deduplicated by the name they go by.
+impl PartialEq for SessionRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.transcript == other.transcript
+    }
+}
+
+impl Eq for SessionRef {}
+
+impl PartialOrd for SessionRef {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SessionRef {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.transcript.cmp(&other.transcript)
+    }
 }
 
 impl SessionRef {
+    /// A smith session's transcript on disk.
+    pub fn file(transcript: PathBuf) -> SessionRef {
+        SessionRef {
+            transcript,
+            converted: None,
+        }
+    }
+
+    /// A session converted from `converted.source`, going by `name`.
+    pub fn converted(name: PathBuf, converted: Converted) -> SessionRef {
+        SessionRef {
+            transcript: name,
+            converted: Some(Arc::new(converted)),
+        }
+    }
+
+    /// The files whose change changes the session: the transcript and
+    /// `session.json` beside it, or the log it was converted from.
+    pub fn files(&self) -> Vec<PathBuf> {
+        match &self.converted {
+            Some(c) => vec![c.source.clone()],
+            None => vec![self.transcript.clone(), self.session_json()],
+        }
+    }
+
+    /// Bytes of transcript to read (smith's form).
+    pub fn size(&self) -> u64 {
+        match &self.converted {
+            Some(c) => c.transcript.len() as u64,
+            None => fs::metadata(&self.transcript).map_or(0, |m| m.len()),
+        }
+    }
+
+    /// When the session last changed on disk: the transcript's or the
+    /// source log's modification time.
+    pub fn modified(&self) -> std::io::Result<std::time::SystemTime> {
+        let path = match &self.converted {
+            Some(c) => &c.source,
+            None => &self.transcript,
+        };
+        fs::metadata(path)?.modified()
+    }
+
     /// The directory holding the transcript (and `session.json`, if any).
     pub fn dir(&self) -> &Path {
         self.transcript.parent().unwrap_or(Path::new("."))
@@ -125,19 +211,17 @@ pub fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<SessionRef>> {
 pub fn resolve_path(path: &Path) -> Result<Vec<SessionRef>> {
     let meta = fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
     if meta.is_file() {
-        return Ok(vec![SessionRef {
-            transcript: path.to_path_buf(),
-        }]);
+        return Ok(vec![SessionRef::file(path.to_path_buf())]);
     }
     let direct = path.join(TRANSCRIPT_FILE);
     if direct.is_file() {
-        return Ok(vec![SessionRef { transcript: direct }]);
+        return Ok(vec![SessionRef::file(direct)]);
     }
     let found: Vec<SessionRef> = walk_files(path, None, &|p| {
         p.file_name().is_some_and(|n| n == TRANSCRIPT_FILE)
     })
     .into_iter()
-    .map(|transcript| SessionRef { transcript })
+    .map(SessionRef::file)
     .collect();
     if found.is_empty() {
         bail!(
@@ -197,7 +281,7 @@ pub fn resolve_reference(reference: &str, sessions: &Path) -> Result<Vec<Session
     let by_id = |id: &str| -> Result<Vec<SessionRef>> {
         let transcript = sessions.join(id).join(TRANSCRIPT_FILE);
         if transcript.is_file() {
-            Ok(vec![SessionRef { transcript }])
+            Ok(vec![SessionRef::file(transcript)])
         } else {
             Err(anyhow!(
                 "session {id:?} is in {} but {} does not exist",
@@ -249,19 +333,27 @@ pub struct SessionMeta {
 /// Reads `session.json` beside a transcript. Missing is `Ok(None)`; a file that
 /// cannot be read or parsed is an error the caller reports and goes on from.
 pub fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>> {
+    if let Some(c) = &session.converted {
+        return meta_from_bytes(&c.meta, &session.transcript).map(Some);
+    }
     let path = session.session_json();
     let bytes = match fs::read(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("{}: cannot read", path.display())),
     };
+    meta_from_bytes(&bytes, &path).map(Some)
+}
+
+/// Parses the bytes of a `session.json` read from (or standing for) `path`.
+fn meta_from_bytes(bytes: &[u8], path: &Path) -> Result<SessionMeta> {
     let value: serde_json::Value = serde_json::from_slice(&bytes)
         .with_context(|| format!("{}: not valid JSON, metadata ignored", path.display()))?;
     let Some(obj) = value.as_object() else {
         bail!("{}: not a JSON object, metadata ignored", path.display());
     };
     let s = |k: &str| obj.get(k).and_then(|v| v.as_str()).map(str::to_string);
-    Ok(Some(SessionMeta {
+    Ok(SessionMeta {
         id: s("id"),
         name: s("name"),
         model: s("model"),
@@ -275,5 +367,5 @@ pub fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>> {
             .and_then(|m| m.as_array())
             .map(|a| a.len() as u64),
         raw: Some(value),
-    }))
+    })
 }

@@ -8,6 +8,7 @@ pub mod model;
 pub mod parse;
 pub mod pool;
 pub mod reader;
+pub mod select;
 pub mod session;
 
 pub use locate::{resolve, resolve_all, SessionRef};

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 
 use super::locate::{read_meta, SessionMeta, SessionRef};
 use super::model::Message;
-use super::reader::{read_transcript, ReadLog};
+use super::reader::{read_from, read_transcript, ReadLog};
 
 /// One loaded session.
 #[derive(Clone, Debug)]
@@ -83,9 +83,15 @@ fn check_memory(path: &Path) -> Result<()> {
 /// there. Fails when the transcript cannot be opened or read, or would not
 /// fit in memory.
 pub fn load(source: &SessionRef) -> Result<Session> {
-    check_memory(&source.transcript)?;
-    let transcript = read_transcript(&source.transcript)
-        .with_context(|| format!("{}: cannot read", source.transcript.display()))?;
+    let transcript = match &source.converted {
+        // Already in memory, converted from another agent's log.
+        Some(c) => read_from(c.transcript.as_slice(), &source.transcript),
+        None => {
+            check_memory(&source.transcript)?;
+            read_transcript(&source.transcript)
+        }
+    }
+    .with_context(|| format!("{}: cannot read", source.transcript.display()))?;
     let (meta, meta_error) = match read_meta(source) {
         Ok(meta) => (meta, None),
         Err(e) => (None, Some(format!("{e:#}"))),
@@ -101,7 +107,5 @@ pub fn load(source: &SessionRef) -> Result<Session> {
 
 /// Loads a transcript given by path alone.
 pub fn load_path(path: &Path) -> Result<Session> {
-    load(&SessionRef {
-        transcript: path.to_path_buf(),
-    })
+    load(&SessionRef::file(path.to_path_buf()))
 }

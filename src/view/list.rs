@@ -113,8 +113,8 @@ pub fn row(source: &SessionRef, index: Option<&IndexEntry>) -> Result<SessionRow
         .into_iter()
         .find_map(|(s, from)| s.and_then(|s| parse_rfc3339(&s).map(|t| (Some(s), Some(t), from))));
     if created.is_none() {
-        let mtime = std::fs::metadata(&source.transcript)
-            .and_then(|m| m.modified())
+        let mtime = source
+            .modified()
             .with_context(|| format!("{}: cannot read", source.transcript.display()));
         created = Some(match mtime {
             Ok(t) => {

@@ -66,6 +66,69 @@ struct MessageView {
     blocks: Vec<BlockView>,
 }
 
+/// What the source log says beyond the messages, for the page to show
+/// beside the replay: one entry per request it recorded, the agent's own
+/// compactions, and the pages of the sessions linked to this one.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Recorded {
+    /// By request (0-based, the order of the assistant messages).
+    pub requests: Vec<RecordedRequest>,
+    pub compactions: Vec<AgentCompaction>,
+    /// Tool calls that started a subagent whose page is written beside this
+    /// one.
+    pub subagents: Vec<Link>,
+    /// The page of the session that started this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<Link>,
+    /// The names the agent gave its tools, where the import renamed them
+    /// for smith's engine, by call id.
+    pub tool_names: Vec<(String, String)>,
+}
+
+/// One request as the source log recorded it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RecordedRequest {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The prompt's tokens as the provider billed them (input, cache reads
+    /// and writes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<u64>,
+}
+
+/// A place where the agent compacted its own context.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AgentCompaction {
+    /// The first message of the record after it.
+    pub message: usize,
+    /// Requests before it.
+    pub request: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pre_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+/// A link to another page of the same set; `call` names the tool call it
+/// belongs to.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Link {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    pub href: String,
+    pub label: String,
+}
+
 /// One rewrite a compaction made, located in the record.
 #[derive(Serialize)]
 struct LedgerEdit {
@@ -127,6 +190,7 @@ struct PageData<'a> {
     misfires: Vec<Misfire>,
     collapse_bytes: usize,
     collapse_lines: usize,
+    recorded: &'a Recorded,
 }
 
 fn edit_kind(k: &EditKind) -> &'static str {
@@ -177,6 +241,7 @@ fn page_data<'a, C: Compactor + ?Sized>(
     config: &'a str,
     lines_skipped: usize,
     thrash_window: usize,
+    recorded: &'a Recorded,
 ) -> PageData<'a> {
     let turns = turn_numbers(record);
     // The tool of each call id, for naming the results a compaction cut.
@@ -283,6 +348,7 @@ fn page_data<'a, C: Compactor + ?Sized>(
         misfires: facts.counted_misfires().copied().collect(),
         collapse_bytes: COLLAPSE_BYTES,
         collapse_lines: COLLAPSE_LINES,
+        recorded,
     }
 }
 
@@ -343,6 +409,7 @@ pub fn page<C: Compactor + ?Sized>(
     config: &str,
     lines_skipped: usize,
     thrash_window: usize,
+    recorded: &Recorded,
 ) -> String {
     let data = page_data(
         record,
@@ -351,6 +418,7 @@ pub fn page<C: Compactor + ?Sized>(
         config,
         lines_skipped,
         thrash_window,
+        recorded,
     );
     let json = serde_json::to_string(&data).unwrap_or_else(|_| "{}".into());
     let nonce = nonce();
@@ -362,9 +430,12 @@ pub fn page<C: Compactor + ?Sized>(
          <title>{title}</title>\n<style nonce=\"{nonce}\">{STYLE}</style>\n</head>\n<body>\n\
          <header><h1>{title}</h1><p class=\"lead\">replayed under {config_text}; \
          <span id=\"load-ms\">not rendered: this page needs JavaScript</span></p></header>\n\
+         <nav id=\"links\"></nav>\n\
          <section id=\"timeline\" aria-label=\"requests\"></section>\n\
+         <section id=\"agent\"></section>\n\
          <section id=\"ledger\" aria-live=\"polite\"></section>\n\
          <section id=\"misfires\"></section>\n\
+         <section id=\"find\" aria-label=\"search and filters\"></section>\n\
          <main id=\"chat\"></main>\n\
          <script type=\"application/json\" id=\"session-data\">{data}</script>\n\
          <script nonce=\"{nonce}\">{SCRIPT}</script>\n</body>\n</html>\n",
@@ -372,6 +443,75 @@ pub fn page<C: Compactor + ?Sized>(
         title = escape(&format!("Session {session}")),
         config_text = escape(config),
         data = script_safe_json(&json),
+    )
+}
+
+/// One session in the index of a set of pages.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct IndexRow {
+    pub label: String,
+    /// The session's page, beside the index.
+    pub href: String,
+    pub parent: Option<String>,
+    pub started: Option<String>,
+    pub bytes: u64,
+    pub messages: usize,
+    pub requests: usize,
+    /// Compactions the agent made itself, as its log records them.
+    pub agent_compactions: usize,
+    /// Compactions of the replay under the page's config.
+    pub compactions: usize,
+    pub misfires: usize,
+    /// Dollars of the recorded usage, for a session that has it.
+    pub recorded_usd: Option<f64>,
+}
+
+const INDEX_STYLE: &str = "body{margin:0 auto;max-width:1200px;padding:0 20px;font:15px/1.5 system-ui,sans-serif;color:#1d1d1f}\
+table{border-collapse:collapse;font-size:.85rem}th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;white-space:nowrap}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}.lead{color:#5f6368}";
+
+/// The index of a set of session pages: a row per session with a link to
+/// its page. Plain markup, every value escaped, and no script.
+pub fn index_page(title: &str, config: &str, rows: &[IndexRow]) -> String {
+    let nonce = nonce();
+    let mut body = String::new();
+    let usd: f64 = rows.iter().filter_map(|r| r.recorded_usd).sum();
+    body.push_str(&format!(
+        "<h1>{}</h1>\n<p class=\"lead\">{} sessions, replayed under {}; recorded cost ${usd:.2}</p>\n\
+         <table id=\"sessions\">\n<tr><th>session</th><th>started by</th><th>began</th><th>size</th>\
+         <th>messages</th><th>requests</th><th>agent compactions</th><th>replayed compactions</th>\
+         <th>misfires</th><th>recorded cost</th></tr>\n",
+        escape(title),
+        rows.len(),
+        escape(config)
+    ));
+    for r in rows {
+        body.push_str(&format!(
+            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"n\">{:.1} KB</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
+            escape(&r.href),
+            escape(&r.label),
+            escape(r.parent.as_deref().unwrap_or("")),
+            escape(r.started.as_deref().unwrap_or("")),
+            r.bytes as f64 / 1024.0,
+            r.messages,
+            r.requests,
+            r.agent_compactions,
+            r.compactions,
+            r.misfires,
+            r.recorded_usd.map(|d| format!("${d:.2}")).unwrap_or_default(),
+        ));
+    }
+    body.push_str("</table>\n");
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"referrer\" content=\"no-referrer\">\n\
+         <title>{title}</title>\n<style nonce=\"{nonce}\">{INDEX_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        csp = csp(&nonce),
+        title = escape(title),
     )
 }
 

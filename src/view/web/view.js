@@ -25,6 +25,31 @@
   }
   function tokens(n) { return Number(n).toLocaleString('en-US') + ' tokens'; }
 
+  // ------------------------------------------------------------ the record
+  // What the filters hide; set before the first slice is rendered.
+  var hideRole = {}, hideType = {}, onlyTool = '';
+  var R = D.recorded || { requests: [], compactions: [], subagents: [], tool_names: [] };
+  // The agent's own name of each call the import renamed, and of each
+  // call the tool its result answers.
+  var agentName = {};
+  R.tool_names.forEach(function (p) { agentName[p[0]] = p[1]; });
+  var toolOf = {};
+  D.messages.forEach(function (m) {
+    m.blocks.forEach(function (b) {
+      if (b.t === 'tool_use' && b.id) toolOf[b.id] = agentName[b.id] || b.name || '?';
+    });
+  });
+  var subagentOf = {};
+  R.subagents.forEach(function (l) { if (l.call) subagentOf[l.call] = l; });
+  // The agent's compactions before each message.
+  var agentAt = {};
+  R.compactions.forEach(function (c, k) { (agentAt[c.message] = agentAt[c.message] || []).push(k); });
+  function link(l, text) {
+    var a = el('a', 'link', text);
+    a.href = l.href;
+    return a;
+  }
+
   // ------------------------------------------------------------ the chat
   var chat = document.getElementById('chat');
   var rendered = 0;
@@ -57,14 +82,18 @@
         return collapsed((b.t === 'thinking' ? 'thinking' : 'redacted thinking') + ' · ' + size(b.bytes), text, 'thinking');
       case 'tool_use': {
         var c = el('div', 'call');
-        c.appendChild(el('span', 'name', '→ ' + (b.name || '?')));
+        c.appendChild(el('span', 'name', '→ ' + ((b.id && toolOf[b.id]) || b.name || '?')));
         if (b.id) c.appendChild(el('span', 'badge', b.id));
+        if (b.id && subagentOf[b.id]) {
+          c.appendChild(document.createTextNode(' '));
+          c.appendChild(link(subagentOf[b.id], 'open the subagent session ' + subagentOf[b.id].label));
+        }
         c.appendChild(el('pre', 'args', b.args || ''));
         return c;
       }
       case 'tool_result': {
         var r = el('div', 'result');
-        var head = el('div', 'who', 'result' + (b.id ? ' of ' + b.id : ''));
+        var head = el('div', 'who', 'result' + (b.id ? ' of ' + b.id + (toolOf[b.id] ? ' (' + toolOf[b.id] + ')' : '') : ''));
         if (b.err) head.appendChild(el('span', 'badge error', 'error'));
         r.appendChild(head);
         if (text.length > D.collapse_bytes || lines(text) > D.collapse_lines) {
@@ -83,8 +112,14 @@
     var m = D.messages[i];
     var box = el('article', 'msg ' + m.role + (m.synthetic ? ' synthetic' : ''));
     box.id = 'm' + i;
+    var rec = m.request !== undefined ? R.requests[m.request] : null;
+    var q = m.request !== undefined ? D.requests[m.request] : null;
     var who = el('div', 'who', m.role + ' · turn ' + m.turn + ' · #' + i +
-      (m.request !== undefined ? ' · request ' + m.request : ''));
+      (m.request !== undefined ? ' · request ' + m.request : '') +
+      (rec && rec.time ? ' · ' + rec.time.replace('T', ' ').replace(/\.\d+/, '') : '') +
+      (rec && rec.model ? ' · ' + rec.model : '') +
+      (rec && rec.prompt !== undefined ? ' · billed ' + tokens(rec.prompt) + ' in, ' + rec.output + ' out' : '') +
+      (q ? ' · replay sent ' + tokens(q.after) : ''));
     if (m.synthetic) who.appendChild(el('span', 'badge synthetic', 'synthetic'));
     box.appendChild(who);
     for (var j = 0; j < m.blocks.length; j++) box.appendChild(block(m.blocks[j]));
@@ -96,7 +131,9 @@
     if (n <= rendered) return;
     var frag = document.createDocumentFragment();
     for (var i = rendered; i < n; i++) {
+      (agentAt[i] || []).forEach(function (k) { frag.appendChild(agentMark(k)); });
       var node = message(i);
+      node.hidden = !visible(i);
       nodes[i] = node;
       frag.appendChild(node);
     }
@@ -107,7 +144,23 @@
       : 'end of the record: ' + D.messages.length + ' messages';
   }
 
+  function agentLabel(c) {
+    return (c.kind === 'microcompact' ? 'The agent cleared old tool results' : 'The agent compacted its context') +
+      (c.trigger ? ' (' + c.trigger + ')' : '') +
+      (c.pre_tokens ? ' at ' + tokens(c.pre_tokens) : '') + ', after request ' + (c.request - 1) +
+      (c.summary_bytes ? '; its summary: ' + size(c.summary_bytes) : '');
+  }
+  function agentMark(k) {
+    var c = R.compactions[k];
+    var box = el('aside', 'agent-compaction');
+    box.id = 'agent-' + k;
+    box.appendChild(el('div', 'who', agentLabel(c)));
+    if (c.summary) box.appendChild(collapsed('the summary it carried on under · ' + size(c.summary.length), c.summary, 'long'));
+    return box;
+  }
+
   function showMessage(i) {
+    if (nodes[i] && nodes[i].hidden) clearFilters();
     renderUpTo(i + SLICE);
     var node = nodes[i];
     if (!node) return;
@@ -203,6 +256,7 @@
     var W = 1000, H = 140;
     var top = D.max;
     D.requests.forEach(function (q) { top = Math.max(top, q.before); });
+    R.requests.forEach(function (rq) { if (rq.prompt) top = Math.max(top, rq.prompt); });
     var y = function (v) { return H - (v / top) * (H - 6); };
     var svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
@@ -230,6 +284,22 @@
       line.setAttribute('y1', y(l[1])); line.setAttribute('y2', y(l[1]));
       svg.appendChild(line);
     });
+    R.compactions.forEach(function (c, k) {
+      var r = rect('agent', Math.min(c.request, n - 1) * step, H - 10, Math.max(step, 3), 10);
+      r.setAttribute('tabindex', '0');
+      var title = document.createElementNS(SVG, 'title');
+      title.textContent = agentLabel(c);
+      r.appendChild(title);
+      r.addEventListener('click', function () { showMessage(c.message); });
+    });
+    var billed = [];
+    R.requests.forEach(function (rq, i) { if (rq.prompt !== undefined) billed.push((i + 0.5) * step + ',' + y(rq.prompt)); });
+    if (billed.length) {
+      var pl = document.createElementNS(SVG, 'polyline');
+      pl.setAttribute('class', 'billed');
+      pl.setAttribute('points', billed.join(' '));
+      svg.appendChild(pl);
+    }
     D.requests.forEach(function (q, i) {
       if (!q.ledger) return;
       var r = rect('compaction' + (bad[q.r] ? ' misfire' : ''), i * step, 0, Math.max(step, 3), 10);
@@ -245,6 +315,8 @@
     host.appendChild(svg);
     var legend = el('div', 'legend');
     [['after', 'sent (after compaction)'], ['before', 'before compaction'], ['cut', 'compaction'], ['bad', 'compaction that misfired']]
+      .concat(R.compactions.length ? [['agent', "the agent's own compaction"]] : [])
+      .concat(R.requests.some(function (rq) { return rq.prompt !== undefined; }) ? [['billed', 'billed prompt (recorded)']] : [])
       .forEach(function (k) {
         var s = el('span');
         s.appendChild(el('span', 'key ' + k[0]));
@@ -271,8 +343,181 @@
     host.appendChild(ul);
   })();
 
+  // ------------------------------------------------------------ links
+  (function links() {
+    var host = document.getElementById('links');
+    if (R.parent) {
+      var p = el('p', 'lead', 'A subagent of ');
+      p.appendChild(link(R.parent, R.parent.label));
+      host.appendChild(p);
+    }
+    if (R.subagents.length) {
+      var s = el('p', 'lead', R.subagents.length + ' subagent sessions: ');
+      R.subagents.forEach(function (l, k) {
+        if (k) s.appendChild(document.createTextNode(', '));
+        s.appendChild(link(l, l.label));
+      });
+      host.appendChild(s);
+    }
+  })();
+
+  // ------------------------------------------------------------ the agent's compactions
+  (function agent() {
+    var host = document.getElementById('agent');
+    if (!R.compactions.length) return;
+    host.appendChild(el('h2', null, R.compactions.length + " compactions by the agent itself"));
+    var ul = el('ul');
+    R.compactions.forEach(function (c, k) {
+      var li = el('li', null, agentLabel(c) + ' ');
+      li.appendChild(jump(c.message, 'show (#' + c.message + ')'));
+      ul.appendChild(li);
+    });
+    host.appendChild(ul);
+  })();
+
+  // ------------------------------------------------------------ search and filters
+  var haystack = [];
+  function textOf(i) {
+    if (haystack[i] === undefined) {
+      var parts = [];
+      D.messages[i].blocks.forEach(function (b) {
+        if (b.text) parts.push(b.text);
+        if (b.args) parts.push(b.args);
+        if (b.name) parts.push(b.name);
+        if (b.id && toolOf[b.id]) parts.push(toolOf[b.id]);
+      });
+      haystack[i] = parts.join('\n').toLowerCase();
+    }
+    return haystack[i];
+  }
+  function visible(i) {
+    var m = D.messages[i];
+    if (hideRole[m.role]) return false;
+    var any = m.blocks.length === 0;
+    for (var j = 0; j < m.blocks.length; j++) {
+      var b = m.blocks[j];
+      if (hideType[b.t]) continue;
+      if (onlyTool && !(b.id && toolOf[b.id] === onlyTool)) continue;
+      any = true;
+    }
+    return any && !(onlyTool && m.blocks.length === 0);
+  }
+  function refilter() {
+    for (var i = 0; i < rendered; i++) nodes[i].hidden = !visible(i);
+    hits = null;
+    find();
+  }
+  var hits = null, at = -1;
+  var box, count;
+  function find() {
+    var q = box ? box.value.trim().toLowerCase() : '';
+    for (var i = 0; i < rendered; i++) nodes[i].classList.remove('hit');
+    if (!q) { hits = []; at = -1; count.textContent = ''; return; }
+    hits = [];
+    for (var k = 0; k < D.messages.length; k++) if (visible(k) && textOf(k).indexOf(q) >= 0) hits.push(k);
+    at = -1;
+    count.textContent = hits.length ? hits.length + ' messages match' : 'no match';
+  }
+  function step(d) {
+    if (hits === null) find();
+    if (!hits.length) return;
+    at = at < 0 ? (d > 0 ? 0 : hits.length - 1) : (at + d + hits.length) % hits.length;
+    var i = hits[at];
+    renderUpTo(i + SLICE);
+    hits.forEach(function (h) { if (nodes[h]) nodes[h].classList.add('hit'); });
+    if (nodes[i]) {
+      nodes[i].scrollIntoView({ block: 'center' });
+      nodes[i].classList.add('current');
+      hits.forEach(function (h) { if (h !== i && nodes[h]) nodes[h].classList.remove('current'); });
+    }
+    count.textContent = (at + 1) + ' of ' + hits.length + ' messages';
+    count.setAttribute('data-at', i);
+  }
+  var checks = [];
+  function clearFilters() {
+    hideRole = {}; hideType = {}; onlyTool = '';
+    checks.forEach(function (c) { c.checked = true; });
+    if (toolPick) toolPick.value = '';
+    refilter();
+  }
+  var toolPick = null;
+  (function toolbar() {
+    var host = document.getElementById('find');
+    var bar = el('div', 'bar');
+    box = el('input');
+    box.type = 'search'; box.id = 'search'; box.placeholder = 'search the messages';
+    box.addEventListener('input', function () { hits = null; find(); });
+    box.addEventListener('keydown', function (e) { if (e.key === 'Enter') step(e.shiftKey ? -1 : 1); });
+    var prev = el('button', null, '↑ previous'); prev.type = 'button'; prev.id = 'prev';
+    var next = el('button', null, '↓ next'); next.type = 'button'; next.id = 'next';
+    prev.addEventListener('click', function () { step(-1); });
+    next.addEventListener('click', function () { step(1); });
+    count = el('span', 'count'); count.id = 'search-count';
+    bar.appendChild(box); bar.appendChild(prev); bar.appendChild(next); bar.appendChild(count);
+    host.appendChild(bar);
+    var filters = el('div', 'bar');
+    function toggle(group, name, map) {
+      var l = el('label');
+      var c = el('input');
+      c.type = 'checkbox'; c.checked = true; c.id = 'show-' + group + '-' + name;
+      c.addEventListener('change', function () { map[name] = !c.checked; refilter(); });
+      checks.push(c);
+      l.appendChild(c); l.appendChild(document.createTextNode(name.replace('_', ' ')));
+      filters.appendChild(l);
+    }
+    var roles = {}, types = {}, tools = {};
+    D.messages.forEach(function (m) {
+      roles[m.role] = true;
+      m.blocks.forEach(function (b) { types[b.t] = true; if (b.t === 'tool_use' && b.id) tools[toolOf[b.id]] = true; });
+    });
+    filters.appendChild(el('span', 'muted', 'show:'));
+    Object.keys(roles).sort().forEach(function (r) { toggle('role', r, hideRole); });
+    filters.appendChild(el('span', 'muted', '· blocks:'));
+    Object.keys(types).sort().forEach(function (t) { toggle('type', t, hideType); });
+    var names = Object.keys(tools).sort();
+    if (names.length) {
+      toolPick = el('select'); toolPick.id = 'tool-filter';
+      var all = el('option', null, 'every tool'); all.value = '';
+      toolPick.appendChild(all);
+      names.forEach(function (t) { var o = el('option', null, t); o.value = t; toolPick.appendChild(o); });
+      toolPick.addEventListener('change', function () { onlyTool = toolPick.value; refilter(); });
+      filters.appendChild(el('span', 'muted', '· tool:'));
+      filters.appendChild(toolPick);
+    }
+    host.appendChild(filters);
+  })();
+
+  // A link such as session.html#q=timeout&n=2 opens the search at its
+  // second match; #hide=role:tool,type:thinking and #tool=Bash set the
+  // filters (n=-1 is the last match).
+  function settings() {
+    var p = new URLSearchParams(location.hash.slice(1));
+    if (!p.has('q') && !p.has('hide') && !p.has('tool')) return;
+    hideRole = {}; hideType = {};
+    (p.get('hide') || '').split(',').forEach(function (h) {
+      var kv = h.split(':');
+      if (kv.length !== 2) return;
+      if (kv[0] === 'role') hideRole[kv[1]] = true;
+      if (kv[0] === 'type') hideType[kv[1]] = true;
+    });
+    checks.forEach(function (c) {
+      var m = /^show-(role|type)-(.*)$/.exec(c.id);
+      if (m) c.checked = !(m[1] === 'role' ? hideRole : hideType)[m[2]];
+    });
+    onlyTool = p.get('tool') || '';
+    if (toolPick) toolPick.value = onlyTool;
+    refilter();
+    if (p.has('q')) {
+      box.value = p.get('q');
+      hits = null;
+      var n = Number(p.get('n') || 1);
+      for (var k = 0; k < Math.abs(n); k++) step(n < 0 ? -1 : 1);
+    }
+  }
+
   // A link such as session.html#r12 opens that request's compaction.
   function follow() {
+    settings();
     var h = /^#r(\d+)$/.exec(location.hash);
     if (h) {
       var k = Number(h[1]);

@@ -1,0 +1,233 @@
+//! Other agents' logs read where they are: a Claude Code projects folder or
+//! log, or mini-swe-agent trajectories, given to any command that reads
+//! sessions, are converted in memory exactly as `import` converts them (the
+//! same files found, the same converters, the same ids), so that every result
+//! is the one the imported copy would give. Nothing is written anywhere.
+//!
+//! A converted session goes by `<log>#<id>` (its [`SessionRef::transcript`]),
+//! which names the log it came from and, since a Claude Code log can hold
+//! subagent sessions inline, which of its sessions it is; the same name given
+//! back as a path reads that one session again.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Result};
+use serde_json::Value;
+
+use super::{claude_code, convert_files_multi, mini_swe_agent, ImportedSession};
+use crate::transcript::locate::{
+    self, Converted, SessionRef, CONVERTED_SEPARATOR, TRANSCRIPT_FILE,
+};
+
+/// The agents whose logs are read directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Format {
+    ClaudeCode,
+    MiniSweAgent,
+}
+
+impl Format {
+    /// Every format, in the order their sessions are listed.
+    pub const ALL: [Format; 2] = [Format::ClaudeCode, Format::MiniSweAgent];
+
+    /// The `import` subcommand that writes the same sessions out.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "claude-code",
+            Format::MiniSweAgent => "mini-swe-agent",
+        }
+    }
+}
+
+/// How much of a log's first line is read to tell its format: enough for
+/// the first line of every log seen, which carries its keys in the first
+/// few hundred bytes.
+const SNIFF_BYTES: u64 = 1 << 16;
+
+/// The format of the log at `path`, or `None` for a smith transcript or a
+/// file of no format read here. A smith transcript is `transcript.jsonl`,
+/// or a JSONL file whose lines are messages with a `role`; every line of a
+/// Claude Code log has a `type` (`user`, `summary`, `permission-mode`, …)
+/// and none a `role` at the top; a Codex rollout's lines wrap theirs in a
+/// `payload`.
+pub fn format_of(path: &Path) -> Option<Format> {
+    if mini_swe_agent::is_trajectory(path) {
+        return Some(Format::MiniSweAgent);
+    }
+    if path.file_name().is_some_and(|n| n == TRANSCRIPT_FILE) || !claude_code::is_session_log(path)
+    {
+        return None;
+    }
+    let file = File::open(path).ok()?;
+    let mut first = Vec::new();
+    for line in BufReader::new(file.take(SNIFF_BYTES)).split(b'\n') {
+        let line = line.ok()?;
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            first = line;
+            break;
+        }
+    }
+    let claude_code = match serde_json::from_slice::<Value>(&first) {
+        Ok(Value::Object(obj)) => {
+            obj.get("type").is_some_and(Value::is_string)
+                && !obj.contains_key("role")
+                && !obj.contains_key("payload")
+        }
+        Ok(_) => false,
+        // A first line longer than the sniff: smith writes `role` first
+        // and Codex `timestamp`; a Claude Code line begins with another key.
+        Err(_) => {
+            let head = String::from_utf8_lossy(&first);
+            let first_key = head
+                .strip_prefix('{')
+                .map(str::trim_start)
+                .and_then(|h| h.strip_prefix('"'))
+                .and_then(|h| h.split_once('"'))
+                .map(|(k, _)| k);
+            first_key.is_some_and(|k| k != "role" && k != "timestamp") && head.contains("\"type\"")
+        }
+    };
+    claude_code.then_some(Format::ClaudeCode)
+}
+
+/// Resolves one argument as [`locate::resolve`] does, and also takes other
+/// agents' logs: a log file, a `<log>#<id>` name, or a directory holding
+/// logs (beside or instead of smith sessions), converted in memory.
+pub fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
+    let path = Path::new(spec);
+    if !path.exists() {
+        if let Some(found) = reload(path)? {
+            return Ok(vec![found]);
+        }
+        return locate::resolve(spec);
+    }
+    if path.is_file() {
+        return match format_of(path) {
+            Some(format) => convert(format, &[path.to_path_buf()]),
+            None => locate::resolve_path(path),
+        };
+    }
+    if path.join(TRANSCRIPT_FILE).is_file() {
+        return locate::resolve_path(path);
+    }
+    let files = locate::walk_files(path, None, &|p| {
+        p.file_name().is_some_and(|n| n == TRANSCRIPT_FILE) || format_of(p).is_some()
+    });
+    let mut found: Vec<SessionRef> = files
+        .iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == TRANSCRIPT_FILE))
+        .cloned()
+        .map(SessionRef::file)
+        .collect();
+    for format in Format::ALL {
+        let logs: Vec<PathBuf> = files
+            .iter()
+            .filter(|p| format_of(p) == Some(format))
+            .cloned()
+            .collect();
+        if !logs.is_empty() {
+            found.extend(convert(format, &logs)?);
+        }
+    }
+    if found.is_empty() {
+        bail!(
+            "{}: no {TRANSCRIPT_FILE}, Claude Code log (*.jsonl) or mini-swe-agent trajectory \
+             (*.traj.json) found in this directory or below it",
+            path.display()
+        );
+    }
+    Ok(found)
+}
+
+/// Resolves several arguments, keeping each session once, in order.
+pub fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<SessionRef>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for spec in specs {
+        for found in resolve(spec.as_ref())? {
+            if seen.insert(found.transcript.clone()) {
+                out.push(found);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The session a `<log>#<id>` name stands for, converted again from its log
+/// alone; `None` when `name` is not of that form.
+pub fn reload(name: &Path) -> Result<Option<SessionRef>> {
+    let text = name.to_string_lossy();
+    let Some((log, id)) = text.rsplit_once(CONVERTED_SEPARATOR) else {
+        return Ok(None);
+    };
+    let log = Path::new(log);
+    let Some(format) = log.is_file().then(|| format_of(log)).flatten() else {
+        return Ok(None);
+    };
+    let sessions = convert(format, &[log.to_path_buf()])?;
+    // Converted with the rest of its folder, the id may have had a suffix
+    // that kept it apart from a session of another log with the same id.
+    let own_id = |r: &SessionRef| {
+        r.transcript
+            .to_string_lossy()
+            .rsplit_once(CONVERTED_SEPARATOR)
+            .map(|(_, i)| i.to_string())
+            .unwrap_or_default()
+    };
+    let deduped = |i: &str| {
+        id.strip_prefix(i)
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|h| h.len() == 8 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    sessions
+        .iter()
+        .find(|r| own_id(r) == id)
+        .or_else(|| sessions.iter().find(|r| deduped(&own_id(r))))
+        .cloned()
+        .map(Some)
+        .ok_or_else(|| anyhow!("{}: holds no session {id:?}", log.display()))
+}
+
+/// Converts `logs` of one format as one `import` run would, reporting the
+/// logs that gave no session on stderr.
+fn convert(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
+    let (mut sessions, failures) = match format {
+        Format::ClaudeCode => convert_files_multi(logs, |f| {
+            claude_code::import_file_all(f).map_err(|e| anyhow!("cannot read: {e}"))
+        }),
+        Format::MiniSweAgent => {
+            let results = mini_swe_agent::ResultsLookup::new(logs, None)?;
+            let options = mini_swe_agent::Options::default();
+            convert_files_multi(logs, |f| {
+                mini_swe_agent::import_file(f, results.for_file(f), options).map(|s| vec![s])
+            })
+        }
+    };
+    for failure in &failures {
+        crate::note!("{failure}");
+    }
+    // In the order of the imported copy's directories, `<id>/`: sums over
+    // sessions are then added in the same order, to the last bit.
+    sessions.sort_by(|a, b| a.file.id.cmp(&b.file.id));
+    sessions.iter().map(to_ref).collect()
+}
+
+/// A converted session as the rest of the tool reads it.
+fn to_ref(session: &ImportedSession) -> Result<SessionRef> {
+    let source = PathBuf::from(&session.file.source.path);
+    let name = format!(
+        "{}{CONVERTED_SEPARATOR}{}",
+        source.display(),
+        session.file.id
+    );
+    Ok(SessionRef::converted(
+        PathBuf::from(name),
+        Converted {
+            transcript: session.transcript_bytes(),
+            meta: session.meta_bytes()?,
+            source,
+        },
+    ))
+}
