@@ -77,10 +77,13 @@ of the baseline's (2%), or any.
 are swept only with --for-maintainers, and a note then says what a
 maintainer would change. The snippet holds only what config.toml can say.")]
 pub struct RecommendArgs {
-    /// Transcripts, session directories, trees of them, or session ids or
-    /// names [default: $SMITH_HOME/sessions]
+    /// Transcripts, session directories, trees of them, session ids or
+    /// names, or other agents' logs where they are (Claude Code projects,
+    /// mini-swe-agent trajectories) [default: $SMITH_HOME/sessions]
     #[arg(value_name = "PATHS")]
     pub paths: Vec<String>,
+    #[command(flatten)]
+    pub select: super::select_args::SelectArgs,
 
     /// smith's knobs, each a list (from the knob table).
     #[command(flatten)]
@@ -216,7 +219,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
     } else {
         args.paths.clone()
     };
-    let refs = super::sweep::resolve(&paths);
+    let refs = args.select.apply(super::sweep::resolve(&paths))?;
     if refs.is_empty() {
         return Err(nothing_read(format!(
             "no transcript found in {}",

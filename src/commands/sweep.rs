@@ -95,8 +95,9 @@ continues from them when the same sweep is run again after being killed
 (even by SIGKILL); a sweep whose sessions, grid or prices changed refuses to
 resume. The journal is removed once the outputs are written.")]
 pub struct SweepArgs {
-    /// Transcripts, session directories, trees of them, or session ids or
-    /// names [default: $SMITH_HOME/sessions]
+    /// Transcripts, session directories, trees of them, session ids or
+    /// names, or other agents' logs where they are (Claude Code projects,
+    /// mini-swe-agent trajectories) [default: $SMITH_HOME/sessions]
     #[arg(value_name = "PATHS")]
     pub paths: Vec<String>,
     #[command(flatten)]
