@@ -321,6 +321,8 @@ pub fn column_f64(frame: &polars::prelude::DataFrame, name: &str) -> Vec<f64> {
 /// once it says it has paused there (it then waits for Ctrl-C or the end of
 /// its stdin), with the rest of its stderr to read: a test stops a sweep at
 /// a point the sweep signals, never after a guessed time.
+// The child is handed to the caller, who stops and waits for it.
+#[allow(clippy::zombie_processes)]
 pub fn start_paused(mut c: Command, n: usize) -> (Child, BufReader<ChildStderr>) {
     let mut child = c
         .arg("--test-pause-after")
