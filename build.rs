@@ -1,5 +1,4 @@
-//! Tells the tests where the shared real data is, and whether it is there;
-//! and links the binary at a fixed address on Linux (see the end).
+//! Tells the tests where the shared real data is, and whether it is there.
 //!
 //! Tests that read the shared data (real Claude Code logs and mini-swe-agent
 //! runs, `../shared/data` beside the repository where the project is
@@ -40,23 +39,5 @@ fn main() {
     let off = std::env::var(OFF).is_ok_and(|v| !v.is_empty() && v != "0");
     if data.is_dir() && !off {
         println!("cargo::rustc-cfg=has_shared_data");
-    }
-    link_at_a_fixed_address();
-}
-
-/// On Linux with glibc the binary is linked as an executable at a fixed
-/// address rather than a position-independent one: loading that one means
-/// rewriting some 72,000 pointers (the tables of polars and clap, among
-/// others) in 1.6 MB of pages copied for the purpose, about 1 ms and 420
-/// page faults of every start (3.1 → 2.1 ms for `--version`, measured with
-/// `perf stat -r 200`), which is a third of a `--help` and 1.5% of
-/// replaying a 26 MB session. What is given up is the randomised address
-/// of the program's own code (the libraries, heap and stack keep theirs);
-/// the tool reads logs, runs nothing it reads, and is written in safe Rust
-/// but for a few SIMD loops. Tests and benches are linked as usual.
-fn link_at_a_fixed_address() {
-    let target = |key: &str| std::env::var(key).unwrap_or_default();
-    if target("CARGO_CFG_TARGET_OS") == "linux" && target("CARGO_CFG_TARGET_ENV") == "gnu" {
-        println!("cargo::rustc-link-arg-bins=-no-pie");
     }
 }

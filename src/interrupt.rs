@@ -7,7 +7,7 @@
 //! with 130; a second Ctrl-C ends the process at once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Once;
+use std::sync::{Condvar, Mutex, Once};
 
 /// The exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells use.
 pub const EXIT_INTERRUPTED: u8 = 130;
@@ -26,6 +26,7 @@ pub fn install() {
                 std::process::exit(EXIT_INTERRUPTED as i32);
             }
             crate::note!("\ninterrupted: finishing the sessions in hand, writing nothing (Ctrl-C again to stop at once)");
+            wake();
         });
     });
 }
@@ -33,4 +34,30 @@ pub fn install() {
 /// Whether Ctrl-C was pressed.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Set, under its lock, when a [`pause_for_tests`] is to end.
+static WOKEN: Mutex<bool> = Mutex::new(false);
+static WAKE: Condvar = Condvar::new();
+
+fn wake() {
+    *WOKEN.lock().unwrap_or_else(|p| p.into_inner()) = true;
+    WAKE.notify_all();
+}
+
+/// For the tests only (`sweep --test-pause-after`): says `line` on stderr
+/// and waits, doing nothing, until Ctrl-C or the end of standard input.
+/// The line tells a test that the run has reached a known point, where it
+/// then interrupts, kills or lets go of the process: no test has to guess
+/// with a sleep how far a run has got.
+pub fn pause_for_tests(line: &str) {
+    crate::note!("{line}");
+    std::thread::spawn(|| {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+        wake();
+    });
+    let mut woken = WOKEN.lock().unwrap_or_else(|p| p.into_inner());
+    while !*woken && !interrupted() {
+        woken = WAKE.wait(woken).unwrap_or_else(|p| p.into_inner());
+    }
 }

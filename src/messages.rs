@@ -40,17 +40,59 @@ pub fn error(e: &anyhow::Error) {
 }
 
 /// Whether `e`, or any error in its chain, is a write into a pipe whose
-/// reader is gone. serde_json keeps the I/O error inside its own, so that
-/// one is asked for its kind too.
+/// reader is gone.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    let broken = Some(io::ErrorKind::BrokenPipe);
-    e.chain().any(|cause| {
-        cause.downcast_ref::<io::Error>().map(io::Error::kind) == broken
-            || cause
-                .downcast_ref::<serde_json::Error>()
-                .and_then(serde_json::Error::io_error_kind)
-                == broken
-    })
+    io_kinds(e).any(|k| k == io::ErrorKind::BrokenPipe)
+}
+
+/// The kind of every I/O error in `e`'s chain, looking inside the errors
+/// that hold one without naming it as their source: an [`io::Error`]
+/// wrapping another error, serde_json's, and polars' (its `IO` variant and
+/// the `Context` around it). What asks for a kind (a broken pipe, a full
+/// disk) finds it however deep a writer put it.
+pub fn io_kinds(e: &anyhow::Error) -> impl Iterator<Item = io::ErrorKind> {
+    let mut kinds = Vec::new();
+    for cause in e.chain() {
+        collect_kinds(cause, &mut kinds, 0);
+    }
+    kinds.into_iter()
+}
+
+/// How deep [`io_kinds`] looks inside one error of a chain.
+const MAX_NESTING: usize = 16;
+
+fn collect_kinds(
+    e: &(dyn std::error::Error + 'static),
+    kinds: &mut Vec<io::ErrorKind>,
+    depth: usize,
+) {
+    if depth > MAX_NESTING {
+        return;
+    }
+    if let Some(io) = e.downcast_ref::<io::Error>() {
+        kinds.push(io.kind());
+        if let Some(inner) = io.get_ref() {
+            collect_kinds(inner, kinds, depth + 1);
+        }
+    } else if let Some(json) = e.downcast_ref::<serde_json::Error>() {
+        kinds.extend(json.io_error_kind());
+    } else {
+        #[cfg(feature = "full")]
+        if let Some(p) = e.downcast_ref::<polars::prelude::PolarsError>() {
+            match p {
+                polars::prelude::PolarsError::IO { error, .. } => {
+                    collect_kinds(error.as_ref(), kinds, depth + 1)
+                }
+                polars::prelude::PolarsError::Context { error, .. } => {
+                    collect_kinds(error.as_ref(), kinds, depth + 1)
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Some(source) = e.source() {
+        collect_kinds(source, kinds, depth + 1);
+    }
 }
 
 /// Writes one line to stderr through [`note`]: `note!("{path}: skipped")`.

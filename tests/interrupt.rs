@@ -1,15 +1,17 @@
 //! Ctrl-C during a real sweep: the run stops, says so, exits 130, and the
 //! output folder holds either the previous outputs, byte for byte, or none;
-//! never a half-written file or a leftover temporary.
+//! never a half-written file or a leftover temporary. The signal is sent
+//! once the sweep says it is under way (`--test-pause-after`), never after
+//! a guessed time.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use smith_calibrate::synth::{self, CorpusSpec, Shape, SizeSpec};
+
+use crate::common::{start_paused, stop, Stop};
 
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     match fs::read_dir(dir) {
@@ -26,14 +28,13 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     }
 }
 
-/// Enough long sessions that a debug sweep of the grid below takes many
-/// seconds.
+/// A few long sessions: the sweep is interrupted after the first.
 fn corpus(dir: &Path) {
     let spec = CorpusSpec {
         seed: 99,
-        sessions: 40,
+        sessions: 4,
         shape: Some(Shape::Long),
-        size: SizeSpec::Fixed(1_000_000),
+        size: SizeSpec::Fixed(100_000),
     };
     for i in 0..spec.sessions {
         synth::write_session(dir, &spec.session(i)).unwrap();
@@ -47,40 +48,18 @@ fn sweep(corpus: &Path, out: &Path, grid: &[&str]) -> Command {
         .arg("--out")
         .arg(out)
         .args(grid)
-        .args(["--jobs", "1"]);
+        .args(["--max-tokens", "16000", "--jobs", "1"]);
     c
 }
 
-/// Starts a long sweep, interrupts it once it is under way, and returns its
-/// exit code and stderr.
+/// Starts a sweep, interrupts it once it has finished its first session,
+/// and returns its exit code and stderr.
 fn interrupt(corpus: &Path, out: &Path) -> (Option<i32>, String) {
-    let grid = [
-        "--compact-at",
-        "0.3..0.95:0.05",
-        "--compact-to",
-        "0.1..0.6:0.05",
-        "--result-cap",
-        "256,512,1024",
-    ];
-    let child = sweep(corpus, out, &grid)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    sleep(Duration::from_millis(1500));
-    let status = Command::new("kill")
-        .arg("-INT")
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    assert!(status.success(), "kill -INT");
-    let output = child.wait_with_output().unwrap();
-    let took = started.elapsed();
-    let err = String::from_utf8_lossy(&output.stderr).into_owned();
+    let grid = ["--compact-at", "0.5,0.7,0.9", "--result-cap", "256,1024"];
+    let (child, err) = start_paused(sweep(corpus, out, &grid), 1);
+    let (code, err) = stop(child, err, Stop::CtrlC);
     assert!(!err.contains("panicked"), "{err}");
-    assert!(took < Duration::from_secs(60), "stopping took {took:?}");
-    (output.status.code(), err)
+    (code, err)
 }
 
 #[test]
@@ -102,7 +81,7 @@ fn ctrl_c_during_a_sweep_keeps_the_previous_outputs_byte_for_byte() {
     let (code, err) = interrupt(&sessions, &out);
     assert_eq!(code, Some(130), "{err}");
     assert!(
-        err.contains("interrupted after") && err.contains("nothing was written"),
+        err.contains("interrupted after 1 of 4 sessions") && err.contains("nothing was written"),
         "{err}"
     );
     assert!(err.contains("keeps its previous outputs"), "{err}");
@@ -121,6 +100,7 @@ fn ctrl_c_during_a_first_sweep_leaves_no_outputs() {
     let out = tmp.path().join("out");
     let (code, err) = interrupt(&sessions, &out);
     assert_eq!(code, Some(130), "{err}");
+    assert!(err.contains("interrupted after 1 of 4 sessions"), "{err}");
     assert!(
         files(&out).is_empty(),
         "{:?}",

@@ -99,8 +99,17 @@ fn the_page_is_self_contained_and_declares_a_strict_policy() {
         .unwrap();
     let csp = &html[csp_at..html[csp_at..].find("\">").unwrap() + csp_at];
     assert!(csp.contains("default-src 'none';"), "{csp}");
-    assert!(csp.contains("script-src 'nonce-"), "{csp}");
-    assert!(!csp.contains("unsafe"), "{csp}");
+    assert!(csp.contains("script-src 'sha256-"), "{csp}");
+    assert!(csp.contains("style-src 'sha256-"), "{csp}");
+    assert!(!csp.contains("unsafe") && !csp.contains("nonce"), "{csp}");
+    // By hash, not by a nonce: the same session gives the same page.
+    let again = page(
+        tmp.path(),
+        "plain",
+        &compacting_session(6, 800),
+        &["--max-tokens", "4000"],
+    );
+    assert_eq!(fs::read(&again).unwrap(), html.as_bytes());
     // The SVG namespace in the script is the only URL; nothing is loaded.
     assert_eq!(
         html.matches("http://").count(),

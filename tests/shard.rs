@@ -11,7 +11,10 @@ use std::process::Output;
 use polars::prelude::{ParquetReader, SerReader};
 use smith_calibrate::synth::{self, CorpusSpec, SizeSpec};
 
-use crate::common::{assert_fixture, assert_text, bin, ok_stderr, scrub, stderr};
+use crate::common::{
+    assert_fixture, assert_text, bin, column_f64, ok_stderr, read_csv, scrub, start_paused, stderr,
+    stop, Stop,
+};
 
 /// Mixed sessions in two project folders, and one transcript that cannot
 /// be read, so the merge has skipped sessions to put back in order too.
@@ -374,4 +377,65 @@ fn more_shards_than_sessions_still_merge_to_the_single_run() {
         untimed(&single.join("summary.json")),
         untimed(&sharded.join("summary.json"))
     );
+}
+
+/// One process, and 1 to 8 shards merged: the same files, byte for byte
+/// (summary.json but for its timing fields). In the sweep of 3 shards, one
+/// shard is killed after its first session, at the point it signals, and
+/// resumed from its journal.
+#[test]
+fn any_number_of_shards_merged_give_the_outputs_of_one_process() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = tmp.path().join("corpus");
+    corpus(&sessions);
+    let single = tmp.path().join("single");
+    ok_stderr(sweep(&sessions, &single, &[]));
+    let rows = read_csv(&single.join("sessions.csv"));
+    for figure in ["compactions", "misfire_repeated", "results_lost", "price"] {
+        assert!(
+            column_f64(&rows, figure).iter().any(|&v| v > 0.0),
+            "{figure} is 0 in every row: the test would not see it lost"
+        );
+    }
+    for n in 1..=8 {
+        let sharded = tmp.path().join(format!("sharded-{n}"));
+        for k in 1..=n {
+            let shard = format!("{k}/{n}");
+            if n == 3 && k == 2 {
+                let mut c = bin();
+                c.arg("sweep")
+                    .arg(&sessions)
+                    .arg("--out")
+                    .arg(&sharded)
+                    .args(GRID)
+                    .args(["--max-tokens", "30000", "--jobs", "1", "--json"])
+                    .args(["--shard", &shard, "--resume"]);
+                let (child, err) = start_paused(c, 1);
+                let (code, _) = stop(child, err, Stop::Kill);
+                assert_eq!(code, None, "killed");
+                let err = ok_stderr(sweep(&sessions, &sharded, &["--shard", &shard, "--resume"]));
+                assert!(err.contains("resuming: 1 of "), "{err}");
+            } else {
+                ok_stderr(sweep(&sessions, &sharded, &["--shard", &shard]));
+            }
+        }
+        let err = ok_stderr(bin().arg("merge").arg(&sharded).output().unwrap());
+        assert!(err.contains(&format!("merged {n} shards")), "{err}");
+        for name in [
+            "configs.csv",
+            "configs.parquet",
+            "sessions.csv",
+            "sessions.parquet",
+        ] {
+            assert!(
+                fs::read(single.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
+                "{name} differs between one process and {n} shards"
+            );
+        }
+        assert_eq!(
+            untimed(&single.join("summary.json")),
+            untimed(&sharded.join("summary.json")),
+            "{n} shards"
+        );
+    }
 }

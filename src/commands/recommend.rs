@@ -233,7 +233,8 @@ pub fn run(args: RecommendArgs) -> Result<()> {
 
     let options = Options::for_terminal(args.jobs.map(|j| j as usize));
     crate::interrupt::install();
-    let sweep = super::sweep_dist::run_sweep(&refs, &plan.setups, &options, &cost_settings, None)?;
+    let sweep =
+        super::sweep_dist::run_sweep(&refs, &plan.setups, &options, &cost_settings, None, None)?;
     if crate::interrupt::interrupted() {
         return Err(Failure {
             code: crate::interrupt::EXIT_INTERRUPTED,

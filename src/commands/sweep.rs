@@ -170,6 +170,12 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", default_value_t = crate::replay::DEFAULT_THRASH_WINDOW,
           value_parser = crate::replay::misfire::parse_thrash_window)]
     pub thrash_window: usize,
+    /// For the tests only, hidden: after N sessions are finished (and
+    /// journaled, with --resume; 0: before the first), say so on stderr and
+    /// wait for Ctrl-C or the end of stdin, so a test interrupts or kills
+    /// the sweep at a known point rather than after a guessed time.
+    #[arg(long, value_name = "N", hide = true)]
+    pub test_pause_after: Option<usize>,
 }
 
 /// Rows of the terminal table when `--top` is not given.
@@ -319,6 +325,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         &options,
         &cost_settings,
         journal.as_mut(),
+        args.test_pause_after,
     )?;
     for row in &mut sweep.rows {
         row.facts.set_thrash_window(args.thrash_window);

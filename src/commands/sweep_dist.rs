@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{anyhow, Result};
 
@@ -91,16 +92,29 @@ pub fn open_journal(
     Ok(opened)
 }
 
-/// Runs the sweep, through the journal when there is one.
+/// Runs the sweep, through the journal when there is one. `pause_after`
+/// is `--test-pause-after`: see [`crate::interrupt::pause_for_tests`].
 pub fn run_sweep(
     refs: &[SessionRef],
     setups: &[Setup],
     options: &Options,
     cost: &crate::cost::session::Settings,
     journal: Option<&mut Opened>,
+    pause_after: Option<usize>,
 ) -> Result<Sweep> {
+    let finished = AtomicUsize::new(0);
+    let pause = |n: usize| {
+        if pause_after == Some(n) {
+            crate::interrupt::pause_for_tests(&format!(
+                "paused after {n} sessions (--test-pause-after): waiting for Ctrl-C or the end of stdin"
+            ));
+        }
+    };
+    pause(0);
+    let finished_one = || pause(finished.fetch_add(1, Ordering::SeqCst) + 1);
     match journal {
         None => run::run_priced(refs, setups, options, Some(cost), Vec::new(), &|_, _, _| {
+            finished_one();
             Ok(())
         }),
         Some(opened) => {
@@ -112,7 +126,11 @@ pub fn run_sweep(
                 options,
                 Some(cost),
                 done,
-                &|i, info, facts| j.append(i, info, facts),
+                &|i, info, facts| {
+                    j.append(i, info, facts)?;
+                    finished_one();
+                    Ok(())
+                },
             )?;
             j.sync()?;
             Ok(sweep)

@@ -9,7 +9,7 @@ pub mod csv;
 pub mod json;
 pub mod parquet;
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -67,14 +67,61 @@ pub fn write_all(dir: &Path, export: &Export) -> Result<Vec<PathBuf>> {
     for exporter in EXPORTERS {
         for name in exporter.files() {
             let path = dir.join(name);
-            crate::output::write_atomic_with(&path, |out| {
-                exporter
-                    .write(name, export, out)
-                    .map_err(|e| io::Error::other(format!("{e:#}")))
-            })
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+            // The exporter's error whole: a full disk under a table writer's
+            // own error is still recognised as one.
+            crate::output::write_atomic_with(&path, |out| exporter.write(name, export, out))?;
             written.push(path);
         }
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every format writing every one of its files onto a full disk
+    /// (`/dev/full`, where every write fails with `ENOSPC`) through the
+    /// atomic write, as `--out` does: whichever writer failed (polars'
+    /// Parquet and CSV writers, serde_json), the error says the disk is
+    /// full and the previous file stays.
+    #[test]
+    fn a_full_disk_is_recognised_through_every_writer() {
+        let mut table = Columns::new();
+        table.push("n", Values::Int((0..50_000).collect()));
+        table.push(
+            "s",
+            Values::Str((0..50_000).map(|i| format!("row {i}")).collect()),
+        );
+        let frame = table.to_frame().unwrap();
+        let export = Export {
+            sessions: frame.clone(),
+            configs: frame,
+            summary: serde_json::json!({"rows": vec![1; 50_000]}),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        for exporter in EXPORTERS {
+            for name in exporter.files() {
+                let path = dir.path().join(name);
+                std::fs::write(&path, "previous").unwrap();
+                let Some(result) = crate::output::write_onto_a_full_disk(&path, |out| {
+                    exporter.write(name, &export, out)
+                }) else {
+                    eprintln!("note: no /dev/full here; skipping the full disk test: SKIPPED");
+                    return;
+                };
+                let err = result.expect_err("a write onto a full disk fails");
+                assert!(
+                    crate::output::is_disk_full(&err),
+                    "{name}: not recognised as a full disk: {err:#}"
+                );
+                let msg = format!("{err:#}");
+                assert!(
+                    msg.starts_with(&format!("{}: the disk is full;", path.display())),
+                    "{msg}"
+                );
+                assert_eq!(std::fs::read(&path).unwrap(), b"previous");
+            }
+        }
+    }
 }

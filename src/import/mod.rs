@@ -342,16 +342,20 @@ pub fn write_session(out: &Path, session: &ImportedSession) -> Result<PathBuf> {
     let tmp = out.join(format!(".{id}.tmp-{}-{n}", std::process::id()));
     let result = (|| -> Result<()> {
         fs::create_dir(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
-        write_synced(&tmp.join(TRANSCRIPT_FILE), &session.transcript_bytes())?;
-        write_synced(&tmp.join(SESSION_FILE), &session.meta_bytes()?)?;
+        crate::output::write_synced(&tmp.join(TRANSCRIPT_FILE), &session.transcript_bytes())?;
+        crate::output::write_synced(&tmp.join(SESSION_FILE), &session.meta_bytes()?)?;
+        // The directory's entries durable before it is renamed into place.
+        crate::output::sync_dir(&tmp)?;
         if dest.exists() {
             let old = out.join(format!(".{id}.old-{}-{n}", std::process::id()));
             fs::rename(&dest, &old)
                 .with_context(|| format!("{}: cannot replace", dest.display()))?;
             fs::rename(&tmp, &dest).with_context(|| format!("{}: cannot write", dest.display()))?;
+            crate::output::sync_dir(out)?;
             let _ = fs::remove_dir_all(&old);
         } else {
             fs::rename(&tmp, &dest).with_context(|| format!("{}: cannot write", dest.display()))?;
+            crate::output::sync_dir(out)?;
         }
         Ok(())
     })();
@@ -359,14 +363,6 @@ pub fn write_session(out: &Path, session: &ImportedSession) -> Result<PathBuf> {
         let _ = fs::remove_dir_all(&tmp);
     }
     result.map(|()| dest)
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f =
-        fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .with_context(|| format!("{}: cannot write", path.display()))
 }
 
 /// Removes the hidden temporary directories an interrupted import left in

@@ -398,9 +398,11 @@ fn write_dir(
             m.write_json(&mut transcript);
             transcript.push(b'\n');
         }
-        write_synced(&tmp.join(TRANSCRIPT_FILE), &transcript)?;
-        write_synced(&tmp.join(SESSION_FILE), &session_bytes(meta, history)?)?;
+        crate::output::write_synced(&tmp.join(TRANSCRIPT_FILE), &transcript)?;
+        crate::output::write_synced(&tmp.join(SESSION_FILE), &session_bytes(meta, history)?)?;
         let media = copy_media(session, history, &tmp)?;
+        // The directory's entries durable before it is renamed into place.
+        crate::output::sync_dir(&tmp)?;
         // Onto an empty directory (or none): never over a session.
         fs::rename(&tmp, dir).with_context(|| {
             format!(
@@ -408,20 +410,13 @@ fn write_dir(
                 dir.display()
             )
         })?;
+        crate::output::sync_dir(&parent)?;
         Ok(media)
     })();
     if result.is_err() {
         let _ = fs::remove_dir_all(&tmp);
     }
     result
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f =
-        fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .with_context(|| format!("{}: cannot write", path.display()))
 }
 
 /// Copies the attachments the history names (`media_ref`, a digest) from the
@@ -445,8 +440,12 @@ fn copy_media(session: &Session, history: &[Arc<Message>], dir: &Path) -> Result
         }
         let to = dir.join("media");
         fs::create_dir_all(&to).with_context(|| format!("{}: cannot create", to.display()))?;
-        fs::copy(&from, to.join(r)).with_context(|| format!("{}: cannot copy", from.display()))?;
+        let bytes = fs::read(&from).with_context(|| format!("{}: cannot read", from.display()))?;
+        crate::output::write_synced(&to.join(r), &bytes)?;
         copied += 1;
+    }
+    if copied > 0 {
+        crate::output::sync_dir(&dir.join("media"))?;
     }
     Ok((copied, missing))
 }

@@ -10,7 +10,7 @@
 //! module adds the first two and remembers *where* each happened so a report
 //! can name the requests.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How many requests after a compaction another one counts as repeated,
 /// unless `--thrash-window` says otherwise.
@@ -21,7 +21,7 @@ pub const DEFAULT_THRASH_WINDOW: usize = 3;
 pub const MAX_THRASH_WINDOW: usize = 64;
 
 /// The kind of a misfire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum MisfireKind {
     /// The history after compaction was larger than before it.
@@ -65,7 +65,7 @@ impl MisfireKind {
 }
 
 /// One misfire at one request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Misfire {
     pub kind: MisfireKind,
     /// 0-based request.
@@ -73,7 +73,7 @@ pub struct Misfire {
     /// Index in the transcript of the assistant message answering it.
     pub message_index: usize,
     /// For `repeated`: requests since the previous compaction.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gap: Option<usize>,
     /// Charged tokens before and after this request's compaction.
     pub before: i64,

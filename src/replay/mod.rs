@@ -84,15 +84,13 @@ pub struct SessionFacts {
     pub misfire_repeated: u64,
     /// Where each misfire happened, in request order (see [`misfire`]).
     /// Repeats are kept up to [`misfire::MAX_THRASH_WINDOW`] apart so that
-    /// [`SessionFacts::set_thrash_window`] can widen the window afterwards.
-    #[serde(skip)]
+    /// [`SessionFacts::set_thrash_window`] can widen the window afterwards
+    /// (also after a resume: the journal keeps them, as every field).
     pub misfires: Vec<Misfire>,
     /// The window `misfire_repeated` counts with; 0 reads as
     /// [`DEFAULT_THRASH_WINDOW`].
-    #[serde(skip)]
     pub thrash_window: usize,
     /// The request of the last compaction, for the next repeat.
-    #[serde(skip)]
     pub last_compaction: Option<usize>,
     /// The replay priced per request by the cost model (filled by the
     /// sweep through `crate::cost::session::Meter`; `None` where only the
@@ -320,4 +318,188 @@ pub fn replay_with<C: Compactor + ?Sized>(
 /// Replays `messages` under `engine` and returns the sums.
 pub fn replay<C: Compactor + ?Sized>(messages: &[Arc<Message>], engine: &C) -> SessionFacts {
     replay_with(messages, engine, |_, _, _| true)
+}
+
+/// A session's facts with every field away from its default, and the fields
+/// two facts differ in: for the tests that hold every field through a path
+/// that stores facts (the resume journal, the shard merge). Both name every
+/// field with no `..`, so a field added to [`SessionFacts`] or
+/// [`Effects`] does not compile until it is given a value here and is
+/// compared; a path that then drops it fails those tests by its name.
+#[cfg(test)]
+pub(crate) mod every_field {
+    use super::*;
+
+    /// Facts in which every field, and every figure derived from them, is
+    /// set and differs from its default; `k` shifts every value so rows
+    /// built from different `k` differ everywhere too.
+    pub fn set(k: u64) -> SessionFacts {
+        let ku = k as usize;
+        let ki = k as i64;
+        let misfire = |kind, request: usize, gap| Misfire {
+            kind,
+            request: request + ku,
+            message_index: 2 * request + 1 + ku,
+            gap,
+            before: 9_000 + ki,
+            after: 9_500 + ki,
+        };
+        SessionFacts {
+            messages: 40 + ku,
+            requests: 19 + ku,
+            triggered: 9 + ku,
+            compactions: 8 + ku,
+            stage_fires: [1 + k, 2 + k, 3 + k, 4 + k, 5 + k, 6 + k],
+            effects: Effects {
+                reclaimed: [101 + ki, 102 + ki, 103 + ki, 104 + ki, -105 - ki, 106 + ki],
+                thinking_dropped: 7 + k,
+                attachments_removed: 8 + k,
+                reads_superseded: 9 + k,
+                results_truncated: 10 + k,
+                results_stubbed: 11 + k,
+                messages_summarized: 12 + k,
+            },
+            summaries: 2 + k,
+            drops: 1 + k,
+            target_misses: 1 + k,
+            exhausted: 1 + k,
+            peak_tokens: 120_000 + ki,
+            peak_before: 150_000 + ki,
+            tokens_sent: 1_000_000 + ki,
+            cache_read: 700_000 + ki,
+            cache_write: 300_000 + ki,
+            results_lost: 13 + k,
+            needed_again: 4 + k,
+            refetched: 3 + k,
+            misfire_grew: 1,
+            misfire_repeated: 2,
+            misfires: vec![
+                misfire(MisfireKind::Grew, 3, None),
+                misfire(MisfireKind::Repeated, 5, Some(2)),
+                misfire(MisfireKind::Repeated, 8, Some(3)),
+                misfire(MisfireKind::Repeated, 20, Some(12)),
+                misfire(MisfireKind::TargetMissed, 9, None),
+                misfire(MisfireKind::OverWindow, 11, None),
+            ],
+            thrash_window: 5,
+            last_compaction: Some(20 + ku),
+            priced: Some(ModelCost {
+                price: 1.25 + k as f64 / 3.0,
+                price_uncached: 2.5 + k as f64 / 7.0,
+                price_output: 0.1 + k as f64 / 11.0,
+                output_tokens: 5_000 + k,
+                price_summarizer: 0.01 + k as f64 / 13.0,
+                expired: 2 + k,
+                cache_write_1h: 4_000 + ki,
+                ttl_applied: true,
+            }),
+        }
+    }
+
+    /// Every field of `a` by name, and whether `b` differs there.
+    pub fn compare(a: &SessionFacts, b: &SessionFacts) -> Vec<(&'static str, bool)> {
+        let SessionFacts {
+            messages,
+            requests,
+            triggered,
+            compactions,
+            stage_fires,
+            effects,
+            summaries,
+            drops,
+            target_misses,
+            exhausted,
+            peak_tokens,
+            peak_before,
+            tokens_sent,
+            cache_read,
+            cache_write,
+            results_lost,
+            needed_again,
+            refetched,
+            misfire_grew,
+            misfire_repeated,
+            misfires,
+            thrash_window,
+            last_compaction,
+            priced,
+        } = a;
+        let Effects {
+            reclaimed,
+            thinking_dropped,
+            attachments_removed,
+            reads_superseded,
+            results_truncated,
+            results_stubbed,
+            messages_summarized,
+        } = effects;
+        let mut out = Vec::new();
+        macro_rules! cmp {
+            ($($field:ident),*) => {$(
+                out.push((stringify!($field), *$field != b.$field));
+            )*};
+        }
+        macro_rules! cmp_effects {
+            ($($field:ident),*) => {$(
+                out.push((concat!("effects.", stringify!($field)), *$field != b.effects.$field));
+            )*};
+        }
+        cmp!(
+            messages,
+            requests,
+            triggered,
+            compactions,
+            stage_fires,
+            summaries,
+            drops,
+            target_misses,
+            exhausted,
+            peak_tokens,
+            peak_before,
+            tokens_sent,
+            cache_read,
+            cache_write,
+            results_lost,
+            needed_again,
+            refetched,
+            misfire_grew,
+            misfire_repeated,
+            misfires,
+            thrash_window,
+            last_compaction,
+            priced
+        );
+        cmp_effects!(
+            reclaimed,
+            thinking_dropped,
+            attachments_removed,
+            reads_superseded,
+            results_truncated,
+            results_stubbed,
+            messages_summarized
+        );
+        out
+    }
+
+    /// The names of the fields in which `a` and `b` differ.
+    pub fn differing(a: &SessionFacts, b: &SessionFacts) -> Vec<&'static str> {
+        compare(a, b)
+            .into_iter()
+            .filter_map(|(name, differs)| differs.then_some(name))
+            .collect()
+    }
+
+    #[test]
+    fn every_field_is_set_away_from_its_default() {
+        let same: Vec<&str> = compare(&set(0), &SessionFacts::default())
+            .into_iter()
+            .filter_map(|(name, differs)| (!differs).then_some(name))
+            .collect();
+        assert!(same.is_empty(), "left at their default: {same:?}");
+        // The set facts count repeats as their own window says.
+        let mut f = set(0);
+        let repeated = f.misfire_repeated;
+        f.set_thrash_window(f.thrash_window);
+        assert_eq!(f.misfire_repeated, repeated);
+    }
 }

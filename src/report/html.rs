@@ -1,7 +1,10 @@
 //! `index.html`: the whole report in one file that opens from disk with no
 //! network: the CSS is inline, the charts are inline SVG, there are no
 //! scripts, images, fonts or links out of the page (its only links are
-//! anchors within it), and the text uses the system's own fonts. It prints:
+//! anchors within it and the session pages beside it), and the text uses
+//! the system's own fonts. Its Content-Security-Policy (`crate::view::csp`)
+//! says so to the browser: no script at all, its one style sheet by hash,
+//! nothing loaded. It prints:
 //! the contents list is hidden on paper, and figures and tables are kept
 //! whole on a page.
 
@@ -293,10 +296,33 @@ fn interval_text(iv: Option<crate::sweep::bootstrap::Interval>, base: f64) -> St
 /// A policy's name after a swatch of its colour in the charts.
 fn policy_name(p: Policy) -> String {
     format!(
-        "<span class=\"policy-name\"><span class=\"swatch\" style=\"background:{}\"></span>{}</span>",
-        palette::hex(palette::policy(p)),
+        "<span class=\"policy-name\"><span class=\"swatch policy-{}\"></span>{}</span>",
+        p.as_str(),
         escape(p.as_str())
     )
+}
+
+/// The page's one style sheet: [`CSS`] and a class per colour of the
+/// charts' swatches (the policy can allow no `style` attribute).
+fn style() -> String {
+    let mut css = CSS.to_string();
+    for p in Policy::ALL {
+        let _ = writeln!(
+            css,
+            ".swatch.policy-{} {{ background: {}; }}",
+            p.as_str(),
+            palette::hex(palette::policy(p))
+        );
+    }
+    for s in Stage::ALL {
+        let _ = writeln!(
+            css,
+            ".swatch.stage-{} {{ background: {}; }}",
+            s.as_str(),
+            palette::hex(palette::stage(s))
+        );
+    }
+    css
 }
 
 impl Page<'_> {
@@ -307,11 +333,14 @@ impl Page<'_> {
         let chosen = &d.configs[self.chosen];
         let base = &d.configs[d.baseline()?];
         let rank_by = d.summary.rank_by.name();
+        let style = style();
         let _ = write!(
             h,
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n{}\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>Compaction report: {} × {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n",
+             <meta name=\"referrer\" content=\"no-referrer\">\n\
+             <title>Compaction report: {} × {}</title>\n<style>{style}</style>\n</head>\n<body>\n<main>\n",
+            crate::view::csp::meta(&[], &[&style]),
             plural(d.sessions.len(), "session"),
             plural(d.configs.len(), "config")
         );
@@ -941,8 +970,8 @@ fn stage_legend() -> String {
     for s in Stage::ALL {
         let _ = writeln!(
             h,
-            "<li><span class=\"swatch\" style=\"background:{}\"></span>{}</li>",
-            palette::hex(palette::stage(s)),
+            "<li><span class=\"swatch stage-{}\"></span>{}</li>",
+            s.as_str(),
             s.as_str()
         );
     }

@@ -7,8 +7,10 @@
 //! append-only file of one record per finished session. A record is
 //! `length (u32 LE) | FNV-1a 64 of the payload (u64 LE) | payload`, the
 //! payload being JSON: the session's index in the sweep, its transcript and
-//! its facts under every config (whole numbers only, so JSON keeps them
-//! exactly). Each record is handed to the kernel in one write as soon as
+//! its facts under every config, every field of them (the misfires with
+//! where each happened, which `--thrash-window` counts from afterwards,
+//! included), in whole numbers or as the bits of a float, so JSON keeps
+//! them exactly. Each record is handed to the kernel in one write as soon as
 //! its session is done, which is enough to survive the process being
 //! killed; the file is also synced to disk at most every
 //! [`SYNC_EVERY`] and at the end, which bounds what a machine crash loses.
@@ -49,8 +51,9 @@ pub const JOURNAL: &str = "journal";
 pub const SYNC_EVERY: Duration = Duration::from_secs(1);
 /// Bytes before a record's payload: its length and its checksum.
 const HEADER: usize = 12;
-/// Format of the records; a journal of another format is refused.
-const FORMAT: u32 = 1;
+/// Format of the records; a journal of another format is refused. Format 1
+/// did not keep where each misfire happened.
+const FORMAT: u32 = 2;
 
 /// The journal folder of a sweep into `out`, for all sessions or one shard.
 pub fn dir_for(out: &Path, shard: Option<Shard>) -> PathBuf {
@@ -319,8 +322,8 @@ impl Journal {
                 .and_then(|f| f.sync_all().map(|()| f))
                 .with_context(|| format!("{}: cannot create", journal_path.display()))?;
             let text = serde_json::to_vec_pretty(manifest)?;
+            // Its rename and the journal's creation made durable together.
             crate::output::write_atomic(&manifest_path, &text)?;
-            sync_dir(dir);
             file
         };
         Ok(Opened {
@@ -455,14 +458,6 @@ pub fn count_records(path: &Path) -> usize {
     n
 }
 
-/// Makes a rename or a new file in `dir` durable (best effort: not every
-/// platform can sync a directory).
-fn sync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -475,6 +470,70 @@ mod tests {
         })
         .unwrap();
         (records, valid)
+    }
+
+    /// Every field of a session's facts and every figure, written to a
+    /// journal and read back by the resume: the same, and the same again
+    /// under every thrash window the sweep may apply afterwards.
+    #[test]
+    fn the_journal_keeps_every_field_and_every_figure() {
+        use crate::replay::every_field;
+        use crate::sweep::figures::{self, Metric};
+
+        let tmp = tempfile::tempdir().unwrap();
+        let transcript = tmp.path().join("s").join("transcript.jsonl");
+        fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+        fs::write(&transcript, "{}\n").unwrap();
+        let refs = vec![SessionRef::file(transcript.clone())];
+        let setups = vec![Setup::smith(Default::default()); 2];
+        let prices: Prices = "3,3.75,0.3".parse().unwrap();
+        let manifest = Manifest::new(&refs, &setups, &prices, None);
+        let dir = tmp.path().join("journal");
+        let info = SessionInfo {
+            label: "s".into(),
+            path: transcript,
+            bytes: 3,
+            lines: 1,
+            lines_skipped: 0,
+            messages: 40,
+        };
+        let facts = vec![every_field::set(0), every_field::set(1)];
+        let opened = Journal::open(&dir, &manifest, &refs, 2).unwrap();
+        opened.journal.append(0, &info, &facts).unwrap();
+        opened.journal.sync().unwrap();
+        drop(opened);
+
+        let reopened = Journal::open(&dir, &manifest, &refs, 2).unwrap();
+        assert!(reopened.continued);
+        let (back_info, back) = reopened.done[0].clone().expect("the session is recovered");
+        assert_eq!(back_info, info);
+        for (c, (before, after)) in facts.iter().zip(&back).enumerate() {
+            let lost = every_field::differing(before, after);
+            assert!(lost.is_empty(), "config {c}: the journal loses {lost:?}");
+            for window in [None, Some(1), Some(3), Some(5), Some(64)] {
+                let (mut x, mut y) = (before.clone(), after.clone());
+                if let Some(w) = window {
+                    x.set_thrash_window(w);
+                    y.set_thrash_window(w);
+                }
+                let (vx, vy) = (figures::values(&x, &prices), figures::values(&y, &prices));
+                for m in Metric::ALL {
+                    let i = m.index();
+                    assert!(
+                        window.is_some() || vx[i] != 0.0,
+                        "{m} is 0 in the facts under test: set it"
+                    );
+                    assert!(
+                        vx[i].to_bits() == vy[i].to_bits(),
+                        "config {c}, window {window:?}: {m} is {} before the journal, {} after",
+                        vx[i],
+                        vy[i]
+                    );
+                }
+                let lost = every_field::differing(&x, &y);
+                assert!(lost.is_empty(), "window {window:?}: {lost:?}");
+            }
+        }
     }
 
     #[test]

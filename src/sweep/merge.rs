@@ -156,7 +156,6 @@ pub fn write_shard(
             .with_compression(ParquetCompression::Snappy)
             .finish(&mut frame)
             .map(drop)
-            .map_err(std::io::Error::other)
     })?;
     let mut text = serde_json::to_vec_pretty(&summary)?;
     text.push(b'\n');
@@ -525,4 +524,156 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         sessions: n_sessions,
         rows,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::policy::Setup;
+    use crate::replay::every_field;
+    use crate::sweep::aggregate::summarize;
+    use crate::sweep::figures;
+    use crate::sweep::run::{Row, SessionInfo};
+
+    const SESSIONS: usize = 5;
+
+    fn info(i: usize) -> SessionInfo {
+        SessionInfo {
+            label: format!("session-{i}"),
+            path: PathBuf::from(format!("/corpus/s{i}/transcript.jsonl")),
+            bytes: 1_000 + i as u64,
+            lines: 50 + i,
+            lines_skipped: i % 2,
+            messages: 40 + i,
+        }
+    }
+
+    /// The sessions `take` of a sweep over [`SESSIONS`] sessions and
+    /// `configs`, each row's facts set in every field and different from
+    /// every other row's; and unreadable ones where `broken` says.
+    fn sweep_of(configs: &[Setup], take: &[usize], broken: &[usize]) -> Sweep {
+        let mut rows = Vec::new();
+        for (s, &i) in take.iter().enumerate() {
+            for c in 0..configs.len() {
+                rows.push(Row {
+                    session: s as u32,
+                    config: c as u32,
+                    facts: every_field::set((i * configs.len() + c) as u64),
+                });
+            }
+        }
+        Sweep {
+            sessions: take.iter().map(|&i| info(i)).collect(),
+            configs: configs.to_vec(),
+            rows,
+            unreadable: broken
+                .iter()
+                .map(|&i| Unreadable {
+                    path: PathBuf::from(format!("/corpus/broken{i}/transcript.jsonl")),
+                    reason: "not json".into(),
+                })
+                .collect(),
+            elapsed: Duration::from_millis(take.len() as u64),
+            threads: 1,
+        }
+    }
+
+    /// Every file `--out` holds, summary.json without its timing lines.
+    fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().unwrap().is_file())
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let mut bytes = std::fs::read(e.path()).unwrap();
+                if name == crate::sweep::SUMMARY_FILE {
+                    let text = String::from_utf8(bytes).unwrap();
+                    bytes = text
+                        .lines()
+                        .filter(|l| {
+                            let l = l.trim_start();
+                            !l.starts_with("\"elapsed_seconds\"") && !l.starts_with("\"threads\"")
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                        .into_bytes();
+                }
+                (name, bytes)
+            })
+            .collect()
+    }
+
+    /// Rows whose every field and every figure is set, written by two
+    /// shards and merged, give the files one process writes, byte for
+    /// byte; every figure of [`Metric::ALL`] is a column of the merged rows
+    /// with the value of the facts it came from.
+    #[test]
+    fn a_merge_keeps_every_figure_of_every_row() {
+        let mut spec = GridSpec::default();
+        spec.set(Knob::CompactAt, "0.7,0.8").unwrap();
+        let grid = grid::build(&spec, usize::MAX).unwrap();
+        let mut policies = PolicySpec::default();
+        policies.policies = vec![Policy::Smith, Policy::Masking];
+        let plan = plan::build(&grid, &policies, usize::MAX).unwrap();
+        let prices: Prices = "3,3.75,0.3".parse().unwrap();
+        let paths = vec!["/corpus".to_string()];
+        let rank_by = Metric::Price;
+        let input = SummaryInput {
+            paths: &paths,
+            grid_file: None,
+            grid: &grid,
+            plan: &plan,
+            prices: &prices,
+            rank_by,
+        };
+        let configs = &plan.setups;
+        assert!(configs.len() >= 3, "{}", configs.len());
+        let tmp = tempfile::tempdir().unwrap();
+
+        let all: Vec<usize> = (0..SESSIONS).collect();
+        let single = sweep_of(configs, &all, &[SESSIONS]);
+        let summaries = summarize(&single, &prices, rank_by);
+        let export = tables::export(&single, &summaries, &prices, &input).unwrap();
+        let one = tmp.path().join("one");
+        crate::export::write_all(&one, &export).unwrap();
+
+        let sharded = tmp.path().join("sharded");
+        let listed = SESSIONS + 1;
+        for (k, take, broken) in [(1, vec![0, 2, 4], vec![]), (2, vec![1, 3], vec![SESSIONS])] {
+            let part = sweep_of(configs, &take, &broken);
+            let summaries = summarize(&part, &prices, rank_by);
+            let place = ShardPlace {
+                shard: Shard::new(k, 2).unwrap(),
+                ordinals: &take,
+                skipped_ordinals: &broken,
+                listed,
+            };
+            write_shard(&sharded, &place, &part, &summaries, &input).unwrap();
+        }
+        let merged = merge(&sharded).unwrap();
+        assert_eq!((merged.shards, merged.sessions), (2, SESSIONS));
+
+        for m in Metric::ALL {
+            let column = floats(&merged.export.sessions, "merged", m.name()).unwrap();
+            for (r, row) in single.rows.iter().enumerate() {
+                let want = figures::values(&row.facts, &prices)[m.index()];
+                assert!(want != 0.0, "{m} is 0 in the rows under test: set it");
+                assert!(
+                    column[r] == want,
+                    "row {r}: {m} is {want} in one process, {} merged",
+                    column[r]
+                );
+            }
+        }
+        crate::export::write_all(&sharded, &merged.export).unwrap();
+        let (a, b) = (files(&one), files(&sharded));
+        assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+        for (name, bytes) in &a {
+            assert!(bytes == &b[name], "{name} differs once merged");
+        }
+    }
 }

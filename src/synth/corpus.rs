@@ -166,7 +166,7 @@ fn write_named_session(
     let mut written = None;
     write_atomic_with(&session_dir.join(TRANSCRIPT_FILE), |out| {
         written = Some(write_transcript(planned.seed, planned.spec, out)?);
-        Ok(())
+        Ok::<(), std::io::Error>(())
     })?;
     let Some(Written {
         generator,

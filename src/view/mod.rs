@@ -9,6 +9,7 @@
 pub mod args;
 pub mod calls;
 pub mod color;
+pub mod csp;
 pub mod list;
 pub mod marks;
 pub mod pager;

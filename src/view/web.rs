@@ -7,8 +7,9 @@
 //! block with `<`, `>`, `&`, U+2028 and U+2029 escaped (nothing in it can end
 //! the block or start a tag), and the page's one script builds the DOM with
 //! `textContent` only. The Content-Security-Policy allows no network at all
-//! and only the page's own script and style, by nonce: even a tag that slipped
-//! through could neither run nor load anything.
+//! and only the page's own script and style, by the hash of their text (see
+//! [`super::csp`]): even a tag that slipped through could neither run nor
+//! load anything, and the page is the same bytes every time.
 //!
 //! Large sessions stay responsive: the chat is rendered in slices as it is
 //! scrolled into view, and long results are only put into the DOM when they
@@ -17,7 +18,6 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
@@ -378,29 +378,6 @@ fn escape(text: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// A nonce for the page's script and style: fresh per page, so nothing
-/// written in advance can carry it.
-fn nonce() -> String {
-    let t = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let seed = format!("{t}-{}-{:p}", std::process::id(), &t);
-    let mut h: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
-    for b in seed.bytes() {
-        h ^= b as u128;
-        h = h.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013B);
-    }
-    format!("{h:032x}")
-}
-
-/// The Content-Security-Policy of a page whose script and style carry
-/// `nonce`: nothing may be loaded, only those two may run or apply.
-pub fn csp(nonce: &str) -> String {
-    format!(
-        "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'"
-    )
-}
-
 /// The whole page for `record` replayed under `engine`.
 pub fn page<C: Compactor + ?Sized>(
     record: &[Arc<Message>],
@@ -421,13 +398,12 @@ pub fn page<C: Compactor + ?Sized>(
         recorded,
     );
     let json = serde_json::to_string(&data).unwrap_or_else(|_| "{}".into());
-    let nonce = nonce();
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
+         {csp}\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"referrer\" content=\"no-referrer\">\n\
-         <title>{title}</title>\n<style nonce=\"{nonce}\">{STYLE}</style>\n</head>\n<body>\n\
+         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
          <header><h1>{title}</h1><p class=\"lead\">replayed under {config_text}; \
          <span id=\"load-ms\">not rendered: this page needs JavaScript</span></p></header>\n\
          <nav id=\"links\"></nav>\n\
@@ -438,8 +414,8 @@ pub fn page<C: Compactor + ?Sized>(
          <section id=\"find\" aria-label=\"search and filters\"></section>\n\
          <main id=\"chat\"></main>\n\
          <script type=\"application/json\" id=\"session-data\">{data}</script>\n\
-         <script nonce=\"{nonce}\">{SCRIPT}</script>\n</body>\n</html>\n",
-        csp = csp(&nonce),
+         <script>{SCRIPT}</script>\n</body>\n</html>\n",
+        csp = super::csp::meta(&[SCRIPT], &[STYLE]),
         title = escape(&format!("Session {session}")),
         config_text = escape(config),
         data = script_safe_json(&json),
@@ -473,7 +449,6 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}.lead{color:#5f6368}";
 /// The index of a set of session pages: a row per session with a link to
 /// its page. Plain markup, every value escaped, and no script.
 pub fn index_page(title: &str, config: &str, rows: &[IndexRow]) -> String {
-    let nonce = nonce();
     let mut body = String::new();
     let usd: f64 = rows.iter().filter_map(|r| r.recorded_usd).sum();
     body.push_str(&format!(
@@ -506,11 +481,11 @@ pub fn index_page(title: &str, config: &str, rows: &[IndexRow]) -> String {
     body.push_str("</table>\n");
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
+         {csp}\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"referrer\" content=\"no-referrer\">\n\
-         <title>{title}</title>\n<style nonce=\"{nonce}\">{INDEX_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
-        csp = csp(&nonce),
+         <title>{title}</title>\n<style>{INDEX_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        csp = super::csp::meta(&[], &[INDEX_STYLE]),
         title = escape(title),
     )
 }
@@ -531,11 +506,30 @@ mod tests {
     }
 
     #[test]
-    fn the_policy_allows_no_network_and_only_the_nonce() {
-        let p = csp("abc");
-        assert!(p.starts_with("default-src 'none';"));
-        assert!(p.contains("script-src 'nonce-abc';"));
-        assert!(!p.contains("unsafe"));
-        assert_ne!(nonce(), "");
+    fn the_page_allows_only_its_own_script_and_style_and_is_the_same_every_time() {
+        let record = vec![Arc::new(Message::new(
+            Role::User,
+            vec![crate::transcript::Block::text(&b"hi"[..])],
+            false,
+            None,
+        ))];
+        let engine = crate::engine::Engine::new(Default::default());
+        let page = || {
+            page(
+                &record,
+                &engine,
+                "s",
+                "defaults",
+                0,
+                3,
+                &Recorded::default(),
+            )
+        };
+        let html = page();
+        assert_eq!(html, page(), "the same input gives the same bytes");
+        assert!(html.contains(&super::super::csp::meta(&[SCRIPT], &[STYLE])));
+        assert!(html.contains(&format!("<script>{SCRIPT}</script>")));
+        assert!(html.contains(&format!("<style>{STYLE}</style>")));
+        assert!(!html.contains("nonce"));
     }
 }

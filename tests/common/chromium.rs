@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The headless browser, if one is installed (CI installs Debian's
 /// `chromium`); `CHROMIUM` names another. Under CI (`CI` set, as `.ci/run`
@@ -72,17 +72,22 @@ pub fn headless(browser: &Path, dir: &Path, page: &Path, extra: &[String]) -> Ru
         .stderr(fs::File::create(&err).unwrap())
         .spawn()
         .expect("chromium starts");
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            let _ = child.wait();
+    // Waited for on a thread of its own, so that a browser that hangs is
+    // killed after two minutes without polling it.
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let status = match rx.recv_timeout(Duration::from_secs(120)) {
+        Ok(status) => status.expect("chromium is waited for"),
+        Err(_) => {
+            let _ = Command::new("kill")
+                .arg("-KILL")
+                .arg(pid.to_string())
+                .status();
             panic!("chromium did not finish in two minutes");
         }
-        std::thread::sleep(Duration::from_millis(100));
     };
     Run {
         ok: status.success(),

@@ -5,8 +5,9 @@
 pub mod chromium;
 
 use std::ffi::OsStr;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, ChildStderr, Command, Output, Stdio};
 use std::sync::Arc;
 
 use smith_calibrate::engine::Config;
@@ -314,4 +315,60 @@ pub fn column_f64(frame: &polars::prelude::DataFrame, name: &str) -> Vec<f64> {
         .into_iter()
         .map(|v| v.unwrap_or(f64::NAN))
         .collect()
+}
+
+/// Starts the sweep `c` paused by `--test-pause-after n`, and returns it
+/// once it says it has paused there (it then waits for Ctrl-C or the end of
+/// its stdin), with the rest of its stderr to read: a test stops a sweep at
+/// a point the sweep signals, never after a guessed time.
+// The child is handed to the caller, who stops and waits for it.
+#[allow(clippy::zombie_processes)]
+pub fn start_paused(mut c: Command, n: usize) -> (Child, BufReader<ChildStderr>) {
+    let mut child = c
+        .arg("--test-pause-after")
+        .arg(n.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            let status = child.wait().unwrap();
+            panic!("the sweep ended ({status}) before pausing after {n} sessions: {said}");
+        }
+        said.push_str(&line);
+        if line.starts_with(&format!("paused after {n} sessions ")) {
+            return (child, err);
+        }
+    }
+}
+
+/// How a test stops a paused sweep.
+#[derive(Clone, Copy, Debug)]
+pub enum Stop {
+    /// SIGKILL: no handler runs, nothing is flushed or closed.
+    Kill,
+    /// SIGINT, as Ctrl-C: the sweep stops and says what it kept.
+    CtrlC,
+}
+
+pub fn stop(mut child: Child, mut err: BufReader<ChildStderr>, how: Stop) -> (Option<i32>, String) {
+    match how {
+        Stop::Kill => child.kill().unwrap(),
+        Stop::CtrlC => {
+            let status = Command::new("kill")
+                .arg("-INT")
+                .arg(child.id().to_string())
+                .status()
+                .unwrap();
+            assert!(status.success(), "kill -INT");
+        }
+    }
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    (child.wait().unwrap().code(), rest)
 }
