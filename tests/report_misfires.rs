@@ -202,9 +202,9 @@ fn wide_tables_scroll_inside_their_box_at_1400_and_1000_pixels() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, report) = sweep(tmp.path());
     let html = fs::read_to_string(report.join("index.html")).unwrap();
-    // A probe (the report has no CSP): for each table, whether the page
-    // itself overflows, and whether the last column can be scrolled into its
-    // box.
+    // A probe: for each table, whether the page itself overflows, and
+    // whether the last column can be scrolled into its box. The report's
+    // policy runs no script; the probed copy's allows the probe, by hash.
     let probe = r#"<script>
 addEventListener('load', function () {
   var out = [];
@@ -224,6 +224,16 @@ addEventListener('load', function () {
   document.body.appendChild(pre);
 });
 </script></body>"#;
+    let probe_text = &probe["<script>".len()..probe.find("</script>").unwrap()];
+    assert!(html.contains("script-src 'none';"));
+    let html = html.replacen(
+        "script-src 'none';",
+        &format!(
+            "script-src {};",
+            smith_calibrate::view::csp::hash_source(probe_text)
+        ),
+        1,
+    );
     let probed = report.join("probe.html");
     fs::write(&probed, html.replace("</body>", probe)).unwrap();
     let mut scrolled = 0;
