@@ -77,6 +77,14 @@ pub struct SessionFacts {
     pub results_lost: u64,
     pub needed_again: u64,
     pub refetched: u64,
+    /// Lost results still current whose lost tokens a later message used
+    /// (see `crate::loss::Loss::still_needed`).
+    #[serde(default)]
+    pub still_needed: u64,
+    /// The re-fetches the re-fetch model expects of the lost results, and
+    /// what they would send (see `crate::loss::refetch`).
+    #[serde(default)]
+    pub refetch: crate::loss::refetch::Refetch,
     /// Compactions whose result was larger than their input.
     pub misfire_grew: u64,
     /// Compactions within [`SessionFacts::thrash_window`] requests of the
@@ -131,6 +139,10 @@ pub struct ModelCost {
     pub cache_write_1h: i64,
     /// Whether the records gave times, so the lifetime could apply.
     pub ttl_applied: bool,
+    /// The expected re-fetches of the lost results (`SessionFacts::refetch`)
+    /// at the prices of the session's last request.
+    #[serde(default, with = "exact")]
+    pub price_refetch: f64,
 }
 
 /// Dollars kept as their bits in the resume journal (JSON), so that a

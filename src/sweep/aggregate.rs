@@ -195,7 +195,7 @@ fn summarize_config(
         let v = value(s, c);
         for (i, m) in Metric::ALL.into_iter().enumerate() {
             match m.kind() {
-                Kind::Count | Kind::Price => totals[i] += v[i],
+                Kind::Count | Kind::Price | Kind::Expected => totals[i] += v[i],
                 Kind::Peak => totals[i] = totals[i].max(v[i]),
             }
         }
