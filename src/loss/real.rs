@@ -427,8 +427,10 @@ impl Tally {
                 p.1 += usize::from(flag && hit);
             }
         }
-        self.tokens_used_after += c.tokens_used_after;
-        self.tokens_in_summary += c.tokens_in_summary;
+        if c.kind == "full" {
+            self.tokens_used_after += c.tokens_used_after;
+            self.tokens_in_summary += c.tokens_in_summary;
+        }
         self.refetch_dollars += c.refetch_dollars;
     }
 

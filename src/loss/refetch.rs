@@ -123,7 +123,7 @@ const fn cell(kind: ResultKind, flagged: bool, removed: u64, refetched: u64) -> 
 
 /// What [`MODEL`] was measured on.
 pub const MEASURED_ON: &str = "the 28 full compactions that removed tool results in the \
-Claude Code logs of ../shared/data/claude-code (spotter 5, eduardodmb 10, xiaomoziyi 13; \
+Claude Code logs of ../shared/data/claude-code (spotter 5, eduardodmb 11, xiaomoziyi 12; \
 Claude Code 2.0.55 to 2.1.150): 2,742 results removed, 50 fetched again as this module \
 defines it";
 
