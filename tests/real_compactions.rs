@@ -152,7 +152,10 @@ fn measured(dir: &Path) -> (claude_code_session::Imported, Vec<RealCompaction>) 
         .cloned()
         .map(std::sync::Arc::new)
         .collect();
-    let rows = real::analyze(&messages, &s.file, "sess", "hand-made");
+    let file = s.file.clone();
+    let rows = real::analyze(&messages, &s.file, "sess", "hand-made", &|i| {
+        smith_calibrate::cost::bill::request_dollars(&file, i)
+    });
     ((s, messages), rows)
 }
 

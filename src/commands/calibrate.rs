@@ -301,7 +301,9 @@ fn real_compactions(
                 .iter()
                 .find(|(root, _)| at.as_ref().is_some_and(|a| a.starts_with(root)))
                 .map_or(f.source.format.as_str(), |(_, p)| p.as_str());
-            crate::loss::real::analyze(&l.session.messages, f, &l.session.label(), source)
+            crate::loss::real::analyze(&l.session.messages, f, &l.session.label(), source, &|i| {
+                crate::cost::bill::request_dollars(f, i)
+            })
         })
         .collect();
     per.into_iter().flatten().collect()

@@ -210,7 +210,12 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
         "refetched": f.refetched,
         "still_needed": f.still_needed,
         "refetch_expected": f.refetch.expected,
-        "refetch": f.refetch,
+        "refetch": {
+            "expected": f.refetch.expected,
+            "read_tokens": f.refetch.read_tokens,
+            "write_tokens": f.refetch.write_tokens,
+            "output_tokens": f.refetch.output_tokens,
+        },
         "reads_superseded": f.effects.reads_superseded,
         "thinking_dropped": f.effects.thinking_dropped,
         "attachments_removed": f.effects.attachments_removed,

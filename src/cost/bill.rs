@@ -330,6 +330,21 @@ pub fn recorded_tokens(r: &RequestUsage, rec: Option<&RequestRecord>) -> Tokens 
     }
 }
 
+/// Dollars of request `i` of `file.requests` as recorded, at its model's
+/// prices (the session's model, else the default row).
+pub fn request_dollars(file: &SessionFile, i: usize) -> f64 {
+    let Some(u) = file.requests.get(i) else {
+        return 0.0;
+    };
+    let price = u
+        .model
+        .as_deref()
+        .or(file.model.as_deref())
+        .and_then(model_price)
+        .unwrap_or_else(default_model);
+    recorded_tokens(u, file.request_records.get(i)).dollars(price)
+}
+
 /// The lifetime a request's record shows it writing in, if it wrote.
 fn tier_of(rec: Option<&RequestRecord>) -> Option<CacheTtl> {
     let rec = rec?;

@@ -21,8 +21,7 @@ use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compactor, Stage, Strategy};
 use crate::import::SessionFile;
-use crate::loss::refetch::Refetch;
-use crate::replay::{replay_with, ModelCost, RequestFacts, SessionFacts};
+use crate::replay::{replay_with, ModelCost, Refetch, RequestFacts, SessionFacts};
 use crate::time::parse_rfc3339;
 use crate::transcript::Message;
 
@@ -339,11 +338,11 @@ impl<'a> Meter<'a> {
 /// What `refetch` costs at `prices` (cache read and write) and `output`
 /// per million output tokens (the default model's where not given).
 pub fn refetch_dollars(refetch: &Refetch, prices: &Prices, output: Option<f64>) -> f64 {
-    refetch.dollars(
-        prices.cache_read,
-        prices.cache_write,
-        output.unwrap_or(default_model().output),
-    )
+    let output = output.unwrap_or(default_model().output);
+    (refetch.read_tokens * prices.cache_read
+        + refetch.write_tokens * prices.cache_write
+        + refetch.output_tokens * output)
+        / TOKENS_PER_PRICE_UNIT
 }
 
 impl Priced {

@@ -23,8 +23,6 @@ use super::index::{RecordIndex, NONE};
 use super::refetch::{self, Model, ResultKind};
 use super::tokens::for_each_token;
 use super::track::{judge, Epoch, Event, Verdict};
-use crate::cost::bill::recorded_tokens;
-use crate::cost::table::{default_model, model_price};
 use crate::import::{CompactBoundary, SessionFile};
 use crate::transcript::{BlockType, Message, Role, Text};
 
@@ -102,12 +100,14 @@ pub struct RealCompaction {
 }
 
 /// Every compaction of an imported session, measured. `session` and
-/// `source` label the rows.
+/// `source` label the rows; `dollars` prices request `i` of
+/// `file.requests` as recorded (the cost model's, `crate::cost::bill`).
 pub fn analyze(
     messages: &[Arc<Message>],
     file: &SessionFile,
     session: &str,
     source: &str,
+    dollars: &dyn Fn(usize) -> f64,
 ) -> Vec<RealCompaction> {
     if file.compact_boundaries.is_empty() {
         return Vec::new();
@@ -258,17 +258,10 @@ pub fn analyze(
                 .max(1);
             if let Some(&i) = usage.get(&at) {
                 let u = &file.requests[i];
-                let rec = file.request_records.get(i);
-                let price = u
-                    .model
-                    .as_deref()
-                    .or(file.model.as_deref())
-                    .and_then(model_price)
-                    .unwrap_or_else(default_model);
                 let share = 1.0 / calls as f64;
                 row.refetch_tokens +=
                     ((u.prompt_tokens() + u.output_tokens) as f64 * share).round() as u64;
-                row.refetch_dollars += recorded_tokens(u, rec).dollars(price) * share;
+                row.refetch_dollars += dollars(i) * share;
             }
         }
         row.removed.push(r);

@@ -17,7 +17,9 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+pub use crate::replay::Refetch;
 
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::transcript::{Block, BlockType, Message, Role};
@@ -196,36 +198,6 @@ impl Model {
             .into_iter()
             .map(|(k, f)| self.probability(k, f))
             .sum()
-    }
-}
-
-/// A replay's expected re-fetches and what they would send: each lost
-/// result weighs its probability; a re-fetch reads the context the replay
-/// had where it lost the result, writes the result into the cache, and
-/// outputs the call.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Refetch {
-    pub expected: f64,
-    pub read_tokens: f64,
-    pub write_tokens: f64,
-    pub output_tokens: f64,
-}
-
-impl Refetch {
-    /// Adds one lost result fetched again with probability `p`.
-    pub fn add(&mut self, p: f64, context: i64, result_tokens: u64, call_tokens: u64) {
-        self.expected += p;
-        self.read_tokens += p * context.max(0) as f64;
-        self.write_tokens += p * result_tokens as f64;
-        self.output_tokens += p * call_tokens as f64;
-    }
-
-    /// Its dollars at these prices per million tokens.
-    pub fn dollars(&self, cache_read: f64, cache_write: f64, output: f64) -> f64 {
-        (self.read_tokens * cache_read
-            + self.write_tokens * cache_write
-            + self.output_tokens * output)
-            / crate::cost::TOKENS_PER_PRICE_UNIT
     }
 }
 

@@ -84,7 +84,7 @@ pub struct SessionFacts {
     /// The re-fetches the re-fetch model expects of the lost results, and
     /// what they would send (see `crate::loss::refetch`).
     #[serde(default)]
-    pub refetch: crate::loss::refetch::Refetch,
+    pub refetch: Refetch,
     /// Compactions whose result was larger than their input.
     pub misfire_grew: u64,
     /// Compactions within [`SessionFacts::thrash_window`] requests of the
@@ -107,6 +107,34 @@ pub struct SessionFacts {
     /// flat price of the sums applies).
     #[serde(default)]
     pub priced: Option<ModelCost>,
+}
+
+/// A replay's expected re-fetches of the results it lost and what they
+/// would send (filled by `crate::loss`, priced by `crate::cost`): each lost
+/// result weighs its probability; a re-fetch reads the context the replay
+/// had where it lost the result, writes the result into the cache, and
+/// outputs the call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct Refetch {
+    // Kept as their bits in the resume journal, as the dollars are.
+    #[serde(with = "exact")]
+    pub expected: f64,
+    #[serde(with = "exact")]
+    pub read_tokens: f64,
+    #[serde(with = "exact")]
+    pub write_tokens: f64,
+    #[serde(with = "exact")]
+    pub output_tokens: f64,
+}
+
+impl Refetch {
+    /// Adds one lost result fetched again with probability `p`.
+    pub fn add(&mut self, p: f64, context: i64, result_tokens: u64, call_tokens: u64) {
+        self.expected += p;
+        self.read_tokens += p * context.max(0) as f64;
+        self.write_tokens += p * result_tokens as f64;
+        self.output_tokens += p * call_tokens as f64;
+    }
 }
 
 /// What a replay cost under the per-request cost model. The replay counts
