@@ -79,6 +79,7 @@ fn after_the_agents_own_compaction_the_context_is_its_summary_and_what_follows()
         trigger: Some("auto".into()),
         summary_bytes: Some(2000),
         line: 7,
+        ..CompactBoundary::default()
     }];
     let p = calibrate::points(&h, &f).unwrap();
     let estimates: Vec<u64> = p.iter().map(|p| p.estimate).collect();

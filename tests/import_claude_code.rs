@@ -808,16 +808,14 @@ fn every_real_claude_code_log_imports_with_the_counts_of_its_source() {
         assert_eq!(c.synthetic_user_messages, e.synthetic_users, "{name}");
         let pre: Vec<u64> = s
             .file
-            .compact_boundaries
-            .iter()
+            .full_compactions()
             .map(|b| b.pre_tokens.unwrap())
             .collect();
         assert_eq!(pre, e.boundaries, "{name}");
         assert!(
             s.file
-                .compact_boundaries
-                .iter()
-                .all(|b| b.summary_bytes.unwrap() > 1000),
+                .full_compactions()
+                .all(|b| b.summary_bytes.unwrap() > 1000 && b.summary.is_some()),
             "{name}"
         );
         // One request per response, with the largest figures of its lines.

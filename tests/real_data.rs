@@ -16,19 +16,25 @@ use smith_calibrate::transcript::{self, BlockType};
 /// Imports all Claude Code logs and the first `n` trajectories into `out`.
 fn import(data: &Path, out: &Path, n: usize) -> Vec<PathBuf> {
     let cc = out.join("cc");
-    let o = run(&[
-        "import",
-        "claude-code",
-        data.join("claude-code").to_str().unwrap(),
-        "--out",
-        cc.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    // Per source, so that a source added to the shared data does not move
+    // the others' counts.
+    for (source, want) in [("spotter", 20), ("eduardodmb", 142), ("xiaomoziyi", 59)] {
+        let o = run(&[
+            "import",
+            "claude-code",
+            data.join("claude-code").join(source).to_str().unwrap(),
+            "--out",
+            cc.join(source).to_str().unwrap(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let found = transcript::resolve(cc.join(source).to_str().unwrap()).unwrap();
+        assert_eq!(found.len(), want, "{source}: Claude Code sessions imported");
+    }
     let msa_dir = data.join("mini-swe-agent/gemini-3-pro-swebench-verified");
     let mut trajs: Vec<PathBuf> = std::fs::read_dir(&msa_dir)
         .unwrap()
@@ -50,11 +56,7 @@ fn import(data: &Path, out: &Path, n: usize) -> Vec<PathBuf> {
     );
     let mut sessions = transcript::resolve(cc.to_str().unwrap()).unwrap();
     sessions.extend(transcript::resolve(msa.to_str().unwrap()).unwrap());
-    assert_eq!(
-        sessions.len() - n,
-        20,
-        "20 Claude Code sessions (8 main, 12 subagents)"
-    );
+    assert_eq!(sessions.len() - n, 20 + 142 + 59, "Claude Code sessions");
     sessions
         .into_iter()
         .map(|s| s.dir().to_path_buf())

@@ -33,6 +33,8 @@ mod install;
 mod interrupt;
 #[path = "policies.rs"]
 mod policies;
+#[path = "real_compactions.rs"]
+mod real_compactions;
 #[path = "real_data.rs"]
 mod real_data;
 #[path = "recipes.rs"]

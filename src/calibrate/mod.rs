@@ -85,10 +85,7 @@ pub fn points(messages: &[Arc<Message>], file: &SessionFile) -> Result<Vec<Point
         if messages.get(i).map(|m| m.role) != Some(Role::Assistant) || r.prompt_tokens() == 0 {
             continue;
         }
-        let boundary = file
-            .compact_boundaries
-            .iter()
-            .rfind(|b| b.message_index <= i);
+        let boundary = file.full_compactions().rfind(|b| b.message_index <= i);
         let bytes = match boundary {
             None => before[i],
             Some(b) => match b.summary_bytes {

@@ -25,6 +25,13 @@ of every request), fits reported ≈ (estimate + overhead) × ratio per source f
 the error before and after and the flags to pass to `replay` and `sweep`, and compares the \
 source agent's own compactions with where smith's engine would first compact.
 
+Then the source agent's own compactions: per compaction, the tool results it removed, which \
+the summary mentions, which distinctive tokens of them the agent used afterwards (the loss \
+measure's definition), which results it fetched again and what that cost by the recorded usage; \
+the loss measure (`needed again`, with the stand-in summary and with the real one) held against \
+those re-fetches: lift, recall, precision, summary retention, per source (each PATH) and pooled; \
+the re-fetch model refitted on these logs, and each source's model predicting the others.
+
 Then the bill check: every request priced as the source agent sent it (cache lifetime and \
 tiers, minimum cacheable prefix, output, per-model prices from the table in src/cost/table.rs) \
 against the recorded usage and, where the log has it, the billed cost; recorded cache misses \
@@ -35,6 +42,7 @@ Examples:
   smith-calibrate calibrate ~/imports/claude
   smith-calibrate calibrate ~/imports/claude --json | jq '.fits[0].flags'
   smith-calibrate calibrate ~/imports/claude --json | jq '.bill.summary'
+  smith-calibrate calibrate imports/a imports/b --json | jq '.real_compactions.validation'
   smith-calibrate calibrate ~/imports/claude --cache-ttl 5m --bill-requests
   smith-calibrate calibrate ~/imports/claude --estimator bytes4,chars4,o200k,cl100k"
 )]
@@ -238,6 +246,8 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     let estimator_fits =
         estimators.map(|list| super::estimators::compare(&sessions_samples(&sessions), &list));
 
+    let real = super::real_compactions::build(real_compactions(&sessions, &args.paths));
+
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     if args.json {
@@ -250,6 +260,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
                 "sessions": rows,
             },
             "bill": bill.json(args.bill_requests),
+            "real_compactions": real,
         });
         if let (Some(e), Some(map)) = (&estimator_fits, value.as_object_mut()) {
             map.insert("estimators".into(), super::estimators::json(e));
@@ -259,6 +270,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     } else {
         write_text(&mut out, &fits, &rows, not_imported, args.max_tokens)?;
         writeln!(out)?;
+        super::real_compactions::write_text(&mut out, &real)?;
         crate::cost::report::write_text(
             &mut out,
             &bill.summaries,
@@ -271,6 +283,35 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// Every compaction of the source agents, measured; each session's source
+/// is the first of `paths` it was found under (else its format).
+fn real_compactions(
+    sessions: &[Loaded],
+    paths: &[String],
+) -> Vec<crate::loss::real::RealCompaction> {
+    let roots: Vec<(std::path::PathBuf, &String)> = paths
+        .iter()
+        .filter_map(|p| Some((std::fs::canonicalize(p).ok()?, p)))
+        .collect();
+    let per: Vec<Vec<crate::loss::real::RealCompaction>> = sessions
+        .par_iter()
+        .map(|l| {
+            let Some(f) = &l.file else {
+                return Vec::new();
+            };
+            let at = std::fs::canonicalize(&l.session.source.transcript).ok();
+            let source = roots
+                .iter()
+                .find(|(root, _)| at.as_ref().is_some_and(|a| a.starts_with(root)))
+                .map_or(f.source.format.as_str(), |(_, p)| p.as_str());
+            crate::loss::real::analyze(&l.session.messages, f, &l.session.label(), source, &|i| {
+                crate::cost::bill::request_dollars(f, i)
+            })
+        })
+        .collect();
+    per.into_iter().flatten().collect()
 }
 
 /// The bill check over the sessions with usage per request; the agent's
@@ -363,7 +404,7 @@ fn compaction_row(
         messages,
         calibrate::compare_config(max_tokens, fit.ratio, fit.overhead_tokens),
     );
-    let real = f.compact_boundaries.first().cloned();
+    let real = f.full_compactions().next().cloned();
     if real.is_none() && smith.is_none() {
         return None;
     }
@@ -386,7 +427,7 @@ fn compaction_row(
     Some(CompactionRow {
         session: l.session.label(),
         format: f.source.format.clone(),
-        later_real: f.compact_boundaries.len().saturating_sub(1),
+        later_real: f.full_compactions().count().saturating_sub(1),
         real,
         real_last_prompt,
         smith_reported,

@@ -9,6 +9,7 @@ pub mod knob_args;
 #[cfg(feature = "full")]
 pub mod merge;
 pub mod policy_args;
+pub mod real_compactions;
 #[cfg(feature = "full")]
 pub mod recommend;
 pub mod replay;

@@ -161,7 +161,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     );
     let mut facts =
         loss::replay_observed_concurrently(&session.messages, engine, |r| meter.observe(r));
-    facts.priced = Some(meter.finish());
+    let refetch = facts.refetch;
+    facts.priced = Some(meter.finish_with(&refetch));
     facts.set_thrash_window(args.thrash_window);
     if args.json {
         serde_json::to_writer_pretty(&mut out, &summary_json(&session, &setup, &facts))?;
@@ -207,6 +208,14 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
         "results_lost": f.results_lost,
         "needed_again": f.needed_again,
         "refetched": f.refetched,
+        "still_needed": f.still_needed,
+        "refetch_expected": f.refetch.expected,
+        "refetch": {
+            "expected": f.refetch.expected,
+            "read_tokens": f.refetch.read_tokens,
+            "write_tokens": f.refetch.write_tokens,
+            "output_tokens": f.refetch.output_tokens,
+        },
         "reads_superseded": f.effects.reads_superseded,
         "thinking_dropped": f.effects.thinking_dropped,
         "attachments_removed": f.effects.attachments_removed,
@@ -245,6 +254,8 @@ fn cost_json(f: &SessionFacts) -> serde_json::Value {
             "price_output": m.price_output,
             "price_summarizer": m.price_summarizer,
             "price_total": m.price + m.price_output + m.price_summarizer,
+            "price_refetch": m.price_refetch,
+            "price_with_refetch": m.price + m.price_output + m.price_summarizer + m.price_refetch,
             "expired_requests": m.expired,
             "cache_write_1h": m.cache_write_1h,
             "ttl_applied": m.ttl_applied,
@@ -296,6 +307,7 @@ pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> Stri
             "results lost / needed again / re-fetched",
             format!("{} / {} / {}", f.results_lost, f.needed_again, f.refetched),
         ),
+        ("results still needed", f.still_needed.to_string()),
         ("reads superseded", f.effects.reads_superseded.to_string()),
         (
             "thinking blocks dropped",
@@ -337,6 +349,14 @@ pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> Stri
             (
                 "price_total",
                 format!("${:.4}", m.price + m.price_output + m.price_summarizer),
+            ),
+            (
+                "re-fetches expected / price_with_refetch",
+                format!(
+                    "{:.2} / ${:.4}",
+                    f.refetch.expected,
+                    m.price + m.price_output + m.price_summarizer + m.price_refetch
+                ),
             ),
             (
                 "cache expired (requests)",

@@ -76,9 +76,16 @@ rank) and summary.json; each file is written whole or not at all.
 Every row also measures the loss that mattered: results_lost (distinct tool
 results shortened or removed), needed_again (of those, results a later
 assistant message needed a lost identifier, path or number of 6+ characters
-from while it was visible nowhere else in its history) and refetched (results
-whose call was made again). The session after a compaction was recorded under
-the policy smith actually ran: a proxy, not a counterfactual.
+from while it was visible nowhere else in its history), refetched (results
+whose call was made again) and still_needed (results still current where they
+were lost, a file read not edited since, whose lost tokens a later message
+used: what predicts real re-fetches, see `calibrate`). refetch_expected is the
+number of re-fetches the re-fetch model (src/loss/refetch.rs, measured on real
+compactions) expects of the lost results, and price_with_refetch is
+price_total plus their cost (a request over the context, the result written
+into the cache, the call): --rank-by price_with_refetch ranks by it. The
+session after a compaction was recorded under the policy smith actually ran: a
+proxy, not a counterfactual.
 
 --shard K/N takes the sessions whose key (the transcript's path relative to
 the PATH it was found under) hashes, by 64-bit FNV-1a modulo N, to shard K:
@@ -681,6 +688,8 @@ fn terminal_table(
             let d = s.delta(rank_by);
             let v = if rank_by.is_price() {
                 money(v)
+            } else if rank_by.kind() == crate::sweep::figures::Kind::Expected {
+                format!("{v:.1}")
             } else {
                 format!("{v:.0}")
             };

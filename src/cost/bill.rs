@@ -338,6 +338,35 @@ fn recorded_split(r: &RequestUsage, rec: Option<&RequestRecord>, tier: CacheTtl)
     }
 }
 
+/// What a request's recorded usage says went where: its writes split by
+/// lifetime as its record shows (the rest to five minutes).
+pub fn recorded_tokens(r: &RequestUsage, rec: Option<&RequestRecord>) -> Tokens {
+    let tier = tier_of(rec).unwrap_or(CacheTtl::FiveMinutes);
+    let (w5, w1) = recorded_split(r, rec, tier);
+    Tokens {
+        input: r.input_tokens,
+        cache_read: r.cache_read_input_tokens,
+        cache_write_5m: w5,
+        cache_write_1h: w1,
+        output: r.output_tokens,
+    }
+}
+
+/// Dollars of request `i` of `file.requests` as recorded, at its model's
+/// prices (the session's model, else the default row).
+pub fn request_dollars(file: &SessionFile, i: usize) -> f64 {
+    let Some(u) = file.requests.get(i) else {
+        return 0.0;
+    };
+    let price = u
+        .model
+        .as_deref()
+        .or(file.model.as_deref())
+        .and_then(model_price)
+        .unwrap_or_else(default_model);
+    recorded_tokens(u, file.request_records.get(i)).dollars(price)
+}
+
 /// The lifetime a request's record shows it writing in, if it wrote.
 fn tier_of(rec: Option<&RequestRecord>) -> Option<CacheTtl> {
     let rec = rec?;
@@ -502,8 +531,7 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
                 if w.expired_at(t) {
                     Some(Cause::TtlExpiry)
                 } else if file
-                    .compact_boundaries
-                    .iter()
+                    .full_compactions()
                     .any(|b| b.message_index > from && b.message_index <= r.message_index)
                 {
                     Some(Cause::AgentCompaction)

@@ -21,7 +21,7 @@ use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compactor, Stage, Strategy};
 use crate::import::SessionFile;
-use crate::replay::{replay_with, ModelCost, RequestFacts, SessionFacts};
+use crate::replay::{replay_with, ModelCost, Refetch, RequestFacts, SessionFacts};
 use crate::time::parse_rfc3339;
 use crate::transcript::Message;
 
@@ -165,6 +165,8 @@ pub struct Meter<'a> {
     cost: ModelCost,
     /// The model last looked up in the price table, and its row.
     looked_up: Option<(&'a str, Option<usize>)>,
+    /// The row of the last request, which prices the expected re-fetches.
+    last_row: Option<usize>,
 }
 
 impl<'a> Meter<'a> {
@@ -191,6 +193,7 @@ impl<'a> Meter<'a> {
             last: None,
             cost: ModelCost::default(),
             looked_up: None,
+            last_row: None,
         }
     }
 
@@ -237,6 +240,7 @@ impl<'a> Meter<'a> {
             None => (None, fallback, None),
         };
         let found = model.and_then(|m| self.row_of(m));
+        self.last_row = found;
         let slot = found.unwrap_or(MODEL_PRICES.len());
         let row = found
             .and_then(|i| MODEL_PRICES.get(i))
@@ -303,6 +307,22 @@ impl<'a> Meter<'a> {
         }
     }
 
+    /// The replay's figures, with `refetch` (the loss measure's expected
+    /// re-fetches, known once the replay is over) priced at the last
+    /// request's row.
+    pub fn finish_with(self, refetch: &Refetch) -> ModelCost {
+        let row = self
+            .last_row
+            .and_then(|i| MODEL_PRICES.get(i))
+            .unwrap_or_else(default_model);
+        let (prices, output) = self.prices_of(row);
+        let price_refetch = refetch_dollars(refetch, &prices, Some(output));
+        ModelCost {
+            price_refetch,
+            ..self.finish()
+        }
+    }
+
     /// The replay's figures.
     pub fn finish(mut self) -> ModelCost {
         for (slot, b) in &self.buckets {
@@ -313,6 +333,16 @@ impl<'a> Meter<'a> {
         }
         self.cost
     }
+}
+
+/// What `refetch` costs at `prices` (cache read and write) and `output`
+/// per million output tokens (the default model's where not given).
+pub fn refetch_dollars(refetch: &Refetch, prices: &Prices, output: Option<f64>) -> f64 {
+    let output = output.unwrap_or(default_model().output);
+    (refetch.read_tokens * prices.cache_read
+        + refetch.write_tokens * prices.cache_write
+        + refetch.output_tokens * output)
+        / TOKENS_PER_PRICE_UNIT
 }
 
 impl Priced {

@@ -38,7 +38,7 @@ use serde_json::{Map, Value};
 
 use super::{
     absolute, mtime, plain_id, CompactBoundary, ImportedSession, RequestRecord, RequestUsage,
-    SessionFile, Source, FORMAT_CLAUDE_CODE, NO_RESULT_TEXT,
+    SessionFile, Source, FORMAT_CLAUDE_CODE, MICROCOMPACT, NO_RESULT_TEXT,
 };
 use crate::transcript::json::value_to_string;
 use crate::transcript::reader::for_each_line;
@@ -340,6 +340,9 @@ struct Converter {
     /// The `timestamp` of the line being read.
     line_time: Option<String>,
     boundaries: Vec<CompactBoundary>,
+    /// The `timestamp` of each boundary's line, to find the compaction
+    /// call's own log by.
+    boundary_times: Vec<Option<String>>,
     assistants: usize,
     synthetic_results: usize,
     open: Option<Response>,
@@ -434,6 +437,11 @@ impl Converter {
                 if obj.get("subtype").and_then(Value::as_str) == Some("compact_boundary") =>
             {
                 self.boundary(line, &obj)
+            }
+            Some("system")
+                if obj.get("subtype").and_then(Value::as_str) == Some("microcompact_boundary") =>
+            {
+                self.microcompact(line, &obj)
             }
             // progress, file-history-snapshot, queue-operation, other system
             // lines, summaries, titles: the harness's own bookkeeping.
@@ -696,30 +704,68 @@ impl Converter {
             trigger: meta.and_then(|m| str_field(m, "trigger")),
             summary_bytes: None,
             line,
+            ..CompactBoundary::default()
         });
+        self.boundary_times.push(self.line_time.clone());
+    }
+
+    /// A micro-compaction: old tool results cleared in place, the messages
+    /// kept.
+    fn microcompact(&mut self, line: usize, obj: &Map<String, Value>) {
+        self.close();
+        let meta = obj.get("microcompactMetadata").and_then(Value::as_object);
+        let n = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_u64);
+        let cleared = meta
+            .and_then(|m| m.get("compactedToolIds"))
+            .and_then(Value::as_array)
+            .map(|ids| {
+                ids.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.boundaries.push(CompactBoundary {
+            message_index: self.messages.len(),
+            requests_before: self.assistants,
+            pre_tokens: n("preTokens"),
+            trigger: meta.and_then(|m| str_field(m, "trigger")),
+            line,
+            kind: Some(MICROCOMPACT.into()),
+            tokens_saved: n("tokensSaved"),
+            cleared_tool_ids: cleared,
+            ..CompactBoundary::default()
+        });
+        self.boundary_times.push(self.line_time.clone());
     }
 
     /// The summary after a boundary: its size goes to the boundary (a new
     /// one if the file has a summary without a boundary line).
     fn summary(&mut self, line: usize, blocks: &[Value]) {
-        let bytes: usize = blocks
+        let texts: Vec<&str> = blocks
             .iter()
             .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .map(str::len)
-            .sum();
+            .collect();
+        let bytes: usize = texts.iter().map(|t| t.len()).sum();
+        let text = texts.join("\n");
         self.close();
         let at = self.messages.len();
         match self.boundaries.last_mut() {
-            Some(b) if b.message_index == at && b.summary_bytes.is_none() => {
-                b.summary_bytes = Some(bytes as u64)
+            Some(b) if b.is_full() && b.message_index == at && b.summary_bytes.is_none() => {
+                b.summary_bytes = Some(bytes as u64);
+                b.summary = Some(text);
             }
-            _ => self.boundaries.push(CompactBoundary {
-                message_index: at,
-                requests_before: self.assistants,
-                summary_bytes: Some(bytes as u64),
-                line,
-                ..CompactBoundary::default()
-            }),
+            _ => {
+                self.boundaries.push(CompactBoundary {
+                    message_index: at,
+                    requests_before: self.assistants,
+                    summary_bytes: Some(bytes as u64),
+                    summary: Some(text),
+                    line,
+                    ..CompactBoundary::default()
+                });
+                self.boundary_times.push(self.line_time.clone());
+            }
         }
     }
 
@@ -822,6 +868,10 @@ impl Converter {
             )
         });
         let fallback_time = mtime(path);
+        let mut boundaries = self.boundaries;
+        if kind == Kind::Main {
+            link_compaction_files(path, &mut boundaries, &self.boundary_times);
+        }
         let file = SessionFile {
             id,
             name: None,
@@ -843,7 +893,7 @@ impl Converter {
             context_note,
             requests: self.requests,
             request_records: self.records,
-            compact_boundaries: self.boundaries,
+            compact_boundaries: boundaries,
             ..SessionFile::default()
         };
         let mut session = ImportedSession {
@@ -874,4 +924,65 @@ fn media(kind: BlockType, b: &Value, tool_call_id: Option<Str>) -> Block {
         tool_call_id,
         ..Block::default()
     }
+}
+
+/// How long before its boundary line a compaction call's log may end and
+/// still be the one that wrote that summary: the call ends, then the
+/// harness writes the boundary, within a second in the logs seen.
+const COMPACTION_FILE_SLACK_SECONDS: i64 = 120;
+
+/// Links each full compaction of a main log to the `agent-acompact-*` log
+/// of the call that made it: the one in `<session>/subagents/` whose last
+/// line is the latest at or before the boundary's, within
+/// [`COMPACTION_FILE_SLACK_SECONDS`]; each file is linked once.
+fn link_compaction_files(
+    path: &Path,
+    boundaries: &mut [CompactBoundary],
+    times: &[Option<String>],
+) {
+    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem()) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir.join(stem).join("subagents")) else {
+        return;
+    };
+    let mut files: Vec<(i64, std::path::PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            is_session_log(p)
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("agent-acompact-"))
+        })
+        .filter_map(|p| Some((last_time(&p)?, p)))
+        .collect();
+    files.sort();
+    for (b, t) in boundaries.iter_mut().zip(times) {
+        let Some(at) = t.as_deref().and_then(crate::time::parse_rfc3339) else {
+            continue;
+        };
+        if !b.is_full() {
+            continue;
+        }
+        let Some(k) = files
+            .iter()
+            .rposition(|(end, _)| *end <= at && at - end <= COMPACTION_FILE_SLACK_SECONDS)
+        else {
+            continue;
+        };
+        let (_, p) = files.remove(k);
+        b.compaction_file = Some(absolute(&p).display().to_string());
+    }
+}
+
+/// The `timestamp` of the last line of a log that has one, in seconds.
+fn last_time(path: &Path) -> Option<i64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().rev().find_map(|l| {
+        let v: Value = serde_json::from_str(l).ok()?;
+        v.get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(crate::time::parse_rfc3339)
+    })
 }

@@ -111,6 +111,35 @@ pub struct CompactBoundary {
     pub summary_bytes: Option<u64>,
     /// 1-based line of the boundary in the source file.
     pub line: usize,
+    /// `None` for a full compaction (the earlier context replaced by a
+    /// summary); `Some("microcompact")` where only old tool results were
+    /// cleared and the messages stayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The text of the summary the agent carried on under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// A micro-compaction's own count of the tokens it cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_saved: Option<u64>,
+    /// The calls whose results a micro-compaction cleared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cleared_tool_ids: Vec<String>,
+    /// The log of the compaction call that wrote the summary (Claude Code's
+    /// `agent-acompact-*` file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction_file: Option<String>,
+}
+
+/// [`CompactBoundary::kind`] of a micro-compaction.
+pub const MICROCOMPACT: &str = "microcompact";
+
+impl CompactBoundary {
+    /// Whether the earlier context was replaced by a summary (not only some
+    /// results cleared).
+    pub fn is_full(&self) -> bool {
+        self.kind.is_none()
+    }
 }
 
 /// Where an imported session came from.
@@ -270,6 +299,12 @@ impl Default for SessionFile {
 }
 
 impl SessionFile {
+    /// The full compactions (summaries), in order: where the context the
+    /// model saw restarted from a summary.
+    pub fn full_compactions(&self) -> impl DoubleEndedIterator<Item = &CompactBoundary> {
+        self.compact_boundaries.iter().filter(|b| b.is_full())
+    }
+
     /// Reads the import fields from a loaded session's `session.json`;
     /// `None` for a session that is not an import (smith's own).
     pub fn from_meta(raw: &serde_json::Value) -> Option<SessionFile> {

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::transcript::{pool, BlockType, Message, Role, Str, Text};
 
+use super::refetch;
 use super::tokens::for_each_token;
 use super::vocab::Vocab;
 
@@ -119,6 +120,10 @@ pub struct RecordIndex {
     message_of: Vec<u32>,
     /// Per unit: the first unit with the same text (itself if none).
     same_as: Vec<u32>,
+    /// Per file-read result: the first message after it that edits or
+    /// writes the same file (see [`super::refetch`]); from there on what
+    /// it showed is stale.
+    stale_from: HashMap<u32, u32>,
     /// What results kept, tokenized: by the first unit of the result's
     /// text, each kept text seen and its tokens. Every config of a sweep
     /// cuts a result to the same head, and so does a policy every copy of
@@ -158,6 +163,10 @@ impl RecordIndex {
         let mut texts: Vec<&[u8]> = Vec::new();
         let no_args = Str::from("");
         let mut requests = 0u32;
+        // File reads by call id, then by path the read results not yet
+        // made stale by a write.
+        let mut read_path: HashMap<Str, String> = HashMap::default();
+        let mut fresh: HashMap<String, Vec<u32>> = HashMap::default();
         for (i, m) in record.iter().enumerate() {
             if stopped() {
                 return None;
@@ -181,6 +190,22 @@ impl RecordIndex {
                     }
                     (Role::Assistant, BlockType::ToolUse) => {
                         if let Some(name) = &b.tool_name {
+                            let kind = refetch::ResultKind::of_tool(name);
+                            let writes = refetch::writes_files(name);
+                            if kind == refetch::ResultKind::FileRead || writes {
+                                let path = b.tool_args.as_deref().and_then(refetch::file_path);
+                                match (path, &b.tool_call_id) {
+                                    (Some(p), _) if writes => {
+                                        for u in fresh.remove(&p).unwrap_or_default() {
+                                            ix.stale_from.insert(u, i);
+                                        }
+                                    }
+                                    (Some(p), Some(id)) => {
+                                        read_path.insert(id.clone(), p);
+                                    }
+                                    _ => {}
+                                }
+                            }
                             let args = b.tool_args.clone().unwrap_or_else(|| no_args.clone());
                             let next = keys.len() as u32;
                             let key = *keys.entry((name.clone(), args)).or_insert(next);
@@ -198,6 +223,9 @@ impl RecordIndex {
                 };
                 let unit = ix.units.len() as u32;
                 if kind == UnitKind::Result {
+                    if let Some(p) = b.tool_call_id.as_ref().and_then(|id| read_path.get(id)) {
+                        fresh.entry(p.clone()).or_default().push(unit);
+                    }
                     ix.results.insert((i, j as u32), unit);
                 }
                 ix.units.push(Unit {
@@ -410,6 +438,13 @@ impl RecordIndex {
             seen.push((kept.clone(), tokens.clone()));
         }
         tokens
+    }
+
+    /// Whether result `unit` still shows its file as it is when message
+    /// `message` is answered: no edit or write of the file came between
+    /// (always, for a result that read no file).
+    pub(crate) fn current_at(&self, unit: u32, message: u32) -> bool {
+        self.stale_from.get(&unit).is_none_or(|&s| s >= message)
     }
 
     /// The unit of the tool result at `(message, block)`.

@@ -38,6 +38,8 @@
 //! tokenizes those kept texts once.
 
 pub mod index;
+pub mod real;
+pub mod refetch;
 pub mod tokens;
 mod track;
 mod vocab;
@@ -54,7 +56,7 @@ use crate::replay::{self, SessionFacts};
 use crate::transcript::Message;
 
 /// What a replay lost that mattered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Loss {
     /// Distinct results shortened or removed.
     pub results_lost: u64,
@@ -62,6 +64,13 @@ pub struct Loss {
     pub needed_again: u64,
     /// Of those, results whose call was made again.
     pub refetched: u64,
+    /// Of those, results still current where they were lost (a file read
+    /// whose file was not edited or written since) that a later message
+    /// used a lost token of, visible elsewhere or not: what predicts that
+    /// the agent fetches a result again (see [`real`]).
+    pub still_needed: u64,
+    /// The re-fetches [`refetch::MODEL`] expects of the lost results.
+    pub refetch: refetch::Refetch,
 }
 
 /// Replays `record` under `compactor` and measures the loss; the record
@@ -91,7 +100,7 @@ pub fn replay_observed<C: Compactor + ?Sized>(
     let (mut facts, tracker) = replay_tracked(record, compactor, observe);
     if !tracker.is_empty() {
         let index = index.get_or_init(|| RecordIndex::build(record));
-        set_loss(&mut facts, tracker.evaluate(index));
+        set_loss(&mut facts, tracker.evaluate(index, &refetch::MODEL));
     }
     facts
 }
@@ -124,7 +133,7 @@ pub fn replay_observed_concurrently<C: Compactor + ?Sized>(
             Ok(None) => RecordIndex::build(record),
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        set_loss(&mut facts, tracker.evaluate(&index));
+        set_loss(&mut facts, tracker.evaluate(&index, &refetch::MODEL));
         facts
     })
 }
@@ -148,4 +157,6 @@ fn set_loss(facts: &mut SessionFacts, loss: Loss) {
     facts.results_lost = loss.results_lost;
     facts.needed_again = loss.needed_again;
     facts.refetched = loss.refetched;
+    facts.refetch = loss.refetch;
+    facts.still_needed = loss.still_needed;
 }

@@ -12,25 +12,29 @@ use crate::replay::RequestFacts;
 use crate::transcript::{BlockType, Message, Role, Text};
 
 use super::index::{RecordIndex, NONE};
+use super::refetch::{self, Model};
 use super::Loss;
 
 /// A result that lost text at a request: what it kept then (`None`: all
 /// of it gone, summarised away).
 #[derive(Clone, Debug)]
-struct Event {
-    request: u32,
-    message: u32,
-    block: u32,
-    kept: Option<Text>,
+pub(crate) struct Event {
+    pub request: u32,
+    pub message: u32,
+    pub block: u32,
+    pub kept: Option<Text>,
 }
 
 /// From `from` on (until the next epoch), the record messages in the
 /// history are those from `floor` on, plus `carried`.
+/// `summary`: the tokens the summary itself shows (a real summary's
+/// text); `None` for the offline stand-in, which is assumed to keep none.
 #[derive(Clone, Debug)]
-struct Epoch {
-    from: u32,
-    floor: u32,
-    carried: Vec<u32>,
+pub(crate) struct Epoch {
+    pub from: u32,
+    pub floor: u32,
+    pub carried: Vec<u32>,
+    pub summary: Option<Arc<[u32]>>,
 }
 
 /// What one replay under one policy lost, as it happened.
@@ -45,6 +49,9 @@ pub(crate) struct Tracker<'r> {
     /// Record message by address, built the first time a summary carries
     /// messages (Codex).
     by_address: Option<HashMap<usize, u32>>,
+    /// Per request: the tokens the replay sent (what a re-fetch would read
+    /// again).
+    context: Vec<i64>,
 }
 
 impl<'r> Tracker<'r> {
@@ -56,6 +63,7 @@ impl<'r> Tracker<'r> {
             events: Vec::new(),
             epochs: Vec::new(),
             by_address: None,
+            context: Vec::new(),
         }
     }
 
@@ -67,6 +75,10 @@ impl<'r> Tracker<'r> {
     /// Takes in one request: `history` as sent, after compaction `c`.
     pub fn observe(&mut self, r: &RequestFacts, history: &[Arc<Message>], c: &Compaction) {
         let request = r.request as u32;
+        if self.context.len() <= r.request {
+            self.context.resize(r.request + 1, 0);
+        }
+        self.context[r.request] = r.after;
         let at = r.message_index;
         self.origins.extend((self.appended..at).map(|i| i as u32));
         self.appended = at;
@@ -112,6 +124,7 @@ impl<'r> Tracker<'r> {
                 .copied()
                 .filter(|&i| i != NONE)
                 .collect(),
+            summary: None,
         });
         self.origins = origins;
     }
@@ -210,9 +223,10 @@ impl<'r> Tracker<'r> {
         Some((j as u32, kept))
     }
 
-    /// What the losses cost the rest of the record.
-    pub fn evaluate(self, index: &RecordIndex) -> Loss {
-        Evaluation::new(self.events, self.epochs, index).run()
+    /// What the losses cost the rest of the record, the expected
+    /// re-fetches priced by `model`.
+    pub fn evaluate(self, index: &RecordIndex, model: &Model) -> Loss {
+        Evaluation::new(self.events, self.epochs, index).run(self.record, &self.context, model)
     }
 }
 
@@ -267,8 +281,44 @@ fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
 /// A result's losses: per request, the tokens it lost then.
 struct Lost {
     unit: u32,
+    /// Where the result is in the record.
+    message: u32,
+    block: u32,
     first: u32,
     changes: Vec<(u32, Vec<u32>)>,
+}
+
+/// How the loss measure judged one lost result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Verdict {
+    pub unit: u32,
+    pub message: u32,
+    pub block: u32,
+    /// The request that first lost it.
+    pub first: u32,
+    pub needed_again: bool,
+    /// The same call made again (tool name and arguments).
+    pub refetched: bool,
+    pub still_needed: bool,
+}
+
+/// Judges lost results given as events, under the history `epochs` say:
+/// the loss measure's own verdict on each, in unit order.
+pub(crate) fn judge(events: Vec<Event>, epochs: Vec<Epoch>, index: &RecordIndex) -> Vec<Verdict> {
+    let e = Evaluation::new(events, epochs, index);
+    let mut seen = HashMap::default();
+    e.lost
+        .iter()
+        .map(|l| Verdict {
+            unit: l.unit,
+            message: l.message,
+            block: l.block,
+            first: l.first,
+            needed_again: e.needed_again(l, &mut seen),
+            refetched: e.refetched(l),
+            still_needed: e.still_needed(l),
+        })
+        .collect()
 }
 
 impl Lost {
@@ -279,6 +329,8 @@ impl Lost {
         let all = index.unit_tokens(unit);
         let mut lost = Lost {
             unit,
+            message: events[0].1.message,
+            block: events[0].1.block,
             first: events[0].1.request,
             changes: Vec::new(),
         };
@@ -340,30 +392,50 @@ impl<'a> Evaluation<'a> {
         }
     }
 
-    fn run(self) -> Loss {
+    fn run(self, record: &[Arc<Message>], context: &[i64], model: &Model) -> Loss {
         // Each result is judged apart from the others, so on rayon's
         // threads, in a few long runs of results: what a run learns of a
         // token's visibility it keeps for its next results (the same
         // answer whichever run asks), and a small session is not cut into
         // more tasks than it is worth.
-        let (refetched, needed_again) = self
+        let verdicts: Vec<Vec<(bool, bool, bool)>> = self
             .lost
             .par_chunks(run_length(self.lost.len()))
             .map(|run| {
                 let mut seen = HashMap::default();
-                run.iter().fold((0, 0), |(r, n), l| {
-                    (
-                        r + u64::from(self.refetched(l)),
-                        n + u64::from(self.needed_again(l, &mut seen)),
-                    )
-                })
+                run.iter()
+                    .map(|l| {
+                        (
+                            self.refetched(l),
+                            self.needed_again(l, &mut seen),
+                            self.still_needed(l),
+                        )
+                    })
+                    .collect()
             })
-            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-        Loss {
+            .collect();
+        let mut loss = Loss {
             results_lost: self.lost.len() as u64,
-            needed_again,
-            refetched,
+            ..Loss::default()
+        };
+        // Summed in record order, so that the expectation's last bits do
+        // not depend on how the runs were scheduled.
+        for (l, (refetched, needed, still)) in self.lost.iter().zip(verdicts.into_iter().flatten())
+        {
+            loss.refetched += u64::from(refetched);
+            loss.needed_again += u64::from(needed);
+            loss.still_needed += u64::from(still);
+            let (kind, result_tokens, call_tokens) =
+                refetch::describe(record, l.message as usize, l.block as usize);
+            let at = context.get(l.first as usize).copied().unwrap_or(0);
+            loss.refetch.add(
+                model.probability(kind, still),
+                at,
+                result_tokens,
+                call_tokens,
+            );
         }
+        loss
     }
 
     /// Whether the call of lost result `l` was made again from the request
@@ -376,6 +448,24 @@ impl<'a> Evaluation<'a> {
         let from = self.index.message_of(l.first);
         let calls = self.index.calls(call);
         calls.partition_point(|&m| m < from) < calls.len()
+    }
+
+    /// Whether result `l` was still current where it was lost (for a file
+    /// read: its file not edited or written since) and a later assistant
+    /// message uses a token it lost, visible elsewhere or not.
+    fn still_needed(&self, l: &Lost) -> bool {
+        if !self
+            .index
+            .current_at(l.unit, self.index.message_of(l.first))
+        {
+            return false;
+        }
+        l.changes.iter().any(|(request, tokens)| {
+            let from = self.index.message_of(*request);
+            tokens
+                .iter()
+                .any(|&t| self.index.uses(t).last().is_some_and(|&m| m >= from))
+        })
     }
 
     /// Whether a token lost from result `l` was used later while the model
@@ -410,6 +500,12 @@ impl<'a> Evaluation<'a> {
             .partition_point(|e| e.from <= q)
             .checked_sub(1)
             .map(|i| &self.epochs[i]);
+        if epoch
+            .and_then(|e| e.summary.as_ref())
+            .is_some_and(|s| s.binary_search(&t).is_ok())
+        {
+            return true;
+        }
         let units = &self.index.units;
         let postings = self.index.postings(t);
         let end = postings.partition_point(|&u| units[u as usize].message < j);

@@ -77,6 +77,14 @@ pub struct SessionFacts {
     pub results_lost: u64,
     pub needed_again: u64,
     pub refetched: u64,
+    /// Lost results still current whose lost tokens a later message used
+    /// (see `crate::loss::Loss::still_needed`).
+    #[serde(default)]
+    pub still_needed: u64,
+    /// The re-fetches the re-fetch model expects of the lost results, and
+    /// what they would send (see `crate::loss::refetch`).
+    #[serde(default)]
+    pub refetch: Refetch,
     /// Compactions whose result was larger than their input.
     pub misfire_grew: u64,
     /// Compactions within [`SessionFacts::thrash_window`] requests of the
@@ -97,6 +105,34 @@ pub struct SessionFacts {
     /// flat price of the sums applies).
     #[serde(default)]
     pub priced: Option<ModelCost>,
+}
+
+/// A replay's expected re-fetches of the results it lost and what they
+/// would send (filled by `crate::loss`, priced by `crate::cost`): each lost
+/// result weighs its probability; a re-fetch reads the context the replay
+/// had where it lost the result, writes the result into the cache, and
+/// outputs the call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct Refetch {
+    // Kept as their bits in the resume journal, as the dollars are.
+    #[serde(with = "exact")]
+    pub expected: f64,
+    #[serde(with = "exact")]
+    pub read_tokens: f64,
+    #[serde(with = "exact")]
+    pub write_tokens: f64,
+    #[serde(with = "exact")]
+    pub output_tokens: f64,
+}
+
+impl Refetch {
+    /// Adds one lost result fetched again with probability `p`.
+    pub fn add(&mut self, p: f64, context: i64, result_tokens: u64, call_tokens: u64) {
+        self.expected += p;
+        self.read_tokens += p * context.max(0) as f64;
+        self.write_tokens += p * result_tokens as f64;
+        self.output_tokens += p * call_tokens as f64;
+    }
 }
 
 /// What a replay cost under the per-request cost model. The replay counts
@@ -129,6 +165,10 @@ pub struct ModelCost {
     pub cache_write_1h: i64,
     /// Whether the records gave times, so the lifetime could apply.
     pub ttl_applied: bool,
+    /// The expected re-fetches of the lost results (`SessionFacts::refetch`)
+    /// at the prices of the session's last request.
+    #[serde(default, with = "exact")]
+    pub price_refetch: f64,
 }
 
 /// Dollars kept as their bits in the resume journal (JSON), so that a
@@ -371,6 +411,13 @@ pub(crate) mod every_field {
             results_lost: 13 + k,
             needed_again: 4 + k,
             refetched: 3 + k,
+            still_needed: 2 + k,
+            refetch: Refetch {
+                expected: 1.5 + k as f64 / 17.0,
+                read_tokens: 90_000.5 + k as f64,
+                write_tokens: 2_000.25 + k as f64,
+                output_tokens: 80.125 + k as f64,
+            },
             misfire_grew: 1,
             misfire_repeated: 2,
             misfires: vec![
@@ -392,6 +439,7 @@ pub(crate) mod every_field {
                 expired: 2 + k,
                 cache_write_1h: 4_000 + ki,
                 ttl_applied: true,
+                price_refetch: 0.05 + k as f64 / 19.0,
             }),
         }
     }
@@ -417,6 +465,8 @@ pub(crate) mod every_field {
             results_lost,
             needed_again,
             refetched,
+            still_needed,
+            refetch,
             misfire_grew,
             misfire_repeated,
             misfires,
@@ -462,6 +512,8 @@ pub(crate) mod every_field {
             results_lost,
             needed_again,
             refetched,
+            still_needed,
+            refetch,
             misfire_grew,
             misfire_repeated,
             misfires,

@@ -34,6 +34,9 @@ pub struct Point {
     pub policy: Policy,
     /// Price or tokens sent.
     pub cost: f64,
+    /// On a price axis, the price plus the expected re-fetches' cost
+    /// (`price_with_refetch − price_total`); else `cost`.
+    pub with_refetch: f64,
     /// The loss the chart measures.
     pub loss: f64,
     /// Summaries plus drops.
@@ -74,6 +77,14 @@ impl CostLoss {
                 label: data.name(i),
                 policy: c.policy,
                 cost: c.total(cost.figure()),
+                with_refetch: c.total(cost.figure())
+                    + if cost == Metric::Price {
+                        (c.total(figures::Metric::PriceWithRefetch)
+                            - c.total(figures::Metric::PriceTotal))
+                        .max(0.0)
+                    } else {
+                        0.0
+                    },
                 loss: c.total(loss.figure()),
                 summaries: c.total(figures::Metric::Summaries) + c.total(figures::Metric::Drops),
                 is_baseline: c.is_baseline,
@@ -104,7 +115,7 @@ impl CostLoss {
         let (lo, hi) = self
             .points
             .iter()
-            .map(|p| p.cost)
+            .flat_map(|p| [p.cost, p.with_refetch])
             .filter(|v| v.is_finite())
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
                 (lo.min(v), hi.max(v))
@@ -162,6 +173,23 @@ impl CostLoss {
         }
         mesh.draw()?;
 
+        if staircase {
+            // What each config's expected re-fetches add to its price: a
+            // whisker to the right, ending in a tick.
+            for p in self.points.iter().filter(|p| p.with_refetch > p.cost) {
+                let at = y(p);
+                draw_line(
+                    &mut chart,
+                    vec![(p.cost, at), (p.with_refetch, at)],
+                    palette::REFETCH.stroke_width(2),
+                    Dash::Solid,
+                )?;
+                chart.draw_series(std::iter::once(
+                    EmptyElement::at((p.with_refetch, at))
+                        + PathElement::new(vec![(0, -5), (0, 5)], palette::REFETCH.stroke_width(2)),
+                ))?;
+            }
+        }
         if self.by_policy {
             for p in self.points.iter().filter(|p| !p.front) {
                 draw_marker(
@@ -276,13 +304,21 @@ impl Chart for CostLoss {
             "One point per config. Across: {}. Up, top: {}; bottom: requests whose compaction replaced the oldest \
              turns by a summary or dropped them. Lower and further left is better. The {front} {} joined by the \
              staircase are the Pareto front: no other config is both cheaper and loses fewer results this way. The \
-             square is smith's defaults, the ring the chosen config.",
+             square is smith's defaults, the ring the chosen config.{}",
             self.cost.axis(),
             self.loss.meaning(),
             if self.by_policy {
                 "outlined points"
             } else {
                 "black points"
+            },
+            if self.cost == Metric::Price {
+                " The whisker right of a point is what its expected re-fetches would add to its price \
+                 (price_with_refetch − price_total: lost results the agent would likely fetch again, each \
+                 one more request over the context, priced by the re-fetch model of src/loss/refetch.rs); \
+                 the chosen config is the one cheapest with them."
+            } else {
+                ""
             },
         );
         if self.by_policy {
@@ -333,6 +369,12 @@ impl Chart for CostLoss {
             Swatch::Square(palette::BASELINE),
         ));
         entries.push(("chosen config".to_string(), Swatch::Ring(palette::CHOSEN)));
+        if self.cost == Metric::Price && self.points.iter().any(|p| p.with_refetch > p.cost) {
+            entries.push((
+                "+ expected re-fetches".to_string(),
+                Swatch::Line(palette::REFETCH, 2, Dash::Solid),
+            ));
+        }
         let side = side.margin(16, 0, 6, 0);
         draw_legend(&side, &entries)?;
         if self.by_policy {

@@ -96,6 +96,9 @@ pub const NO_COMPACTION_LINE: RGBColor = RGBColor(0xA8, 0xA8, 0xA8);
 pub const NO_COMPACTION_FILL: RGBColor = RGBColor(0xEC, 0xEC, 0xEC);
 /// Configs that are neither chosen, baseline nor on the Pareto front.
 pub const OTHER: RGBColor = RGBColor(0xB5, 0xB5, 0xB5);
+/// What a config's expected re-fetches add to its price (the whisker of
+/// the cost-against-loss chart).
+pub const REFETCH: RGBColor = RGBColor(0x6A, 0x6A, 0x6A);
 /// Threshold lines (window, trigger, target).
 pub const THRESHOLD: RGBColor = RGBColor(0x44, 0x44, 0x44);
 /// Faint lines: per-session pairs, grid lines.

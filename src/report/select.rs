@@ -77,6 +77,24 @@ impl std::fmt::Display for SelectionError {
 
 impl std::error::Error for SelectionError {}
 
+/// The config a report compares with the baseline unless told: for a
+/// sweep ranked by a price, the one whose price with its expected
+/// re-fetches (`price_with_refetch`) is lowest, so that a config cheap only
+/// because it loses what the agent would fetch again is not chosen; else
+/// the best by the sweep's own ranking. Ties go to the better rank.
+pub fn default_chosen(data: &SweepOutput) -> usize {
+    let order = data.by_rank();
+    if !data.summary.rank_by.is_price() {
+        return order[0];
+    }
+    let with = |i: usize| data.configs[i].total(figures::Metric::PriceWithRefetch);
+    order
+        .iter()
+        .copied()
+        .min_by(|&a, &b| with(a).total_cmp(&with(b)))
+        .unwrap_or(order[0])
+}
+
 /// The config compared with the baseline, and the sessions given a section.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Selection {
@@ -102,7 +120,7 @@ impl Selection {
         sessions: &[String],
     ) -> std::result::Result<Selection, SelectionError> {
         let chosen = match config {
-            None => data.by_rank()[0],
+            None => default_chosen(data),
             Some(spec) => choose_config(data, spec)?,
         };
         let sessions = if sessions.is_empty() {

@@ -267,7 +267,7 @@ fn summarize_config(
         column.push([v[rank_by.index()], v[LOSS_MEASURE.index()]]);
         for (i, m) in Metric::ALL.into_iter().enumerate() {
             match m.kind() {
-                Kind::Count | Kind::Price => totals[i] += v[i],
+                Kind::Count | Kind::Price | Kind::Expected => totals[i] += v[i],
                 Kind::Peak => totals[i] = totals[i].max(v[i]),
             }
         }

@@ -24,9 +24,13 @@ pub enum Kind {
     Peak,
     /// Dollars; the config's figure is the sum over sessions.
     Price,
+    /// A count that is an expectation (re-fetches a model expects), so a
+    /// fraction: the config's figure is the sum over sessions, written as
+    /// a float.
+    Expected,
 }
 
-use Kind::{Count, Peak, Price};
+use Kind::{Count, Expected, Peak, Price};
 
 /// What a figure's value counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +136,7 @@ metrics! {
     ResultsLost = "results_lost", Count, Count, "results lost", stats true, delta true;
     NeededAgain = "needed_again", Count, Count, "needed again", stats true, delta true;
     Refetched = "refetched", Count, Count, "re-fetched", stats true, delta true;
+    StillNeeded = "still_needed", Count, Count, "still needed", stats true, delta true;
     ReadsSuperseded = "reads_superseded", Count, Count, "reads superseded", stats false, delta false;
     ThinkingDropped = "thinking_dropped", Count, Count, "thinking dropped", stats false, delta false;
     AttachmentsRemoved = "attachments_removed", Count, Count, "attachments removed", stats false, delta false;
@@ -163,6 +168,11 @@ metrics! {
     ExpiredRequests = "expired_requests", Count, Count, "expired requests", stats false, delta true;
     CacheWrite1h = "cache_write_1h", Count, Tokens, "cache write 1h", stats false, delta false;
     TtlApplied = "ttl_applied", Count, Count, "ttl applied", stats false, delta false;
+    /// The price of a loss (`crate::loss::refetch`): the re-fetches the
+    /// model expects of the lost results, and `price_total` plus what they
+    /// would cost.
+    RefetchExpected = "refetch_expected", Expected, Count, "re-fetches expected", stats true, delta true;
+    PriceWithRefetch = "price_with_refetch", Price, Usd, "price with re-fetches", stats true, delta true;
 }
 
 /// The loss measure: of the results a config shortened or removed, those
@@ -276,6 +286,7 @@ pub fn values(f: &SessionFacts, prices: &Prices) -> [f64; N] {
         Metric::ResultsLost => f.results_lost as f64,
         Metric::NeededAgain => f.needed_again as f64,
         Metric::Refetched => f.refetched as f64,
+        Metric::StillNeeded => f.still_needed as f64,
         Metric::ReadsSuperseded => e.reads_superseded as f64,
         Metric::ThinkingDropped => e.thinking_dropped as f64,
         Metric::AttachmentsRemoved => e.attachments_removed as f64,
@@ -300,6 +311,15 @@ pub fn values(f: &SessionFacts, prices: &Prices) -> [f64; N] {
         Metric::ExpiredRequests => m.expired as f64,
         Metric::CacheWrite1h => m.cache_write_1h as f64,
         Metric::TtlApplied => m.ttl_applied as u8 as f64,
+        Metric::RefetchExpected => f.refetch.expected,
+        Metric::PriceWithRefetch => {
+            let refetch = if f.priced.is_some() {
+                m.price_refetch
+            } else {
+                crate::cost::session::refetch_dollars(&f.refetch, prices, None)
+            };
+            m.price + m.price_output + m.price_summarizer + refetch
+        }
     })
 }
 

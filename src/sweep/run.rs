@@ -340,7 +340,8 @@ fn replay_session(
             cost,
         );
         let mut facts = loss::replay_observed(&session.messages, e, &index, |r| meter.observe(r));
-        facts.priced = Some(meter.finish());
+        let refetch = facts.refetch;
+        facts.priced = Some(meter.finish_with(&refetch));
         facts
     };
     // Across configs in parallel too: idle threads then help with the last,

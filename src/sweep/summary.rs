@@ -272,7 +272,7 @@ impl Serialize for Totals {
         for m in Metric::ALL {
             let v = self.0[m.index()];
             match m.kind() {
-                Kind::Price => map.serialize_entry(m.name(), &v)?,
+                Kind::Price | Kind::Expected => map.serialize_entry(m.name(), &v)?,
                 Kind::Count | Kind::Peak => map.serialize_entry(m.name(), &(v as i64))?,
             }
         }

@@ -82,7 +82,7 @@ pub(crate) fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
 fn figure_column(m: Metric, values: Vec<f64>) -> Values {
     match m.kind() {
         Kind::Count | Kind::Peak => Values::Int(values.into_iter().map(|v| v as i64).collect()),
-        Kind::Price => Values::Float(values),
+        Kind::Price | Kind::Expected => Values::Float(values),
     }
 }
 

@@ -1,0 +1,323 @@
+//! `calibrate`'s account of the source agent's own compactions: what each
+//! removed, what the agent used and fetched again afterwards and what that
+//! cost; the loss measure held against those re-fetches, per source and
+//! pooled; the re-fetch model refitted on these logs; and each source's
+//! model predicting the others' re-fetches.
+
+use std::io::{self, Write};
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use serde::Serialize;
+
+use crate::loss::real::{observations, RealCompaction, Scores, Tally};
+use crate::loss::refetch::{Model, ResultKind, MEASURED_ON, MODEL};
+
+/// Name of the pooled group in the tables.
+pub const POOLED: &str = "pooled";
+
+/// Everything `calibrate` says about real compactions.
+#[derive(Clone, Debug, Serialize)]
+pub struct RealReport {
+    pub compactions: Vec<RealCompaction>,
+    /// Per source, then pooled.
+    pub validation: Vec<Validation>,
+    /// The re-fetch model refitted on these logs, and the one replays use.
+    pub model: Model,
+    pub bundled_model: Model,
+    pub bundled_measured_on: &'static str,
+    /// Per pair of sources: the model of one predicting the other.
+    pub cross_source: Vec<CrossSource>,
+}
+
+/// One group's validation figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct Validation {
+    #[serde(flatten)]
+    pub tally: Tally,
+    /// `needed again` with the offline stand-in summary, with the real
+    /// summary's text visible, and "the summary mentions it".
+    pub standin: Scores,
+    pub with_summary: Scores,
+    /// `still needed`: the measure improved on these figures.
+    pub still_needed: Scores,
+    pub mentioned: Scores,
+    pub summary_retention: Option<f64>,
+}
+
+/// A model fitted on `fitted_on` predicting the re-fetches of `predicted`.
+#[derive(Clone, Debug, Serialize)]
+pub struct CrossSource {
+    pub fitted_on: String,
+    pub fit_compactions: u64,
+    pub predicted: String,
+    pub expected: f64,
+    pub actual: usize,
+    /// `(expected − actual) / actual`.
+    pub relative_error: Option<f64>,
+}
+
+fn validation(tally: Tally) -> Validation {
+    Validation {
+        standin: tally.scores(tally.standin),
+        with_summary: tally.scores(tally.with_summary),
+        still_needed: tally.scores(tally.still_needed),
+        mentioned: tally.scores(tally.mentioned),
+        summary_retention: tally.retention(),
+        tally,
+    }
+}
+
+/// The report of these compactions (every compaction of the sessions
+/// read, in session order).
+pub fn build(compactions: Vec<RealCompaction>) -> RealReport {
+    let mut sources: Vec<String> = Vec::new();
+    for c in &compactions {
+        if !sources.contains(&c.source) {
+            sources.push(c.source.clone());
+        }
+    }
+    let of = |s: &str| -> Vec<RealCompaction> {
+        compactions
+            .iter()
+            .filter(|c| c.source == s)
+            .cloned()
+            .collect()
+    };
+    // The compactions a fit rests on: those that removed something.
+    let fit = |rows: &[RealCompaction]| {
+        Model::fit(
+            observations(rows),
+            rows.iter().filter(|c| c.results > 0).count() as u64,
+        )
+    };
+    let model = fit(&compactions);
+    let mut validation_rows = Vec::new();
+    let mut groups: Vec<(String, Vec<RealCompaction>)> =
+        sources.iter().map(|s| (s.clone(), of(s))).collect();
+    if sources.len() > 1 {
+        groups.push((POOLED.to_string(), compactions.clone()));
+    }
+    for (name, rows) in &groups {
+        let mut t = Tally::new(name);
+        for c in rows {
+            t.add(c);
+            t.add_expected(c, &model);
+        }
+        validation_rows.push(validation(t));
+    }
+    let mut cross = Vec::new();
+    for a in &sources {
+        let rows_a = of(a);
+        let m = fit(&rows_a);
+        for b in sources.iter().filter(|b| *b != a) {
+            let rows_b = of(b);
+            let expected: f64 = rows_b
+                .iter()
+                .map(|c| m.expected(c.removed.iter().map(|r| (r.kind, r.still_needed))))
+                .sum();
+            let actual: usize = rows_b.iter().map(|c| c.refetched).sum();
+            cross.push(CrossSource {
+                fitted_on: a.clone(),
+                fit_compactions: m.compactions,
+                predicted: b.clone(),
+                expected,
+                actual,
+                relative_error: (actual > 0).then(|| (expected - actual as f64) / actual as f64),
+            });
+        }
+    }
+    RealReport {
+        compactions,
+        validation: validation_rows,
+        model,
+        bundled_model: MODEL,
+        bundled_measured_on: MEASURED_ON,
+        cross_source: cross,
+    }
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("–".into(), |v| format!("{:.1}%", v * 100.0))
+}
+
+fn times(x: Option<f64>) -> String {
+    x.map_or("–".into(), |v| format!("{v:.2}×"))
+}
+
+fn right(s: impl ToString) -> Cell {
+    Cell::new(s.to_string()).set_alignment(CellAlignment::Right)
+}
+
+/// The printed account.
+pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
+    if r.compactions.is_empty() {
+        return writeln!(out, "real compactions: none in these sessions\n");
+    }
+    writeln!(
+        out,
+        "real compactions: {} (the source agent's own), what each removed and what the agent did after it",
+        r.compactions.len()
+    )?;
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "source",
+        "session",
+        "#",
+        "kind",
+        "request",
+        "results removed",
+        "summary mentions",
+        "used after",
+        "needed again (stand-in / summary)",
+        "re-fetched",
+        "re-fetch cost (requests, tokens, $)",
+    ]);
+    for c in &r.compactions {
+        t.add_row(vec![
+            Cell::new(&c.source),
+            Cell::new(&c.session),
+            right(c.number),
+            Cell::new(&c.kind),
+            right(c.request),
+            right(c.results),
+            right(c.mentioned),
+            right(c.used_after),
+            right(format!("{} / {}", c.flagged, c.flagged_with_summary)),
+            right(c.refetched),
+            right(format!(
+                "{}, {}, ${:.4}",
+                c.refetch_requests, c.refetch_tokens, c.refetch_dollars
+            )),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "re-fetched: the same call again after the compaction (a file read: the same path, unless the file was edited or written since the first read)\n"
+    )?;
+
+    writeln!(
+        out,
+        "the loss measure against the real re-fetches (lift: re-fetch rate of the flagged / of the rest; recall: re-fetches flagged; precision: flags re-fetched)"
+    )?;
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "source",
+        "compactions",
+        "removed",
+        "re-fetched",
+        "flagged by",
+        "flagged",
+        "lift",
+        "recall",
+        "precision",
+        "summary retention",
+        "re-fetch $",
+    ]);
+    for v in &r.validation {
+        for (k, (name, s)) in [
+            ("needed again, stand-in", &v.standin),
+            ("needed again, real summary", &v.with_summary),
+            ("still needed", &v.still_needed),
+            ("summary mentions it", &v.mentioned),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let first = k == 0;
+            let blank = |x: String| if first { x } else { String::new() };
+            t.add_row(vec![
+                Cell::new(blank(v.tally.source.clone())),
+                right(blank(v.tally.compactions.to_string())),
+                right(blank(v.tally.removed.to_string())),
+                right(blank(v.tally.refetched.to_string())),
+                Cell::new(name),
+                right(s.flagged),
+                right(times(s.lift)),
+                right(pct(s.recall)),
+                right(pct(s.precision)),
+                right(blank(pct(v.summary_retention))),
+                right(blank(format!("${:.4}", v.tally.refetch_dollars))),
+            ]);
+        }
+    }
+    writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "summary retention: the share of the removed results' tokens used later that the real summary holds (the replay's stand-in assumes 0)\n"
+    )?;
+
+    writeln!(
+        out,
+        "re-fetch model refitted on these logs: {} compactions, {} removed results (replays use the bundled one, {} compactions: src/loss/refetch.rs)",
+        r.model.compactions,
+        r.model.cells.iter().map(|c| c.removed).sum::<u64>(),
+        r.bundled_model.compactions
+    )?;
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "kind",
+        "still needed",
+        "removed",
+        "re-fetched",
+        "rate",
+        "used",
+        "bundled rate used",
+    ]);
+    for kind in ResultKind::ALL {
+        for flagged in [false, true] {
+            let Some(c) = r
+                .model
+                .cells
+                .iter()
+                .find(|c| c.kind == kind && c.flagged == flagged)
+            else {
+                continue;
+            };
+            t.add_row(vec![
+                Cell::new(kind.as_str()),
+                Cell::new(if flagged { "yes" } else { "no" }),
+                right(c.removed),
+                right(c.refetched),
+                right(pct((c.removed > 0).then(|| c.rate()))),
+                right(pct(Some(r.model.probability(kind, flagged)))),
+                right(pct(Some(r.bundled_model.probability(kind, flagged)))),
+            ]);
+        }
+    }
+    writeln!(out, "{t}")?;
+    if !r.cross_source.is_empty() {
+        writeln!(
+            out,
+            "\nthe model fitted on one source predicting the re-fetches of another"
+        )?;
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED);
+        t.set_header(vec![
+            "fitted on",
+            "its compactions",
+            "predicts",
+            "expected",
+            "real",
+            "error",
+        ]);
+        for c in &r.cross_source {
+            t.add_row(vec![
+                Cell::new(&c.fitted_on),
+                right(c.fit_compactions),
+                Cell::new(&c.predicted),
+                right(format!("{:.1}", c.expected)),
+                right(c.actual),
+                right(
+                    c.relative_error
+                        .map_or("–".into(), |e| format!("{:+.1}%", e * 100.0)),
+                ),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+    }
+    writeln!(out)
+}

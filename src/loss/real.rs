@@ -1,0 +1,469 @@
+//! The loss measure held against what real agents did after their own
+//! compactions.
+//!
+//! An imported session records where its agent compacted
+//! (`session.json`'s `compact_boundaries`, with the summary it carried on
+//! under) and everything it did afterwards. At each full compaction every
+//! tool result in the context before it was removed; at a micro-compaction,
+//! the results it names as cleared. For each removed result this module
+//! asks the loss measure of [`super`] for its verdict twice, as a replay
+//! would (`needed again` under the offline stand-in summary, which keeps no
+//! token) and with the real summary's text counted as visible, and sets it
+//! against what the agent did: which of its distinctive tokens it used
+//! afterwards, whether the summary mentions it, and whether it fetched it
+//! again ([`super::refetch::fetched_again`]), and what those re-fetches
+//! cost by the recorded usage.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::index::{RecordIndex, NONE};
+use super::refetch::{self, Model, ResultKind};
+use super::tokens::for_each_token;
+use super::track::{judge, Epoch, Event, Verdict};
+use crate::import::{CompactBoundary, SessionFile};
+use crate::transcript::{BlockType, Message, Role, Text};
+
+/// One removed result and what became of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RemovedResult {
+    /// The tool message holding it.
+    pub message_index: usize,
+    pub tool: String,
+    pub kind: ResultKind,
+    /// The file it read or wrote, else the start of the call's arguments.
+    pub target: String,
+    /// Whether the summary names it (its file's name, or a distinctive
+    /// token of its call's arguments).
+    pub mentioned: bool,
+    /// Its distinctive tokens the agent used after the compaction, and how
+    /// many of those the summary holds.
+    pub tokens_used_after: usize,
+    pub tokens_in_summary: usize,
+    /// The loss measure's verdict with the stand-in summary, and with the
+    /// real summary's text counted as visible.
+    pub needed_again: bool,
+    pub needed_again_with_summary: bool,
+    /// The loss measure's `refetched`: the same call made again.
+    pub same_call_again: bool,
+    /// The improved measure: still current, and a lost token used later.
+    pub still_needed: bool,
+    /// The assistant message that fetched it again, if one did.
+    pub fetched_again_at: Option<usize>,
+    /// Results removed by the same compaction after it (0: the last one
+    /// before the compaction).
+    pub recency: usize,
+    /// A file read whose file was edited or written before the compaction.
+    pub edited_since: bool,
+}
+
+/// One compaction of the source agent and what it cost.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RealCompaction {
+    pub session: String,
+    /// The group it is counted in (the path it was found under).
+    pub source: String,
+    /// 1-based among the session's compactions.
+    pub number: usize,
+    /// `full` or `microcompact`.
+    pub kind: String,
+    pub line: usize,
+    pub message_index: usize,
+    /// The request answered first after it.
+    pub request: usize,
+    pub trigger: Option<String>,
+    pub pre_tokens: Option<u64>,
+    pub summary_bytes: Option<u64>,
+    pub compaction_file: Option<String>,
+    /// Tool results in context before it that it removed.
+    pub results: usize,
+    pub mentioned: usize,
+    /// Removed results with a distinctive token the agent used afterwards.
+    pub used_after: usize,
+    /// Distinct distinctive tokens of the removed results used afterwards,
+    /// and how many of them the summary kept.
+    pub tokens_used_after: usize,
+    pub tokens_in_summary: usize,
+    pub flagged: usize,
+    pub flagged_with_summary: usize,
+    pub still_needed: usize,
+    pub refetched: usize,
+    /// The requests that made the re-fetches, their share of the recorded
+    /// tokens (prompt and output) and dollars (a request making several
+    /// calls charges each call its share).
+    pub refetch_requests: usize,
+    pub refetch_tokens: u64,
+    pub refetch_dollars: f64,
+    pub removed: Vec<RemovedResult>,
+}
+
+/// Every compaction of an imported session, measured. `session` and
+/// `source` label the rows; `dollars` prices request `i` of
+/// `file.requests` as recorded (the cost model's, `crate::cost::bill`).
+pub fn analyze(
+    messages: &[Arc<Message>],
+    file: &SessionFile,
+    session: &str,
+    source: &str,
+    dollars: &dyn Fn(usize) -> f64,
+) -> Vec<RealCompaction> {
+    if file.compact_boundaries.is_empty() {
+        return Vec::new();
+    }
+    let index = RecordIndex::build(messages);
+    let mut events = Vec::new();
+    let mut standin = Vec::new();
+    let mut with_summary = Vec::new();
+    // Per removed result: the compaction that removed it.
+    let mut owner: HashMap<(u32, u32), usize> = HashMap::new();
+    let mut floor = 0usize;
+    for (k, b) in file.compact_boundaries.iter().enumerate() {
+        let at = b.message_index.min(messages.len());
+        let request = b.requests_before as u32;
+        let cleared: HashSet<&str> = b.cleared_tool_ids.iter().map(String::as_str).collect();
+        for (i, m) in messages.iter().enumerate().take(at).skip(floor) {
+            if m.role != Role::Tool {
+                continue;
+            }
+            for (j, blk) in m.content.iter().enumerate() {
+                if blk.kind != BlockType::ToolResult {
+                    continue;
+                }
+                let key = (i as u32, j as u32);
+                let removed = b.is_full()
+                    || blk
+                        .tool_call_id
+                        .as_deref()
+                        .is_some_and(|id| cleared.contains(id));
+                if !removed || owner.contains_key(&key) {
+                    continue;
+                }
+                owner.insert(key, k);
+                events.push(Event {
+                    request,
+                    message: key.0,
+                    block: key.1,
+                    // A micro-compaction leaves the message, empty.
+                    kept: (!b.is_full()).then(|| Text::from(&[][..])),
+                });
+            }
+        }
+        if b.is_full() {
+            let epoch = Epoch {
+                from: request,
+                floor: at as u32,
+                carried: Vec::new(),
+                summary: None,
+            };
+            let tokens = index.tokens_of(b.summary.as_deref().unwrap_or("").as_bytes());
+            with_summary.push(Epoch {
+                summary: Some(tokens.into()),
+                ..epoch.clone()
+            });
+            standin.push(epoch);
+            floor = at;
+        }
+    }
+    let plain = judge(events.clone(), standin, &index);
+    let seen: HashMap<(u32, u32), Verdict> = judge(events, with_summary, &index)
+        .into_iter()
+        .map(|v| ((v.message, v.block), v))
+        .collect();
+    let usage: HashMap<usize, usize> = file
+        .requests
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.message_index, i))
+        .collect();
+    let mut rows: Vec<RealCompaction> = file
+        .compact_boundaries
+        .iter()
+        .enumerate()
+        .map(|(k, b)| row(b, k, session, source))
+        .collect();
+    let summaries: Vec<Summary> = file
+        .compact_boundaries
+        .iter()
+        .map(|b| Summary::new(b, &index))
+        .collect();
+    let mut used: Vec<HashSet<u32>> = vec![HashSet::new(); rows.len()];
+    let mut kept: Vec<HashSet<u32>> = vec![HashSet::new(); rows.len()];
+    let mut refetch_at: Vec<HashSet<usize>> = vec![HashSet::new(); rows.len()];
+    for v in plain {
+        let Some(&k) = owner.get(&(v.message, v.block)) else {
+            continue;
+        };
+        let b = &file.compact_boundaries[k];
+        let (message, block) = (v.message as usize, v.block as usize);
+        let from = index.message_of(v.first);
+        let call = refetch::call_of(messages, message, block);
+        let tool = call
+            .and_then(|c| c.tool_name.as_deref())
+            .unwrap_or("")
+            .to_string();
+        let args = call.and_then(|c| c.tool_args.as_deref()).unwrap_or("");
+        let path = refetch::file_path(args);
+        let s = &summaries[k];
+        let tokens: Vec<u32> = if from == NONE {
+            Vec::new()
+        } else {
+            index
+                .unit_tokens(v.unit)
+                .iter()
+                .copied()
+                .filter(|&t| index.uses(t).last().is_some_and(|&m| m >= from))
+                .collect()
+        };
+        let in_summary = tokens.iter().filter(|t| s.has(**t)).count();
+        let fetched_again_at = refetch::fetched_again(messages, message, block, b.message_index);
+        let r = RemovedResult {
+            message_index: message,
+            kind: ResultKind::of_tool(&tool),
+            target: path
+                .clone()
+                .unwrap_or_else(|| args.chars().take(80).collect()),
+            mentioned: s.mentions(path.as_deref(), args),
+            tokens_used_after: tokens.len(),
+            tokens_in_summary: in_summary,
+            needed_again: v.needed_again,
+            needed_again_with_summary: seen
+                .get(&(v.message, v.block))
+                .is_some_and(|w| w.needed_again),
+            same_call_again: v.refetched,
+            fetched_again_at,
+            recency: 0,
+            edited_since: !index.current_at(v.unit, b.message_index as u32),
+            still_needed: v.still_needed,
+            tool,
+        };
+        let row = &mut rows[k];
+        row.results += 1;
+        row.mentioned += usize::from(r.mentioned);
+        row.used_after += usize::from(!tokens.is_empty());
+        row.flagged += usize::from(r.needed_again);
+        row.still_needed += usize::from(r.still_needed);
+        row.flagged_with_summary += usize::from(r.needed_again_with_summary);
+        used[k].extend(tokens.iter().copied());
+        kept[k].extend(tokens.iter().copied().filter(|t| s.has(*t)));
+        if let Some(at) = fetched_again_at {
+            row.refetched += 1;
+            refetch_at[k].insert(at);
+            let calls = messages[at]
+                .content
+                .iter()
+                .filter(|b| b.kind == BlockType::ToolUse)
+                .count()
+                .max(1);
+            if let Some(&i) = usage.get(&at) {
+                let u = &file.requests[i];
+                let share = 1.0 / calls as f64;
+                row.refetch_tokens +=
+                    ((u.prompt_tokens() + u.output_tokens) as f64 * share).round() as u64;
+                row.refetch_dollars += dollars(i) * share;
+            }
+        }
+        row.removed.push(r);
+    }
+    for (k, row) in rows.iter_mut().enumerate() {
+        row.tokens_used_after = used[k].len();
+        row.tokens_in_summary = kept[k].len();
+        row.refetch_requests = refetch_at[k].len();
+        row.removed.sort_by_key(|r| r.message_index);
+        let n = row.removed.len();
+        for (i, r) in row.removed.iter_mut().enumerate() {
+            r.recency = n - 1 - i;
+        }
+    }
+    rows
+}
+
+fn row(b: &CompactBoundary, k: usize, session: &str, source: &str) -> RealCompaction {
+    RealCompaction {
+        session: session.to_string(),
+        source: source.to_string(),
+        number: k + 1,
+        kind: b.kind.clone().unwrap_or_else(|| "full".into()),
+        line: b.line,
+        message_index: b.message_index,
+        request: b.requests_before,
+        trigger: b.trigger.clone(),
+        pre_tokens: b.pre_tokens,
+        summary_bytes: b.summary_bytes,
+        compaction_file: b.compaction_file.clone(),
+        results: 0,
+        mentioned: 0,
+        used_after: 0,
+        tokens_used_after: 0,
+        tokens_in_summary: 0,
+        flagged: 0,
+        flagged_with_summary: 0,
+        still_needed: 0,
+        refetched: 0,
+        refetch_requests: 0,
+        refetch_tokens: 0,
+        refetch_dollars: 0.0,
+        removed: Vec::new(),
+    }
+}
+
+/// A compaction's summary as the measure reads it: its tokens the record
+/// uses (sorted ids), and its text and every distinctive token in it, for
+/// mentions.
+struct Summary {
+    ids: Vec<u32>,
+    text: String,
+    words: HashSet<Vec<u8>>,
+}
+
+impl Summary {
+    fn new(b: &CompactBoundary, index: &RecordIndex) -> Summary {
+        let text = b.summary.clone().unwrap_or_default();
+        let mut words = HashSet::new();
+        for_each_token(text.as_bytes(), |t| {
+            words.insert(t.to_vec());
+        });
+        Summary {
+            ids: index.tokens_of(text.as_bytes()),
+            text,
+            words,
+        }
+    }
+
+    fn has(&self, t: u32) -> bool {
+        self.ids.binary_search(&t).is_ok()
+    }
+
+    /// Whether it names a result: a file by its name (a summary writes
+    /// paths relative, or only the name), another call by a distinctive
+    /// token of its arguments.
+    fn mentions(&self, path: Option<&str>, args: &str) -> bool {
+        if self.text.is_empty() {
+            return false;
+        }
+        if let Some(p) = path {
+            let name = p.rsplit(['/', '\\']).next().unwrap_or(p);
+            return !name.is_empty() && self.text.contains(name);
+        }
+        let mut found = false;
+        for_each_token(args.as_bytes(), |t| {
+            found |= self.words.contains(t);
+        });
+        found
+    }
+}
+
+/// The validation figures of a set of compactions: how well each way of
+/// flagging removed results predicts the real re-fetches.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Tally {
+    pub source: String,
+    /// Full compactions and micro-compactions counted.
+    pub compactions: usize,
+    pub removed: usize,
+    pub refetched: usize,
+    /// Per predictor: `(flagged, flagged and re-fetched)`.
+    pub standin: (usize, usize),
+    pub with_summary: (usize, usize),
+    pub still_needed: (usize, usize),
+    pub mentioned: (usize, usize),
+    /// Tokens of removed results used afterwards, and kept by the summary
+    /// (full compactions only).
+    pub tokens_used_after: usize,
+    pub tokens_in_summary: usize,
+    /// What [`Model`] expected, for the cross-source check.
+    pub expected: f64,
+    pub refetch_dollars: f64,
+}
+
+/// One predictor's figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Scores {
+    pub flagged: usize,
+    pub hits: usize,
+    /// Re-fetch rate of the flagged over that of the rest (`None` when
+    /// either side is empty or the rest had none).
+    pub lift: Option<f64>,
+    /// Share of real re-fetches that were flagged.
+    pub recall: Option<f64>,
+    /// Share of flags that were re-fetched.
+    pub precision: Option<f64>,
+}
+
+fn ratio(a: usize, b: usize) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
+}
+
+impl Tally {
+    pub fn new(source: &str) -> Tally {
+        Tally {
+            source: source.to_string(),
+            ..Tally::default()
+        }
+    }
+
+    /// Counts one compaction in.
+    pub fn add(&mut self, c: &RealCompaction) {
+        self.compactions += 1;
+        for r in &c.removed {
+            let hit = r.fetched_again_at.is_some();
+            self.removed += 1;
+            self.refetched += usize::from(hit);
+            for (p, flag) in [
+                (&mut self.standin, r.needed_again),
+                (&mut self.with_summary, r.needed_again_with_summary),
+                (&mut self.still_needed, r.still_needed),
+                (&mut self.mentioned, r.mentioned),
+            ] {
+                p.0 += usize::from(flag);
+                p.1 += usize::from(flag && hit);
+            }
+        }
+        if c.kind == "full" {
+            self.tokens_used_after += c.tokens_used_after;
+            self.tokens_in_summary += c.tokens_in_summary;
+        }
+        self.refetch_dollars += c.refetch_dollars;
+    }
+
+    /// Adds what `model` expects of `c`'s removed results.
+    pub fn add_expected(&mut self, c: &RealCompaction, model: &Model) {
+        self.expected += model.expected(c.removed.iter().map(|r| (r.kind, r.still_needed)));
+    }
+
+    /// The figures of one predictor.
+    pub fn scores(&self, (flagged, hits): (usize, usize)) -> Scores {
+        let rest = self.removed - flagged;
+        let rest_hits = self.refetched - hits;
+        let lift = match (ratio(hits, flagged), ratio(rest_hits, rest)) {
+            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+            _ => None,
+        };
+        Scores {
+            flagged,
+            hits,
+            lift,
+            recall: ratio(hits, self.refetched),
+            precision: ratio(hits, flagged),
+        }
+    }
+
+    /// The share of later-used tokens the real summaries kept (the stand-in
+    /// assumes none).
+    pub fn retention(&self) -> Option<f64> {
+        ratio(self.tokens_in_summary, self.tokens_used_after)
+    }
+}
+
+/// The observations a re-fetch model is fitted on: per removed result, its
+/// kind, the verdict of `still needed`, and whether it was fetched again.
+pub fn observations(
+    rows: &[RealCompaction],
+) -> impl Iterator<Item = (ResultKind, bool, bool)> + '_ {
+    rows.iter().flat_map(|c| {
+        c.removed
+            .iter()
+            .map(|r| (r.kind, r.still_needed, r.fetched_again_at.is_some()))
+    })
+}
