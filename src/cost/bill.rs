@@ -63,6 +63,9 @@ pub const COMPACTION_AGENT: &str = "acompact";
 /// bound on the worst session applies to them.
 pub const LONG_SESSION: usize = 50;
 
+/// The error a long session's price should stay within.
+pub const LONG_SESSION_BOUND: f64 = 0.15;
+
 /// How the check prices.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Settings {
@@ -265,6 +268,12 @@ pub struct Summary {
     pub worst: Option<Worst>,
     /// The worst of the sessions with [`LONG_SESSION`] requests or more.
     pub worst_long: Option<Worst>,
+    /// Sessions with [`LONG_SESSION`] requests or more, and how many of
+    /// them are within [`LONG_SESSION_BOUND`] of the recorded usage.
+    pub long_sessions: usize,
+    pub long_within_bound: usize,
+    /// p95 |error| of the shorter sessions.
+    pub p95_error_short: Option<f64>,
     /// Median |error| of the shorter sessions.
     pub median_error_short: Option<f64>,
     pub recorded_usd: f64,
@@ -274,7 +283,8 @@ pub struct Summary {
     pub recorded: Tokens,
     pub predicted: Tokens,
     pub misses: BTreeMap<Cause, MissTotals>,
-    /// Cache-write tokens at recorded misses.
+    /// Tokens recorded misses sent again: their cache writes and plain
+    /// input (all of it for a provider that bills no writes).
     pub miss_cache_write: u64,
     /// Share of those attributed to a cause other than `unexplained`.
     pub attributed: f64,
@@ -915,7 +925,9 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
             if let Some(cause) = d.miss {
                 let m = misses.entry(cause).or_default();
                 m.requests += 1;
-                m.cache_write += d.recorded.cache_write();
+                // Sent again: written to the cache, or plain input where
+                // the provider writes nothing (OpenAI, Gemini).
+                m.cache_write += d.recorded.cache_write() + d.recorded.input;
             }
         }
     }
@@ -980,6 +992,12 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
                 .map(|c| (*c, c.error)),
         ),
         median_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.5)),
+        p95_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.95)),
+        long_sessions: cs.iter().filter(|c| c.requests >= LONG_SESSION).count(),
+        long_within_bound: cs
+            .iter()
+            .filter(|c| c.requests >= LONG_SESSION && c.error.abs() <= LONG_SESSION_BOUND)
+            .count(),
         recorded_usd,
         predicted_usd,
         total_error: relative(predicted_usd, recorded_usd),
@@ -1189,6 +1207,172 @@ mod tests {
         let s = &summarize(&[c])[0];
         assert_eq!(s.misses[&Cause::Unexplained].cache_write, 70_000 - 1000 - 3);
         assert!(s.attributed < 0.9);
+    }
+
+    /// A session `id` of `kind` made of `reqs`.
+    fn session(
+        id: &str,
+        agent: Option<&str>,
+        reqs: Vec<(RequestUsage, RequestRecord)>,
+    ) -> SessionFile {
+        let mut f = file(reqs);
+        f.id = id.into();
+        f.source.agent_id = agent.map(str::to_string);
+        f.created_at = f.request_records.first().and_then(|r| r.timestamp.clone());
+        f
+    }
+
+    fn inputs<'a>(files: &'a [SessionFile]) -> Vec<Input<'a>> {
+        files
+            .iter()
+            .map(|f| Input {
+                label: f.id.clone(),
+                file: f,
+                messages: &[],
+                fixed_prefix: 20_000,
+                ratio: 1.0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_account_one_cache_a_new_session_reads_the_fixed_prompt_another_kept_warm() {
+        let files = vec![
+            session(
+                "a",
+                None,
+                vec![
+                    req(1, OPUS, 30_000, 20_000, 0, CacheTtl::FiveMinutes),
+                    req(3, OPUS, 40_000, 30_000, 200, CacheTtl::FiveMinutes),
+                ],
+            ),
+            // Within five minutes of a's last request: warm.
+            session(
+                "b",
+                None,
+                vec![req(1, OPUS, 25_000, 20_000, 400, CacheTtl::FiveMinutes)],
+            ),
+            // Long after: cold.
+            session(
+                "c",
+                None,
+                vec![req(1, OPUS, 25_000, 0, 2_000, CacheTtl::FiveMinutes)],
+            ),
+            // A subagent sends other tools and another system prompt.
+            session(
+                "d",
+                Some("a1"),
+                vec![req(1, OPUS, 25_000, 0, 410, CacheTtl::FiveMinutes)],
+            ),
+        ];
+        let inputs = inputs(&files);
+        let checks = check(&inputs, &AUTO);
+        let first = |id: &str| &checks.iter().find(|c| c.session == id).unwrap().detail[0];
+        assert_eq!(first("b").predicted.cache_read, 20_000);
+        assert_eq!(first("c").predicted.cache_read, 0);
+        assert_eq!(first("d").predicted.cache_read, 0);
+        assert_eq!(summarize(&checks)[0].shared_reads, 1);
+        // Priced alone, nothing is shared.
+        let alone = check(
+            &inputs,
+            &Settings {
+                per_session: true,
+                ..AUTO
+            },
+        );
+        let b = alone.iter().find(|c| c.session == "b").unwrap();
+        assert_eq!(b.detail[0].predicted.cache_read, 0);
+        assert_eq!(summarize(&alone)[0].shared_reads, 0);
+    }
+
+    #[test]
+    fn a_request_answered_at_the_moment_another_was_sent_had_not_cached_anything_yet() {
+        // Two subagents started together: neither finds the other's prompt.
+        let files = vec![
+            session(
+                "x",
+                Some("a1"),
+                vec![req(1, OPUS, 25_000, 0, 100, CacheTtl::FiveMinutes)],
+            ),
+            session(
+                "y",
+                Some("a2"),
+                vec![req(1, OPUS, 25_000, 0, 100, CacheTtl::FiveMinutes)],
+            ),
+        ];
+        let checks = check(&inputs(&files), &AUTO);
+        assert!(checks.iter().all(|c| c.detail[0].predicted.cache_read == 0));
+    }
+
+    #[test]
+    fn a_compaction_agent_without_its_parent_reads_all_but_its_instruction() {
+        let instruction = Arc::new(Message::user("x".repeat(4000).as_bytes()));
+        let f = session(
+            "cc-p-agent-acompact-1",
+            Some("acompact-1"),
+            vec![req(1, OPUS, 150_000, 149_000, 0, CacheTtl::FiveMinutes)],
+        );
+        let messages = [instruction];
+        let input = Input {
+            label: "c".into(),
+            file: &f,
+            messages: &messages,
+            fixed_prefix: 20_000,
+            ratio: 1.5,
+        };
+        let c = check_session(&input, &Shared::default(), &AUTO);
+        // 4000 bytes / 4 × 1.5 = 1500 tokens of instruction.
+        assert_eq!(c.detail[0].predicted.cache_read, 148_500);
+    }
+
+    #[test]
+    fn each_request_is_billed_at_its_families_rates_and_the_check_names_them() {
+        let mut f = file(vec![
+            req(1, "claude-sonnet-4-5", 150_000, 0, 0, CacheTtl::FiveMinutes),
+            req(
+                3,
+                "claude-sonnet-4-5",
+                250_000,
+                150_000,
+                10,
+                CacheTtl::FiveMinutes,
+            ),
+            req(5, "claude-opus-4-7", 30_000, 0, 20, CacheTtl::FiveMinutes),
+        ]);
+        f.provider = Some("anthropic".into());
+        let c = run(&f, AUTO);
+        let sonnet = super::super::table::model_price("claude-sonnet-4-5").unwrap();
+        // Above 200k the whole request is at the long-context rates.
+        assert!(c.detail[1].long_context && !c.detail[0].long_context);
+        let d = &c.detail[1];
+        assert_eq!(d.predicted_usd, d.predicted.dollars(&sonnet.at(250_000)));
+        assert!(d.predicted_usd > d.predicted.dollars(sonnet));
+        // Opus 4.7 at $5 per million input, not Opus 4's $15.
+        assert_eq!(c.detail[2].family, "Claude Opus 4.7");
+        let s = &summarize(&[c])[0];
+        let families: Vec<(&str, usize, usize)> = s
+            .prices
+            .iter()
+            .map(|p| (p.family.as_str(), p.requests, p.long_context_requests))
+            .collect();
+        assert_eq!(
+            families,
+            [("Claude Sonnet 4 / 4.5", 2, 1), ("Claude Opus 4.7", 1, 0)]
+        );
+        assert_eq!(s.prices[1].input, 5.0);
+        // Ollama bills nothing.
+        let mut local = file(vec![req(
+            1,
+            "llama3:8b",
+            30_000,
+            0,
+            0,
+            CacheTtl::FiveMinutes,
+        )]);
+        local.provider = Some("ollama".into());
+        let c = run(&local, AUTO);
+        assert_eq!(c.predicted_usd, 0.0);
+        assert_eq!(c.recorded_usd, 0.0);
     }
 
     #[test]

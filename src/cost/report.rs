@@ -90,8 +90,16 @@ pub fn write_text(
             ("worst session", worst(&s.worst)),
             ("worst session of ≥50 requests", worst(&s.worst_long)),
             (
+                "sessions of ≥50 requests within 15%",
+                format!("{} of {}", s.long_within_bound, s.long_sessions),
+            ),
+            (
                 "median |error|, sessions under 50 requests",
                 s.median_error_short.map_or("-".into(), abs_pct),
+            ),
+            (
+                "p95 |error|, sessions under 50 requests",
+                s.p95_error_short.map_or("-".into(), abs_pct),
             ),
         ];
         for (k, v) in rows {

@@ -683,6 +683,7 @@ impl Converter {
             trigger: meta.and_then(|m| str_field(m, "trigger")),
             summary_bytes: None,
             line,
+            ..CompactBoundary::default()
         });
     }
 

@@ -111,12 +111,29 @@ pub struct CompactBoundary {
     pub summary_bytes: Option<u64>,
     /// 1-based line of the boundary in the source file.
     pub line: usize,
+    /// What kind of compaction; `None`: a full one (the history replaced
+    /// by a summary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The summary the agent continued from, where the log keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Tokens the compaction removed from the context, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_saved: Option<u64>,
+    /// The tool calls whose results a partial compaction cleared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cleared_tool_ids: Vec<String>,
+    /// The file that recorded the compaction call, where it is another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction_file: Option<String>,
 }
 
 /// Where an imported session came from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Source {
-    /// [`FORMAT_CLAUDE_CODE`] or [`FORMAT_MINI_SWE_AGENT`].
+    /// [`FORMAT_CLAUDE_CODE`], [`FORMAT_MINI_SWE_AGENT`] or
+    /// [`FORMAT_CODEX`].
     pub format: String,
     /// The file it was read from.
     pub path: String,
