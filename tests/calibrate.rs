@@ -398,10 +398,11 @@ fn the_fit_on_the_real_claude_code_logs_is_within_smiths_bounds() {
             calibrate::first_compaction(messages, calibrate::compare_config(200_000, 1.0, 0));
         assert!(blind.is_none_or(|c| c.request > smith.request), "{}", f.id);
     }
-    // Nearly every session Claude Code compacted by itself goes over
-    // smith's trigger too.
+    // Four in five sessions Claude Code compacted by itself go over smith's
+    // trigger too (all of spotter's; logs that join sessions or start
+    // mid-conversation need not).
     assert!(
-        unreached * 10 <= auto + unreached,
+        unreached * 5 <= auto + unreached,
         "{unreached} of {}",
         auto + unreached
     );

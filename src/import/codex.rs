@@ -474,7 +474,7 @@ impl Converter {
             requests: self.requests,
             request_records: self.records,
             compact_boundaries: self.boundaries,
-            overhead: (self.instructions_bytes > 0).then(|| Overhead {
+            overhead: (self.instructions_bytes > 0).then_some(Overhead {
                 system_prompt_bytes: self.instructions_bytes,
                 tokens: self.instructions_bytes / BYTES_PER_TOKEN,
             }),
