@@ -3,8 +3,8 @@
 //!
 //! A rollout is one JSON object per line, `{timestamp, type, payload}`:
 //!
-//! - `session_meta`: the session's id, working directory, CLI version,
-//!   provider and the base instructions (the system prompt, whose size is the
+//! - `session_meta`: the session's id, working directory, provider and
+//!   the base instructions (the system prompt, whose size is the
 //!   session's overhead);
 //! - `turn_context`: the settings of the turn that follows, the model among
 //!   them (a session can switch models between turns);
@@ -101,7 +101,6 @@ struct Converter {
     session_id: Option<String>,
     cwd: Option<String>,
     provider: Option<String>,
-    cli_version: Option<String>,
     instructions_bytes: u64,
     first_time: Option<String>,
     last_time: Option<String>,
@@ -185,7 +184,6 @@ impl Converter {
         self.session_id = self.session_id.take().or_else(|| str_of(p, "id"));
         self.cwd = self.cwd.take().or_else(|| str_of(p, "cwd"));
         self.provider = self.provider.take().or_else(|| str_of(p, "model_provider"));
-        self.cli_version = self.cli_version.take().or_else(|| str_of(p, "cli_version"));
         if let Some(t) = p
             .get("base_instructions")
             .and_then(|b| b.get("text"))
@@ -478,9 +476,6 @@ impl Converter {
                 system_prompt_bytes: self.instructions_bytes,
                 tokens: self.instructions_bytes / BYTES_PER_TOKEN,
             }),
-            context_note: self
-                .cli_version
-                .map(|v| format!("recorded by Codex CLI {v}")),
             ..SessionFile::default()
         };
         let mut session = ImportedSession {
