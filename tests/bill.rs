@@ -148,40 +148,160 @@ fn f(v: &Value) -> f64 {
     v.as_f64().unwrap()
 }
 
+/// The Claude Code sources in `../shared/data/claude-code`, each with the
+/// requests it records, and where it falls short of the goals of the bill
+/// check: the share of its long sessions within 15% and of its miss writes
+/// attributed to a cause. The shortfalls are the recorded misses no cause
+/// in the log explains (a request that reads only the fixed prompt a few
+/// seconds after its predecessor, with nothing between them but a tool
+/// result): they under-price the long sessions they fall in.
+const CLAUDE_CODE_SOURCES: [(&str, u64, f64, f64); 3] = [
+    ("spotter", 899, 1.0, 1.0),
+    ("eduardodmb", 4533, 0.92, 0.78),
+    ("xiaomoziyi", 1279, 0.71, 0.69),
+];
+
+/// `calibrate --json`'s bill check of the sessions imported into `out`
+/// (with `flags`).
+fn bill_of(out: &Path, flags: &[&str]) -> Value {
+    let mut args = vec![
+        "calibrate".to_string(),
+        out.display().to_string(),
+        "--json".into(),
+    ];
+    args.extend(flags.iter().map(|f| f.to_string()));
+    let (text, err, code) = run_text(&args);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["bill"].clone()
+}
+
+/// The figures of the table, as one line.
+fn figures_line(source: &str, s: &Value) -> String {
+    format!(
+        "{source}: median |error| {:.1}%, total {:+.1}%, sessions of ≥50 requests within 15% {} of {} (worst {}), p95 {:.0}% (short sessions {:.0}%), miss writes attributed {:.1}% (harness_rewrite {:.1}%), {} shared reads",
+        f(&s["median_error"]) * 100.0,
+        f(&s["total_error"]) * 100.0,
+        s["long_within_bound"],
+        s["long_sessions"],
+        s["worst_long"]["error"]
+            .as_f64()
+            .map_or("-".into(), |e| format!("{:+.1}%", e * 100.0)),
+        f(&s["p95_error"]) * 100.0,
+        s["p95_error_short"].as_f64().unwrap_or(0.0) * 100.0,
+        f(&s["attributed"]) * 100.0,
+        s["misses"]["harness_rewrite"]["cache_write"]
+            .as_f64()
+            .unwrap_or(0.0)
+            / f(&s["miss_cache_write"]).max(1.0)
+            * 100.0,
+        s["shared_reads"],
+    )
+}
+
 #[test]
 #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
-fn the_bill_check_on_the_real_claude_code_logs_is_within_the_bounds() {
-    let Some(dir) = data("claude-code") else {
+fn the_bill_check_on_every_real_claude_code_source_is_within_the_goals() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (source, requests, long_floor, attributed_floor) in CLAUDE_CODE_SOURCES {
+        let Some(dir) = data(&format!("claude-code/{source}")) else {
+            return;
+        };
+        let out = tmp.path().join(source);
+        let s = bill_summary("claude-code", &[dir], &out);
+        println!("{}", figures_line(source, &s));
+        let alone = bill_of(&out, &["--per-session-cache"])["summary"][0].clone();
+        println!("  each session alone: {}", figures_line(source, &alone));
+        assert_eq!(s["format"], "claude-code");
+        assert_eq!(
+            s["requests"], requests,
+            "{source}: every request with recorded usage"
+        );
+        let (median, total, attributed) = (
+            f(&s["median_error"]),
+            f(&s["total_error"]),
+            f(&s["attributed"]),
+        );
+        let long = f(&s["long_within_bound"]) / f(&s["long_sessions"]).max(1.0);
+        assert!(
+            median <= 0.03,
+            "{source}: median per-session error {median}"
+        );
+        assert!(total.abs() <= 0.03, "{source}: error on the total {total}");
+        assert!(
+            long >= long_floor.min(0.95),
+            "{source}: long sessions within 15%: {long}"
+        );
+        assert!(
+            attributed >= attributed_floor.min(0.90),
+            "{source}: attributed {attributed}"
+        );
+        assert!(f(&s["ttl_applied"]) > 0.0, "{source}");
+        // The prices used are named, every request under one of them.
+        let used: u64 = s["prices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["requests"].as_u64().unwrap())
+            .sum();
+        assert_eq!(used, requests, "{source}: {}", s["prices"]);
+        // One timeline: the account's cache serves some first requests.
+        assert!(f(&s["shared_reads"]) > 0.0, "{source}");
+        assert_eq!(alone["shared_reads"], 0, "{source}");
+    }
+}
+
+#[test]
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
+fn a_compaction_agent_whose_parent_is_missing_reads_the_parents_cached_context() {
+    // eduardodmb's logs lack the main sessions of some compaction agents:
+    // their one request reads the parent's context from the cache all the
+    // same, all but the agent's own instruction.
+    let Some(dir) = data("claude-code/eduardodmb") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let s = bill_summary("claude-code", &[dir], &tmp.path().join("cc"));
-    println!("{}", serde_json::to_string_pretty(&s).unwrap());
-    assert_eq!(s["format"], "claude-code");
-    assert_eq!(s["requests"], 899, "every request with recorded usage");
-    let (median, total, worst_long, attributed) = (
-        f(&s["median_error"]),
-        f(&s["total_error"]),
-        f(&s["worst_long"]["error"]),
-        f(&s["attributed"]),
-    );
+    let out = tmp.path().join("e");
+    bill_summary("claude-code", &[dir], &out);
+    let bill = bill_of(&out, &["--bill-requests"]);
+    let orphans: Vec<&Value> = bill["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["session"].as_str().unwrap().contains("agent-acompact"))
+        .filter(|c| {
+            let parent = c["session"]
+                .as_str()
+                .unwrap()
+                .split("-agent-")
+                .next()
+                .unwrap();
+            !out.join(parent).exists()
+        })
+        .collect();
+    assert!(orphans.len() >= 10, "{}", orphans.len());
+    let mut near = 0;
+    for c in &orphans {
+        let d = &c["detail"][0];
+        let (rec, pred) = (
+            f(&d["recorded"]["cache_read"]),
+            f(&d["predicted"]["cache_read"]),
+        );
+        if (pred - rec).abs() / rec.max(1.0) < 0.07 {
+            near += 1;
+        } else {
+            println!("{}: read {pred} predicted, {rec} recorded", c["session"]);
+        }
+    }
     println!(
-        "bill check: median |error| {:.2}%, total {:+.2}%, worst ≥50-request session {:+.2}%, {:.1}% of miss cache writes attributed ({:.1}% without harness rewrites)",
-        median * 100.0,
-        total * 100.0,
-        worst_long * 100.0,
-        attributed * 100.0,
-        f(&s["attributed_without_rewrite"]) * 100.0
+        "{near} of {} compaction agents without their parent read within 7% of the record",
+        orphans.len()
     );
-    assert!(median <= 0.05, "median per-session error {median}");
-    assert!(total.abs() <= 0.03, "error on the total {total}");
-    assert!(worst_long.abs() <= 0.15, "worst long session {worst_long}");
-    assert!(attributed >= 0.90, "attributed {attributed}");
     assert!(
-        f(&s["recorded"]["cache_write_1h"]) > 0.0,
-        "the 1h tier is seen"
+        near * 10 >= orphans.len() * 8,
+        "{near} of {}",
+        orphans.len()
     );
-    assert!(f(&s["ttl_applied"]) > 0.0);
 }
 
 #[test]
@@ -256,7 +376,9 @@ fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_r
     use smith_calibrate::engine::Config;
     use smith_calibrate::policy::Setup;
     use smith_calibrate::sweep::{grid, GridSpec, Knob, Prices};
-    let Some(dir) = data("claude-code") else {
+    // spotter's sessions, mostly Opus: the assertion on the prices below is
+    // about them.
+    let Some(dir) = data("claude-code/spotter") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -400,5 +522,74 @@ fn compacting_while_the_cache_is_cold_on_the_real_claude_code_logs() {
             ));
         }
         println!("{line}");
+    }
+}
+
+/// The Codex CLI rollouts in `../shared/data/codex`, with their requests and
+/// the compactions Codex made.
+const CODEX_SOURCES: [(&str, u64, usize); 2] = [("msrnic", 952, 2), ("property-estimator", 559, 0)];
+
+#[test]
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
+fn the_bill_check_runs_on_the_real_codex_rollouts_under_openais_automatic_caching() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (source, requests, compactions) in CODEX_SOURCES {
+        let Some(dir) = data(&format!("codex/{source}")) else {
+            return;
+        };
+        let out = tmp.path().join(source);
+        let s = bill_summary("codex", &[dir], &out);
+        println!("codex {}", figures_line(source, &s));
+        assert_eq!(s["format"], "codex");
+        assert_eq!(s["requests"], requests, "{source}");
+        // Every request at an OpenAI row: cached input at the discount,
+        // writes at the plain input price.
+        for p in s["prices"].as_array().unwrap() {
+            assert_eq!(p["provider"], "openai", "{source}: {p}");
+            assert_eq!(p["cache_write_5m"], p["input"], "{source}: {p}");
+        }
+        assert_eq!(
+            f(&s["recorded"]["cache_write_5m"]),
+            0.0,
+            "OpenAI bills no writes"
+        );
+        // The cache serves less than the previous prompt more often than
+        // the model (a hit on the whole previous prompt, in 128-token
+        // steps) expects: the prediction is under the record.
+        let total = f(&s["total_error"]);
+        assert!((-0.15..0.0).contains(&total), "{source}: total {total}");
+        assert!(
+            f(&s["median_error"]) < 0.10,
+            "{source}: {}",
+            s["median_error"]
+        );
+        // Misses count the input sent again, though nothing is written.
+        if s["misses"].as_object().is_some_and(|m| !m.is_empty()) {
+            assert!(f(&s["miss_cache_write"]) > 0.0, "{source}");
+            assert!(
+                f(&s["attributed"]) < 1.0,
+                "{source}: some misses stay unexplained"
+            );
+        }
+        // Codex's own compactions are boundaries with their summaries.
+        let mut found = 0;
+        for r in smith_calibrate::transcript::resolve_all(&[out.display().to_string()]).unwrap() {
+            let s = smith_calibrate::transcript::load(&r).unwrap();
+            let file = smith_calibrate::import::SessionFile::from_meta(
+                s.meta.as_ref().unwrap().raw.as_ref().unwrap(),
+            )
+            .unwrap();
+            assert_eq!(file.provider.as_deref(), Some("openai"));
+            assert!(smith_calibrate::import::pairing_problems(&s.messages).is_empty());
+            for b in &file.compact_boundaries {
+                assert!(
+                    b.summary.as_deref().is_some_and(|t| !t.is_empty()),
+                    "{}",
+                    file.id
+                );
+                found += 1;
+            }
+        }
+        assert_eq!(found, compactions, "{source}");
     }
 }

@@ -208,7 +208,9 @@ fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
 #[test]
 #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_lifetimes() {
-    let dir = common::shared_data("claude-code");
+    // spotter's sessions, mostly Opus, whose cold-cache figure was measured
+    // outside the sweep.
+    let dir = common::shared_data("claude-code/spotter");
     let tmp = tempfile::tempdir().unwrap();
     let imported = tmp.path().join("cc");
     let (_, err, code) = run_text(&[

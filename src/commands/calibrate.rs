@@ -35,7 +35,9 @@ the re-fetch model refitted on these logs, and each source's model predicting th
 Then the bill check: every request priced as the source agent sent it (cache lifetime and \
 tiers, minimum cacheable prefix, output, per-model prices from the table in src/cost/table.rs) \
 against the recorded usage and, where the log has it, the billed cost; recorded cache misses \
-by cause (ttl_expiry, agent_compaction, model_switch, harness_rewrite, unexplained).
+by cause (ttl_expiry, agent_compaction, model_switch, harness_rewrite, unexplained). The \
+sessions are priced on one timeline sharing the account's prompt cache (--per-session-cache: \
+each alone), and the check names the rows of the price table it billed at.
 
 Examples:
   smith-calibrate import claude-code --out ~/imports/claude
@@ -44,6 +46,7 @@ Examples:
   smith-calibrate calibrate ~/imports/claude --json | jq '.bill.summary'
   smith-calibrate calibrate imports/a imports/b --json | jq '.real_compactions.validation'
   smith-calibrate calibrate ~/imports/claude --cache-ttl 5m --bill-requests
+  smith-calibrate calibrate ~/imports/claude --per-session-cache
   smith-calibrate calibrate ~/imports/claude --estimator bytes4,chars4,o200k,cl100k"
 )]
 pub struct CalibrateArgs {
@@ -73,6 +76,12 @@ pub struct CalibrateArgs {
     /// --json: include them). Example: --bill-requests
     #[arg(long)]
     pub bill_requests: bool,
+    /// Bill check: price each session alone, with a cache of its own,
+    /// instead of all sessions on one timeline sharing the account's
+    /// prompt cache (a new session or subagent reading the system prompt
+    /// and tools another one cached). Example: --per-session-cache
+    #[arg(long)]
+    pub per_session_cache: bool,
     /// Also fit each of these token estimators (bytes4, chars4, o200k,
     /// cl100k, claude2, or all) and compare their errors before and after the fit and
     /// their counting time. Example: --estimator bytes4,o200k
@@ -323,23 +332,23 @@ fn bill_check(sessions: &[Loaded], fits: &[FormatFit], args: &CalibrateArgs) -> 
         .iter()
         .filter_map(|l| {
             let file = l.file.as_ref()?;
-            let fixed_prefix = fits
-                .iter()
-                .find(|f| f.format == file.source.format)
-                .map_or(0, |f| {
-                    (f.fit.overhead_tokens as f64 * f.fit.ratio).round() as u64
-                });
+            let fit = fits.iter().find(|f| f.format == file.source.format);
+            let fixed_prefix = fit.map_or(0, |f| {
+                (f.fit.overhead_tokens as f64 * f.fit.ratio).round() as u64
+            });
             Some(bill::Input {
                 label: l.session.label(),
                 file,
                 messages: &l.session.messages,
                 fixed_prefix,
+                ratio: fit.map_or(1.0, |f| f.fit.ratio),
             })
         })
         .collect();
     let settings = bill::Settings {
         ttl: args.cache_ttl,
         min_cacheable: args.cache_min_tokens,
+        per_session: args.per_session_cache,
     };
     let sessions = bill::check(&inputs, &settings);
     BillCheck {

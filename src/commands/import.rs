@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
-use crate::import::{self, claude_code, mini_swe_agent, Outcome};
+use crate::import::{self, claude_code, codex, mini_swe_agent, Outcome};
 
 use super::{nothing_read, usage};
 
@@ -22,6 +22,7 @@ pub struct ImportArgs {
 #[derive(Subcommand, Debug)]
 pub enum ImportFormat {
     ClaudeCode(ClaudeCodeArgs),
+    Codex(CodexArgs),
     MiniSweAgent(MiniSweAgentArgs),
 }
 
@@ -40,6 +41,32 @@ Examples:
 )]
 pub struct ClaudeCodeArgs {
     /// Log files or directories searched for *.jsonl [default: ~/.claude/projects]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Directory to write the sessions into (created if missing)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print the totals as one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Each rollout becomes OUT/<id>/transcript.jsonl and OUT/<id>/session.json \
+(the model of each turn, OpenAI's usage per request with its cached input, Codex's own \
+compactions with their summaries, the base instructions' size as overhead), and OUT/index.json \
+lists them. A re-run replaces its own output; the input is only read.
+
+Examples:
+  smith-calibrate import codex --out ~/imports/codex
+  smith-calibrate import codex ~/.codex/sessions/2026/03 --out imports
+  smith-calibrate calibrate imports"
+)]
+pub struct CodexArgs {
+    /// Rollout files or directories searched for rollout-*.jsonl [default:
+    /// ~/.codex/sessions]
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Directory to write the sessions into (created if missing)
@@ -88,6 +115,7 @@ pub struct MiniSweAgentArgs {
 pub fn run(args: ImportArgs) -> Result<()> {
     match args.format {
         ImportFormat::ClaudeCode(a) => run_claude_code(a),
+        ImportFormat::Codex(a) => run_codex(a),
         ImportFormat::MiniSweAgent(a) => run_mini_swe_agent(a),
     }
 }
@@ -104,6 +132,22 @@ fn run_claude_code(args: ClaudeCodeArgs) -> Result<()> {
     let files = discover(&paths, &args.out, &claude_code::is_session_log, "*.jsonl")?;
     let outcome = import::import_files_multi(&files, &args.out, |f| {
         claude_code::import_file_all(f).map_err(|e| anyhow::anyhow!("cannot read: {e}"))
+    })?;
+    finish(&outcome, &args.out, args.json)
+}
+
+fn run_codex(args: CodexArgs) -> Result<()> {
+    let paths = if args.paths.is_empty() {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        vec![home.join(".codex").join("sessions")]
+    } else {
+        args.paths
+    };
+    let files = discover(&paths, &args.out, &codex::is_rollout, "rollout-*.jsonl")?;
+    let outcome = import::import_files(&files, &args.out, |f| {
+        codex::import_file(f).map_err(|e| anyhow::anyhow!("cannot read: {e}"))
     })?;
     finish(&outcome, &args.out, args.json)
 }

@@ -443,7 +443,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
                 &order,
                 top,
                 rank_by,
-                &price,
+                &prices_used(&refs, args.price, &price),
                 sweep.sessions.len()
             )
         )
@@ -456,6 +456,53 @@ pub fn run(args: SweepArgs) -> Result<()> {
         })
     };
     Ok(result?)
+}
+
+/// The prices the sweep's price stands on: `--price` for every request
+/// where given, else each imported request's model's row of the price table
+/// (with how many requests), and the flat default for sessions that record
+/// no model (smith's own).
+fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> String {
+    if let Some(p) = given {
+        return format!("{p} (--price, for every request)");
+    }
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    let mut unrecorded = 0usize;
+    for r in refs {
+        let file = std::fs::read(r.session_json())
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|v| crate::import::SessionFile::from_meta(&v));
+        let Some(file) = file else {
+            unrecorded += 1;
+            continue;
+        };
+        for q in &file.requests {
+            let model = q.model.as_deref().or(file.model.as_deref()).unwrap_or("");
+            let row = crate::cost::table::lookup(model).row;
+            match rows.iter_mut().find(|x| x.0 == row) {
+                Some(x) => x.1 += 1,
+                None => rows.push((row, 1)),
+            }
+        }
+    }
+    if rows.is_empty() {
+        return flat.to_string();
+    }
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut parts: Vec<String> = rows
+        .iter()
+        .map(|(row, n)| {
+            let p = &crate::cost::MODEL_PRICES[*row];
+            format!("{} {} ({n} requests)", p.family, p.prices())
+        })
+        .collect();
+    if unrecorded > 0 {
+        parts.push(format!(
+            "{flat} for the {unrecorded} sessions that record no model"
+        ));
+    }
+    format!("per request's model: {}", parts.join("; "))
 }
 
 /// Resolves every PATH, reporting (and passing over) those that name
@@ -612,7 +659,7 @@ fn terminal_table(
     order: &[usize],
     top: usize,
     rank_by: Metric,
-    prices: &Prices,
+    prices: &str,
     sessions: usize,
 ) -> String {
     let mut table = Table::new();

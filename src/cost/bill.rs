@@ -24,9 +24,18 @@
 //!   whole prompt is plain input;
 //! - output is priced from the record.
 //!
-//! A session's first request reads nothing, except a Claude Code compaction
-//! agent (`agentId` `acompact-*`), whose request resends its parent's
-//! context and reads the parent's cached prefix.
+//! One account, one cache: a provider keeps one prompt cache for every
+//! request of an account, so the sessions of a check are priced on one
+//! timeline. A session's first request (and a request whose own cache went
+//! cold) reads the agent's fixed prompt when another session of the same
+//! kind ([`Kind`]: the main agent, a subagent) on the same model had a
+//! request answered within the lifetime before it was sent: that request
+//! used, and so kept warm, the same tools and system prompt.
+//! [`Settings::per_session`] prices each session alone instead. A Claude
+//! Code compaction agent (`agentId` `acompact-*`) resends its parent's
+//! context: it reads the parent's cached prefix, or, when the parent is not
+//! among the sessions checked, everything but its own instruction (the
+//! compaction runs right after the parent's request that cached the rest).
 //!
 //! Every recorded miss (a cache read under half the previous request's
 //! prompt) is classified by the same causes, [`Cause::Unexplained`] when
@@ -37,7 +46,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::table::{default_model, model_price, ModelPrice};
+use super::table::{lookup, price_for, ModelPrice, MODEL_PRICES};
 use super::{CacheTtl, TOKENS_PER_PRICE_UNIT};
 use crate::import::{RequestRecord, RequestUsage, SessionFile, FORMAT_CLAUDE_CODE};
 use crate::time::parse_rfc3339;
@@ -54,6 +63,9 @@ pub const COMPACTION_AGENT: &str = "acompact";
 /// bound on the worst session applies to them.
 pub const LONG_SESSION: usize = 50;
 
+/// The error a long session's price should stay within.
+pub const LONG_SESSION_BOUND: f64 = 0.15;
+
 /// How the check prices.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Settings {
@@ -62,6 +74,42 @@ pub struct Settings {
     pub ttl: Option<CacheTtl>,
     /// The minimum cacheable prefix; `None`: the model's, from the table.
     pub min_cacheable: Option<u64>,
+    /// Each session priced alone, with a cache of its own, instead of all
+    /// on one timeline sharing the account's cache.
+    pub per_session: bool,
+}
+
+/// The role of a session, which decides the system prompt and tools it
+/// sends: sessions of one kind in one project share them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A session the user started.
+    Main,
+    /// A subagent a main session started.
+    Subagent,
+    /// Claude Code's compaction agent.
+    Compaction,
+}
+
+impl Kind {
+    pub fn of(file: &SessionFile) -> Kind {
+        match file.source.agent_id.as_deref() {
+            Some(a) if a.starts_with(COMPACTION_AGENT) => Kind::Compaction,
+            Some(_) => Kind::Subagent,
+            None if file.parent_id.is_some() => Kind::Subagent,
+            None => Kind::Main,
+        }
+    }
+
+    /// The kind whose system prompt and tools this kind sends: a
+    /// compaction agent resends its parent's context under the parent's.
+    pub fn prompt(self) -> Kind {
+        match self {
+            Kind::Compaction => Kind::Main,
+            k => k,
+        }
+    }
 }
 
 /// Where a request's prompt went, and its answer.
@@ -139,6 +187,11 @@ impl Cause {
 pub struct RequestCheck {
     pub message_index: usize,
     pub model: String,
+    /// The row of the price table it was billed at.
+    pub family: &'static str,
+    /// Whether it was billed at the row's long-context rates.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub long_context: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<String>,
     /// Seconds since the previous request of the same model.
@@ -179,9 +232,12 @@ pub struct SessionCheck {
     /// What the source says was billed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub billed_usd: Option<f64>,
-    /// Models the table does not know (priced as its default row).
+    /// Models the table does not name (priced as the nearest family).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unpriced_models: Vec<String>,
+    /// Requests of this session that found the agent's fixed prompt
+    /// cached by another session.
+    pub shared_reads: usize,
     pub detail: Vec<RequestCheck>,
 }
 
@@ -212,6 +268,12 @@ pub struct Summary {
     pub worst: Option<Worst>,
     /// The worst of the sessions with [`LONG_SESSION`] requests or more.
     pub worst_long: Option<Worst>,
+    /// Sessions with [`LONG_SESSION`] requests or more, and how many of
+    /// them are within [`LONG_SESSION_BOUND`] of the recorded usage.
+    pub long_sessions: usize,
+    pub long_within_bound: usize,
+    /// p95 |error| of the shorter sessions.
+    pub p95_error_short: Option<f64>,
     /// Median |error| of the shorter sessions.
     pub median_error_short: Option<f64>,
     pub recorded_usd: f64,
@@ -221,7 +283,8 @@ pub struct Summary {
     pub recorded: Tokens,
     pub predicted: Tokens,
     pub misses: BTreeMap<Cause, MissTotals>,
-    /// Cache-write tokens at recorded misses.
+    /// Tokens recorded misses sent again: their cache writes and plain
+    /// input (all of it for a provider that bills no writes).
     pub miss_cache_write: u64,
     /// Share of those attributed to a cause other than `unexplained`.
     pub attributed: f64,
@@ -229,9 +292,32 @@ pub struct Summary {
     pub attributed_without_rewrite: f64,
     /// Sessions whose timestamps let the lifetime apply.
     pub ttl_applied: usize,
+    /// The prices the check used: one entry per row of the price table
+    /// some request was billed at.
+    pub prices: Vec<PriceUsed>,
+    /// Requests that read the fixed prompt another session cached.
+    pub shared_reads: usize,
     /// Against what the source says was billed, where it says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub billed: Option<Billed>,
+}
+
+/// A row of the price table and the requests billed at it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PriceUsed {
+    pub family: String,
+    pub provider: String,
+    pub requests: usize,
+    /// Of them, billed at the long-context rates.
+    pub long_context_requests: usize,
+    pub input: f64,
+    pub cache_write_5m: f64,
+    pub cache_write_1h: f64,
+    pub cache_read: f64,
+    pub output: f64,
+    /// The models priced at it that the table does not name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nearest_for: Vec<String>,
 }
 
 /// Prices held against the recorded bill in dollars.
@@ -259,6 +345,9 @@ pub struct Input<'a> {
     /// cached after the agent compacts or rewrites its messages; `calibrate`
     /// takes it from its fit of the format (`overhead × ratio`).
     pub fixed_prefix: u64,
+    /// Provider tokens per estimated token (bytes / 4) of the format, for
+    /// the size of what a compaction agent adds to its parent's context.
+    pub ratio: f64,
 }
 
 /// The cache entry a model's last request left.
@@ -304,21 +393,8 @@ fn model_of(r: &RequestUsage, file: &SessionFile) -> String {
 /// by request as the provider billed it: the figure ccusage reports for the
 /// same log.
 pub fn recorded_dollars(file: &SessionFile) -> f64 {
-    file.requests
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let price = model_price(&model_of(r, file)).unwrap_or_else(default_model);
-            let (w5, w1) = recorded_split(r, record_of(file, i, r), CacheTtl::FiveMinutes);
-            Tokens {
-                input: r.input_tokens,
-                cache_read: r.cache_read_input_tokens,
-                cache_write_5m: w5,
-                cache_write_1h: w1,
-                output: r.output_tokens,
-            }
-            .dollars(price)
-        })
+    (0..file.requests.len())
+        .map(|i| request_dollars(file, i))
         .sum()
 }
 
@@ -353,18 +429,15 @@ pub fn recorded_tokens(r: &RequestUsage, rec: Option<&RequestRecord>) -> Tokens 
 }
 
 /// Dollars of request `i` of `file.requests` as recorded, at its model's
-/// prices (the session's model, else the default row).
+/// prices (the session's model, else the nearest family's row).
 pub fn request_dollars(file: &SessionFile, i: usize) -> f64 {
     let Some(u) = file.requests.get(i) else {
         return 0.0;
     };
-    let price = u
-        .model
-        .as_deref()
-        .or(file.model.as_deref())
-        .and_then(model_price)
-        .unwrap_or_else(default_model);
-    recorded_tokens(u, file.request_records.get(i)).dollars(price)
+    // Priced as the bill check prices it: the provider's row of the
+    // request's model, at the rates of the prompt's length.
+    let price = price_for(file.provider.as_deref(), &model_of(u, file)).at(u.prompt_tokens());
+    recorded_tokens(u, file.request_records.get(i)).dollars(&price)
 }
 
 /// The lifetime a request's record shows it writing in, if it wrote.
@@ -436,32 +509,101 @@ fn parent_prefix(parent: &Input, model: &str, t: Option<i64>, settings: &Setting
     }
 }
 
-/// What a session's first request can find in the cache from the other
-/// sessions of the check.
+/// Which sessions send the same fixed prompt: one kind of agent on one
+/// model. (Not one project: the prefix a new session finds cached holds the
+/// tools and the static part of the system prompt, the same in every
+/// project; keyed by project as well, the check comes out worse on every
+/// source.)
+pub type PromptKey = (Kind, String);
+
+/// The key of a session's requests of `model`.
+fn prompt_key(file: &SessionFile, model: &str) -> PromptKey {
+    (Kind::of(file).prompt(), model.to_string())
+}
+
+/// The account's timeline: when each session sent a request with each
+/// fixed prompt, sorted by time.
+#[derive(Default)]
+pub struct Timeline {
+    times: HashMap<PromptKey, Vec<(i64, usize)>>,
+}
+
+impl Timeline {
+    /// The requests of `inputs` (session `k` is `inputs[k]`).
+    pub fn new(inputs: &[Input]) -> Timeline {
+        let mut times: HashMap<PromptKey, Vec<(i64, usize)>> = HashMap::new();
+        for (k, i) in inputs.iter().enumerate() {
+            for (n, r) in i.file.requests.iter().enumerate() {
+                if let Some(t) = time_of(record_of(i.file, n, r)) {
+                    times
+                        .entry(prompt_key(i.file, &model_of(r, i.file)))
+                        .or_default()
+                        .push((t, k));
+                }
+            }
+        }
+        for v in times.values_mut() {
+            v.sort_unstable();
+        }
+        Timeline { times }
+    }
+
+    /// Whether a session other than `me` had a request with the fixed
+    /// prompt `key` answered within `ttl` before a request sent at `sent`:
+    /// that request used the prompt, so it is still cached. An answer at
+    /// the very moment (subagents started together) was not there yet.
+    fn warm(&self, key: &PromptKey, me: usize, sent: Option<i64>, ttl: CacheTtl) -> bool {
+        let (Some(t), Some(times)) = (sent, self.times.get(key)) else {
+            return false;
+        };
+        let from = t - ttl.seconds().unwrap_or(i64::MAX / 2);
+        let i = times.partition_point(|x| x.0 < from);
+        times[i..].iter().take_while(|x| x.0 < t).any(|x| x.1 != me)
+    }
+}
+
+/// What a session can find in the cache from the other sessions of the
+/// check.
 #[derive(Default)]
 pub struct Shared<'a> {
     /// The session's parent, when the check has it.
     pub parent: Option<&'a Input<'a>>,
-    /// Request times of the other sessions of the same format, per model,
-    /// sorted.
-    pub others: HashMap<String, Vec<i64>>,
+    /// The account's timeline; `None`: the session is priced alone.
+    pub timeline: Option<&'a Timeline>,
+    /// The session's position on the timeline.
+    pub me: usize,
     /// The agent's fixed prompt in tokens, as fitted from the recorded
-    /// reads (see [`fit_fixed_prefix`]); `None`: the input's own.
+    /// reads of sessions of its kind (see [`fit_fixed_prefix`]); `None`:
+    /// the input's own.
     pub fixed_prefix: Option<u64>,
 }
 
 impl Shared<'_> {
-    /// Whether another session used `model` within `ttl` before `t`: the
-    /// agent's fixed prompt (same tools, same system prompt) is then still
-    /// cached, and a new session reads it.
-    fn fixed_prompt_warm(&self, model: &str, t: Option<i64>, ttl: CacheTtl) -> bool {
-        let (Some(t), Some(times)) = (t, self.others.get(model)) else {
-            return false;
-        };
-        let from = t - ttl.seconds().unwrap_or(i64::MAX / 2);
-        let i = times.partition_point(|x| *x < from);
-        times.get(i).is_some_and(|x| *x <= t)
+    /// Whether another session kept the fixed prompt of `file`'s requests
+    /// of `model` cached at `t`.
+    fn fixed_prompt_warm(
+        &self,
+        file: &SessionFile,
+        model: &str,
+        t: Option<i64>,
+        ttl: CacheTtl,
+    ) -> bool {
+        self.timeline
+            .is_some_and(|tl| tl.warm(&prompt_key(file, model), self.me, t, ttl))
     }
+}
+
+/// Estimated tokens (bytes / 4 × `ratio`) of the messages before the first
+/// answer: what a compaction agent adds to its parent's context.
+fn own_instruction(input: &Input) -> u64 {
+    let bytes: u64 = input
+        .messages
+        .iter()
+        .take_while(|m| m.role != Role::Assistant)
+        .map(|m| m.bytes())
+        .sum();
+    let ratio = if input.ratio > 0.0 { input.ratio } else { 1.0 };
+    (bytes as f64 / crate::engine::constants::BYTES_PER_TOKEN as f64 * ratio).round() as u64
 }
 
 /// The agent's fixed prompt as the recorded usage shows it: the median
@@ -493,35 +635,33 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
     let parent = shared.parent;
     let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
     let file = input.file;
-    let is_compaction_agent = file
-        .source
-        .agent_id
-        .as_deref()
-        .is_some_and(|a| a.starts_with(COMPACTION_AGENT));
+    let is_compaction_agent = Kind::of(file) == Kind::Compaction;
     let mut warm: HashMap<String, Warm> = HashMap::new();
     let mut tier = settings.ttl.unwrap_or(CacheTtl::FiveMinutes);
     let mut prev: Option<(usize, u64)> = None;
     let mut detail = Vec::with_capacity(file.requests.len());
     let mut unpriced: Vec<String> = Vec::new();
     let mut ttl_applied = false;
+    let mut shared_reads = 0;
+    let started = file.created_at.as_deref().and_then(parse_rfc3339);
     for (i, r) in file.requests.iter().enumerate() {
         let prompt = r.prompt_tokens();
         if prompt == 0 {
             continue;
         }
         let model = model_of(r, file);
-        let price = model_price(&model).unwrap_or_else(|| {
-            if !unpriced.contains(&model) {
-                unpriced.push(model.clone());
-            }
-            default_model()
-        });
+        let row = price_for(file.provider.as_deref(), &model);
+        if !lookup(&model).known && !unpriced.contains(&model) {
+            unpriced.push(model.clone());
+        }
+        let price = row.at(prompt);
         let rec = record_of(file, i, r);
         let t = time_of(rec);
         if let Some(x) = tier_of(rec) {
             tier = x;
         }
-        let min = settings.min_cacheable.unwrap_or(price.min_cacheable);
+        let ttl = settings.ttl.unwrap_or(tier);
+        let min = settings.min_cacheable.unwrap_or(row.min_cacheable);
         let here = warm.get(&model).copied();
         let gap_seconds = here.and_then(|w| Some(t? - w.at?));
         let cold = match (prev, here) {
@@ -545,32 +685,47 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         if here.is_some() && t.is_some() && here.and_then(|w| w.ttl.seconds()).is_some() {
             ttl_applied = true;
         }
-        let read = match (prev, here, cold) {
-            (None, _, _) => {
-                let from_parent = if is_compaction_agent {
-                    parent.map_or(0, |p| parent_prefix(p, &model, t, settings))
-                } else {
-                    0
-                };
-                let ttl = settings.ttl.unwrap_or(tier);
-                let fixed = if shared.fixed_prompt_warm(&model, t, ttl) {
-                    fixed_prefix
-                } else {
-                    0
-                };
-                from_parent.max(fixed).min(prompt)
+        // The fixed prompt, when another session of the account kept it
+        // cached. A session's first request was sent when the session
+        // began (its first line), the others by their answer's time.
+        let sent = match prev {
+            None => started.filter(|s| t.is_none_or(|t| *s <= t)).or(t),
+            Some(_) => t,
+        };
+        let from_others = || {
+            if shared.fixed_prompt_warm(file, &model, sent, ttl) {
+                fixed_prefix
+            } else {
+                0
             }
-            (_, Some(w), None) => w.prompt.min(prompt),
+        };
+        let (read, shared_read) = match (prev, here, cold) {
+            (None, _, _) if is_compaction_agent => {
+                let from_parent = match parent {
+                    Some(p) => parent_prefix(p, &model, t, settings),
+                    None => prompt.saturating_sub(own_instruction(input)),
+                };
+                let f = from_others();
+                (from_parent.max(f).min(prompt), f > from_parent)
+            }
+            (None, _, _) | (_, None, _) | (_, _, Some(Cause::TtlExpiry)) => {
+                let f = from_others().min(prompt);
+                (f, f > 0)
+            }
+            (_, Some(w), None) => (w.prompt.min(prompt), false),
             (_, Some(w), Some(Cause::AgentCompaction | Cause::HarnessRewrite)) => {
-                fixed_prefix.min(w.prompt).min(prompt)
+                (fixed_prefix.min(w.prompt).min(prompt), false)
             }
-            _ => 0,
+            _ => (0, false),
         };
         let read = if read < min {
             0
         } else {
-            read / price.cache_block.max(1) * price.cache_block.max(1)
+            read / row.cache_block.max(1) * row.cache_block.max(1)
         };
+        if shared_read && read > 0 && prompt >= min {
+            shared_reads += 1;
+        }
         // The recorded split decides the tier of the predicted writes: the
         // lifetime is the agent's choice, known from its log.
         let (r5, r1) = recorded_split(r, rec, tier);
@@ -607,10 +762,12 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         detail.push(RequestCheck {
             message_index: r.message_index,
             model: model.clone(),
+            family: row.family,
+            long_context: row.is_long(prompt),
             timestamp: rec.and_then(|x| x.timestamp.clone()),
             gap_seconds,
-            recorded_usd: recorded.dollars(price),
-            predicted_usd: predicted.dollars(price),
+            recorded_usd: recorded.dollars(&price),
+            predicted_usd: predicted.dollars(&price),
             recorded,
             predicted,
             billed_usd: rec.and_then(|x| x.cost),
@@ -618,14 +775,7 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
             miss,
         });
         if prompt >= min {
-            warm.insert(
-                model,
-                Warm {
-                    prompt,
-                    at: t,
-                    ttl: settings.ttl.unwrap_or(tier),
-                },
-            );
+            warm.insert(model, Warm { prompt, at: t, ttl });
         }
         prev = Some((r.message_index, prompt));
     }
@@ -655,6 +805,7 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         error: relative(predicted_usd, recorded_usd),
         billed_usd,
         unpriced_models: unpriced,
+        shared_reads,
         detail,
     }
 }
@@ -672,52 +823,52 @@ pub fn relative(x: f64, truth: f64) -> f64 {
     }
 }
 
-/// Checks every session that carries usage per request, in parallel; a
-/// compaction agent finds its parent among `inputs` by `parent_id`, and a
-/// session's first request finds the agent's fixed prompt cached when
-/// another session of the same format used the model shortly before. The
-/// fixed prompt is fitted per format ([`fit_fixed_prefix`]).
+/// Checks every session that carries usage per request, in parallel, on
+/// the account's one timeline (or each alone, [`Settings::per_session`]):
+/// a compaction agent finds its parent among `inputs` by `parent_id`, and a
+/// request whose own cache is cold finds the agent's fixed prompt cached
+/// when another session of the same kind and model used it within the
+/// lifetime. The fixed prompt is fitted per format and kind
+/// ([`fit_fixed_prefix`]).
 pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
     use rayon::prelude::*;
     let by_id: HashMap<&str, &Input> = inputs.iter().map(|i| (i.file.id.as_str(), i)).collect();
-    let mut fixed: HashMap<&str, Option<u64>> = HashMap::new();
+    let mut fixed: HashMap<(&str, Kind), Option<u64>> = HashMap::new();
     for i in inputs {
         let format = i.file.source.format.as_str();
-        fixed.entry(format).or_insert_with(|| {
-            let files: Vec<&SessionFile> = inputs
-                .iter()
-                .filter(|j| j.file.source.format == format)
-                .map(|j| j.file)
-                .collect();
-            fit_fixed_prefix(&files)
+        let kind = Kind::of(i.file).prompt();
+        fixed.entry((format, kind)).or_insert_with(|| {
+            let of = |want: Option<Kind>| {
+                let files: Vec<&SessionFile> = inputs
+                    .iter()
+                    .filter(|j| j.file.source.format == format)
+                    .filter(|j| want.is_none_or(|k| Kind::of(j.file).prompt() == k))
+                    .map(|j| j.file)
+                    .collect();
+                fit_fixed_prefix(&files)
+            };
+            of(Some(kind)).or_else(|| of(None))
         });
     }
+    let timeline = (!settings.per_session).then(|| Timeline::new(inputs));
     inputs
         .par_iter()
-        .filter(|i| i.file.requests.iter().any(|r| r.prompt_tokens() > 0))
-        .map(|i| {
-            let mut others: HashMap<String, Vec<i64>> = HashMap::new();
-            for j in inputs
-                .iter()
-                .filter(|j| j.file.id != i.file.id && j.file.source.format == i.file.source.format)
-            {
-                for (k, r) in j.file.requests.iter().enumerate() {
-                    if let Some(t) = time_of(record_of(j.file, k, r)) {
-                        others.entry(model_of(r, j.file)).or_default().push(t);
-                    }
-                }
-            }
-            for v in others.values_mut() {
-                v.sort_unstable();
-            }
+        .enumerate()
+        .filter(|(_, i)| i.file.requests.iter().any(|r| r.prompt_tokens() > 0))
+        .map(|(me, i)| {
+            let kind = Kind::of(i.file).prompt();
             let shared = Shared {
                 parent: i
                     .file
                     .parent_id
                     .as_deref()
                     .and_then(|p| by_id.get(p).copied()),
-                others,
-                fixed_prefix: fixed.get(i.file.source.format.as_str()).copied().flatten(),
+                timeline: timeline.as_ref(),
+                me,
+                fixed_prefix: fixed
+                    .get(&(i.file.source.format.as_str(), kind))
+                    .copied()
+                    .flatten(),
             };
             check_session(i, &shared, settings)
         })
@@ -766,7 +917,40 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
     let mut predicted = Tokens::default();
     let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
     let mut misses: BTreeMap<Cause, MissTotals> = BTreeMap::new();
+    let mut prices: Vec<PriceUsed> = Vec::new();
     for c in cs {
+        for d in &c.detail {
+            let at = match prices.iter().position(|p| p.family == d.family) {
+                Some(k) => k,
+                None => {
+                    let row = MODEL_PRICES
+                        .iter()
+                        .chain(std::iter::once(&super::table::FREE))
+                        .find(|p| p.family == d.family)
+                        .copied()
+                        .unwrap_or(super::table::FREE);
+                    prices.push(PriceUsed {
+                        family: row.family.to_string(),
+                        provider: row.provider.to_string(),
+                        requests: 0,
+                        long_context_requests: 0,
+                        input: row.input,
+                        cache_write_5m: row.cache_write_5m,
+                        cache_write_1h: row.cache_write_1h,
+                        cache_read: row.cache_read,
+                        output: row.output,
+                        nearest_for: Vec::new(),
+                    });
+                    prices.len() - 1
+                }
+            };
+            let p = &mut prices[at];
+            p.requests += 1;
+            p.long_context_requests += usize::from(d.long_context);
+            if c.unpriced_models.contains(&d.model) && !p.nearest_for.contains(&d.model) {
+                p.nearest_for.push(d.model.clone());
+            }
+        }
         recorded.add(&c.recorded);
         predicted.add(&c.predicted);
         recorded_usd += c.recorded_usd;
@@ -775,10 +959,13 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
             if let Some(cause) = d.miss {
                 let m = misses.entry(cause).or_default();
                 m.requests += 1;
-                m.cache_write += d.recorded.cache_write();
+                // Sent again: written to the cache, or plain input where
+                // the provider writes nothing (OpenAI, Gemini).
+                m.cache_write += d.recorded.cache_write() + d.recorded.input;
             }
         }
     }
+    prices.sort_by(|a, b| b.requests.cmp(&a.requests).then(a.family.cmp(&b.family)));
     let miss_cache_write: u64 = misses.values().map(|m| m.cache_write).sum();
     let share = |keep: &dyn Fn(Cause) -> bool| {
         if miss_cache_write == 0 {
@@ -839,6 +1026,12 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
                 .map(|c| (*c, c.error)),
         ),
         median_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.5)),
+        p95_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.95)),
+        long_sessions: cs.iter().filter(|c| c.requests >= LONG_SESSION).count(),
+        long_within_bound: cs
+            .iter()
+            .filter(|c| c.requests >= LONG_SESSION && c.error.abs() <= LONG_SESSION_BOUND)
+            .count(),
         recorded_usd,
         predicted_usd,
         total_error: relative(predicted_usd, recorded_usd),
@@ -854,6 +1047,8 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
         misses,
         miss_cache_write,
         ttl_applied: cs.iter().filter(|c| c.ttl_applied).count(),
+        prices,
+        shared_reads: cs.iter().map(|c| c.shared_reads).sum(),
         billed,
     }
 }
@@ -916,6 +1111,7 @@ mod tests {
             file: f,
             messages: &[],
             fixed_prefix: 20_000,
+            ratio: 1.0,
         };
         check_session(&input, &Shared::default(), &settings)
     }
@@ -923,6 +1119,7 @@ mod tests {
     const AUTO: Settings = Settings {
         ttl: None,
         min_cacheable: None,
+        per_session: false,
     };
 
     #[test]
@@ -962,7 +1159,7 @@ mod tests {
         let d = &c.detail[1];
         assert_eq!(d.cold, None);
         assert_eq!(d.predicted.cache_write_1h, 10_000);
-        let opus = model_price(OPUS).unwrap();
+        let opus = super::super::table::model_price(OPUS).unwrap();
         let write_only = Tokens {
             cache_write_1h: 1_000_000,
             ..Tokens::default()
@@ -1042,8 +1239,175 @@ mod tests {
         assert_eq!(c.detail[2].miss, None);
         assert_eq!(c.detail[3].miss, Some(Cause::Unexplained));
         let s = &summarize(&[c])[0];
-        assert_eq!(s.misses[&Cause::Unexplained].cache_write, 70_000 - 1000 - 3);
+        // Its writes and its plain input: all it sent again.
+        assert_eq!(s.misses[&Cause::Unexplained].cache_write, 70_000 - 1000);
         assert!(s.attributed < 0.9);
+    }
+
+    /// A session `id` of `kind` made of `reqs`.
+    fn session(
+        id: &str,
+        agent: Option<&str>,
+        reqs: Vec<(RequestUsage, RequestRecord)>,
+    ) -> SessionFile {
+        let mut f = file(reqs);
+        f.id = id.into();
+        f.source.agent_id = agent.map(str::to_string);
+        f.created_at = f.request_records.first().and_then(|r| r.timestamp.clone());
+        f
+    }
+
+    fn inputs<'a>(files: &'a [SessionFile]) -> Vec<Input<'a>> {
+        files
+            .iter()
+            .map(|f| Input {
+                label: f.id.clone(),
+                file: f,
+                messages: &[],
+                fixed_prefix: 20_000,
+                ratio: 1.0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_account_one_cache_a_new_session_reads_the_fixed_prompt_another_kept_warm() {
+        let files = vec![
+            session(
+                "a",
+                None,
+                vec![
+                    req(1, OPUS, 30_000, 20_000, 0, CacheTtl::FiveMinutes),
+                    req(3, OPUS, 40_000, 30_000, 200, CacheTtl::FiveMinutes),
+                ],
+            ),
+            // Within five minutes of a's last request: warm.
+            session(
+                "b",
+                None,
+                vec![req(1, OPUS, 25_000, 20_000, 400, CacheTtl::FiveMinutes)],
+            ),
+            // Long after: cold.
+            session(
+                "c",
+                None,
+                vec![req(1, OPUS, 25_000, 0, 2_000, CacheTtl::FiveMinutes)],
+            ),
+            // A subagent sends other tools and another system prompt.
+            session(
+                "d",
+                Some("a1"),
+                vec![req(1, OPUS, 25_000, 0, 410, CacheTtl::FiveMinutes)],
+            ),
+        ];
+        let inputs = inputs(&files);
+        let checks = check(&inputs, &AUTO);
+        let first = |id: &str| &checks.iter().find(|c| c.session == id).unwrap().detail[0];
+        assert_eq!(first("b").predicted.cache_read, 20_000);
+        assert_eq!(first("c").predicted.cache_read, 0);
+        assert_eq!(first("d").predicted.cache_read, 0);
+        assert_eq!(summarize(&checks)[0].shared_reads, 1);
+        // Priced alone, nothing is shared.
+        let alone = check(
+            &inputs,
+            &Settings {
+                per_session: true,
+                ..AUTO
+            },
+        );
+        let b = alone.iter().find(|c| c.session == "b").unwrap();
+        assert_eq!(b.detail[0].predicted.cache_read, 0);
+        assert_eq!(summarize(&alone)[0].shared_reads, 0);
+    }
+
+    #[test]
+    fn a_request_answered_at_the_moment_another_was_sent_had_not_cached_anything_yet() {
+        // Two subagents started together: neither finds the other's prompt.
+        let files = vec![
+            session(
+                "x",
+                Some("a1"),
+                vec![req(1, OPUS, 25_000, 0, 100, CacheTtl::FiveMinutes)],
+            ),
+            session(
+                "y",
+                Some("a2"),
+                vec![req(1, OPUS, 25_000, 0, 100, CacheTtl::FiveMinutes)],
+            ),
+        ];
+        let checks = check(&inputs(&files), &AUTO);
+        assert!(checks.iter().all(|c| c.detail[0].predicted.cache_read == 0));
+    }
+
+    #[test]
+    fn a_compaction_agent_without_its_parent_reads_all_but_its_instruction() {
+        let instruction = Arc::new(Message::user("x".repeat(4000).as_bytes()));
+        let f = session(
+            "cc-p-agent-acompact-1",
+            Some("acompact-1"),
+            vec![req(1, OPUS, 150_000, 149_000, 0, CacheTtl::FiveMinutes)],
+        );
+        let messages = [instruction];
+        let input = Input {
+            label: "c".into(),
+            file: &f,
+            messages: &messages,
+            fixed_prefix: 20_000,
+            ratio: 1.5,
+        };
+        let c = check_session(&input, &Shared::default(), &AUTO);
+        // 4000 bytes / 4 × 1.5 = 1500 tokens of instruction.
+        assert_eq!(c.detail[0].predicted.cache_read, 148_500);
+    }
+
+    #[test]
+    fn each_request_is_billed_at_its_families_rates_and_the_check_names_them() {
+        let mut f = file(vec![
+            req(1, "claude-sonnet-4-5", 150_000, 0, 0, CacheTtl::FiveMinutes),
+            req(
+                3,
+                "claude-sonnet-4-5",
+                250_000,
+                150_000,
+                10,
+                CacheTtl::FiveMinutes,
+            ),
+            req(5, "claude-opus-4-7", 30_000, 0, 20, CacheTtl::FiveMinutes),
+        ]);
+        f.provider = Some("anthropic".into());
+        let c = run(&f, AUTO);
+        let sonnet = super::super::table::model_price("claude-sonnet-4-5").unwrap();
+        // Above 200k the whole request is at the long-context rates.
+        assert!(c.detail[1].long_context && !c.detail[0].long_context);
+        let d = &c.detail[1];
+        assert_eq!(d.predicted_usd, d.predicted.dollars(&sonnet.at(250_000)));
+        assert!(d.predicted_usd > d.predicted.dollars(sonnet));
+        // Opus 4.7 at $5 per million input, not Opus 4's $15.
+        assert_eq!(c.detail[2].family, "Claude Opus 4.7");
+        let s = &summarize(&[c])[0];
+        let families: Vec<(&str, usize, usize)> = s
+            .prices
+            .iter()
+            .map(|p| (p.family.as_str(), p.requests, p.long_context_requests))
+            .collect();
+        assert_eq!(
+            families,
+            [("Claude Sonnet 4 / 4.5", 2, 1), ("Claude Opus 4.7", 1, 0)]
+        );
+        assert_eq!(s.prices[1].input, 5.0);
+        // Ollama bills nothing.
+        let mut local = file(vec![req(
+            1,
+            "llama3:8b",
+            30_000,
+            0,
+            0,
+            CacheTtl::FiveMinutes,
+        )]);
+        local.provider = Some("ollama".into());
+        let c = run(&local, AUTO);
+        assert_eq!(c.predicted_usd, 0.0);
+        assert_eq!(c.recorded_usd, 0.0);
     }
 
     #[test]

@@ -41,9 +41,43 @@ pub fn write_text(
     for s in summaries {
         writeln!(
             out,
-            "{}: {} sessions, {} requests, timestamps applied the cache lifetime in {} sessions",
-            s.format, s.sessions, s.requests, s.ttl_applied
+            "{}: {} sessions, {} requests, timestamps applied the cache lifetime in {} sessions; {} requests read the fixed prompt another session had cached",
+            s.format, s.sessions, s.requests, s.ttl_applied, s.shared_reads
         )?;
+        writeln!(
+            out,
+            "prices used ($ per million tokens, from src/cost/table.rs):"
+        )?;
+        for p in &s.prices {
+            writeln!(
+                out,
+                "  {} ({}): ${} input, ${} cache write 5m, ${} cache write 1h, ${} cache read, ${} output; {} requests{}{}",
+                p.family,
+                p.provider,
+                p.input,
+                p.cache_write_5m,
+                p.cache_write_1h,
+                p.cache_read,
+                p.output,
+                p.requests,
+                if p.long_context_requests > 0 {
+                    format!(
+                        ", {} of them above the long-context threshold at its higher rates",
+                        p.long_context_requests
+                    )
+                } else {
+                    String::new()
+                },
+                if p.nearest_for.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; the nearest family for {}, which the table does not name",
+                        p.nearest_for.join(", ")
+                    )
+                },
+            )?;
+        }
         let mut t = Table::new();
         t.load_preset(UTF8_FULL_CONDENSED);
         t.set_header(vec!["figure", "value"]);
@@ -56,8 +90,16 @@ pub fn write_text(
             ("worst session", worst(&s.worst)),
             ("worst session of ≥50 requests", worst(&s.worst_long)),
             (
+                "sessions of ≥50 requests within 15%",
+                format!("{} of {}", s.long_within_bound, s.long_sessions),
+            ),
+            (
                 "median |error|, sessions under 50 requests",
                 s.median_error_short.map_or("-".into(), abs_pct),
+            ),
+            (
+                "p95 |error|, sessions under 50 requests",
+                s.p95_error_short.map_or("-".into(), abs_pct),
             ),
         ];
         for (k, v) in rows {
@@ -154,7 +196,7 @@ pub fn write_text(
     writeln!(out, "{t}")?;
     writeln!(
         out,
-        "* {LONG_SESSION} requests or more. A short session's first request can read a prefix another session cached (the agent's fixed prompt), which a per-session check cannot see: that is most of the error of short sessions."
+        "* {LONG_SESSION} requests or more. A short session's first request can read a prefix another session cached (the agent's fixed prompt): the check sees it only where that session is among those checked, which is most of the error of short sessions."
     )?;
     if per_request {
         for c in checks {

@@ -16,7 +16,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::table::{default_model, model_row, ModelPrice, MODEL_PRICES, WRITE_1H_MULTIPLIER};
+use super::table::{
+    default_model, default_row, lookup_noted, ModelPrice, MODEL_PRICES, WRITE_1H_MULTIPLIER,
+};
 use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compactor, Stage, Strategy};
@@ -159,12 +161,13 @@ pub struct Meter<'a> {
     summary_tokens: u64,
     settings: Settings,
     tier: CacheTtl,
-    /// Per row of [`MODEL_PRICES`] (the last slot: the default row).
+    /// Per row of [`MODEL_PRICES`] and rate (slot `2 × row`: the row's
+    /// own rates, `2 × row + 1`: its long-context rates).
     buckets: Vec<(usize, Bucket)>,
     last: Option<i64>,
     cost: ModelCost,
     /// The model last looked up in the price table, and its row.
-    looked_up: Option<(&'a str, Option<usize>)>,
+    looked_up: Option<(&'a str, usize)>,
     /// The row of the last request, which prices the expected re-fetches.
     last_row: Option<usize>,
 }
@@ -197,14 +200,15 @@ impl<'a> Meter<'a> {
         }
     }
 
-    /// The row of `model` in [`MODEL_PRICES`], looked up again only when
-    /// the model changes (a session keeps one for long runs of requests,
-    /// and a sweep meters every request once per config).
-    fn row_of(&mut self, model: &'a str) -> Option<usize> {
+    /// The row of `model` in [`MODEL_PRICES`] (the nearest family's for
+    /// a model the table does not name, said once on stderr), looked up
+    /// again only when the model changes (a session keeps one for long
+    /// runs of requests, and a sweep meters every request once per config).
+    fn row_of(&mut self, model: &'a str) -> usize {
         match self.looked_up {
             Some((last, row)) if last == model => row,
             _ => {
-                let row = model_row(model);
+                let row = lookup_noted(model).row;
                 self.looked_up = Some((model, row));
                 row
             }
@@ -239,12 +243,23 @@ impl<'a> Meter<'a> {
             Some((t, m, o)) => (*t, m.as_deref().or(fallback), Some(*o)),
             None => (None, fallback, None),
         };
-        let found = model.and_then(|m| self.row_of(m));
-        self.last_row = found;
-        let slot = found.unwrap_or(MODEL_PRICES.len());
-        let row = found
-            .and_then(|i| MODEL_PRICES.get(i))
-            .unwrap_or_else(default_model);
+        let row_at = model.map_or_else(default_row, |m| self.row_of(m));
+        self.last_row = Some(row_at);
+        let base = &MODEL_PRICES[row_at];
+        // An imported session's request above the long-context threshold
+        // is billed at the higher rates; smith's own sessions and `--price`
+        // keep the flat price of the sums.
+        let long = self.recorded.is_some()
+            && self.settings.prices.is_none()
+            && base.is_long(r.after.max(0) as u64);
+        let slot = 2 * row_at + usize::from(long);
+        let long_row;
+        let row = if long {
+            long_row = base.at(u64::MAX);
+            &long_row
+        } else {
+            base
+        };
         // An imported session takes its model's minimum (1024 where the
         // table does not know the model); smith's own sessions, which record
         // no model, have none unless one is given, so that their price stays
@@ -326,8 +341,13 @@ impl<'a> Meter<'a> {
     /// The replay's figures.
     pub fn finish(mut self) -> ModelCost {
         for (slot, b) in &self.buckets {
-            let row = MODEL_PRICES.get(*slot).unwrap_or_else(default_model);
-            let (p, _) = self.prices_of(row);
+            let base = MODEL_PRICES.get(slot / 2).unwrap_or_else(default_model);
+            let row = if slot % 2 == 1 {
+                base.at(u64::MAX)
+            } else {
+                *base
+            };
+            let (p, _) = self.prices_of(&row);
             self.cost.price += p.cached(b.read, b.write) + p.uncached(b.plain);
             self.cost.price_uncached += p.uncached(b.sent);
         }

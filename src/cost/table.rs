@@ -1,5 +1,6 @@
 //! The price table: one row per model family that appears in the logs the
-//! project calibrates on, each number with where it came from and when.
+//! project calibrates on or in smith's own price list, each number with
+//! where it came from and when.
 //!
 //! Every price in the program comes from here: the sweep's default `--price`
 //! (the [`DEFAULT_MODEL`] row), the bill check, and the per-model pricing of
@@ -8,7 +9,17 @@
 //! multipliers so that each figure is the provider's own (and `0.30` stays
 //! `0.30`, not `3 × 0.1`). A test holds the Anthropic rows to the documented
 //! multipliers ([`WRITE_5M_MULTIPLIER`], [`WRITE_1H_MULTIPLIER`],
-//! [`READ_MULTIPLIER`]).
+//! [`READ_MULTIPLIER`]), Claude Haiku 3 excepted, whose published cache
+//! prices are rounded.
+//!
+//! A model id picks its row by substring ([`ModelPrice::ids`], first match
+//! wins). An id no row names is priced as the nearest family
+//! ([`NEAREST`]: an unknown Opus as the newest Opus, any Claude as Sonnet)
+//! and [`price_of`] says so once per model on stderr: a price is never
+//! guessed silently.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
 
 use serde::Serialize;
 
@@ -18,7 +29,8 @@ use super::Prices;
 pub const WRITE_5M_MULTIPLIER: f64 = 1.25;
 /// Anthropic's one-hour cache write, as a multiple of the input price.
 pub const WRITE_1H_MULTIPLIER: f64 = 2.0;
-/// A cache read, as a multiple of the input price (Anthropic and Gemini).
+/// A cache read, as a multiple of the input price (Anthropic, Gemini and
+/// OpenAI's GPT-5 family alike).
 pub const READ_MULTIPLIER: f64 = 0.1;
 
 /// The cacheable prefix assumed for a model the table does not know.
@@ -34,6 +46,25 @@ pub enum CacheKind {
     /// The provider caches on its own: writing costs plain input and hits are
     /// discounted but not promised (Gemini's implicit caching).
     Implicit,
+    /// The provider caches every prompt's prefix on its own, from a minimum
+    /// length in fixed increments, with no write premium (OpenAI).
+    Automatic,
+    /// Nothing is billed (a local model).
+    Free,
+}
+
+/// The rates of a request whose prompt is above a provider's long-context
+/// threshold: the whole request is billed at them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LongContext {
+    /// Prompt tokens (input, cache reads and writes together) above which
+    /// these rates apply.
+    pub above: u64,
+    pub input: f64,
+    pub output: f64,
+    pub cache_write_5m: f64,
+    pub cache_write_1h: f64,
+    pub cache_read: f64,
 }
 
 /// The prices of one model family.
@@ -41,6 +72,8 @@ pub enum CacheKind {
 pub struct ModelPrice {
     /// What the row covers, for people.
     pub family: &'static str,
+    /// Who bills it: `anthropic`, `openai`, `google`, `ollama`.
+    pub provider: &'static str,
     /// Substrings of a model id that pick this row (the first row with a
     /// match wins, so more specific rows come first).
     pub ids: &'static [&'static str],
@@ -49,6 +82,10 @@ pub struct ModelPrice {
     pub cache_write_5m: f64,
     pub cache_write_1h: f64,
     pub cache_read: f64,
+    /// The rates above the long-context threshold, where the provider has
+    /// them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub long_context: Option<LongContext>,
     /// The shortest prefix the provider caches: below it a request pays full
     /// input and nothing is cached.
     pub min_cacheable: u64,
@@ -63,140 +100,494 @@ pub struct ModelPrice {
 }
 
 const ANTHROPIC_PRICING: &str = "prices: https://platform.claude.com/docs/en/about-claude/pricing; minimum cacheable prompt: https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
+const ANTHROPIC_LONG_CONTEXT: &str = "prices (long context above 200k input tokens): https://platform.claude.com/docs/en/about-claude/pricing#long-context-pricing; minimum cacheable prompt: https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
+const SMITH_PRICING: &str = "smith's own list (src/smith/pricing.cr, webmatze/smith e533ff4) and https://platform.claude.com/docs/en/about-claude/pricing; minimum cacheable prompt: https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
+const OPENAI_PRICING: &str = "prices: https://developers.openai.com/api/docs/pricing (standard tier); caching from 1024 tokens in 128-token steps: https://platform.openai.com/docs/guides/prompt-caching";
+const GEMINI_PRICING: &str = "https://ai.google.dev/gemini-api/docs/pricing (and the per-response `cost` OpenRouter recorded in the trajectories)";
 
 /// The model whose prices are the sweep's default `--price`.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 
-/// The table. Anthropic rows: the pricing page's base input, 5-minute and
-/// 1-hour cache writes, cache hits and output, and the prompt-caching page's
-/// minimum cacheable length. Gemini: the Gemini API pricing page (prompts up
-/// to 200k tokens), as OpenRouter passes it on for the mini-swe-agent run.
-pub const MODEL_PRICES: [ModelPrice; 7] = [
+/// The row of a model that costs nothing (Ollama: a local model costs
+/// electricity, not tokens), picked by provider, never by model id.
+pub const FREE: ModelPrice = ModelPrice {
+    family: "local model (Ollama): free",
+    provider: "ollama",
+    ids: &[],
+    input: 0.0,
+    output: 0.0,
+    cache_write_5m: 0.0,
+    cache_write_1h: 0.0,
+    cache_read: 0.0,
+    long_context: None,
+    min_cacheable: 0,
+    cache_block: 1,
+    cache: CacheKind::Free,
+    source: "smith's own list (src/smith/pricing.cr): a local model costs electricity, not tokens",
+    as_of: "2026-12",
+};
+
+/// An Anthropic row at the documented multipliers of `input`.
+const fn claude(
+    family: &'static str,
+    ids: &'static [&'static str],
+    prices: [f64; 5],
+    min_cacheable: u64,
+    source: &'static str,
+    as_of: &'static str,
+) -> ModelPrice {
+    let [input, output, cache_write_5m, cache_write_1h, cache_read] = prices;
     ModelPrice {
-        family: "Claude Opus 4.5 / 4.6",
-        ids: &["opus-4-5", "opus-4-6", "opus-4.5", "opus-4.6"],
-        input: 5.0,
-        output: 25.0,
-        cache_write_5m: 6.25,
-        cache_write_1h: 10.0,
-        cache_read: 0.50,
-        min_cacheable: 4096,
+        family,
+        provider: "anthropic",
+        ids,
+        input,
+        output,
+        cache_write_5m,
+        cache_write_1h,
+        cache_read,
+        long_context: None,
+        min_cacheable,
         cache_block: 1,
         cache: CacheKind::Explicit,
-        source: ANTHROPIC_PRICING,
-        as_of: "2026-02",
-    },
+        source,
+        as_of,
+    }
+}
+
+/// An OpenAI row: cached input at `cached`, writes at plain input.
+const fn openai(
+    family: &'static str,
+    ids: &'static [&'static str],
+    input: f64,
+    cached: f64,
+    output: f64,
+    as_of: &'static str,
+) -> ModelPrice {
     ModelPrice {
-        family: "Claude Opus 4 / 4.1",
-        ids: &["opus-4"],
-        input: 15.0,
-        output: 75.0,
-        cache_write_5m: 18.75,
-        cache_write_1h: 30.0,
-        cache_read: 1.50,
+        family,
+        provider: "openai",
+        ids,
+        input,
+        output,
+        cache_write_5m: input,
+        cache_write_1h: input,
+        cache_read: cached,
+        long_context: None,
         min_cacheable: 1024,
-        cache_block: 1,
-        cache: CacheKind::Explicit,
-        source: ANTHROPIC_PRICING,
-        as_of: "2026-02",
-    },
+        cache_block: 128,
+        cache: CacheKind::Automatic,
+        source: OPENAI_PRICING,
+        as_of,
+    }
+}
+
+/// The table, most specific rows first. Anthropic rows: the pricing page's
+/// base input, output, 5-minute and 1-hour cache writes and cache hits, the
+/// prompt-caching page's minimum cacheable length, and the long-context
+/// rates of the models that have them (Sonnet 4 and 4.5; Opus 4.6 and
+/// Sonnet 4.6 bill their 1M window at the standard rates). OpenAI rows: the
+/// standard tier, GPT-5.4's long-context rates above 272k. Gemini: the
+/// Gemini API pricing page, as OpenRouter passes it on for the
+/// mini-swe-agent run.
+pub const MODEL_PRICES: [ModelPrice; 25] = [
+    claude(
+        "Claude Fable 5",
+        &["fable-5"],
+        [10.0, 50.0, 12.5, 20.0, 1.0],
+        512,
+        SMITH_PRICING,
+        "2026-12",
+    ),
+    claude(
+        "Claude Opus 5",
+        &["opus-5"],
+        [5.0, 25.0, 6.25, 10.0, 0.50],
+        512,
+        SMITH_PRICING,
+        "2026-12",
+    ),
+    claude(
+        "Claude Opus 4.8",
+        &["opus-4-8", "opus-4.8"],
+        [5.0, 25.0, 6.25, 10.0, 0.50],
+        1024,
+        SMITH_PRICING,
+        "2026-12",
+    ),
+    claude(
+        "Claude Opus 4.7",
+        &["opus-4-7", "opus-4.7"],
+        [5.0, 25.0, 6.25, 10.0, 0.50],
+        2048,
+        SMITH_PRICING,
+        "2026-12",
+    ),
+    claude(
+        "Claude Opus 4.5 / 4.6",
+        &["opus-4-5", "opus-4-6", "opus-4.5", "opus-4.6"],
+        [5.0, 25.0, 6.25, 10.0, 0.50],
+        4096,
+        ANTHROPIC_PRICING,
+        "2026-02",
+    ),
+    claude(
+        "Claude Opus 4 / 4.1",
+        &["opus-4-1", "opus-4.1", "opus-4"],
+        [15.0, 75.0, 18.75, 30.0, 1.50],
+        1024,
+        ANTHROPIC_PRICING,
+        "2026-02",
+    ),
+    claude(
+        "Claude 3 Opus",
+        &["3-opus", "opus-3"],
+        [15.0, 75.0, 18.75, 30.0, 1.50],
+        1024,
+        ANTHROPIC_PRICING,
+        "2026-12",
+    ),
+    claude(
+        "Claude Sonnet 5",
+        &["sonnet-5"],
+        [3.0, 15.0, 3.75, 6.0, 0.30],
+        1024,
+        SMITH_PRICING,
+        "2026-12",
+    ),
+    claude(
+        "Claude Sonnet 4.6",
+        &["sonnet-4-6", "sonnet-4.6"],
+        [3.0, 15.0, 3.75, 6.0, 0.30],
+        1024,
+        SMITH_PRICING,
+        "2026-12",
+    ),
     ModelPrice {
-        family: "Claude Sonnet 4 / 4.5",
-        ids: &["sonnet-4", "sonnet"],
-        input: 3.0,
-        output: 15.0,
-        cache_write_5m: 3.75,
-        cache_write_1h: 6.0,
-        cache_read: 0.30,
-        min_cacheable: 1024,
-        cache_block: 1,
-        cache: CacheKind::Explicit,
-        source: ANTHROPIC_PRICING,
-        as_of: "2026-02",
+        long_context: Some(LongContext {
+            above: 200_000,
+            input: 6.0,
+            output: 22.50,
+            cache_write_5m: 7.50,
+            cache_write_1h: 12.0,
+            cache_read: 0.60,
+        }),
+        ..claude(
+            "Claude Sonnet 4 / 4.5",
+            &["sonnet-4-5", "sonnet-4.5", "sonnet-4"],
+            [3.0, 15.0, 3.75, 6.0, 0.30],
+            1024,
+            ANTHROPIC_LONG_CONTEXT,
+            "2026-12",
+        )
     },
+    claude(
+        "Claude Sonnet 3.5 / 3.7",
+        &[
+            "3-5-sonnet",
+            "3-7-sonnet",
+            "3.5-sonnet",
+            "3.7-sonnet",
+            "sonnet-3-5",
+            "sonnet-3-7",
+            "sonnet-3.5",
+            "sonnet-3.7",
+        ],
+        [3.0, 15.0, 3.75, 6.0, 0.30],
+        1024,
+        ANTHROPIC_PRICING,
+        "2026-12",
+    ),
+    claude(
+        "Claude Haiku 4.5",
+        &["haiku-4-5", "haiku-4.5"],
+        [1.0, 5.0, 1.25, 2.0, 0.10],
+        4096,
+        ANTHROPIC_PRICING,
+        "2026-02",
+    ),
+    claude(
+        "Claude Haiku 3.5",
+        &["haiku-3-5", "haiku-3.5", "3-5-haiku", "3.5-haiku"],
+        [0.80, 4.0, 1.0, 1.6, 0.08],
+        2048,
+        ANTHROPIC_PRICING,
+        "2026-12",
+    ),
+    // The pricing page rounds this row's cache prices (0.30, not 0.3125).
+    claude(
+        "Claude Haiku 3",
+        &["3-haiku", "haiku-3"],
+        [0.25, 1.25, 0.30, 0.50, 0.03],
+        2048,
+        ANTHROPIC_PRICING,
+        "2026-12",
+    ),
+    openai(
+        "GPT-5.5",
+        &["gpt-5.5"],
+        5.0,
+        0.50,
+        30.0,
+        "2026-12",
+    ),
+    openai(
+        "GPT-5.4 mini",
+        &["gpt-5.4-mini"],
+        0.75,
+        0.075,
+        4.50,
+        "2026-12",
+    ),
+    openai(
+        "GPT-5.4 nano",
+        &["gpt-5.4-nano"],
+        0.20,
+        0.02,
+        1.25,
+        "2026-12",
+    ),
     ModelPrice {
-        family: "Claude Haiku 4.5",
-        ids: &["haiku-4-5", "haiku-4.5", "haiku"],
-        input: 1.0,
-        output: 5.0,
-        cache_write_5m: 1.25,
-        cache_write_1h: 2.0,
-        cache_read: 0.10,
-        min_cacheable: 4096,
-        cache_block: 1,
-        cache: CacheKind::Explicit,
-        source: ANTHROPIC_PRICING,
-        as_of: "2026-02",
+        long_context: Some(LongContext {
+            above: 272_000,
+            input: 5.0,
+            output: 22.50,
+            cache_write_5m: 5.0,
+            cache_write_1h: 5.0,
+            cache_read: 0.50,
+        }),
+        ..openai("GPT-5.4", &["gpt-5.4"], 2.50, 0.25, 15.0, "2026-12")
     },
+    openai(
+        "GPT-5.2 / 5.3, and their Codex models",
+        &["gpt-5.2", "gpt-5.3"],
+        1.75,
+        0.175,
+        14.0,
+        "2026-12",
+    ),
+    openai(
+        "GPT-5 mini",
+        &["gpt-5-mini"],
+        0.25,
+        0.025,
+        2.0,
+        "2026-12",
+    ),
+    openai(
+        "GPT-5 nano",
+        &["gpt-5-nano"],
+        0.05,
+        0.005,
+        0.40,
+        "2026-12",
+    ),
+    openai(
+        "GPT-5 / 5.1, and their Codex models",
+        &["gpt-5.1", "gpt-5-codex", "gpt-5"],
+        1.25,
+        0.125,
+        10.0,
+        "2026-12",
+    ),
     ModelPrice {
-        family: "Claude Haiku 3.5",
-        ids: &["haiku-3-5", "haiku-3.5"],
-        input: 0.80,
-        output: 4.0,
-        cache_write_5m: 1.0,
-        cache_write_1h: 1.6,
-        cache_read: 0.08,
-        min_cacheable: 2048,
-        cache_block: 1,
-        cache: CacheKind::Explicit,
-        source: ANTHROPIC_PRICING,
-        as_of: "2026-02",
-    },
-    ModelPrice {
-        family: "Gemini 3 Pro (preview), prompts up to 200k tokens",
-        ids: &["gemini-3-pro"],
+        family: "Gemini 3 Pro (preview)",
+        provider: "google",
+        ids: &["gemini-3-pro", "gemini-3.1-pro"],
         input: 2.0,
         output: 12.0,
         // Implicit caching: what is not read from the cache is plain input.
         cache_write_5m: 2.0,
         cache_write_1h: 2.0,
         cache_read: 0.20,
+        long_context: Some(LongContext {
+            above: 200_000,
+            input: 4.0,
+            output: 18.0,
+            cache_write_5m: 4.0,
+            cache_write_1h: 4.0,
+            cache_read: 0.40,
+        }),
         min_cacheable: 4096,
         // Not documented: the recorded hits of the mini-swe-agent run are
         // whole multiples of 2048 tokens, less a few dozen.
         cache_block: 2048,
         cache: CacheKind::Implicit,
-        source: "https://ai.google.dev/gemini-api/docs/pricing (and the per-response `cost` OpenRouter recorded in the trajectories)",
+        source: GEMINI_PRICING,
         as_of: "2025-11",
     },
-    // Last, so that every more specific Claude row is tried first.
     ModelPrice {
-        family: "Claude (unknown version): priced as Sonnet 4.5",
-        ids: &["claude"],
-        input: 3.0,
-        output: 15.0,
-        cache_write_5m: 3.75,
-        cache_write_1h: 6.0,
-        cache_read: 0.30,
-        min_cacheable: DEFAULT_MIN_CACHEABLE,
+        family: "Gemini 2.5 Pro",
+        provider: "google",
+        ids: &["gemini-2.5-pro"],
+        input: 1.25,
+        output: 10.0,
+        cache_write_5m: 1.25,
+        cache_write_1h: 1.25,
+        cache_read: 0.125,
+        long_context: Some(LongContext {
+            above: 200_000,
+            input: 2.50,
+            output: 15.0,
+            cache_write_5m: 2.50,
+            cache_write_1h: 2.50,
+            cache_read: 0.25,
+        }),
+        min_cacheable: 2048,
         cache_block: 1,
-        cache: CacheKind::Explicit,
-        source: ANTHROPIC_PRICING,
-        as_of: "2026-02",
+        cache: CacheKind::Implicit,
+        source: "https://ai.google.dev/gemini-api/docs/pricing; minimum for implicit caching: https://ai.google.dev/gemini-api/docs/caching",
+        as_of: "2026-12",
+    },
+    ModelPrice {
+        family: "Gemini 2.5 Flash",
+        provider: "google",
+        ids: &["gemini-2.5-flash"],
+        input: 0.30,
+        output: 2.50,
+        cache_write_5m: 0.30,
+        cache_write_1h: 0.30,
+        cache_read: 0.03,
+        long_context: None,
+        min_cacheable: 1024,
+        cache_block: 1,
+        cache: CacheKind::Implicit,
+        source: "https://ai.google.dev/gemini-api/docs/pricing; minimum for implicit caching: https://ai.google.dev/gemini-api/docs/caching",
+        as_of: "2026-12",
     },
 ];
 
+/// Where a model id the table does not name is priced: the first word of
+/// the id found here picks the row of the model beside it (the newest of
+/// the family, or Sonnet for any other Claude), with a warning.
+pub const NEAREST: [(&str, &str); 9] = [
+    ("fable", "claude-fable-5"),
+    ("opus", "claude-opus-4-8"),
+    ("sonnet", "claude-sonnet-4-6"),
+    ("haiku", "claude-haiku-4-5"),
+    ("claude", "claude-sonnet-4-6"),
+    ("codex", "gpt-5.3-codex"),
+    ("gpt", "gpt-5.4"),
+    ("gemini", "gemini-3-pro"),
+    ("", DEFAULT_MODEL),
+];
+
 /// The row of a model id (`claude-opus-4-6`, `google/gemini-3-pro-preview`),
-/// if the table knows it.
+/// if the table names it.
 pub fn model_price(model: &str) -> Option<&'static ModelPrice> {
     model_row(model).and_then(|i| MODEL_PRICES.get(i))
 }
 
 /// The position in [`MODEL_PRICES`] of a model id's row, if the table
-/// knows it.
+/// names it.
 pub fn model_row(model: &str) -> Option<usize> {
     let m = model.to_ascii_lowercase();
     MODEL_PRICES
         .iter()
-        .position(|p| p.ids.iter().any(|id| m.contains(id)))
+        .position(|p| p.ids.iter().any(|id| names(&m, id)))
+}
+
+/// Whether the model id `m` names `id`: `id` occurs in it and is not the
+/// start of a longer version (`opus-4` names `claude-opus-4-20250514` and
+/// `claude-opus-4`, not `claude-opus-4-9`; `gpt-5` names `gpt-5-codex`, not
+/// `gpt-5.4`). A dated snapshot (`-20250514`), a variant (`-codex`,
+/// `-preview`, `:thinking`, `[1m]`, `@2026…`) still names it.
+fn names(m: &str, id: &str) -> bool {
+    m.match_indices(id).any(|(at, _)| {
+        let rest = m.as_bytes().get(at + id.len()..).unwrap_or(&[]);
+        match rest.first() {
+            None => true,
+            Some(c) if c.is_ascii_alphanumeric() || *c == b'.' => false,
+            Some(b'-') => {
+                let digits = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                digits == 0 || digits >= 6
+            }
+            Some(_) => true,
+        }
+    })
+}
+
+/// How a model id was priced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lookup {
+    /// Its position in [`MODEL_PRICES`].
+    pub row: usize,
+    /// False: the table does not name the model, and `row` is the
+    /// nearest family's ([`NEAREST`]).
+    pub known: bool,
+}
+
+/// The row a model id is priced at: its own, else the nearest family's.
+pub fn lookup(model: &str) -> Lookup {
+    if let Some(row) = model_row(model) {
+        return Lookup { row, known: true };
+    }
+    let m = model.to_ascii_lowercase();
+    let row = NEAREST
+        .iter()
+        .find(|(word, _)| m.contains(word))
+        .and_then(|(_, to)| model_row(to))
+        .unwrap_or_else(default_row);
+    Lookup { row, known: false }
+}
+
+/// [`lookup`], telling the user once per model (through the one stderr
+/// path, [`crate::note!`]) when the model is priced as another family.
+pub fn lookup_noted(model: &str) -> Lookup {
+    let l = lookup(model);
+    if !l.known {
+        warn_once(model, &MODEL_PRICES[l.row]);
+    }
+    l
+}
+
+/// The row a model id is priced at, with the warning of [`lookup_noted`].
+pub fn price_of(model: &str) -> &'static ModelPrice {
+    &MODEL_PRICES[lookup_noted(model).row]
+}
+
+/// The row of a request billed by `provider` (smith's `session.json`
+/// names it) for `model`: a local model is free whatever its name, any
+/// other provider bills the model's row (OpenRouter passes the routed
+/// model's list prices on).
+pub fn price_for(provider: Option<&str>, model: &str) -> &'static ModelPrice {
+    match provider.map(|p| p.trim().to_ascii_lowercase()) {
+        Some(p) if p == "ollama" => &FREE,
+        _ => price_of(model),
+    }
+}
+
+fn warn_once(model: &str, row: &ModelPrice) {
+    static WARNED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    let first = WARNED
+        .lock()
+        .map(|mut w| w.get_or_insert_with(HashSet::new).insert(model.to_string()))
+        .unwrap_or(false);
+    if first {
+        let name = if model.is_empty() {
+            "(a request that names no model)".to_string()
+        } else {
+            format!("{model:?}")
+        };
+        crate::note!(
+            "warning: the price table does not know the model {name}: priced as {} ({}/M input, {}/M output)",
+            row.family,
+            row.input,
+            row.output
+        );
+    }
+}
+
+/// The position of [`DEFAULT_MODEL`]'s row in [`MODEL_PRICES`].
+pub fn default_row() -> usize {
+    model_row(DEFAULT_MODEL).unwrap_or(0)
 }
 
 /// The row of [`DEFAULT_MODEL`], looked up once: a session that records no
 /// model is priced at it request by request.
 pub fn default_model() -> &'static ModelPrice {
-    static ROW: std::sync::LazyLock<&'static ModelPrice> =
-        std::sync::LazyLock::new(|| model_price(DEFAULT_MODEL).unwrap_or(&MODEL_PRICES[2]));
-    *ROW
+    static ROW: std::sync::LazyLock<usize> = std::sync::LazyLock::new(default_row);
+    &MODEL_PRICES[*ROW]
 }
 
 impl ModelPrice {
@@ -208,19 +599,52 @@ impl ModelPrice {
             cache_read: self.cache_read,
         }
     }
+
+    /// The rates a request of `prompt` tokens is billed at: the
+    /// long-context ones above the threshold, else the row's own.
+    pub fn at(&self, prompt: u64) -> ModelPrice {
+        match self.long_context {
+            Some(l) if prompt > l.above => ModelPrice {
+                input: l.input,
+                output: l.output,
+                cache_write_5m: l.cache_write_5m,
+                cache_write_1h: l.cache_write_1h,
+                cache_read: l.cache_read,
+                ..*self
+            },
+            _ => *self,
+        }
+    }
+
+    /// Whether a request of `prompt` tokens is above the long-context
+    /// threshold.
+    pub fn is_long(&self, prompt: u64) -> bool {
+        self.long_context.is_some_and(|l| prompt > l.above)
+    }
+
+    /// The row in a few words: family and its input, write and read prices.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: ${}/M input, ${}/M cache write, ${}/M cache read, ${}/M output",
+            self.family, self.input, self.cache_write_5m, self.cache_read, self.output
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn near(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
     #[test]
     fn anthropic_rows_follow_the_documented_multipliers() {
         for p in MODEL_PRICES
             .iter()
-            .filter(|p| p.cache == CacheKind::Explicit)
+            .filter(|p| p.cache == CacheKind::Explicit && p.family != "Claude Haiku 3")
         {
-            let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
             assert!(
                 near(p.cache_write_5m, p.input * WRITE_5M_MULTIPLIER),
                 "{}",
@@ -236,35 +660,235 @@ mod tests {
                 "{}",
                 p.family
             );
+            if let Some(l) = p.long_context {
+                assert!(near(l.cache_write_5m, l.input * WRITE_5M_MULTIPLIER));
+                assert!(near(l.cache_write_1h, l.input * WRITE_1H_MULTIPLIER));
+                assert!(near(l.cache_read, l.input * READ_MULTIPLIER));
+            }
         }
     }
 
     #[test]
-    fn the_models_of_the_logs_find_their_rows() {
-        let family = |m: &str| model_price(m).map(|p| p.family);
-        assert_eq!(family("claude-opus-4-6"), Some("Claude Opus 4.5 / 4.6"));
+    fn openai_and_gemini_rows_write_at_the_input_price() {
+        for p in MODEL_PRICES
+            .iter()
+            .filter(|p| p.cache != CacheKind::Explicit)
+        {
+            assert_eq!(p.cache_write_5m, p.input, "{}", p.family);
+            assert_eq!(p.cache_write_1h, p.input, "{}", p.family);
+            assert!(p.cache_read < p.input, "{}", p.family);
+        }
+    }
+
+    /// Each family, by the ids the logs and smith's list use, at its input
+    /// and output price per million tokens.
+    #[test]
+    fn every_family_prices_its_models() {
+        let cases: [(&str, &str, f64, f64); 33] = [
+            ("claude-fable-5", "Claude Fable 5", 10.0, 50.0),
+            ("anthropic/claude-opus-5", "Claude Opus 5", 5.0, 25.0),
+            ("claude-opus-4-8", "Claude Opus 4.8", 5.0, 25.0),
+            // Under the Opus 4 row this was $15 per million input.
+            ("claude-opus-4-7", "Claude Opus 4.7", 5.0, 25.0),
+            ("claude-opus-4-7-20260301", "Claude Opus 4.7", 5.0, 25.0),
+            ("claude-opus-4-6", "Claude Opus 4.5 / 4.6", 5.0, 25.0),
+            (
+                "claude-opus-4-5-20251101",
+                "Claude Opus 4.5 / 4.6",
+                5.0,
+                25.0,
+            ),
+            (
+                "anthropic/claude-opus-4.6",
+                "Claude Opus 4.5 / 4.6",
+                5.0,
+                25.0,
+            ),
+            (
+                "claude-opus-4-1-20250805",
+                "Claude Opus 4 / 4.1",
+                15.0,
+                75.0,
+            ),
+            ("claude-opus-4-20250514", "Claude Opus 4 / 4.1", 15.0, 75.0),
+            ("claude-3-opus-20240229", "Claude 3 Opus", 15.0, 75.0),
+            ("claude-sonnet-5", "Claude Sonnet 5", 3.0, 15.0),
+            ("claude-sonnet-4-6", "Claude Sonnet 4.6", 3.0, 15.0),
+            (
+                "claude-sonnet-4-5-20250929",
+                "Claude Sonnet 4 / 4.5",
+                3.0,
+                15.0,
+            ),
+            (
+                "claude-sonnet-4-20250514",
+                "Claude Sonnet 4 / 4.5",
+                3.0,
+                15.0,
+            ),
+            (
+                "claude-3-7-sonnet-20250219",
+                "Claude Sonnet 3.5 / 3.7",
+                3.0,
+                15.0,
+            ),
+            (
+                "claude-3-5-sonnet-20241022",
+                "Claude Sonnet 3.5 / 3.7",
+                3.0,
+                15.0,
+            ),
+            ("claude-haiku-4-5-20251001", "Claude Haiku 4.5", 1.0, 5.0),
+            ("claude-3-5-haiku-20241022", "Claude Haiku 3.5", 0.80, 4.0),
+            ("claude-3-haiku-20240307", "Claude Haiku 3", 0.25, 1.25),
+            ("gpt-5.5", "GPT-5.5", 5.0, 30.0),
+            ("gpt-5.4", "GPT-5.4", 2.50, 15.0),
+            ("openai/gpt-5.4-mini", "GPT-5.4 mini", 0.75, 4.50),
+            ("gpt-5.4-nano", "GPT-5.4 nano", 0.20, 1.25),
+            (
+                "gpt-5.3-codex",
+                "GPT-5.2 / 5.3, and their Codex models",
+                1.75,
+                14.0,
+            ),
+            (
+                "gpt-5.2-codex",
+                "GPT-5.2 / 5.3, and their Codex models",
+                1.75,
+                14.0,
+            ),
+            (
+                "gpt-5.2",
+                "GPT-5.2 / 5.3, and their Codex models",
+                1.75,
+                14.0,
+            ),
+            (
+                "gpt-5.1-codex-max",
+                "GPT-5 / 5.1, and their Codex models",
+                1.25,
+                10.0,
+            ),
+            (
+                "gpt-5-codex",
+                "GPT-5 / 5.1, and their Codex models",
+                1.25,
+                10.0,
+            ),
+            ("gpt-5-mini", "GPT-5 mini", 0.25, 2.0),
+            (
+                "google/gemini-3-pro-preview",
+                "Gemini 3 Pro (preview)",
+                2.0,
+                12.0,
+            ),
+            ("gemini-2.5-pro", "Gemini 2.5 Pro", 1.25, 10.0),
+            ("gemini-2.5-flash", "Gemini 2.5 Flash", 0.30, 2.50),
+        ];
+        for (model, family, input, output) in cases {
+            let p = model_price(model).unwrap_or_else(|| panic!("{model}: no row"));
+            assert_eq!(
+                (p.family, p.input, p.output),
+                (family, input, output),
+                "{model}"
+            );
+        }
+        // A row for every model smith's own list names.
+        for model in [
+            "claude-fable-5",
+            "claude-opus-5",
+            "claude-opus-4-8",
+            "claude-opus-4-7",
+            "claude-opus-4-6",
+            "claude-sonnet-5",
+            "claude-sonnet-4-6",
+            "claude-haiku-4-5",
+        ] {
+            assert!(lookup(model).known, "{model}");
+        }
+    }
+
+    #[test]
+    fn the_minimum_cacheable_prefix_follows_the_family() {
+        let min = |m: &str| model_price(m).unwrap().min_cacheable;
+        assert_eq!(min("claude-opus-5"), 512);
+        assert_eq!(min("claude-opus-4-8"), 1024);
+        assert_eq!(min("claude-opus-4-7"), 2048);
+        assert_eq!(min("claude-opus-4-6"), 4096);
+        assert_eq!(min("claude-haiku-4-5"), 4096);
+        assert_eq!(min("claude-3-haiku"), 2048);
+        assert_eq!(min("claude-sonnet-4-5"), 1024);
+        assert_eq!(min("gpt-5.4"), 1024);
+        assert_eq!(model_price("gpt-5.4").unwrap().cache_block, 128);
+    }
+
+    #[test]
+    fn long_prompts_are_billed_at_the_long_context_rates() {
+        let sonnet = model_price("claude-sonnet-4-5").unwrap();
+        assert_eq!(sonnet.at(200_000).input, 3.0);
+        let long = sonnet.at(200_001);
         assert_eq!(
-            family("claude-opus-4-1-20250805"),
-            Some("Claude Opus 4 / 4.1")
+            (
+                long.input,
+                long.output,
+                long.cache_read,
+                long.cache_write_1h
+            ),
+            (6.0, 22.50, 0.60, 12.0)
         );
+        assert!(sonnet.is_long(250_000));
+        // Sonnet 4.6 and Opus 4.6 bill the 1M window at the standard rates.
+        for m in ["claude-sonnet-4-6", "claude-opus-4-6"] {
+            assert_eq!(
+                model_price(m).unwrap().at(900_000).input,
+                model_price(m).unwrap().input
+            );
+        }
+        let gpt = model_price("gpt-5.4").unwrap();
         assert_eq!(
-            family("claude-sonnet-4-5-20250929"),
-            Some("Claude Sonnet 4 / 4.5")
+            (gpt.at(272_001).input, gpt.at(272_001).output),
+            (5.0, 22.50)
         );
+        assert_eq!(model_price("gemini-3-pro").unwrap().at(300_000).input, 4.0);
+    }
+
+    #[test]
+    fn an_unknown_model_is_priced_as_the_nearest_family_and_said_to_be() {
+        let family = |m: &str| {
+            let l = lookup(m);
+            (MODEL_PRICES[l.row].family, l.known)
+        };
+        assert_eq!(family("claude-opus-4-9"), ("Claude Opus 4.8", false));
+        assert_eq!(family("claude-sonnet-7"), ("Claude Sonnet 4.6", false));
+        assert_eq!(family("claude-haiku-9"), ("Claude Haiku 4.5", false));
+        assert_eq!(family("claude-instant-1"), ("Claude Sonnet 4.6", false));
         assert_eq!(
-            family("claude-haiku-4-5-20251001"),
-            Some("Claude Haiku 4.5")
+            family("gpt-6-codex"),
+            ("GPT-5.2 / 5.3, and their Codex models", false)
         );
+        assert_eq!(family("gpt-4o"), ("GPT-5.4", false));
+        assert_eq!(family("gemini-9-ultra"), ("Gemini 3 Pro (preview)", false));
+        assert_eq!(family("llama3:8b"), ("Claude Sonnet 4 / 4.5", false));
+        assert_eq!(family(""), ("Claude Sonnet 4 / 4.5", false));
+        assert_eq!(model_price("gpt-4o"), None);
+    }
+
+    #[test]
+    fn ollama_is_free_and_every_other_provider_bills_the_model() {
+        assert_eq!(price_for(Some("ollama"), "llama3:8b").input, 0.0);
+        assert_eq!(price_for(Some("Ollama"), "claude-opus-4-6").output, 0.0);
         assert_eq!(
-            family("google/gemini-3-pro-preview"),
-            Some("Gemini 3 Pro (preview), prompts up to 200k tokens")
+            price_for(Some("openrouter"), "anthropic/claude-opus-4.6").family,
+            "Claude Opus 4.5 / 4.6"
         );
-        assert_eq!(family("gpt-4o"), None);
+        assert_eq!(price_for(Some("openai"), "gpt-5.4").input, 2.50);
+        assert_eq!(price_for(None, "claude-sonnet-4-6").input, 3.0);
     }
 
     #[test]
     fn the_sweeps_default_price_is_sonnets_row_unchanged() {
         let p = Prices::default();
         assert_eq!((p.input, p.cache_write, p.cache_read), (3.0, 3.75, 0.30));
+        assert_eq!(default_model().family, "Claude Sonnet 4 / 4.5");
     }
 }

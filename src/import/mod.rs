@@ -1,7 +1,8 @@
 //! Importing other agents' recorded sessions as smith sessions, so that the
 //! replay and the calibration can start from real data.
 //!
-//! Each format has its own converter ([`claude_code`], [`mini_swe_agent`])
+//! Each format has its own converter ([`claude_code`], [`codex`],
+//! [`mini_swe_agent`])
 //! that turns one source file into an [`ImportedSession`]: smith messages plus
 //! the facts smith's own record lacks (where the session came from, what the
 //! provider reported for each request, where the agent compacted by itself).
@@ -14,6 +15,7 @@
 //! so `SMITH_HOME` pointing at its parent lets ids and names resolve.
 
 pub mod claude_code;
+pub mod codex;
 pub mod direct;
 pub mod mini_swe_agent;
 pub mod restore;
@@ -39,6 +41,8 @@ use crate::transcript::{BlockType, Message, ReadLog, Role, Skip};
 pub const FORMAT_CLAUDE_CODE: &str = "claude-code";
 /// `source.format` of a session imported from mini-swe-agent.
 pub const FORMAT_MINI_SWE_AGENT: &str = "mini-swe-agent";
+/// `source.format` of a session imported from a Codex CLI rollout.
+pub const FORMAT_CODEX: &str = "codex";
 
 /// The text of the error result given to a tool call whose result the source
 /// never recorded (an interrupted call, a crash mid-turn). smith's history

@@ -145,7 +145,8 @@ impl CompactBoundary {
 /// Where an imported session came from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Source {
-    /// [`FORMAT_CLAUDE_CODE`] or [`FORMAT_MINI_SWE_AGENT`].
+    /// [`FORMAT_CLAUDE_CODE`], [`FORMAT_MINI_SWE_AGENT`] or
+    /// [`FORMAT_CODEX`].
     pub format: String,
     /// The file it was read from.
     pub path: String,

@@ -22,7 +22,7 @@ pub fn percent(v: f64) -> String {
 
 /// The agent's fixed prompt in tokens: the sweep's baseline
 /// `overhead × ratio` when summary.json gives both, and where it came from.
-fn fixed_prompt(data: &SweepOutput) -> (u64, String) {
+fn fixed_prompt(data: &SweepOutput) -> (u64, f64, String) {
     let config = data.summary.baseline.as_ref().map(|b| b.config);
     match (
         config.map(|c| c.overhead_tokens as f64),
@@ -30,6 +30,7 @@ fn fixed_prompt(data: &SweepOutput) -> (u64, String) {
     ) {
         (Some(o), Some(r)) if o > 0.0 && r > 0.0 => (
             (o * r).round() as u64,
+            r,
             format!(
                 "{} tokens, the sweep's --overhead {o} × --ratio {r}",
                 (o * r).round()
@@ -37,6 +38,7 @@ fn fixed_prompt(data: &SweepOutput) -> (u64, String) {
         ),
         _ => (
             0,
+            1.0,
             "0 tokens (the sweep was given no --overhead)".to_string(),
         ),
     }
@@ -46,7 +48,7 @@ fn fixed_prompt(data: &SweepOutput) -> (u64, String) {
 /// counted in the section, not fatal: the rest of the report stands.
 pub fn section(data: &SweepOutput) -> String {
     let mut h = String::from("<section id=\"trust\">\n<h2>How far to trust the price</h2>\n");
-    let (fixed, fixed_from) = fixed_prompt(data);
+    let (fixed, ratio, fixed_from) = fixed_prompt(data);
     let mut unreadable = 0usize;
     let loaded: Vec<(crate::transcript::session::Session, SessionFile)> = data
         .sessions
@@ -75,11 +77,13 @@ pub fn section(data: &SweepOutput) -> String {
             file,
             messages: &s.messages,
             fixed_prefix: fixed,
+            ratio,
         })
         .collect();
     let settings = bill::Settings {
         ttl: None,
         min_cacheable: None,
+        per_session: false,
     };
     let summaries = bill::summarize(&bill::check(&inputs, &settings));
     if summaries.is_empty() {
