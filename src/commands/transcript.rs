@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use rayon::prelude::*;
 use regex::bytes::Regex;
 
+use crate::calibrate::session::{for_session, ForSession};
 use crate::policy::Setup;
 use crate::transcript::{locate, Role, Session};
 use crate::view::color::{self, ColorChoice, Painter};
@@ -245,10 +246,11 @@ fn run_restore(args: RestoreArgs) -> Result<()> {
     use crate::import::restore::{self, Target};
     let setup = args.policy.setup(args.engine.config()?)?;
     let session = load_one(&args.reference, args.strict)?;
+    let chosen = for_session(&setup, args.engine.knobs.given(), &session);
     let (history, what) = match args.at {
         None => (session.messages.clone(), "whole".to_string()),
         Some(k) => {
-            let engine = setup.compactor();
+            let engine = chosen.compactor(&session.messages);
             let mut found = None;
             let facts =
                 crate::replay::replay_with(&session.messages, engine.as_ref(), |r, h, _| {
@@ -398,12 +400,14 @@ fn run_show(args: ShowArgs) -> Result<()> {
         grep: args.grep.clone(),
     };
     let session = load_one(&args.reference, args.strict)?;
+    // The session's own ratio and overhead where the flags leave them.
+    let chosen = for_session(&setup, args.engine.knobs.given(), &session);
     if let Some(path) = &args.html {
-        return write_html(path, &session, &setup, args.thrash_window);
+        return write_html(path, &session, &chosen, args.thrash_window);
     }
     let record_turns = turn_numbers(&session.messages);
 
-    let engine = setup.compactor_for(&session.messages);
+    let engine = chosen.compactor(&session.messages);
     let at = match args.at {
         None => None,
         Some(k) => match history_at(&session.messages, engine.as_ref(), k) {
@@ -488,7 +492,7 @@ fn run_show(args: ShowArgs) -> Result<()> {
 fn write_html(
     path: &std::path::Path,
     session: &Session,
-    setup: &Setup,
+    chosen: &ForSession,
     thrash_window: usize,
 ) -> Result<()> {
     let source = crate::import::absolute(session.source.dir());
@@ -499,12 +503,12 @@ fn write_html(
             source.display()
         )));
     }
-    let engine = setup.compactor();
+    let engine = chosen.compactor(&session.messages);
     let page = crate::view::web::page(
         &session.messages,
         engine.as_ref(),
         &session.label(),
-        &setup.label(),
+        &chosen.label(),
         session.log.skipped_count(),
         thrash_window,
     );

@@ -7,6 +7,7 @@
 //! keeps the result; every message is then appended. Summaries and drop notes
 //! live only in the working history, never in the record.
 
+pub mod learn;
 pub mod misfire;
 pub mod trace;
 
@@ -43,6 +44,14 @@ pub struct RequestFacts {
     pub cache_read: i64,
     /// Tokens written to the cache: everything after that prefix.
     pub cache_write: i64,
+    /// The ratio this request was charged at, when it is learned (see
+    /// [`crate::engine::learn`]); `None` under a fixed ratio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    /// Whether this compaction summarised nothing but the previous
+    /// compaction's note, or summarised and reclaimed nothing while no
+    /// cheaper stage acted (see [`MisfireKind::Resummarized`]).
+    pub resummarized: bool,
 }
 
 /// A session's replay, summed.
@@ -82,6 +91,10 @@ pub struct SessionFacts {
     /// Compactions within [`SessionFacts::thrash_window`] requests of the
     /// previous one.
     pub misfire_repeated: u64,
+    /// Compactions that summarised only the previous summary (or reclaimed
+    /// nothing by summarising while every cheaper stage did nothing).
+    #[serde(default)]
+    pub misfire_resummarized: u64,
     /// Where each misfire happened, in request order (see [`misfire`]).
     /// Repeats are kept up to [`misfire::MAX_THRASH_WINDOW`] apart so that
     /// [`SessionFacts::set_thrash_window`] can widen the window afterwards.
@@ -94,6 +107,10 @@ pub struct SessionFacts {
     /// The request of the last compaction, for the next repeat.
     #[serde(skip)]
     pub last_compaction: Option<usize>,
+    /// How the ratio and overhead were chosen, where the session chose
+    /// them (`crate::calibrate::session`); `None` for the config's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::engine::learn::Calibration>,
     /// The replay priced per request by the cost model (filled by the
     /// sweep through `crate::cost::session::Meter`; `None` where only the
     /// flat price of the sums applies).
@@ -185,6 +202,10 @@ impl SessionFacts {
                 self.misfire_grew += 1;
                 self.misfires.push(at(MisfireKind::Grew, None));
             }
+            if r.resummarized {
+                self.misfire_resummarized += 1;
+                self.misfires.push(at(MisfireKind::Resummarized, None));
+            }
             if let Some(prev) = self.last_compaction {
                 let gap = r.request - prev;
                 if gap <= misfire::MAX_THRASH_WINDOW {
@@ -260,7 +281,10 @@ pub fn replay_with<C: Compactor + ?Sized>(
     let mut admitted_edits: Vec<Edit> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
         if message.role == Role::Assistant {
-            let mut compaction = engine.compact_measured(&working, bytes);
+            let ratio = engine.ratio_at(request);
+            let charged = ratio.map_or(*budget, |r| budget.at_ratio(r));
+            let mut compaction = engine.compact_request(request, &working, bytes);
+            let resummarized = resummarized(&working, &compaction);
             if !admitted_edits.is_empty() {
                 compaction.effects.add(&admitted_effects);
                 compaction.edits.append(&mut admitted_edits);
@@ -277,7 +301,7 @@ pub fn replay_with<C: Compactor + ?Sized>(
                         None => prev_bytes,
                         Some(f) => measure.history(&working[..f.min(prev_len)]),
                     };
-                    let read = budget.charged(measure.tokens(prefix_bytes));
+                    let read = charged.charged(measure.tokens(prefix_bytes));
                     (read, compaction.after - read)
                 }
             };
@@ -296,6 +320,8 @@ pub fn replay_with<C: Compactor + ?Sized>(
                 effects: compaction.effects,
                 cache_read,
                 cache_write,
+                ratio,
+                resummarized,
             };
             facts.add(&r);
             request += 1;
@@ -315,6 +341,27 @@ pub fn replay_with<C: Compactor + ?Sized>(
         working.push(admitted.message);
     }
     facts
+}
+
+/// Whether `c`, run on `before`, is the dead end of a long agentic turn: a
+/// summary (or drop) whose prefix was nothing but the previous compaction's
+/// note, or one that reclaimed nothing while every cheaper stage did
+/// nothing. In both the recency window held everything the cheap stages
+/// could have shortened, and the compaction paid for a summary and a cache
+/// write and bought no room.
+fn resummarized(before: &[Arc<Message>], c: &Compaction) -> bool {
+    if !matches!(c.strategy, Strategy::Summarized | Strategy::Dropped) {
+        return false;
+    }
+    let only_note = c.cut == Some(1)
+        && before
+            .first()
+            .is_some_and(|m| crate::engine::stages::summarize::is_summary_note(m));
+    let cheap = c
+        .stages
+        .iter()
+        .any(|s| !matches!(s, Stage::Summarize | Stage::Drop));
+    only_note || (!cheap && c.after >= c.before)
 }
 
 /// Replays `messages` under `engine` and returns the sums.
