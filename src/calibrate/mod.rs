@@ -331,6 +331,27 @@ pub fn first_compaction(messages: &[Arc<Message>], config: Config) -> Option<Fir
     found
 }
 
+/// The first request at which `engine` is over its trigger when replaying
+/// `messages` from the start, if any.
+pub fn first_trigger(
+    messages: &[Arc<Message>],
+    engine: &dyn crate::engine::Compactor,
+) -> Option<FirstCompaction> {
+    let mut found = None;
+    replay::replay_with(messages, engine, |r, _, _| {
+        if r.triggered {
+            found = Some(FirstCompaction {
+                request: r.request,
+                message_index: r.message_index,
+                before: r.before,
+            });
+            return false;
+        }
+        true
+    });
+    found
+}
+
 /// A config for the comparison: smith's defaults with the window, ratio and
 /// overhead given.
 pub fn compare_config(max_tokens: u64, ratio: f64, overhead: u64) -> Config {
