@@ -88,7 +88,7 @@ fn smiths_recalibration_is_replayed_request_by_request() {
         before,
         vec![
             200,
-            ((300.0 + 100.0) * r1 as f64).round_ties_even() as i64,
+            ((300.0 + 100.0) * r1).round_ties_even() as i64,
             ((500.0 + 100.0) * r2).round_ties_even() as i64
         ]
     );

@@ -59,7 +59,8 @@ impl Config {
     /// Checks what arithmetic alone would reject: a ratio that is not a
     /// positive number, fractions that are not fractions, a window of 0.
     pub fn validate(&self) -> Result<(), String> {
-        if !self.learns_ratio() && !(self.ratio.is_finite() && self.ratio > 0.0) {
+        let fixed_ratio = self.ratio.is_finite() && self.ratio > 0.0;
+        if !(self.learns_ratio() || fixed_ratio) {
             return Err(format!(
                 "ratio must be a positive number, not {}",
                 self.ratio
