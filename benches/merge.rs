@@ -99,6 +99,7 @@ fn main() {
         jobs: None,
         progress: false,
         quiet: true,
+        ..Options::default()
     };
     let sweep = run::run(&refs, &plan.setups, &opts).expect("sweep");
     println!(

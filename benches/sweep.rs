@@ -117,6 +117,7 @@ fn time_setups(
         jobs: Some(threads),
         progress: false,
         quiet: true,
+        ..Options::default()
     };
     let started = Instant::now();
     let sweep: Sweep =
@@ -222,6 +223,7 @@ fn main() {
             jobs: Some(threads),
             progress: false,
             quiet: true,
+            ..Options::default()
         },
     );
 

@@ -5,6 +5,10 @@
 //! [`engine`] is smith's compaction to the byte, [`replay`] walks one session
 //! through it, and the commands in [`commands`] put them to work.
 
+// `replay --json` writes its summary with one `json!` of some fifty keys,
+// in their order; the macro recurses once per key.
+#![recursion_limit = "256"]
+
 pub mod calibrate;
 pub mod commands;
 pub mod cost;

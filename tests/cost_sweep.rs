@@ -21,6 +21,7 @@ fn quiet() -> Options {
         jobs: Some(2),
         progress: false,
         quiet: true,
+        ..Options::default()
     }
 }
 

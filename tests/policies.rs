@@ -894,6 +894,7 @@ fn sweep_rows_of_every_policy_equal_the_replay_of_that_policy() {
         jobs: Some(2),
         progress: false,
         quiet: true,
+        ..Options::default()
     };
     let sweep = run::run(&refs, &setups, &opts).unwrap();
     let mut lost_somewhere = 0;
@@ -1091,6 +1092,7 @@ fn a_setup_reads_back_from_the_configs_table() {
         jobs: Some(1),
         progress: false,
         quiet: true,
+        ..Options::default()
     };
     let sweep = run::run(&[SessionRef::file(p)], &setups, &opts).unwrap();
     let summaries = summarize(&sweep, &Prices::default(), Metric::Price);

@@ -73,6 +73,7 @@ fn quiet(jobs: usize) -> Options {
         jobs: Some(jobs),
         progress: false,
         quiet: true,
+        ..Options::default()
     }
 }
 

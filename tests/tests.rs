@@ -31,6 +31,8 @@ mod import_sidechain;
 mod install;
 #[path = "interrupt.rs"]
 mod interrupt;
+#[path = "learned_ratio.rs"]
+mod learned_ratio;
 #[path = "policies.rs"]
 mod policies;
 #[path = "real_compactions.rs"]

@@ -18,6 +18,7 @@
 //! region, where it is a weighted median; [`fit`] compares those candidates.
 
 pub mod compare;
+pub mod session;
 
 use std::sync::Arc;
 
@@ -29,12 +30,8 @@ use crate::import::SessionFile;
 use crate::replay;
 use crate::transcript::{Message, Role};
 
-/// smith clamps the ratio it learns to this range: below 1 the estimate
-/// would be trusted to overcount, above 2 a tokenizer change is more likely
-/// than a real ratio.
-pub const RATIO_MIN: f64 = 1.0;
-/// The upper bound of smith's ratio.
-pub const RATIO_MAX: f64 = 2.0;
+/// The range smith clamps its learned ratio to, which the fit keeps to.
+pub use crate::engine::constants::{RATIO_MAX, RATIO_MIN};
 
 /// The context window the compaction comparison assumes: Claude Code's.
 pub const COMPARE_MAX_TOKENS: u64 = 200_000;
@@ -318,6 +315,27 @@ pub fn first_compaction(messages: &[Arc<Message>], config: Config) -> Option<Fir
     let engine = Engine::new(config);
     let mut found = None;
     replay::replay_with(messages, &engine, |r, _, _| {
+        if r.triggered {
+            found = Some(FirstCompaction {
+                request: r.request,
+                message_index: r.message_index,
+                before: r.before,
+            });
+            return false;
+        }
+        true
+    });
+    found
+}
+
+/// The first request at which `engine` is over its trigger when replaying
+/// `messages` from the start, if any.
+pub fn first_trigger(
+    messages: &[Arc<Message>],
+    engine: &dyn crate::engine::Compactor,
+) -> Option<FirstCompaction> {
+    let mut found = None;
+    replay::replay_with(messages, engine, |r, _, _| {
         if r.triggered {
             found = Some(FirstCompaction {
                 request: r.request,

@@ -123,6 +123,10 @@ pub struct CompactionRow {
     pub smith_reported: Option<u64>,
     /// smith's first compaction with ratio 1 and no overhead.
     pub smith_uncalibrated: Option<FirstCompaction>,
+    /// smith's first compaction with the ratio learned from the session's
+    /// own billed prompts as smith learns it (`--ratio learn`), and the
+    /// overhead fitted on them.
+    pub smith_learned: Option<FirstCompaction>,
 }
 
 /// The sessions of one format that gave points, the points, and the
@@ -445,7 +449,55 @@ fn compaction_row(
             messages,
             calibrate::compare_config(max_tokens, 1.0, 0),
         ),
+        smith_learned: {
+            let setup = crate::policy::Setup::smith(calibrate::compare_config(
+                max_tokens,
+                crate::engine::learn::LEARN,
+                0,
+            ));
+            let given = calibrate::session::Given {
+                ratio: true,
+                overhead: false,
+            };
+            let chosen = calibrate::session::for_session(&setup, given, &l.session);
+            calibrate::first_trigger(messages, chosen.compactor(messages).as_ref())
+        },
     })
+}
+
+/// How far each of smith's first compactions lands from the agent's own,
+/// in requests, over the sessions where both compacted: the median signed
+/// gap (negative: smith first), the median absolute gap, and in how many
+/// sessions the agent compacted and smith never did.
+fn gaps(
+    rows: &[CompactionRow],
+    of: impl Fn(&CompactionRow) -> &Option<FirstCompaction>,
+) -> (Option<f64>, Option<f64>, usize, usize) {
+    let mut signed = Vec::new();
+    let mut never = 0;
+    let mut real = 0;
+    for r in rows {
+        let Some(b) = &r.real else { continue };
+        real += 1;
+        match of(r) {
+            Some(c) => signed.push(c.request as f64 - b.requests_before as f64),
+            None => never += 1,
+        }
+    }
+    let median = |v: &mut Vec<f64>| -> Option<f64> {
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        Some(if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        })
+    };
+    let mut abs: Vec<f64> = signed.iter().map(|g: &f64| g.abs()).collect();
+    (median(&mut signed), median(&mut abs), never, real)
 }
 
 fn pct(x: f64) -> String {
@@ -530,6 +582,7 @@ fn write_text(
         "its preTokens / last prompt",
         "smith (fitted) compacts at",
         "smith (ratio 1, overhead 0)",
+        "smith (ratio learned)",
     ]);
     let at = |c: &Option<FirstCompaction>, reported: Option<u64>| match c {
         Some(c) => format!(
@@ -569,7 +622,36 @@ fn write_text(
             sizes,
             at(&r.smith, r.smith_reported),
             at(&r.smith_uncalibrated, None),
+            at(&r.smith_learned, None),
         ]);
     }
-    writeln!(out, "{t}")
+    writeln!(out, "{t}")?;
+    let gap_line = |name: &str, g: (Option<f64>, Option<f64>, usize, usize)| {
+        let (signed, abs, never, real) = g;
+        let f = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:+}"));
+        format!(
+            "{name}: against the agent's first compaction in {} sessions, median gap {} requests (|gap| {}); never compacts in {never} of {real}",
+            real - never,
+            f(signed),
+            abs.map_or("-".into(), |x| format!("{x}")),
+        )
+    };
+    writeln!(
+        out,
+        "{}",
+        gap_line("smith, ratio learned", gaps(rows, |r| &r.smith_learned))
+    )?;
+    writeln!(
+        out,
+        "{}",
+        gap_line(
+            "smith, ratio 1, overhead 0",
+            gaps(rows, |r| &r.smith_uncalibrated)
+        )
+    )?;
+    writeln!(
+        out,
+        "{}",
+        gap_line("smith, fitted ratio and overhead", gaps(rows, |r| &r.smith))
+    )
 }

@@ -7,14 +7,26 @@
 
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 
-use crate::engine::knobs::Knob;
+use crate::engine::knobs::{Knob, Typed};
 use crate::engine::Config;
 use crate::policy::PolicyKnob;
 
 /// smith's knobs, one value each with smith's default: the config they
-/// describe, not yet validated.
+/// describe, not yet validated, which of them the command line gave, and
+/// why a number given for a knob that takes words cannot be (a ratio of 0,
+/// which is how `learn` is held).
 #[derive(Clone, Debug, Default)]
-pub struct ConfigArgs(pub Config);
+pub struct ConfigArgs(pub Config, pub Vec<Knob>, pub Option<String>);
+
+impl ConfigArgs {
+    /// Which of the knobs a session may choose the command line set.
+    pub fn given(&self) -> crate::calibrate::session::Given {
+        crate::calibrate::session::Given {
+            ratio: self.1.contains(&Knob::Ratio),
+            overhead: self.1.contains(&Knob::Overhead),
+        }
+    }
+}
 
 /// The heading smith's one-value flags are listed under.
 const ENGINE: &str = "Engine";
@@ -22,10 +34,26 @@ const ENGINE: &str = "Engine";
 impl FromArgMatches for ConfigArgs {
     fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
         let mut config = Config::default();
+        let mut given = Vec::new();
+        let mut refused = None;
         for k in Knob::ALL {
-            (k.def().read)(m, k.flag(), &mut config);
+            if k.words().is_empty() {
+                (k.def().read)(m, k.flag(), &mut config);
+            } else {
+                match m.get_one::<Typed>(k.flag()) {
+                    Some(Typed::Word(v)) => k.set(&mut config, *v),
+                    Some(Typed::Number(v)) => match (k.def().check)(*v) {
+                        Ok(()) => k.set(&mut config, *v),
+                        Err(e) => refused = Some(e),
+                    },
+                    None => {}
+                }
+            }
+            if m.value_source(k.flag()) == Some(clap::parser::ValueSource::CommandLine) {
+                given.push(k);
+            }
         }
-        Ok(ConfigArgs(config))
+        Ok(ConfigArgs(config, given, refused))
     }
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
@@ -36,9 +64,16 @@ impl FromArgMatches for ConfigArgs {
 
 impl Args for ConfigArgs {
     fn augment_args(cmd: Command) -> Command {
-        Knob::ALL
-            .into_iter()
-            .fold(cmd, |cmd, k| cmd.arg(k.def().one_arg(ENGINE)))
+        Knob::ALL.into_iter().fold(cmd, |cmd, k| {
+            let arg = k.def().one_arg(ENGINE);
+            // A knob that takes words parses them with its numbers.
+            let arg = if k.words().is_empty() {
+                arg
+            } else {
+                arg.value_parser(move |text: &str| k.parse_one(text))
+            };
+            cmd.arg(arg)
+        })
     }
 
     fn augment_args_for_update(cmd: Command) -> Command {

@@ -102,6 +102,9 @@ pub struct EngineArgs {
 impl EngineArgs {
     /// The config these flags describe, or a usage error.
     pub fn config(&self) -> Result<Config> {
+        if let Some(why) = &self.knobs.2 {
+            return Err(usage(why.clone()));
+        }
         let config = self.knobs.0;
         config.validate().map_err(usage)?;
         Ok(config)

@@ -9,11 +9,13 @@ use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use serde_json::json;
 
+use crate::calibrate::session::for_session;
 use crate::cost::cold;
 use crate::cost::session::{Meter, Recorded};
 use crate::engine::Stage;
 use crate::loss;
 use crate::policy::Setup;
+use crate::replay::learn::Learned;
 use crate::replay::{self, trace, SessionFacts};
 use crate::transcript::Session;
 
@@ -88,6 +90,9 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     // record's many small allocations back one by one would only delay
     // the exit (about 2.6 ms on a 26 MB session).
     let session = std::mem::ManuallyDrop::new(load_one(&args.path, args.strict)?);
+    // The session's own ratio and overhead where the flags leave them.
+    let chosen = for_session(&setup, args.engine.knobs.given(), &session);
+    let setup = chosen.setup;
     let settings = args.cost.settings(args.price);
     let recorded = Recorded::of_session(&session);
     let own = setup.compactor_for(&session.messages);
@@ -98,9 +103,14 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         recorded.as_ref(),
         &settings,
     );
-    let engine: &dyn crate::engine::Compactor = match &cold {
+    let fixed: &dyn crate::engine::Compactor = match &cold {
         Some(c) => c,
         None => own.as_ref(),
+    };
+    let learned = chosen.ratios.map(|r| Learned::new(fixed, r));
+    let engine: &dyn crate::engine::Compactor = match &learned {
+        Some(l) => l,
+        None => fixed,
     };
     if setup.knobs.cold_compact_at != 0.0 && cold.is_none() {
         crate::note!(
@@ -164,11 +174,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let refetch = facts.refetch;
     facts.priced = Some(meter.finish_with(&refetch));
     facts.set_thrash_window(args.thrash_window);
+    facts.calibration = chosen.calibration;
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &summary_json(&session, &setup, &facts))?;
+        serde_json::to_writer_pretty(&mut out, &summary_json(&session, &chosen.shown, &facts))?;
         writeln!(out)?;
     } else {
-        writeln!(out, "{}", summary_table(&session, &setup, &facts))?;
+        writeln!(out, "{}", summary_table(&session, &chosen.shown, &facts))?;
     }
     out.flush()?;
     Ok(())
@@ -187,6 +198,12 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
             )
         })
         .collect();
+    let refetch = json!({
+        "expected": f.refetch.expected,
+        "read_tokens": f.refetch.read_tokens,
+        "write_tokens": f.refetch.write_tokens,
+        "output_tokens": f.refetch.output_tokens,
+    });
     let mut value = json!({
         "session": session.label(),
         "path": PathBuf::from(&session.source.transcript),
@@ -210,12 +227,7 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
         "refetched": f.refetched,
         "still_needed": f.still_needed,
         "refetch_expected": f.refetch.expected,
-        "refetch": {
-            "expected": f.refetch.expected,
-            "read_tokens": f.refetch.read_tokens,
-            "write_tokens": f.refetch.write_tokens,
-            "output_tokens": f.refetch.output_tokens,
-        },
+        "refetch": refetch,
         "reads_superseded": f.effects.reads_superseded,
         "thinking_dropped": f.effects.thinking_dropped,
         "attachments_removed": f.effects.attachments_removed,
@@ -231,6 +243,7 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
         "cache_write": f.cache_write,
         "misfire_grew": f.misfire_grew,
         "misfire_repeated": f.misfire_repeated,
+        "misfire_resummarized": f.misfire_resummarized,
         "thrash_window": f.window(),
         "misfires": f.counted_misfires().collect::<Vec<_>>(),
         "cost": cost_json(f),
@@ -240,6 +253,12 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
         if let Some(map) = value.as_object_mut() {
             map.insert("estimator".into(), json!(setup.estimator));
         }
+    }
+    // Only where the session chose the ratio or overhead, for the same
+    // reason.
+    if let (Some(c), Some(map)) = (&f.calibration, value.as_object_mut()) {
+        map.insert("ratio_mode".into(), json!(c.ratio_mode));
+        map.insert("calibration".into(), json!(c));
     }
     value
 }
@@ -327,8 +346,11 @@ pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> Stri
         ),
         ("target misses", f.target_misses.to_string()),
         (
-            "misfires: grew / repeated",
-            format!("{} / {}", f.misfire_grew, f.misfire_repeated),
+            "misfires: grew / repeated / resummarized",
+            format!(
+                "{} / {} / {}",
+                f.misfire_grew, f.misfire_repeated, f.misfire_resummarized
+            ),
         ),
         ("exhausted requests", f.exhausted.to_string()),
         ("peak tokens sent", f.peak_tokens.to_string()),
@@ -339,6 +361,9 @@ pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> Stri
         ),
     ];
     let mut rows = rows;
+    if let Some(c) = &f.calibration {
+        rows.insert(0, ("ratio and overhead", c.describe()));
+    }
     if let Some(m) = f.priced {
         rows.extend([
             ("price: cache reads + writes", format!("${:.4}", m.price)),

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 
+use crate::calibrate::session::{for_session, ForSession, Given};
 use crate::import::{claude_code, plain_id, SessionFile, FORMAT_CLAUDE_CODE};
 use crate::policy::Setup;
 use crate::transcript::{BlockType, Role, Session, SessionRef};
@@ -109,16 +110,16 @@ fn outside(path: &Path, session: &SessionRef) -> Result<()> {
 pub fn write_one(
     path: &Path,
     session: &Session,
-    setup: &Setup,
+    chosen: &ForSession,
     thrash_window: usize,
 ) -> Result<()> {
     outside(path, &session.source)?;
-    let engine = setup.compactor();
+    let engine = chosen.compactor(&session.messages);
     let page = web::page(
         &session.messages,
         engine.as_ref(),
         &session.label(),
-        &setup.label(),
+        &chosen.label(),
         session.log.skipped_count(),
         thrash_window,
         &recorded_of(session),
@@ -180,6 +181,7 @@ pub fn write_set(
     dir: &Path,
     refs: &[SessionRef],
     setup: &Setup,
+    given: Given,
     thrash_window: usize,
     strict: bool,
 ) -> Result<()> {
@@ -262,12 +264,15 @@ pub fn write_set(
         .zip(recorded.par_iter())
         .zip(parent_of.par_iter())
         .map(|((m, rec), parent)| {
-            let engine = setup.compactor();
+            // Each session at its own ratio and overhead where the flags
+            // leave them, as its page alone would be.
+            let chosen = for_session(setup, given, &m.session);
+            let engine = chosen.compactor(&m.session.messages);
             let page = web::page(
                 &m.session.messages,
                 engine.as_ref(),
                 &m.session.label(),
-                &setup.label(),
+                &chosen.label(),
                 m.session.log.skipped_count(),
                 thrash_window,
                 rec,

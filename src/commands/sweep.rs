@@ -311,7 +311,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
             row_bytes / 1e9
         );
     }
-    let options = Options::for_terminal(args.jobs.map(|j| j as usize));
+    let mut options = Options::for_terminal(args.jobs.map(|j| j as usize));
+    // Where the grid leaves ratio or overhead, each session replays under
+    // its own (its saved ratio, or what its recorded usage teaches).
+    options.given = crate::calibrate::session::Given {
+        ratio: spec.get(Knob::Ratio).is_some(),
+        overhead: spec.get(Knob::Overhead).is_some(),
+    };
     // Ctrl-C stops the run at the next session and writes nothing: the
     // outputs already in the folder stay as they were.
     crate::interrupt::install();

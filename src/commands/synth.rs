@@ -20,6 +20,9 @@ pub enum ShapeArg {
     Short,
     /// One prompt and only agent work after it: the desperate pass
     OneTurn,
+    /// A short turn, then one long agentic turn: compaction summarises its
+    /// own summary (the resummarized misfire)
+    Agentic,
 }
 
 impl ShapeArg {
@@ -29,6 +32,7 @@ impl ShapeArg {
             ShapeArg::Long => Some(Shape::Long),
             ShapeArg::Short => Some(Shape::Short),
             ShapeArg::OneTurn => Some(Shape::OneTurn),
+            ShapeArg::Agentic => Some(Shape::Agentic),
         }
     }
 }

@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use rayon::prelude::*;
 use regex::bytes::Regex;
 
+use crate::calibrate::session::for_session;
 use crate::policy::Setup;
 use crate::transcript::{locate, Role, Session};
 use crate::view::color::{self, ColorChoice, Painter};
@@ -254,10 +255,11 @@ fn run_restore(args: RestoreArgs) -> Result<()> {
     use crate::import::restore::{self, Target};
     let setup = args.policy.setup(args.engine.config()?)?;
     let session = load_one(&args.reference, args.strict)?;
+    let chosen = for_session(&setup, args.engine.knobs.given(), &session);
     let (history, what) = match args.at {
         None => (session.messages.clone(), "whole".to_string()),
         Some(k) => {
-            let engine = setup.compactor();
+            let engine = chosen.compactor(&session.messages);
             let mut found = None;
             let facts =
                 crate::replay::replay_with(&session.messages, engine.as_ref(), |r, h, _| {
@@ -413,16 +415,26 @@ fn run_show(args: ShowArgs) -> Result<()> {
             .map_err(|e| nothing_read(format!("{e:#}")))?;
         let found = args.select.apply(found)?;
         if found.len() > 1 {
-            return session_pages::write_set(path, &found, &setup, args.thrash_window, args.strict);
+            let given = args.engine.knobs.given();
+            return session_pages::write_set(
+                path,
+                &found,
+                &setup,
+                given,
+                args.thrash_window,
+                args.strict,
+            );
         }
     }
     let session = load_one(&args.reference, args.strict)?;
+    // The session's own ratio and overhead where the flags leave them.
+    let chosen = for_session(&setup, args.engine.knobs.given(), &session);
     if let Some(path) = &args.html {
-        return session_pages::write_one(path, &session, &setup, args.thrash_window);
+        return session_pages::write_one(path, &session, &chosen, args.thrash_window);
     }
     let record_turns = turn_numbers(&session.messages);
 
-    let engine = setup.compactor_for(&session.messages);
+    let engine = chosen.compactor(&session.messages);
     let at = match args.at {
         None => None,
         Some(k) => match history_at(&session.messages, engine.as_ref(), k) {

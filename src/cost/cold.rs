@@ -72,7 +72,7 @@ pub fn for_session(
 pub struct ColdCompact {
     normal: Engine,
     cold: Option<Engine>,
-    cold_at: Vec<bool>,
+    cold_at: Arc<[bool]>,
     next: AtomicUsize,
 }
 
@@ -106,7 +106,7 @@ impl ColdCompact {
         ColdCompact {
             normal: Engine::with_measure(config, measure),
             cold: cold_engine,
-            cold_at: cold,
+            cold_at: cold.into(),
             next: AtomicUsize::new(0),
         }
     }
@@ -122,14 +122,27 @@ impl Compactor for ColdCompact {
     }
 
     fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
-        // The replay asks once per request, in order.
+        // Asked once per request, in order.
         let k = self.next.fetch_add(1, Ordering::Relaxed);
+        self.compact_request(k, messages, bytes)
+    }
+
+    fn compact_request(&self, request: usize, messages: &[Arc<Message>], bytes: u64) -> Compaction {
         match &self.cold {
-            Some(e) if self.cold_at.get(k).copied().unwrap_or(false) => {
+            Some(e) if self.cold_at.get(request).copied().unwrap_or(false) => {
                 e.compact_measured(messages, bytes)
             }
             _ => self.normal.compact_measured(messages, bytes),
         }
+    }
+
+    fn at_ratio(&self, ratio: f64) -> Box<dyn Compactor + '_> {
+        Box::new(ColdCompact {
+            normal: self.normal.with_ratio(ratio),
+            cold: self.cold.as_ref().map(|e| e.with_ratio(ratio)),
+            cold_at: self.cold_at.clone(),
+            next: AtomicUsize::new(0),
+        })
     }
 
     fn admit(&self, message: &Arc<Message>) -> Admitted {

@@ -316,9 +316,9 @@ impl<'a> Meter<'a> {
             let input = self.settings.prices.map_or(row.input, |p| p.input);
             let replaced =
                 r.effects.reclaimed[Stage::Summarize.index()] + self.summary_tokens as i64;
-            self.cost.price_summarizer +=
-                dollars(self.budget.charged(replaced.max(0) as u64), input)
-                    + dollars(self.summary_tokens as i64, output_price);
+            let budget = r.ratio.map_or(self.budget, |x| self.budget.at_ratio(x));
+            self.cost.price_summarizer += dollars(budget.charged(replaced.max(0) as u64), input)
+                + dollars(self.summary_tokens as i64, output_price);
         }
     }
 

@@ -21,7 +21,8 @@ pub struct Config {
     pub window_turns: usize,
     /// Tokens of every request that are not history (system prompt, tools).
     pub overhead_tokens: u64,
-    /// Provider tokens over estimated tokens.
+    /// Provider tokens over estimated tokens; [`LEARN`] asks the replay to
+    /// learn it request by request as smith does (see [`super::learn`]).
     pub ratio: f64,
     /// Size of the offline summary stand-in; 0 means the summarizer fails and
     /// the prefix is dropped instead.
@@ -43,11 +44,23 @@ impl Default for Config {
     }
 }
 
+/// The value of the ratio knob that stands for `learn`: smith's own
+/// recalibration, replayed from the session's record. No fixed ratio can be
+/// 0, so the number column of every output can hold it beside its
+/// `ratio_mode`.
+pub const LEARN: f64 = 0.0;
+
 impl Config {
+    /// Whether the ratio is learned rather than fixed.
+    pub fn learns_ratio(&self) -> bool {
+        self.ratio == LEARN
+    }
+
     /// Checks what arithmetic alone would reject: a ratio that is not a
     /// positive number, fractions that are not fractions, a window of 0.
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.ratio.is_finite() && self.ratio > 0.0) {
+        let fixed_ratio = self.ratio.is_finite() && self.ratio > 0.0;
+        if !(self.learns_ratio() || fixed_ratio) {
             return Err(format!(
                 "ratio must be a positive number, not {}",
                 self.ratio
@@ -87,7 +100,9 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// The budget of a config.
+    /// The budget of a config. A learned ratio starts where smith's does
+    /// without a saved one, at 1.0, until the replay says otherwise
+    /// ([`Budget::at_ratio`]).
     pub fn new(config: &Config) -> Budget {
         let max = config.max_tokens as i64;
         Budget {
@@ -95,8 +110,18 @@ impl Budget {
             trigger_tokens: (max as f64 * config.compact_at) as i64,
             target_tokens: (max as f64 * config.compact_to) as i64,
             overhead_tokens: config.overhead_tokens as i64,
-            ratio: config.ratio,
+            ratio: if config.learns_ratio() {
+                super::constants::defaults::RATIO
+            } else {
+                config.ratio
+            },
         }
+    }
+
+    /// This budget under another ratio: the thresholds are fractions of the
+    /// window and do not move, only what a request is charged.
+    pub fn at_ratio(&self, ratio: f64) -> Budget {
+        Budget { ratio, ..*self }
     }
 
     /// What a request costs given the raw history estimate: overhead added,

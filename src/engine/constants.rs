@@ -67,6 +67,18 @@ pub const SUMMARY_PREFIX: &str = "Summary of the earlier conversation: ";
 /// `"<N>" + DROP_SUFFIX` with N the number of messages dropped.
 pub const DROP_SUFFIX: &str = " earlier messages were dropped to stay within the context window. Ask the user if you need details from before this point.";
 
+/// smith clamps the ratio it learns to this range (`RATIO_MIN`,
+/// `RATIO_MAX`): below 1 a bytes / 4 estimate would be trusted to overcount,
+/// above 2 a measurement error is likelier than a real ratio.
+pub const RATIO_MIN: f64 = 1.0;
+/// The upper bound of smith's learned ratio.
+pub const RATIO_MAX: f64 = 2.0;
+
+/// How far smith moves its ratio towards each new observation
+/// (`RATIO_SMOOTHING`): low enough that one odd request cannot put a session
+/// into permanent compaction.
+pub const RATIO_SMOOTHING: f64 = 0.3;
+
 /// smith's defaults for the knobs of [`crate::engine::Config`].
 pub mod defaults {
     /// The context window smith assumes when nothing else is configured.

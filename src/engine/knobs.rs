@@ -3,6 +3,7 @@
 //! and the knob columns of the data files are made (see [`crate::knob`]).
 //! Their defaults are [`Config::default`]'s.
 
+use super::budget::LEARN;
 use super::Config;
 use crate::knob::{any, knob_table, whole, Kind, Label};
 
@@ -17,6 +18,15 @@ pub enum Scope {
     /// agent's fixed prompt, not policy, so a sweep's baseline is smith's
     /// defaults under its first value (issue 16.5).
     Measured,
+}
+
+/// A ratio given as a number: above 0 (0 is how [`LEARN`] is held).
+fn positive(v: f64) -> Result<(), String> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("ratio must be a positive number, not {v}"))
+    }
 }
 
 /// A count of smith's: whole, and at most what a sweep's grid can hold.
@@ -89,13 +99,13 @@ knob_table! {
     }
     Ratio(ratio: f64) {
         flag: "ratio",
-        value_name: "F",
-        help: "Provider tokens per estimated token",
-        list_help: "",
+        value_name: "F|learn",
+        help: "Provider tokens per estimated token, or learn: smith's recalibration replayed from the session's billed prompts",
+        list_help: "Provider tokens per estimated token, or learn (smith's recalibration)",
         kind: Kind::Factor,
         label: Label::Changed("r"),
         applies: Scope::Measured,
-        check: any,
+        check: positive,
     }
     SummaryTokens(summary_tokens: u64) {
         flag: "summary-tokens",
@@ -109,7 +119,55 @@ knob_table! {
     }
 }
 
+/// A value given for a knob that takes words: a word's value, or a number
+/// as typed (which may be refused even where it equals a word's value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Typed {
+    Word(f64),
+    Number(f64),
+}
+
 impl Knob {
+    /// The words the knob takes besides numbers, each with the value that
+    /// holds it: the ratio's `learn`.
+    pub fn words(self) -> &'static [(&'static str, f64)] {
+        match self {
+            Knob::Ratio => &[("learn", LEARN)],
+            _ => &[],
+        }
+    }
+
+    /// The word `v` stands for, if it is one of the knob's.
+    pub fn word(self, v: f64) -> Option<&'static str> {
+        self.words().iter().find(|(_, x)| *x == v).map(|(w, _)| *w)
+    }
+
+    /// `text` as a value of the knob: one of its words, else a number
+    /// (checked later, with the config).
+    pub fn parse_one(self, text: &str) -> Result<Typed, String> {
+        let text = text.trim();
+        if let Some((_, v)) = self
+            .words()
+            .iter()
+            .find(|(w, _)| w.eq_ignore_ascii_case(text))
+        {
+            return Ok(Typed::Word(*v));
+        }
+        text.parse().map(Typed::Number).map_err(|_| {
+            let words: Vec<&str> = self.words().iter().map(|(w, _)| *w).collect();
+            format!("{text:?} is not a number or {}", words.join(" or "))
+        })
+    }
+
+    /// Its value in `config` as text: its word, or the field's own
+    /// `Display`.
+    pub fn text(self, config: &Config) -> String {
+        match self.word(self.get(config)) {
+            Some(w) => w.to_string(),
+            None => (self.def().text)(config),
+        }
+    }
+
     /// The command-line flag (without `--`), also a key of a grid file.
     pub fn flag(self) -> &'static str {
         self.def().flag
@@ -157,7 +215,11 @@ impl Knob {
 
     /// Rejects a value the knob cannot take, saying what it takes instead:
     /// its own check, then the config's with the value in smith's defaults.
+    /// A word's value passes.
     pub fn check(self, v: f64) -> Result<(), String> {
+        if self.word(v).is_some() {
+            return Ok(());
+        }
         (self.def().check)(v)?;
         let mut c = Config::default();
         self.set(&mut c, v);

@@ -44,7 +44,7 @@ impl Config {
         let mut previous = None;
         for k in Knob::ALL.into_iter().filter(|&k| keep(k)) {
             let d = k.def();
-            let text = (d.text)(self);
+            let text = k.text(self);
             match d.label {
                 Label::Window => {
                     let n = k.get(self) as u64;

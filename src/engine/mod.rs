@@ -11,6 +11,7 @@ pub mod budget;
 pub mod constants;
 pub mod knobs;
 mod label;
+pub mod learn;
 pub mod marks;
 pub mod record;
 pub mod stages;
@@ -415,6 +416,36 @@ pub trait Compactor: Sync {
     fn measure(&self) -> &Measure {
         &BYTES4
     }
+
+    /// This compactor with every request charged at `ratio` and its
+    /// thresholds where they were: what a learned ratio runs each request
+    /// under (see [`learn`]).
+    fn at_ratio(&self, ratio: f64) -> Box<dyn Compactor + '_>;
+
+    /// [`Compactor::compact_measured`] at request `request` (0-based) of
+    /// the replay, which asks once per request in order. A compactor that
+    /// acts by request (cold requests, a learned ratio) overrides it.
+    fn compact_request(&self, request: usize, messages: &[Arc<Message>], bytes: u64) -> Compaction {
+        let _ = request;
+        self.compact_measured(messages, bytes)
+    }
+
+    /// The ratio in force at request `request` when it is learned, not the
+    /// budget's; `None` for a fixed ratio.
+    fn ratio_at(&self, request: usize) -> Option<f64> {
+        let _ = request;
+        None
+    }
+}
+
+impl Engine {
+    /// This engine charging at `ratio`.
+    pub fn with_ratio(&self, ratio: f64) -> Engine {
+        let mut e = self.clone();
+        e.config.ratio = ratio;
+        e.budget = e.budget.at_ratio(ratio);
+        e
+    }
 }
 
 impl Compactor for Engine {
@@ -432,6 +463,10 @@ impl Compactor for Engine {
 
     fn measure(&self) -> &Measure {
         &self.measure
+    }
+
+    fn at_ratio(&self, ratio: f64) -> Box<dyn Compactor + '_> {
+        Box::new(self.with_ratio(ratio))
     }
 }
 

@@ -72,6 +72,12 @@ impl Compactor for ContextEditing {
         "context-editing"
     }
 
+    fn at_ratio(&self, ratio: f64) -> Box<dyn Compactor + '_> {
+        let mut c = self.clone();
+        c.budget = c.budget.at_ratio(ratio);
+        Box::new(c)
+    }
+
     fn budget(&self) -> &Budget {
         &self.budget
     }

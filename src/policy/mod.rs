@@ -52,7 +52,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::constants::{BYTES_PER_TOKEN, SUMMARY_PREFIX};
+use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::knobs::Knob;
 use crate::engine::marks::RecordMarks;
 use crate::engine::record::{Recorder, Summarized};
@@ -422,15 +422,7 @@ pub fn placeholder_kind(text: &[u8]) -> Option<EditKind> {
     None
 }
 
-/// Whether `m` is a summary or drop note a compaction wrote.
-pub(crate) fn is_summary_note(m: &Message) -> bool {
-    m.role == Role::User
-        && m.content.len() == 1
-        && m.content[0].kind == BlockType::Text
-        && m.content[0]
-            .text_bytes()
-            .starts_with(SUMMARY_PREFIX.as_bytes())
-}
+pub(crate) use crate::engine::stages::summarize::is_summary_note;
 
 /// The tool each call id names, over `messages`.
 pub(crate) fn tool_names(messages: &[Arc<Message>]) -> HashMap<Str, Str> {

@@ -1,14 +1,15 @@
 //! Compactions that went wrong, found while replaying.
 //!
-//! Four kinds, each a column of every output and a line of the report:
+//! Five kinds, each a column of every output and a line of the report:
 //! a compaction whose result is larger than its input (`grew`), a compaction
 //! that follows another within a few requests (`repeated`: the first one bought
 //! too little room), a compaction that ended above its target
 //! (`target_missed`, counted as [`super::SessionFacts::target_misses`]) and a
 //! request sent over the window (`over_window`, counted as
-//! [`super::SessionFacts::exhausted`]). The last two already had counts; this
-//! module adds the first two and remembers *where* each happened so a report
-//! can name the requests.
+//! [`super::SessionFacts::exhausted`]) and a compaction that summarised only
+//! its own previous summary (`resummarized`). Target misses and requests over
+//! the window have their own counts; this module adds the others and
+//! remembers *where* each happened so a report can name the requests.
 
 use serde::{Deserialize, Serialize};
 
@@ -32,15 +33,22 @@ pub enum MisfireKind {
     TargetMissed,
     /// A request sent with more than `max_tokens` of history.
     OverWindow,
+    /// A compaction that summarised only the previous summary, or that
+    /// summarised and reclaimed nothing while every cheaper stage did
+    /// nothing: in one long agentic turn the recency window covers the
+    /// whole history, so the cheap stages cannot act and each compaction
+    /// replaces its own previous summary (smith's changelog, #118).
+    Resummarized,
 }
 
 impl MisfireKind {
     /// Every kind, in the order outputs list them.
-    pub const ALL: [MisfireKind; 4] = [
+    pub const ALL: [MisfireKind; 5] = [
         MisfireKind::Grew,
         MisfireKind::Repeated,
         MisfireKind::TargetMissed,
         MisfireKind::OverWindow,
+        MisfireKind::Resummarized,
     ];
 
     /// The name used in JSON and in the report.
@@ -50,6 +58,7 @@ impl MisfireKind {
             MisfireKind::Repeated => "repeated",
             MisfireKind::TargetMissed => "target_missed",
             MisfireKind::OverWindow => "over_window",
+            MisfireKind::Resummarized => "resummarized",
         }
     }
 
@@ -60,6 +69,9 @@ impl MisfireKind {
             MisfireKind::Repeated => "compaction repeated within the thrash window",
             MisfireKind::TargetMissed => "compaction ended above its target",
             MisfireKind::OverWindow => "request sent over the window",
+            MisfireKind::Resummarized => {
+                "compaction summarised only its previous summary, reclaiming next to nothing"
+            }
         }
     }
 }
@@ -174,6 +186,8 @@ mod tests {
             effects: Effects::default(),
             cache_read: 0,
             cache_write: 0,
+            ratio: None,
+            resummarized: false,
         }
     }
 

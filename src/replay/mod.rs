@@ -7,6 +7,7 @@
 //! keeps the result; every message is then appended. Summaries and drop notes
 //! live only in the working history, never in the record.
 
+pub mod learn;
 pub mod misfire;
 pub mod trace;
 
@@ -43,6 +44,14 @@ pub struct RequestFacts {
     pub cache_read: i64,
     /// Tokens written to the cache: everything after that prefix.
     pub cache_write: i64,
+    /// The ratio this request was charged at, when it is learned (see
+    /// [`crate::engine::learn`]); `None` under a fixed ratio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    /// Whether this compaction summarised nothing but the previous
+    /// compaction's note, or summarised and reclaimed nothing while no
+    /// cheaper stage acted (see [`MisfireKind::Resummarized`]).
+    pub resummarized: bool,
 }
 
 /// A session's replay, summed.
@@ -90,6 +99,10 @@ pub struct SessionFacts {
     /// Compactions within [`SessionFacts::thrash_window`] requests of the
     /// previous one.
     pub misfire_repeated: u64,
+    /// Compactions that summarised only the previous summary (or reclaimed
+    /// nothing by summarising while every cheaper stage did nothing).
+    #[serde(default)]
+    pub misfire_resummarized: u64,
     /// Where each misfire happened, in request order (see [`misfire`]).
     /// Repeats are kept up to [`misfire::MAX_THRASH_WINDOW`] apart so that
     /// [`SessionFacts::set_thrash_window`] can widen the window afterwards
@@ -100,6 +113,10 @@ pub struct SessionFacts {
     pub thrash_window: usize,
     /// The request of the last compaction, for the next repeat.
     pub last_compaction: Option<usize>,
+    /// How the ratio and overhead were chosen, where the session chose
+    /// them (`crate::calibrate::session`); `None` for the config's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::engine::learn::Calibration>,
     /// The replay priced per request by the cost model (filled by the
     /// sweep through `crate::cost::session::Meter`; `None` where only the
     /// flat price of the sums applies).
@@ -223,6 +240,10 @@ impl SessionFacts {
                 self.misfire_grew += 1;
                 self.misfires.push(at(MisfireKind::Grew, None));
             }
+            if r.resummarized {
+                self.misfire_resummarized += 1;
+                self.misfires.push(at(MisfireKind::Resummarized, None));
+            }
             if let Some(prev) = self.last_compaction {
                 let gap = r.request - prev;
                 if gap <= misfire::MAX_THRASH_WINDOW {
@@ -298,7 +319,10 @@ pub fn replay_with<C: Compactor + ?Sized>(
     let mut admitted_edits: Vec<Edit> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
         if message.role == Role::Assistant {
-            let mut compaction = engine.compact_measured(&working, bytes);
+            let ratio = engine.ratio_at(request);
+            let charged = ratio.map_or(*budget, |r| budget.at_ratio(r));
+            let mut compaction = engine.compact_request(request, &working, bytes);
+            let resummarized = resummarized(&working, &compaction);
             if !admitted_edits.is_empty() {
                 compaction.effects.add(&admitted_effects);
                 compaction.edits.append(&mut admitted_edits);
@@ -315,7 +339,7 @@ pub fn replay_with<C: Compactor + ?Sized>(
                         None => prev_bytes,
                         Some(f) => measure.history(&working[..f.min(prev_len)]),
                     };
-                    let read = budget.charged(measure.tokens(prefix_bytes));
+                    let read = charged.charged(measure.tokens(prefix_bytes));
                     (read, compaction.after - read)
                 }
             };
@@ -334,6 +358,8 @@ pub fn replay_with<C: Compactor + ?Sized>(
                 effects: compaction.effects,
                 cache_read,
                 cache_write,
+                ratio,
+                resummarized,
             };
             facts.add(&r);
             request += 1;
@@ -353,6 +379,27 @@ pub fn replay_with<C: Compactor + ?Sized>(
         working.push(admitted.message);
     }
     facts
+}
+
+/// Whether `c`, run on `before`, is the dead end of a long agentic turn: a
+/// summary (or drop) whose prefix was nothing but the previous compaction's
+/// note, or one that reclaimed nothing while every cheaper stage did
+/// nothing. In both the recency window held everything the cheap stages
+/// could have shortened, and the compaction paid for a summary and a cache
+/// write and bought no room.
+fn resummarized(before: &[Arc<Message>], c: &Compaction) -> bool {
+    if !matches!(c.strategy, Strategy::Summarized | Strategy::Dropped) {
+        return false;
+    }
+    let only_note = c.cut == Some(1)
+        && before
+            .first()
+            .is_some_and(|m| crate::engine::stages::summarize::is_summary_note(m));
+    let cheap = c
+        .stages
+        .iter()
+        .any(|s| !matches!(s, Stage::Summarize | Stage::Drop));
+    only_note || (!cheap && c.after >= c.before)
 }
 
 /// Replays `messages` under `engine` and returns the sums.
@@ -420,8 +467,10 @@ pub(crate) mod every_field {
             },
             misfire_grew: 1,
             misfire_repeated: 2,
+            misfire_resummarized: 1,
             misfires: vec![
                 misfire(MisfireKind::Grew, 3, None),
+                misfire(MisfireKind::Resummarized, 4, None),
                 misfire(MisfireKind::Repeated, 5, Some(2)),
                 misfire(MisfireKind::Repeated, 8, Some(3)),
                 misfire(MisfireKind::Repeated, 20, Some(12)),
@@ -430,6 +479,14 @@ pub(crate) mod every_field {
             ],
             thrash_window: 5,
             last_compaction: Some(20 + ku),
+            calibration: Some(crate::engine::learn::Calibration {
+                ratio_mode: crate::engine::learn::RatioMode::Learned,
+                ratio_start: 1.0 + k as f64 / 23.0,
+                ratio_end: 1.4 + k as f64 / 29.0,
+                observations: 17 + ku,
+                overhead_mode: crate::engine::learn::OverheadMode::Fitted,
+                overhead_tokens: 17_000 + k,
+            }),
             priced: Some(ModelCost {
                 price: 1.25 + k as f64 / 3.0,
                 price_uncached: 2.5 + k as f64 / 7.0,
@@ -469,9 +526,11 @@ pub(crate) mod every_field {
             refetch,
             misfire_grew,
             misfire_repeated,
+            misfire_resummarized,
             misfires,
             thrash_window,
             last_compaction,
+            calibration,
             priced,
         } = a;
         let Effects {
@@ -516,9 +575,11 @@ pub(crate) mod every_field {
             refetch,
             misfire_grew,
             misfire_repeated,
+            misfire_resummarized,
             misfires,
             thrash_window,
             last_compaction,
+            calibration,
             priced
         );
         cmp_effects!(

@@ -53,6 +53,10 @@ pub fn trace_line(r: &RequestFacts) -> Value {
     obj.insert("exhausted".into(), json!(r.exhausted));
     obj.insert("cache_read".into(), json!(r.cache_read));
     obj.insert("cache_write".into(), json!(r.cache_write));
+    // Only under a learned ratio, so a trace at a fixed one stays as it was.
+    if let Some(ratio) = r.ratio {
+        obj.insert("ratio".into(), json!(ratio));
+    }
     Value::Object(obj)
 }
 

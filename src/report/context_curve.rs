@@ -75,10 +75,34 @@ impl ContextCurve {
         chosen: &ConfigRow,
         baseline: &ConfigRow,
     ) -> Self {
-        let budget = chosen.setup.budget();
+        let compactor = chosen.setup.compactor_for(messages);
+        let base = (chosen.index != baseline.index).then(|| baseline.setup.compactor_for(messages));
+        Self::replayed(
+            session,
+            stem,
+            messages,
+            chosen,
+            baseline,
+            compactor.as_ref(),
+            base.as_deref(),
+        )
+    }
+
+    /// [`ContextCurve::new`] replaying with `compactor` for the chosen config
+    /// and `base` for the baseline (`None` when they are one config): the
+    /// compactors a sweep ran each session's row under.
+    pub fn replayed(
+        session: &str,
+        stem: String,
+        messages: &[Arc<Message>],
+        chosen: &ConfigRow,
+        baseline: &ConfigRow,
+        compactor: &dyn crate::engine::Compactor,
+        base: Option<&dyn crate::engine::Compactor>,
+    ) -> Self {
+        let budget = *compactor.budget();
         // The uncompacted curve in the chosen config's estimator (bytes / 4
         // unless the sweep varied it).
-        let compactor = chosen.setup.compactor_for(messages);
         let measure = compactor.measure().clone();
         let mut prefix = Vec::with_capacity(messages.len() + 1);
         let mut bytes = 0u64;
@@ -88,8 +112,9 @@ impl ContextCurve {
         }
         let (mut full, mut sent, mut marks) = (Vec::new(), Vec::new(), Vec::new());
         let mut capped_on_arrival = Vec::new();
-        replay::replay_with(messages, compactor.as_ref(), |r, _, _| {
-            full.push(budget.charged(measure.tokens(prefix[r.message_index])));
+        replay::replay_with(messages, compactor, |r, _, _| {
+            let at = r.ratio.map_or(budget, |x| budget.at_ratio(x));
+            full.push(at.charged(measure.tokens(prefix[r.message_index])));
             sent.push(r.after);
             // A cut without the truncate stage can only be an arrival cap:
             // every compaction that cuts a result runs as that stage.
@@ -107,16 +132,16 @@ impl ContextCurve {
             true
         });
         let same = chosen.index == baseline.index;
-        let base = if same {
-            sent.clone()
-        } else {
-            let mut base = Vec::with_capacity(sent.len());
-            let compactor = baseline.setup.compactor_for(messages);
-            replay::replay_with(messages, compactor.as_ref(), |r, _, _| {
-                base.push(r.after);
-                true
-            });
-            base
+        let base = match base.filter(|_| !same) {
+            None => sent.clone(),
+            Some(compactor) => {
+                let mut base = Vec::with_capacity(sent.len());
+                replay::replay_with(messages, compactor, |r, _, _| {
+                    base.push(r.after);
+                    true
+                });
+                base
+            }
         };
         ContextCurve {
             session: session.to_string(),
@@ -131,7 +156,7 @@ impl ContextCurve {
             baseline: base,
             marks,
             capped_on_arrival,
-            budget,
+            budget: chosen.setup.budget().at_ratio(budget.ratio),
             base_budget: baseline.setup.budget(),
         }
     }

@@ -353,6 +353,38 @@ impl SweepOutput {
         Ok(out)
     }
 
+    /// The setup session `s` replayed under with config `c`: the config's,
+    /// with the ratio and overhead the session chose where it chose them
+    /// (the sessions table's calibration columns), so that a chart or a
+    /// session page replays the row the sweep counted. Replay it through
+    /// `crate::calibrate::session::for_session` with every knob given.
+    pub fn setup_of(&self, s: usize, c: usize) -> Setup {
+        let mut setup = self.configs[c].setup.clone();
+        let file = SESSIONS_FILE;
+        let names = crate::sweep::tables::CALIBRATION_COLUMNS;
+        let (Ok(mode), Ok(start), Ok(overhead)) = (
+            strings(&self.frame, file, names[0]),
+            floats(&self.frame, file, names[1]),
+            floats(&self.frame, file, names[3]),
+        ) else {
+            return setup;
+        };
+        let Some(r) =
+            (0..self.frame.height()).find(|&r| self.row_session[r] == s && self.row_config[r] == c)
+        else {
+            return setup;
+        };
+        if overhead[r].is_finite() && overhead[r] >= 0.0 {
+            setup.config.overhead_tokens = overhead[r] as u64;
+        }
+        if mode[r] == crate::engine::learn::RatioMode::Learned.as_str() {
+            setup.config.ratio = crate::engine::learn::LEARN;
+        } else if start[r].is_finite() && start[r] > 0.0 {
+            setup.config.ratio = start[r];
+        }
+        setup
+    }
+
     /// The index of the baseline config (smith's defaults).
     pub fn baseline(&self) -> Result<usize> {
         self.configs

@@ -513,6 +513,14 @@ impl Page<'_> {
             "<dt>Cost model</dt><dd class=\"cost-note\">{}</dd>",
             escape(&s.cost_model.note)
         );
+        // Only where sessions chose them, so other reports stay as they were.
+        if let Some(c) = &s.calibration {
+            let _ = writeln!(
+                h,
+                "<dt>Ratio and overhead</dt><dd>the session's own where the grid left them: {} rows at the ratio the session saved, {} with the ratio learned as smith learns it, {} with the overhead fitted on the session's requests</dd>",
+                c.ratio_saved, c.ratio_learned, c.overhead_fitted
+            );
+        }
         let _ = writeln!(
             h,
             "<dt>Ranked by</dt><dd>{} (lowest first; ties go to fewer results mangled, then lower price)</dd>",

@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::calibrate::session::{for_session, Given};
 use crate::replay::{self, Misfire, MisfireKind};
 
 use super::data::SweepOutput;
@@ -81,8 +82,6 @@ impl Misfires {
             .collect();
         worst.sort_by(|&a, &b| per_session[b].total_cmp(&per_session[a]).then(a.cmp(&b)));
         worst.truncate(SESSIONS_NAMED);
-        let setup = &data.configs[chosen].setup;
-        let engine = setup.compactor();
         let mut used = Vec::new();
         for s in worst {
             let row = &data.sessions[s];
@@ -96,6 +95,10 @@ impl Misfires {
                     continue;
                 }
             };
+            // The row as the sweep counted it: the ratio and overhead the
+            // session chose, if it chose them.
+            let setup = for_session(&data.setup_of(s, chosen), Given::ALL, &session);
+            let engine = setup.compactor(&session.messages);
             let mut facts = replay::replay(&session.messages, engine.as_ref());
             facts.set_thrash_window(thrash_window);
             let mut name = super::slug(&row.label);

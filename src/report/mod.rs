@@ -361,14 +361,26 @@ fn session_figure(
     if loaded.messages.is_empty() {
         return Err(anyhow!("{}: no message could be read", info.path.display()));
     }
-    let base = &data.configs[data.baseline()?];
-    // Each config replays under its own policy (see `ContextCurve::new`).
-    let curve = context_curve::ContextCurve::new(
+    let b = data.baseline()?;
+    let base = &data.configs[b];
+    // Each config replays under its own policy (see `ContextCurve::new`),
+    // and with the ratio and overhead the session chose where it did.
+    let given = crate::calibrate::session::Given::ALL;
+    let mine =
+        crate::calibrate::session::for_session(&data.setup_of(session, chosen), given, &loaded)
+            .compactor(&loaded.messages);
+    let theirs = (b != chosen).then(|| {
+        crate::calibrate::session::for_session(&data.setup_of(session, b), given, &loaded)
+            .compactor(&loaded.messages)
+    });
+    let curve = context_curve::ContextCurve::replayed(
         &info.label,
         stem,
         &loaded.messages,
         &data.configs[chosen],
         base,
+        mine.as_ref(),
+        theirs.as_deref(),
     );
     render(&curve)
 }

@@ -156,6 +156,7 @@ metrics! {
     /// above are the other two kinds.
     MisfireGrew = "misfire_grew", Count, Count, "misfire grew", stats false, delta true;
     MisfireRepeated = "misfire_repeated", Count, Count, "misfire repeated", stats false, delta true;
+    MisfireResummarized = "misfire_resummarized", Count, Count, "misfire resummarized", stats false, delta true;
     /// The cost model's parts beside `price` (`crate::cost::session::Meter`):
     /// output, the summarizer's own requests, and the three together.
     OutputTokens = "output_tokens", Count, Tokens, "output tokens", stats false, delta false;
@@ -235,6 +236,7 @@ impl Metric {
             MisfireKind::Repeated => Metric::MisfireRepeated,
             MisfireKind::TargetMissed => Metric::TargetMisses,
             MisfireKind::OverWindow => Metric::Exhausted,
+            MisfireKind::Resummarized => Metric::MisfireResummarized,
         }
     }
 }
@@ -304,6 +306,7 @@ pub fn values(f: &SessionFacts, prices: &Prices) -> [f64; N] {
         Metric::PriceUncached => m.price_uncached,
         Metric::MisfireGrew => f.misfire_grew as f64,
         Metric::MisfireRepeated => f.misfire_repeated as f64,
+        Metric::MisfireResummarized => f.misfire_resummarized as f64,
         Metric::OutputTokens => m.output_tokens as f64,
         Metric::PriceOutput => m.price_output,
         Metric::PriceSummarizer => m.price_summarizer,

@@ -117,8 +117,27 @@ impl GridSpec {
 /// `start..end:step` (inclusive of `end`; integer knobs may leave out
 /// `:step`, meaning 1). Repeated values are kept once, in first-seen order.
 /// Every value is checked against what the knob accepts.
+/// A knob's words (the ratio's `learn`) are items too, in the order given.
 pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, String> {
-    parse_list(text, knob.is_integer(), |v| knob.check(v))
+    // A number is checked as a number: 0 is no ratio, even though it is
+    // how `learn` is held.
+    let check = |v: f64| (knob.def().check)(v).and_then(|()| knob.check(v));
+    if knob.words().is_empty() {
+        return parse_list(text, knob.is_integer(), check);
+    }
+    let mut values = Vec::new();
+    for item in text.split(',') {
+        match knob
+            .words()
+            .iter()
+            .find(|(w, _)| w.eq_ignore_ascii_case(item.trim()))
+        {
+            Some((_, v)) => values.push(*v),
+            None => values.extend(parse_list(item, knob.is_integer(), check)?),
+        }
+    }
+    dedup(&mut values);
+    Ok(values)
 }
 
 /// [`parse_values`] for any knob: `integer` says whether a range may leave

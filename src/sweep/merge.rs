@@ -291,6 +291,35 @@ fn read_part(path: &Path) -> Result<DataFrame> {
         .with_context(|| format!("{}: not a Parquet file a shard wrote", path.display()))
 }
 
+/// [`tables::CALIBRATION_COLUMNS`] for rows that ran at their config's
+/// ratio and overhead, where the sessions table writes them: after the knob
+/// columns, before `is_baseline`.
+fn add_plain_calibration(part: &mut DataFrame, path: &Path) -> Result<()> {
+    let what = path.display().to_string();
+    let ratio = floats(part, &what, Knob::Ratio.field())?;
+    let overhead = floats(part, &what, Knob::Overhead.field())?;
+    let at = part
+        .get_column_index("is_baseline")
+        .ok_or_else(|| anyhow!("{what}: no column is_baseline"))?;
+    let columns = [
+        Column::new(
+            tables::CALIBRATION_COLUMNS[0].into(),
+            vec![crate::engine::learn::RatioMode::Fixed.as_str(); ratio.len()],
+        ),
+        Column::new(tables::CALIBRATION_COLUMNS[1].into(), ratio.clone()),
+        Column::new(tables::CALIBRATION_COLUMNS[2].into(), ratio),
+        Column::new(
+            tables::CALIBRATION_COLUMNS[3].into(),
+            overhead.into_iter().map(|o| o as i64).collect::<Vec<i64>>(),
+        ),
+    ];
+    for (i, c) in columns.into_iter().enumerate() {
+        part.insert_column(at + i, c)
+            .with_context(|| format!("{what}: cannot add {}", tables::CALIBRATION_COLUMNS[i]))?;
+    }
+    Ok(())
+}
+
 fn floats(frame: &DataFrame, what: &str, name: &str) -> Result<Vec<f64>> {
     let column = frame
         .column(name)
@@ -363,7 +392,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
     let rank_by = first.summary.rank_by;
 
     // The rows, all shards', in one frame.
-    let mut frame: Option<DataFrame> = None;
+    let mut parts: Vec<DataFrame> = Vec::with_capacity(shards.len());
     for s in &shards {
         let path = part_path(
             dir,
@@ -381,6 +410,26 @@ pub fn merge(dir: &Path) -> Result<Merged> {
                 part.height(),
                 s.summary.sessions
             );
+        }
+        parts.push(part);
+    }
+    // A shard whose sessions all ran at their configs' knobs has no
+    // calibration columns; where another shard's sessions chose theirs, it
+    // gets them, saying its rows ran at the config's.
+    let calibrated = parts
+        .iter()
+        .any(|p| p.column(tables::CALIBRATION_COLUMNS[0]).is_ok());
+    let mut frame: Option<DataFrame> = None;
+    for (s, mut part) in shards.iter().zip(parts) {
+        let path = part_path(
+            dir,
+            Shard {
+                index: s.index,
+                count,
+            },
+        );
+        if calibrated && part.column(tables::CALIBRATION_COLUMNS[0]).is_err() {
+            add_plain_calibration(&mut part, &path)?;
         }
         match &mut frame {
             None => frame = Some(part),
@@ -499,6 +548,9 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         threads: threads as usize,
         configs: n_configs,
         thrash_window: first.summary.thrash_window,
+        calibration: shards.iter().fold(None, |acc, s| {
+            super::summary::CalibrationRecord::add(acc, s.summary.calibration)
+        }),
     };
     let input = SummaryInput {
         paths: &first.summary.paths,

@@ -17,11 +17,16 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
+use crate::calibrate::{
+    self,
+    session::{Given, SessionCalibration},
+};
 use crate::cost::cold;
 use crate::cost::session::{Meter, Recorded, Settings};
 use crate::engine::Compactor;
 use crate::loss::{self, RecordIndex};
 use crate::policy::Setup;
+use crate::replay::learn::Learned;
 use crate::replay::SessionFacts;
 use crate::sweep::estimators;
 use crate::transcript::{self, Session, SessionRef};
@@ -107,6 +112,10 @@ pub struct Options {
     /// Do not write skipped lines and unreadable sessions to stderr (they are
     /// still counted and returned).
     pub quiet: bool,
+    /// Which of ratio and overhead the grid set: where it did not, each
+    /// session replays under its own (`crate::calibrate::session`). Both, by
+    /// default.
+    pub given: Given,
 }
 
 impl Options {
@@ -116,6 +125,7 @@ impl Options {
             jobs,
             progress: std::io::stderr().is_terminal(),
             quiet: false,
+            given: Given::ALL,
         }
     }
 }
@@ -213,7 +223,7 @@ pub fn run_priced(
                 break;
             };
             let r = &refs[i];
-            let outcome = replay_session(r, configs, &engines, cost, &say);
+            let outcome = replay_session(r, configs, &engines, cost, opts.given, &say);
             if let Ok((info, facts)) = &outcome {
                 if let Err(e) = on_done(i, info, facts) {
                     stop.store(true, Ordering::Relaxed);
@@ -283,6 +293,7 @@ fn replay_session(
     configs: &[Setup],
     engines: &[Box<dyn Compactor>],
     cost: Option<&Settings>,
+    given: Given,
     say: &(dyn Fn(&str) + Sync),
 ) -> Outcome {
     let session = transcript::load(r).map_err(|e| {
@@ -320,28 +331,56 @@ fn replay_session(
         .zip(&bound)
         .map(|(shared, own)| own.as_deref().unwrap_or(shared.as_ref()))
         .collect();
+    // What the session says about ratio and overhead, read once for every
+    // config that leaves them to it.
+    let calibration = SessionCalibration::of(&session);
+    let requests = calibrate::session::requests(&session.messages);
     // Priced by the cost model in the same pass as the replay.
     let replay_one = |(setup, e): (&Setup, &dyn Compactor)| {
-        // Compacting while the cache is cold needs this session's times:
-        // its engine is built here, per session.
-        let Some(cost) = cost else {
-            return loss::replay_shared(&session.messages, e, &index);
+        let chosen = calibrate::session::for_session_with(setup, given, &calibration, requests);
+        // A config the session chose knobs for gets its own engine.
+        let own = chosen
+            .calibration
+            .is_some()
+            .then(|| chosen.setup.compactor_for(&session.messages));
+        let (setup, e): (&Setup, &dyn Compactor) = match &own {
+            Some(own) => (&chosen.setup, own.as_ref()),
+            None => (setup, e),
         };
-        let cold = cold::for_session(setup, e, &session.messages, recorded.as_ref(), cost);
-        let e: &dyn Compactor = match &cold {
-            Some(c) => c,
-            None => e,
+        let mut facts = {
+            // Compacting while the cache is cold needs this session's
+            // times: its engine is built here, per session.
+            let cold = cost.and_then(|cost| {
+                cold::for_session(setup, e, &session.messages, recorded.as_ref(), cost)
+            });
+            let e: &dyn Compactor = match &cold {
+                Some(c) => c,
+                None => e,
+            };
+            let learned = chosen.ratios.clone().map(|r| Learned::new(e, r));
+            let e: &dyn Compactor = match &learned {
+                Some(l) => l,
+                None => e,
+            };
+            match cost {
+                None => loss::replay_shared(&session.messages, e, &index),
+                Some(cost) => {
+                    let mut meter = Meter::new(
+                        &session.messages,
+                        recorded.as_ref(),
+                        *e.budget(),
+                        setup.config.summary_tokens,
+                        cost,
+                    );
+                    let mut facts =
+                        loss::replay_observed(&session.messages, e, &index, |r| meter.observe(r));
+                    let refetch = facts.refetch;
+                    facts.priced = Some(meter.finish_with(&refetch));
+                    facts
+                }
+            }
         };
-        let mut meter = Meter::new(
-            &session.messages,
-            recorded.as_ref(),
-            *e.budget(),
-            setup.config.summary_tokens,
-            cost,
-        );
-        let mut facts = loss::replay_observed(&session.messages, e, &index, |r| meter.observe(r));
-        let refetch = facts.refetch;
-        facts.priced = Some(meter.finish_with(&refetch));
+        facts.calibration = chosen.calibration;
         facts
     };
     // Across configs in parallel too: idle threads then help with the last,

@@ -63,6 +63,11 @@ pub struct Summary {
     pub best: Option<ConfigRecord>,
     /// The Pareto front of price against results mangled, in rank order.
     pub pareto_front: Vec<FrontPoint>,
+    /// How many rows replayed under the session's own ratio or overhead
+    /// (`crate::calibrate::session`); absent when every row ran at its
+    /// config's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationRecord>,
     /// Only in a shard's own summary (`summaries/shard=K/summary.json`):
     /// which shard, and what `merge` needs to rebuild the sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -74,6 +79,49 @@ impl Summary {
     /// cannot name this type without a cycle between `export` and `sweep`).
     pub fn to_value(&self) -> serde_json::Result<serde_json::Value> {
         serde_json::to_value(self)
+    }
+}
+
+/// The rows (session × config) whose ratio or overhead the session chose,
+/// by what it chose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CalibrationRecord {
+    /// At the `context_ratio` the session saved.
+    pub ratio_saved: usize,
+    /// With the ratio learned request by request.
+    pub ratio_learned: usize,
+    /// With the overhead fitted on the session's own requests.
+    pub overhead_fitted: usize,
+}
+
+impl CalibrationRecord {
+    /// The counts of `rows`; `None` when none was chosen.
+    pub fn of<'a>(
+        rows: impl Iterator<Item = &'a Option<crate::engine::learn::Calibration>>,
+    ) -> Option<CalibrationRecord> {
+        use crate::engine::learn::{OverheadMode, RatioMode};
+        let mut out = CalibrationRecord::default();
+        for c in rows.flatten() {
+            out.ratio_saved += (c.ratio_mode == RatioMode::Saved) as usize;
+            out.ratio_learned += (c.ratio_mode == RatioMode::Learned) as usize;
+            out.overhead_fitted += (c.overhead_mode == OverheadMode::Fitted) as usize;
+        }
+        (out != CalibrationRecord::default()).then_some(out)
+    }
+
+    /// Two counts added (the shards of one sweep).
+    pub fn add(
+        a: Option<CalibrationRecord>,
+        b: Option<CalibrationRecord>,
+    ) -> Option<CalibrationRecord> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(CalibrationRecord {
+                ratio_saved: a.ratio_saved + b.ratio_saved,
+                ratio_learned: a.ratio_learned + b.ratio_learned,
+                overhead_fitted: a.overhead_fitted + b.overhead_fitted,
+            }),
+            (a, b) => a.or(b),
+        }
     }
 }
 

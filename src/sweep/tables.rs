@@ -34,6 +34,82 @@ pub(crate) fn knob_columns(out: &mut Columns, configs: &[&Config]) {
     }
 }
 
+/// The columns that say how each row's ratio and overhead were chosen:
+/// `ratio_mode` (`fixed`, `saved`: the session's `context_ratio`, or
+/// `learned`), `ratio_start` and `ratio_end` (the ratio at its first and
+/// last request) and `overhead_used`. Only when some row's were not simply
+/// its config's, so a sweep at fixed knobs writes the files it always did.
+pub const CALIBRATION_COLUMNS: [&str; 4] =
+    ["ratio_mode", "ratio_start", "ratio_end", "overhead_used"];
+
+/// [`CALIBRATION_COLUMNS`] of `rows`, each of config `configs[i]` with the
+/// calibration the replay chose, if any.
+pub(crate) fn calibration_columns(
+    out: &mut Columns,
+    configs: &[&Config],
+    chosen: &[Option<crate::engine::learn::Calibration>],
+) {
+    if chosen.iter().all(Option::is_none) && !configs.iter().any(|c| c.learns_ratio()) {
+        return;
+    }
+    let plain = |c: &Config| crate::engine::learn::Calibration {
+        ratio_mode: crate::engine::learn::RatioMode::Fixed,
+        ratio_start: Budget::new(c).ratio,
+        ratio_end: Budget::new(c).ratio,
+        observations: 0,
+        overhead_mode: crate::engine::learn::OverheadMode::Config,
+        overhead_tokens: c.overhead_tokens,
+    };
+    let rows: Vec<crate::engine::learn::Calibration> = configs
+        .iter()
+        .zip(chosen)
+        .map(|(c, x)| x.unwrap_or_else(|| plain(c)))
+        .collect();
+    out.push(
+        CALIBRATION_COLUMNS[0],
+        Values::Str(
+            rows.iter()
+                .map(|r| r.ratio_mode.as_str().to_string())
+                .collect(),
+        ),
+    );
+    out.push(
+        CALIBRATION_COLUMNS[1],
+        Values::Float(rows.iter().map(|r| r.ratio_start).collect()),
+    );
+    out.push(
+        CALIBRATION_COLUMNS[2],
+        Values::Float(rows.iter().map(|r| r.ratio_end).collect()),
+    );
+    out.push(
+        CALIBRATION_COLUMNS[3],
+        Values::Int(rows.iter().map(|r| r.overhead_tokens as i64).collect()),
+    );
+}
+
+/// `ratio_mode` of the configs table (`learned` or `fixed`), where some
+/// config learns its ratio.
+fn ratio_mode_column(out: &mut Columns, configs: &[&Config]) {
+    if configs.iter().any(|c| c.learns_ratio()) {
+        out.push(
+            CALIBRATION_COLUMNS[0],
+            Values::Str(
+                configs
+                    .iter()
+                    .map(|c| {
+                        let mode = if c.learns_ratio() {
+                            crate::engine::learn::RatioMode::Learned
+                        } else {
+                            crate::engine::learn::RatioMode::Fixed
+                        };
+                        mode.as_str().to_string()
+                    })
+                    .collect(),
+            ),
+        );
+    }
+}
+
 /// The `policy` column, each policy's own knobs (null where the row is
 /// another policy's) and `exclude_tools` (comma-separated, empty where it
 /// does not apply).
@@ -123,6 +199,8 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
     policy_columns(&mut out, &setups);
     let configs: Vec<&Config> = setups.iter().map(|s| &s.config).collect();
     knob_columns(&mut out, &configs);
+    let chosen: Vec<_> = rows.iter().map(|r| r.facts.calibration).collect();
+    calibration_columns(&mut out, &configs, &chosen);
     out.push(
         "is_baseline",
         Values::Bool(
@@ -178,6 +256,7 @@ pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
     policy_columns(&mut out, &setups);
     let configs: Vec<&Config> = summaries.iter().map(|s| &s.config).collect();
     knob_columns(&mut out, &configs);
+    ratio_mode_column(&mut out, &configs);
     let budgets: Vec<Budget> = summaries.iter().map(|s| s.setup.budget()).collect();
     out.push(
         "trigger_tokens",
@@ -312,6 +391,8 @@ pub struct SweepCounts<'a> {
     pub configs: usize,
     /// `--thrash-window`: the misfire figures' window.
     pub thrash_window: usize,
+    /// The rows whose ratio or overhead the session chose.
+    pub calibration: Option<super::summary::CalibrationRecord>,
 }
 
 impl<'a> SweepCounts<'a> {
@@ -329,6 +410,9 @@ impl<'a> SweepCounts<'a> {
                 .rows
                 .first()
                 .map_or(crate::replay::DEFAULT_THRASH_WINDOW, |r| r.facts.window()),
+            calibration: super::summary::CalibrationRecord::of(
+                sweep.rows.iter().map(|r| &r.facts.calibration),
+            ),
         }
     }
 }
@@ -446,6 +530,7 @@ pub fn summary(sweep: &SweepCounts, summaries: &[ConfigSummary], input: &Summary
                 needed_again: s.total(Metric::NeededAgain) as i64,
             })
             .collect(),
+        calibration: sweep.calibration,
         shard: None,
     }
 }

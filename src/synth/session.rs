@@ -38,6 +38,11 @@ pub enum Shape {
     /// continuations included), as `smith -p` runs: with no later real turn
     /// to cut at, compaction falls back to the desperate pass.
     OneTurn,
+    /// A short first turn, then one long agentic turn of heavy results: at
+    /// smith's defaults the recency window covers the whole history, the
+    /// cheap stages cannot act, and every compaction after the first
+    /// summarises its own previous summary (the `resummarized` misfire).
+    Agentic,
 }
 
 impl Shape {
@@ -47,6 +52,7 @@ impl Shape {
             Shape::Long => "long",
             Shape::Short => "short",
             Shape::OneTurn => "one-turn",
+            Shape::Agentic => "agentic",
         }
     }
 
@@ -56,6 +62,7 @@ impl Shape {
             Shape::Long => (500_000, 2_500_000),
             Shape::Short => (15_000, 250_000),
             Shape::OneTurn => (300_000, 1_200_000),
+            Shape::Agentic => (600_000, 1_500_000),
         }
     }
 }
@@ -306,7 +313,12 @@ impl SessionGen {
 
     fn start_turn(&mut self) {
         let first = self.turns == 0;
-        if !first && (self.full() || self.spec.shape == Shape::OneTurn) {
+        let ended = match self.spec.shape {
+            Shape::OneTurn => true,
+            Shape::Agentic => self.turns >= 2,
+            Shape::Long | Shape::Short => false,
+        };
+        if !first && (self.full() || ended) {
             self.state = State::Done;
             return;
         }
@@ -324,6 +336,7 @@ impl SessionGen {
             self.profile.giant_finale && self.planned_bytes * 10 >= self.spec.target_bytes * 8;
         let planned = match self.spec.shape {
             Shape::OneTurn => None,
+            Shape::Agentic => first.then_some(1),
             _ if giant => None,
             Shape::Short => Some(self.rng.log_uniform(1, 8) as u32),
             Shape::Long => Some(self.rng.log_uniform(1, 14) as u32),
@@ -358,7 +371,8 @@ impl SessionGen {
             _ => Phase::Verify,
         };
         // A one-turn run alternates ordinary stretches with heavy ones.
-        let heavy = turn.heavy || (self.spec.shape == Shape::OneTurn && self.rng.chance(0.35));
+        let agent_work = matches!(self.spec.shape, Shape::OneTurn | Shape::Agentic);
+        let heavy = turn.heavy || (agent_work && self.rng.chance(0.35));
         if self.rng.chance(0.03) {
             self.cut_off_reply(phase == Phase::Edit);
         } else if self.spec.shape == Shape::OneTurn && self.profile.hooks && self.rng.chance(0.04) {

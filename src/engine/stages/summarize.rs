@@ -71,6 +71,18 @@ pub fn stand_in_measured(summary_tokens: u64, measure: &Measure) -> Vec<u8> {
     base.iter().copied().cycle().take(len).collect()
 }
 
+/// Whether `m` is a summary or drop note a compaction wrote: a user message
+/// of one text block that starts with smith's prefix, the mark smith's own
+/// engine recognises a summary by.
+pub fn is_summary_note(m: &Message) -> bool {
+    m.role == crate::transcript::Role::User
+        && m.content.len() == 1
+        && m.content[0].kind == crate::transcript::BlockType::Text
+        && m.content[0]
+            .text_bytes()
+            .starts_with(SUMMARY_PREFIX.as_bytes())
+}
+
 /// The message that replaces a summarised prefix.
 pub fn summary_message(stand_in: &[u8]) -> Message {
     let mut text = Vec::with_capacity(SUMMARY_PREFIX.len() + stand_in.len());
