@@ -351,9 +351,13 @@ fn the_fit_on_the_real_claude_code_logs_is_within_smiths_bounds() {
         .iter()
         // A log that continues a conversation recorded elsewhere (renamed
         // or joined files) starts above where its estimate does.
-        .filter(|(_, f)| !f.compact_boundaries.is_empty() && f.context_complete)
+        .filter(|(_, f)| f.full_compactions().next().is_some() && f.context_complete)
     {
-        let real = &f.compact_boundaries[0];
+        // The first compaction that replaced the history (a micro-compaction
+        // only clears old results).
+        let Some(real) = f.full_compactions().next() else {
+            continue;
+        };
         let smith = calibrate::first_compaction(
             messages,
             calibrate::compare_config(200_000, fit.ratio, fit.overhead_tokens),

@@ -318,11 +318,14 @@ fn every_shared_log_sweeps_where_it_is_as_its_import_does() {
         .map(|e| ("claude-code", e.unwrap().path()))
         .collect();
     sources.sort();
+    for codex in ["msrnic", "property-estimator"] {
+        sources.push(("codex", common::shared_data(&format!("codex/{codex}"))));
+    }
     sources.push((
         "mini-swe-agent",
         common::shared_data("mini-swe-agent/gemini-3-pro-swebench-verified"),
     ));
-    assert!(sources.len() >= 4, "{sources:?}");
+    assert!(sources.len() >= 6, "{sources:?}");
     for (k, (format, source)) in sources.iter().enumerate() {
         let imported = dir.path().join(format!("imported-{k}"));
         import(format, source, &imported);

@@ -17,8 +17,10 @@ use smith_calibrate::transcript::{self, BlockType};
 fn import(data: &Path, out: &Path, n: usize) -> Vec<PathBuf> {
     let cc = out.join("cc");
     // Per source, so that a source added to the shared data does not move
-    // the others' counts.
-    for (source, want) in [("spotter", 20), ("eduardodmb", 142), ("xiaomoziyi", 59)] {
+    // the others' counts. xiaomoziyi's 31 subagent logs, renamed
+    // `<day>-<project>-agent-<id>.jsonl`, are one session each, as an
+    // `agent-<id>.jsonl` is.
+    for (source, want) in [("spotter", 20), ("eduardodmb", 142), ("xiaomoziyi", 47)] {
         let o = run(&[
             "import",
             "claude-code",
@@ -56,7 +58,7 @@ fn import(data: &Path, out: &Path, n: usize) -> Vec<PathBuf> {
     );
     let mut sessions = transcript::resolve(cc.to_str().unwrap()).unwrap();
     sessions.extend(transcript::resolve(msa.to_str().unwrap()).unwrap());
-    assert_eq!(sessions.len() - n, 20 + 142 + 59, "Claude Code sessions");
+    assert_eq!(sessions.len() - n, 20 + 142 + 47, "Claude Code sessions");
     sessions
         .into_iter()
         .map(|s| s.dir().to_path_buf())

@@ -368,3 +368,33 @@ fn the_page_of_a_shared_session_shows_the_agents_compaction() {
     );
     assert!(!d[next..next + 80].contains("hidden"));
 }
+
+/// A sweep's report over a log the agent compacted, read where it is,
+/// accounts for that compaction as `calibrate` does.
+#[test]
+fn the_report_accounts_for_the_agents_own_compactions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = project(tmp.path());
+    let report = tmp.path().join("report");
+    ok(run(&[
+        "sweep".as_ref(),
+        dir.as_os_str(),
+        "--report".as_ref(),
+        report.as_os_str(),
+    ]));
+    let html = fs::read_to_string(report.join("index.html")).unwrap();
+    let at = html
+        .find("<h3>The agent's own compactions</h3>")
+        .expect("the section");
+    let section = &html[at..];
+    assert!(section.contains("<p>1 compactions recorded in the swept sessions"));
+    // The four reads and the Task's result were in context before it.
+    assert!(
+        section.contains(
+            "<tr><td>cc-s-main</td><td>1</td><td>full</td><td>9</td><td>151234</td><td>5</td>"
+        ),
+        "{}",
+        &section[..1500.min(section.len())]
+    );
+    assert!(!html.contains("could not be read again"));
+}

@@ -54,11 +54,11 @@ pub fn recorded_of(session: &Session) -> Recorded {
         .map(|b| AgentCompaction {
             message: b.message_index,
             request: b.requests_before,
-            kind: None,
+            kind: b.kind.clone(),
             trigger: b.trigger.clone(),
             pre_tokens: b.pre_tokens,
             summary_bytes: b.summary_bytes,
-            summary: None,
+            summary: b.summary.clone(),
         })
         .collect();
     let tool_names = if file.source.format == FORMAT_CLAUDE_CODE {

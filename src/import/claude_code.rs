@@ -183,6 +183,23 @@ pub fn convert_all<R: Read>(reader: R, path: &Path) -> io::Result<Vec<ImportedSe
     };
     for_each_line(reader, &mut log, |line_no, text, _| c.line(line_no, text))?;
     c.close();
+    if kind == Kind::Main && c.messages.is_empty() && !c.sidechain.is_empty() {
+        // Nothing but subagent lines: a subagent's own log under another
+        // name (copies renamed `<day>-<project>-agent-<id>.jsonl`), read as
+        // a file of the older layout's `agent-<id>.jsonl` would be.
+        let mut sub = Converter {
+            subagent: true,
+            ..Converter::default()
+        };
+        for (line_no, text, _, _, _) in &c.sidechain {
+            sub.line(*line_no, text);
+        }
+        sub.close();
+        log.skipped.append(&mut c.skips);
+        log.skipped.append(&mut sub.skips);
+        log.skipped.sort_by_key(|s| s.line);
+        return Ok(vec![sub.finish(path, Kind::Subagent { parent: None }, log)]);
+    }
     let sidechain = std::mem::take(&mut c.sidechain);
     let lines = log.lines;
     let chains = chains(sidechain);

@@ -1,5 +1,5 @@
 //! Other agents' logs read where they are: a Claude Code projects folder or
-//! log, or mini-swe-agent trajectories, given to any command that reads
+//! log, Codex CLI rollouts, or mini-swe-agent trajectories, given to any command that reads
 //! sessions, are converted in memory exactly as `import` converts them (the
 //! same files found, the same converters, the same ids), so that every result
 //! is the one the imported copy would give. Nothing is written anywhere.
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Result};
 use serde_json::Value;
 
-use super::{claude_code, convert_files_multi, mini_swe_agent, ImportedSession};
+use super::{claude_code, codex, convert_files_multi, mini_swe_agent, ImportedSession};
 use crate::transcript::locate::{
     self, Converted, SessionRef, CONVERTED_SEPARATOR, TRANSCRIPT_FILE,
 };
@@ -25,17 +25,19 @@ use crate::transcript::locate::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Format {
     ClaudeCode,
+    Codex,
     MiniSweAgent,
 }
 
 impl Format {
     /// Every format, in the order their sessions are listed.
-    pub const ALL: [Format; 2] = [Format::ClaudeCode, Format::MiniSweAgent];
+    pub const ALL: [Format; 3] = [Format::ClaudeCode, Format::Codex, Format::MiniSweAgent];
 
     /// The `import` subcommand that writes the same sessions out.
     pub fn name(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
             Format::MiniSweAgent => "mini-swe-agent",
         }
     }
@@ -55,6 +57,9 @@ const SNIFF_BYTES: u64 = 1 << 16;
 pub fn format_of(path: &Path) -> Option<Format> {
     if mini_swe_agent::is_trajectory(path) {
         return Some(Format::MiniSweAgent);
+    }
+    if codex::is_rollout(path) {
+        return Some(Format::Codex);
     }
     if path.file_name().is_some_and(|n| n == TRANSCRIPT_FILE) || !claude_code::is_session_log(path)
     {
@@ -133,8 +138,9 @@ pub fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
     }
     if found.is_empty() {
         bail!(
-            "{}: no {TRANSCRIPT_FILE}, Claude Code log (*.jsonl) or mini-swe-agent trajectory \
-             (*.traj.json) found in this directory or below it",
+            "{}: no {TRANSCRIPT_FILE}, Claude Code log (*.jsonl), Codex rollout \
+             (rollout-*.jsonl) or mini-swe-agent trajectory (*.traj.json) found in this \
+             directory or below it",
             path.display()
         );
     }
@@ -196,6 +202,11 @@ fn convert(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
     let (mut sessions, failures) = match format {
         Format::ClaudeCode => convert_files_multi(logs, |f| {
             claude_code::import_file_all(f).map_err(|e| anyhow!("cannot read: {e}"))
+        }),
+        Format::Codex => convert_files_multi(logs, |f| {
+            codex::import_file(f)
+                .map(|s| vec![s])
+                .map_err(|e| anyhow!("cannot read: {e}"))
         }),
         Format::MiniSweAgent => {
             let results = mini_swe_agent::ResultsLookup::new(logs, None)?;

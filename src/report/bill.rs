@@ -53,22 +53,20 @@ pub fn section(data: &SweepOutput) -> String {
     let loaded: Vec<(crate::transcript::session::Session, SessionFile)> = data
         .sessions
         .iter()
-        .filter_map(
-            |row| match crate::transcript::session::load_path(&row.path) {
-                Ok(s) => {
-                    let file = s
-                        .meta
-                        .as_ref()
-                        .and_then(|m| m.raw.as_ref())
-                        .and_then(SessionFile::from_meta)?;
-                    Some((s, file))
-                }
-                Err(_) => {
-                    unreadable += 1;
-                    None
-                }
-            },
-        )
+        .filter_map(|row| match super::load_row(&row.path) {
+            Ok(s) => {
+                let file = s
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.raw.as_ref())
+                    .and_then(SessionFile::from_meta)?;
+                Some((s, file))
+            }
+            Err(_) => {
+                unreadable += 1;
+                None
+            }
+        })
         .collect();
     let inputs: Vec<bill::Input> = loaded
         .iter()
@@ -131,6 +129,7 @@ pub fn section(data: &SweepOutput) -> String {
         }
         h.push_str("</tbody></table>\n");
     }
+    real_compactions(&mut h, &loaded);
     if unreadable > 0 {
         let _ = writeln!(
             h,
@@ -139,4 +138,53 @@ pub fn section(data: &SweepOutput) -> String {
     }
     h.push_str("</section>\n");
     h
+}
+
+/// What each of the source agent's own compactions removed, and what the
+/// agent fetched again after it, priced from the recorded usage: the account
+/// `calibrate` prints (`crate::loss::real`), for the swept sessions.
+fn real_compactions(h: &mut String, loaded: &[(crate::transcript::session::Session, SessionFile)]) {
+    let rows: Vec<crate::loss::real::RealCompaction> = loaded
+        .iter()
+        .flat_map(|(s, file)| {
+            crate::loss::real::analyze(&s.messages, file, &s.label(), &file.source.format, &|i| {
+                bill::request_dollars(file, i)
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<h3>The agent's own compactions</h3>\n<p>{} compactions recorded in the swept sessions: the tool \
+         results each removed, those its summary mentions, those whose distinctive tokens the agent used \
+         afterwards, and those it fetched again, with what the re-fetching requests cost as recorded.</p>",
+        rows.len()
+    );
+    h.push_str(
+        "<table class=\"bill\">\n<thead><tr><th>session</th><th>#</th><th>kind</th><th>request</th>\
+         <th>tokens before</th><th>results removed</th><th>mentioned</th><th>used after</th>\
+         <th>fetched again</th><th>re-fetch requests</th><th>re-fetch tokens</th><th>re-fetch cost</th></tr></thead>\n<tbody>\n",
+    );
+    for r in &rows {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&r.session),
+            r.number,
+            escape(&r.kind),
+            r.request,
+            r.pre_tokens.map(|t| t.to_string()).unwrap_or_default(),
+            r.results,
+            r.mentioned,
+            r.used_after,
+            r.refetched,
+            r.refetch_requests,
+            r.refetch_tokens,
+            usd(r.refetch_dollars)
+        );
+    }
+    h.push_str("</tbody></table>\n");
 }

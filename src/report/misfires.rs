@@ -85,7 +85,7 @@ impl Misfires {
         let mut used = Vec::new();
         for s in worst {
             let row = &data.sessions[s];
-            let session = match crate::transcript::session::load_path(&row.path) {
+            let session = match super::load_row(&row.path) {
                 Ok(session) => session,
                 Err(e) => {
                     out.warnings.push(format!(

@@ -352,11 +352,7 @@ fn session_figure(
     stem: String,
 ) -> Result<Figure> {
     let info = &data.sessions[session];
-    let source = match crate::import::direct::reload(&info.path)? {
-        Some(converted) => converted,
-        None => SessionRef::file(info.path.clone()),
-    };
-    let loaded = transcript::load(&source)
+    let loaded = load_row(&info.path)
         .with_context(|| format!("{}: cannot read the session again", info.path.display()))?;
     if loaded.messages.is_empty() {
         return Err(anyhow!("{}: no message could be read", info.path.display()));
@@ -486,6 +482,16 @@ pub fn write_default(sweep_dir: &Path, out: &Path) -> Result<Written> {
         Loss::default_for(&data),
         out,
     )
+}
+
+/// A swept session read again by the path its row names: a smith
+/// transcript, or a `<log>#<id>` converted from another agent's log.
+pub fn load_row(path: &Path) -> Result<transcript::Session> {
+    let source = match crate::import::direct::reload(path)? {
+        Some(converted) => converted,
+        None => SessionRef::file(path.to_path_buf()),
+    };
+    transcript::load(&source)
 }
 
 #[cfg(test)]
