@@ -347,7 +347,7 @@ pub fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>> {
 
 /// Parses the bytes of a `session.json` read from (or standing for) `path`.
 fn meta_from_bytes(bytes: &[u8], path: &Path) -> Result<SessionMeta> {
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
+    let value: serde_json::Value = serde_json::from_slice(bytes)
         .with_context(|| format!("{}: not valid JSON, metadata ignored", path.display()))?;
     let Some(obj) = value.as_object() else {
         bail!("{}: not a JSON object, metadata ignored", path.display());

@@ -57,12 +57,12 @@ impl Filter {
     /// with no time at all is kept only when no time was asked for.
     pub fn keeps(&self, span: &Span, path: &str) -> bool {
         if let Some(since) = self.since {
-            if !span.end.is_some_and(|end| end >= since) {
+            if span.end.is_none_or(|end| end < since) {
                 return false;
             }
         }
         if let Some(until) = self.until {
-            if !span.start.is_some_and(|start| start < until) {
+            if span.start.is_none_or(|start| start >= until) {
                 return false;
             }
         }
