@@ -121,14 +121,7 @@ pub fn run(args: ImportArgs) -> Result<()> {
 }
 
 fn run_claude_code(args: ClaudeCodeArgs) -> Result<()> {
-    let paths = if args.paths.is_empty() {
-        let home = std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default();
-        vec![home.join(".claude").join("projects")]
-    } else {
-        args.paths
-    };
+    let paths = or_under_home(args.paths, &[".claude", "projects"]);
     let files = discover(&paths, &args.out, &claude_code::is_session_log, "*.jsonl")?;
     let outcome = import::import_files_multi(&files, &args.out, |f| {
         claude_code::import_file_all(f).map_err(|e| anyhow::anyhow!("cannot read: {e}"))
@@ -137,14 +130,7 @@ fn run_claude_code(args: ClaudeCodeArgs) -> Result<()> {
 }
 
 fn run_codex(args: CodexArgs) -> Result<()> {
-    let paths = if args.paths.is_empty() {
-        let home = std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default();
-        vec![home.join(".codex").join("sessions")]
-    } else {
-        args.paths
-    };
+    let paths = or_under_home(args.paths, &[".codex", "sessions"]);
     let files = discover(&paths, &args.out, &codex::is_rollout, "rollout-*.jsonl")?;
     let outcome = import::import_files(&files, &args.out, |f| {
         codex::import_file(f).map_err(|e| anyhow::anyhow!("cannot read: {e}"))
@@ -167,6 +153,19 @@ fn run_mini_swe_agent(args: MiniSweAgentArgs) -> Result<()> {
         mini_swe_agent::import_file(f, results.for_file(f), options)
     })?;
     finish(&outcome, &args.out, args.json)
+}
+
+/// `paths`, or where the agent keeps its logs under `$HOME` when none is
+/// given.
+fn or_under_home(paths: Vec<PathBuf>, under: &[&str]) -> Vec<PathBuf> {
+    if !paths.is_empty() {
+        return paths;
+    }
+    let mut dir = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    dir.extend(under);
+    vec![dir]
 }
 
 /// The input files: each path must exist; directories are searched (the

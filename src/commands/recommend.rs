@@ -207,25 +207,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
     let objective = Metric::from_name(&args.objective)
         .ok_or_else(|| usage(format!("--objective: no figure named {}", args.objective)))?;
 
-    let paths: Vec<String> = if args.paths.is_empty() {
-        let dir = transcript::locate::sessions_dir();
-        if !dir.is_dir() {
-            return Err(nothing_read(format!(
-                "{}: no sessions directory; give PATHS, or set SMITH_HOME to where smith keeps its sessions",
-                dir.display()
-            )));
-        }
-        vec![dir.display().to_string()]
-    } else {
-        args.paths.clone()
-    };
-    let refs = args.select.apply(super::sweep::resolve(&paths))?;
-    if refs.is_empty() {
-        return Err(nothing_read(format!(
-            "no transcript found in {}",
-            paths.join(", ")
-        )));
-    }
+    let (paths, refs) = super::sweep::sessions_of(&args.paths, &args.select)?;
     let data_dir = args.out.as_ref().or(args.report.as_ref());
     for dir in [data_dir, args.report.as_ref()].into_iter().flatten() {
         super::sweep::prepare_out_dir(dir, &refs)?;

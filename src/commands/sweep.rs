@@ -261,25 +261,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let rank_by = Metric::from_name(&args.rank_by)
         .ok_or_else(|| usage(format!("--rank-by: no figure named {}", args.rank_by)))?;
 
-    let paths: Vec<String> = if args.paths.is_empty() {
-        let dir = transcript::locate::sessions_dir();
-        if !dir.is_dir() {
-            return Err(nothing_read(format!(
-                "{}: no sessions directory; give PATHS, or set SMITH_HOME to where smith keeps its sessions",
-                dir.display()
-            )));
-        }
-        vec![dir.display().to_string()]
-    } else {
-        args.paths.clone()
-    };
-    let refs = args.select.apply(resolve(&paths))?;
-    if refs.is_empty() {
-        return Err(nothing_read(format!(
-            "no transcript found in {}",
-            paths.join(", ")
-        )));
-    }
+    let (paths, refs) = sessions_of(&args.paths, &args.select)?;
 
     let data_dir = args.out.as_ref().or(args.report.as_ref());
     let shard = super::sweep_dist::shard_of(args.shard.as_deref())?;
@@ -509,6 +491,36 @@ fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> Str
         ));
     }
     format!("per request's model: {}", parts.join("; "))
+}
+
+/// The sessions a command that sweeps reads: those PATHS name (by default
+/// `$SMITH_HOME/sessions`), as the selection flags keep them; with the
+/// paths as given, for the outputs that record them. Nothing found is an
+/// error (exit 1).
+pub fn sessions_of(
+    paths: &[String],
+    select: &super::select_args::SelectArgs,
+) -> Result<(Vec<String>, Vec<SessionRef>)> {
+    let paths: Vec<String> = if paths.is_empty() {
+        let dir = transcript::locate::sessions_dir();
+        if !dir.is_dir() {
+            return Err(nothing_read(format!(
+                "{}: no sessions directory; give PATHS, or set SMITH_HOME to where smith keeps its sessions",
+                dir.display()
+            )));
+        }
+        vec![dir.display().to_string()]
+    } else {
+        paths.to_vec()
+    };
+    let refs = select.apply(resolve(&paths))?;
+    if refs.is_empty() {
+        return Err(nothing_read(format!(
+            "no transcript found in {}",
+            paths.join(", ")
+        )));
+    }
+    Ok((paths, refs))
 }
 
 /// Resolves every PATH, reporting (and passing over) those that name
