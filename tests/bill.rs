@@ -348,7 +348,7 @@ fn imported_with_records(
     smith_calibrate::cost::session::Recorded,
 )> {
     use smith_calibrate::cost::session::Recorded;
-    use smith_calibrate::import::SessionFile;
+    use smith_calibrate::transcript::session_file::SessionFile;
     let out = tmp.join("cc");
     let (_, err, code) = run_text(&[
         "import".into(),
@@ -460,10 +460,10 @@ fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_r
 #[test]
 #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn compacting_while_the_cache_is_cold_on_the_real_claude_code_logs() {
-    use smith_calibrate::cost::cold::{cold_requests, ColdCompact};
     use smith_calibrate::cost::session::{price_replay, Settings};
     use smith_calibrate::cost::CacheTtl;
     use smith_calibrate::engine::{Config, Engine};
+    use smith_calibrate::policy::cold::{cold_requests, ColdCompact};
     let Some(dir) = data("claude-code") else {
         return;
     };
@@ -575,7 +575,7 @@ fn the_bill_check_runs_on_the_real_codex_rollouts_under_openais_automatic_cachin
         let mut found = 0;
         for r in smith_calibrate::transcript::resolve_all(&[out.display().to_string()]).unwrap() {
             let s = smith_calibrate::transcript::load(&r).unwrap();
-            let file = smith_calibrate::import::SessionFile::from_meta(
+            let file = smith_calibrate::transcript::session_file::SessionFile::from_meta(
                 s.meta.as_ref().unwrap().raw.as_ref().unwrap(),
             )
             .unwrap();

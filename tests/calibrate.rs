@@ -9,9 +9,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use smith_calibrate::calibrate::{self, Excluded, Point, RATIO_MAX, RATIO_MIN};
-use smith_calibrate::import::{
-    self, claude_code, mini_swe_agent, CompactBoundary, RequestUsage, SessionFile,
-};
+use smith_calibrate::import::{self, claude_code, mini_swe_agent};
+use smith_calibrate::transcript::session_file::{CompactBoundary, RequestUsage, SessionFile};
 use smith_calibrate::transcript::{estimate_tokens, Block, Message, Role};
 
 fn msg(role: Role, text: &str) -> Arc<Message> {

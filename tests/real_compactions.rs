@@ -192,9 +192,10 @@ fn the_import_keeps_each_compaction_with_its_summary_what_it_cleared_and_its_cal
     assert_eq!(s.file.full_compactions().count(), 1);
     // session.json keeps them, and a file without the new fields reads.
     let text = serde_json::to_string(&s.file).unwrap();
-    let back: smith_calibrate::import::SessionFile = serde_json::from_str(&text).unwrap();
+    let back: smith_calibrate::transcript::session_file::SessionFile =
+        serde_json::from_str(&text).unwrap();
     assert_eq!(back.compact_boundaries, s.file.compact_boundaries);
-    let old: smith_calibrate::import::CompactBoundary =
+    let old: smith_calibrate::transcript::session_file::CompactBoundary =
         serde_json::from_str(r#"{"message_index": 3, "requests_before": 1, "line": 4}"#).unwrap();
     assert!(old.is_full() && old.summary.is_none() && old.cleared_tool_ids.is_empty());
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::calibrate::{self, Errors, Excluded, Fit, Point};
 use crate::engine::{Budget, Config};
-use crate::import::SessionFile;
+use crate::transcript::session_file::SessionFile;
 use crate::transcript::{Message, Role};
 
 use crate::estimate::{Estimator, Measure};

@@ -18,6 +18,7 @@
 //! region, where it is a weighted median; [`fit`] compares those candidates.
 
 pub mod compare;
+pub mod formats;
 pub mod session;
 
 use std::sync::Arc;
@@ -26,8 +27,8 @@ use serde::Serialize;
 
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Config, Engine};
-use crate::import::SessionFile;
 use crate::replay;
+use crate::transcript::session_file::SessionFile;
 use crate::transcript::{Message, Role};
 
 /// The range smith clamps its learned ratio to, which the fit keeps to.

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::learn::{self, Observation};
 pub use crate::engine::learn::{Calibration, OverheadMode, RatioMode};
 use crate::engine::Config;
-use crate::import::SessionFile;
+use crate::transcript::session_file::SessionFile;
 use crate::transcript::{Message, Role, Session};
 
 /// Which of the two knobs the command line (or a grid) set, so that the

@@ -2,18 +2,15 @@
 //! sessions that carry the provider's usage, and compare the source agent's
 //! own compactions with where smith's engine would compact.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use anyhow::Result;
 use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use rayon::prelude::*;
-use serde::Serialize;
 
-use crate::calibrate::{self, Errors, Excluded, FirstCompaction, Fit, Point, COMPARE_MAX_TOKENS};
-use crate::import::{CompactBoundary, SessionFile};
-use crate::transcript::{self, Session};
+use crate::calibrate::formats::{self, CompactionRow, FormatFit, Loaded};
+use crate::calibrate::{self, FirstCompaction, COMPARE_MAX_TOKENS};
 
 use super::{nothing_read, report_skips, usage};
 
@@ -89,89 +86,71 @@ pub struct CalibrateArgs {
     pub estimator: Option<String>,
 }
 
-/// The fit of one source format.
-#[derive(Clone, Debug, Serialize)]
-pub struct FormatFit {
-    pub format: String,
-    pub sessions: usize,
-    pub requests: usize,
-    /// Sessions of this format that gave no point, by reason.
-    pub excluded: BTreeMap<String, usize>,
-    pub fit: Fit,
-    /// Errors of smith's defaults (ratio 1, overhead 0) and of the fit.
-    pub before: Errors,
-    pub after: Errors,
-    /// What to pass to `replay` and `sweep`.
-    pub flags: String,
-}
-
-/// One session's first compaction: the source agent's and smith's.
-#[derive(Clone, Debug, Serialize)]
-pub struct CompactionRow {
-    pub session: String,
-    pub format: String,
-    /// The source agent's first compaction, if it compacted.
-    pub real: Option<CompactBoundary>,
-    /// Reported prompt size of the last request before it.
-    pub real_last_prompt: Option<u64>,
-    /// Further compactions of the source agent (not compared).
-    pub later_real: usize,
-    /// smith's first compaction under the fitted knobs.
-    pub smith: Option<FirstCompaction>,
-    /// The prompt size the provider reported at the request where smith
-    /// (fitted) first compacts, when that request's context is known.
-    pub smith_reported: Option<u64>,
-    /// smith's first compaction with ratio 1 and no overhead.
-    pub smith_uncalibrated: Option<FirstCompaction>,
-    /// smith's first compaction with the ratio learned from the session's
-    /// own billed prompts as smith learns it (`--ratio learn`), and the
-    /// overhead fitted on them.
-    pub smith_learned: Option<FirstCompaction>,
-}
-
-/// The sessions of one format that gave points, the points, and the
-/// sessions that gave none by reason.
-#[derive(Default)]
-struct Group {
-    sessions: usize,
-    points: Vec<Point>,
-    excluded: BTreeMap<String, usize>,
-}
-
-struct Loaded {
-    session: Session,
-    file: Option<SessionFile>,
-}
-
 pub fn run(args: CalibrateArgs) -> Result<()> {
+    let estimators = check_args(&args)?;
+    let sessions = load(&args)?;
+    let (fits, not_imported) = formats::fit_formats(&sessions);
+    if fits.is_empty() {
+        return Err(nothing_read(format!(
+            "none of the {} sessions carries usage per request ({} are not imports); import some with `smith-calibrate import`",
+            sessions.len(),
+            not_imported
+        )));
+    }
+    let found = Found {
+        rows: formats::compaction_rows(&sessions, &fits, args.max_tokens),
+        bill: bill_check(&sessions, &fits, &args),
+        estimators: estimators
+            .map(|list| super::estimators::compare(&sessions_samples(&sessions), &list)),
+        real: super::real_compactions::build(real_compactions(&sessions, &args.paths)),
+        fits,
+        not_imported,
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    if args.json {
+        print_json(&mut out, &found, &args)?;
+    } else {
+        print_text(&mut out, &found, &args)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// What the calibration found, as both outputs print it.
+struct Found {
+    fits: Vec<FormatFit>,
+    not_imported: usize,
+    rows: Vec<CompactionRow>,
+    bill: BillCheck,
+    estimators: Option<Vec<crate::calibrate::compare::EstimatorFit>>,
+    real: super::real_compactions::RealReport,
+}
+
+/// The window's range, and the estimators to compare, if asked.
+fn check_args(args: &CalibrateArgs) -> Result<Option<Vec<crate::estimate::Estimator>>> {
     if args.max_tokens == 0 || args.max_tokens > i32::MAX as u64 {
         return Err(usage(format!(
             "--max-tokens must be between 1 and {}",
             i32::MAX
         )));
     }
-    let estimators = match &args.estimator {
-        Some(list) => Some(
+    match &args.estimator {
+        Some(list) => Ok(Some(
             crate::estimate::Estimator::parse_list(list)
                 .map_err(|e| usage(format!("--estimator: {e}")))?,
-        ),
-        None => None,
-    };
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The selected sessions, read in parallel; one that cannot be read is
+/// noted and left out.
+fn load(args: &CalibrateArgs) -> Result<Vec<Loaded>> {
     let refs = crate::import::direct::resolve_all(&args.paths)
         .map_err(|e| nothing_read(format!("{e:#}")))?;
     let refs = args.select.apply(refs)?;
-    let loaded: Vec<Result<Loaded>> = refs
-        .par_iter()
-        .map(|r| {
-            let session = transcript::load(r)?;
-            let file = session
-                .meta
-                .as_ref()
-                .and_then(|m| m.raw.as_ref())
-                .and_then(SessionFile::from_meta);
-            Ok(Loaded { session, file })
-        })
-        .collect();
+    let loaded: Vec<Result<Loaded>> = refs.par_iter().map(Loaded::read).collect();
     let mut sessions = Vec::with_capacity(loaded.len());
     for l in loaded {
         match l {
@@ -182,119 +161,48 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             Err(e) => crate::note!("{e:#}"),
         }
     }
+    Ok(sessions)
+}
 
-    // Points per format; sessions that give none are counted by reason.
-    let mut by_format: BTreeMap<String, Group> = BTreeMap::new();
-    let mut not_imported = 0usize;
-    let per_session: Vec<Result<Vec<Point>, Excluded>> = sessions
-        .par_iter()
-        .map(|l| match &l.file {
-            Some(f) => calibrate::points(&l.session.messages, f),
-            None => Err(Excluded::NotImported),
-        })
-        .collect();
-    for (l, pts) in sessions.iter().zip(per_session) {
-        let Some(f) = &l.file else {
-            not_imported += 1;
-            continue;
-        };
-        let entry = by_format.entry(f.source.format.clone()).or_default();
-        match pts {
-            Ok(p) => {
-                entry.sessions += 1;
-                entry.points.extend(p);
-            }
-            Err(why) => {
-                let key = serde_json::to_value(why)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default();
-                *entry.excluded.entry(key).or_default() += 1;
-            }
-        }
-    }
-    let mut fits = Vec::new();
-    for (
-        format,
-        Group {
-            sessions: n,
-            points: pts,
-            excluded,
+fn print_json(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Result<()> {
+    let mut value = serde_json::json!({
+        "fits": found.fits,
+        "not_imported": found.not_imported,
+        "compaction": {
+            "max_tokens": args.max_tokens,
+            "trigger_tokens": crate::engine::Budget::new(&calibrate::compare_config(args.max_tokens, 1.0, 0)).trigger_tokens,
+            "sessions": found.rows,
         },
-    ) in by_format
-    {
-        let Some(fit) = calibrate::fit(&pts) else {
-            crate::note!("{format}: no request with a known context and a reported prompt size; nothing to fit");
-            continue;
-        };
-        fits.push(FormatFit {
-            before: calibrate::errors(&pts, 1.0, 0),
-            after: calibrate::errors(&pts, fit.ratio, fit.overhead_tokens),
-            flags: format!("--ratio {} --overhead {}", fit.ratio, fit.overhead_tokens),
-            format,
-            sessions: n,
-            requests: pts.len(),
-            excluded,
-            fit,
-        });
+        "bill": found.bill.json(args.bill_requests),
+        "real_compactions": found.real,
+    });
+    if let (Some(e), Some(map)) = (&found.estimators, value.as_object_mut()) {
+        map.insert("estimators".into(), super::estimators::json(e));
     }
-    if fits.is_empty() {
-        return Err(nothing_read(format!(
-            "none of the {} sessions carries usage per request ({} are not imports); import some with `smith-calibrate import`",
-            sessions.len(),
-            not_imported
-        )));
+    serde_json::to_writer_pretty(&mut *out, &value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn print_text(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Result<()> {
+    write_text(
+        out,
+        &found.fits,
+        &found.rows,
+        found.not_imported,
+        args.max_tokens,
+    )?;
+    writeln!(out)?;
+    super::real_compactions::write_text(out, &found.real)?;
+    crate::cost::report::write_text(
+        out,
+        &found.bill.summaries,
+        &found.bill.sessions,
+        args.bill_requests,
+    )?;
+    if let Some(e) = &found.estimators {
+        super::estimators::write_text(out, e)?;
     }
-
-    let rows: Vec<CompactionRow> = sessions
-        .par_iter()
-        .filter_map(|l| {
-            let f = l.file.as_ref()?;
-            let fit = fits.iter().find(|x| x.format == f.source.format)?;
-            compaction_row(l, f, &fit.fit, args.max_tokens)
-        })
-        .collect();
-
-    let bill = bill_check(&sessions, &fits, &args);
-    let estimator_fits =
-        estimators.map(|list| super::estimators::compare(&sessions_samples(&sessions), &list));
-
-    let real = super::real_compactions::build(real_compactions(&sessions, &args.paths));
-
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    if args.json {
-        let mut value = serde_json::json!({
-            "fits": fits,
-            "not_imported": not_imported,
-            "compaction": {
-                "max_tokens": args.max_tokens,
-                "trigger_tokens": crate::engine::Budget::new(&calibrate::compare_config(args.max_tokens, 1.0, 0)).trigger_tokens,
-                "sessions": rows,
-            },
-            "bill": bill.json(args.bill_requests),
-            "real_compactions": real,
-        });
-        if let (Some(e), Some(map)) = (&estimator_fits, value.as_object_mut()) {
-            map.insert("estimators".into(), super::estimators::json(e));
-        }
-        serde_json::to_writer_pretty(&mut out, &value)?;
-        writeln!(out)?;
-    } else {
-        write_text(&mut out, &fits, &rows, not_imported, args.max_tokens)?;
-        writeln!(out)?;
-        super::real_compactions::write_text(&mut out, &real)?;
-        crate::cost::report::write_text(
-            &mut out,
-            &bill.summaries,
-            &bill.sessions,
-            args.bill_requests,
-        )?;
-        if let Some(e) = &estimator_fits {
-            super::estimators::write_text(&mut out, e)?;
-        }
-    }
-    out.flush()?;
     Ok(())
 }
 
@@ -402,67 +310,6 @@ fn sessions_samples(sessions: &[Loaded]) -> Vec<crate::calibrate::compare::Sampl
             })
         })
         .collect()
-}
-
-/// The comparison row of a session that the source agent compacted, or that
-/// smith would compact; `None` when neither.
-fn compaction_row(
-    l: &Loaded,
-    f: &SessionFile,
-    fit: &Fit,
-    max_tokens: u64,
-) -> Option<CompactionRow> {
-    let messages = &l.session.messages;
-    let smith = calibrate::first_compaction(
-        messages,
-        calibrate::compare_config(max_tokens, fit.ratio, fit.overhead_tokens),
-    );
-    let real = f.full_compactions().next().cloned();
-    if real.is_none() && smith.is_none() {
-        return None;
-    }
-    let real_last_prompt = real.as_ref().and_then(|b| {
-        f.requests
-            .iter()
-            .rfind(|r| r.message_index < b.message_index)
-            .map(|r| r.prompt_tokens())
-    });
-    // Known only while the context is: before the agent's own compaction.
-    let smith_reported = smith.as_ref().and_then(|s| {
-        let before_real = real
-            .as_ref()
-            .is_none_or(|b| s.message_index < b.message_index);
-        f.requests
-            .iter()
-            .find(|r| f.context_complete && before_real && r.message_index == s.message_index)
-            .map(|r| r.prompt_tokens())
-    });
-    Some(CompactionRow {
-        session: l.session.label(),
-        format: f.source.format.clone(),
-        later_real: f.full_compactions().count().saturating_sub(1),
-        real,
-        real_last_prompt,
-        smith_reported,
-        smith,
-        smith_uncalibrated: calibrate::first_compaction(
-            messages,
-            calibrate::compare_config(max_tokens, 1.0, 0),
-        ),
-        smith_learned: {
-            let setup = crate::policy::Setup::smith(calibrate::compare_config(
-                max_tokens,
-                crate::engine::learn::LEARN,
-                0,
-            ));
-            let given = calibrate::session::Given {
-                ratio: true,
-                overhead: false,
-            };
-            let chosen = calibrate::session::for_session(&setup, given, &l.session);
-            calibrate::first_trigger(messages, chosen.compactor(messages).as_ref())
-        },
-    })
 }
 
 /// How far each of smith's first compactions lands from the agent's own,

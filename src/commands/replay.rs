@@ -10,10 +10,10 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use serde_json::json;
 
 use crate::calibrate::session::for_session;
-use crate::cost::cold;
 use crate::cost::session::{Meter, Recorded};
 use crate::engine::Stage;
 use crate::loss;
+use crate::policy::cold;
 use crate::policy::Setup;
 use crate::replay::learn::Learned;
 use crate::replay::{self, trace, SessionFacts};

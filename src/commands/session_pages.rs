@@ -9,8 +9,9 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use crate::calibrate::session::{for_session, ForSession, Given};
-use crate::import::{claude_code, plain_id, SessionFile, FORMAT_CLAUDE_CODE};
+use crate::import::{claude_code, plain_id};
 use crate::policy::Setup;
+use crate::transcript::session_file::{SessionFile, FORMAT_CLAUDE_CODE};
 use crate::transcript::{BlockType, Role, Session, SessionRef};
 use crate::view::web::{self, AgentCompaction, Link, Recorded, RecordedRequest};
 

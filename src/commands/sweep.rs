@@ -460,7 +460,7 @@ fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> Str
         let file = std::fs::read(r.session_json())
             .ok()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-            .and_then(|v| crate::import::SessionFile::from_meta(&v));
+            .and_then(|v| crate::transcript::session_file::SessionFile::from_meta(&v));
         let Some(file) = file else {
             unrecorded += 1;
             continue;

@@ -48,8 +48,10 @@ use serde::Serialize;
 
 use super::table::{lookup, price_for, ModelPrice, MODEL_PRICES};
 use super::{CacheTtl, TOKENS_PER_PRICE_UNIT};
-use crate::import::{RequestRecord, RequestUsage, SessionFile, FORMAT_CLAUDE_CODE};
 use crate::time::parse_rfc3339;
+use crate::transcript::session_file::{
+    RequestRecord, RequestUsage, SessionFile, FORMAT_CLAUDE_CODE,
+};
 use crate::transcript::{Message, Role};
 
 /// How a user message Claude Code writes when a background task ends
@@ -1056,7 +1058,7 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::{CompactBoundary, Source};
+    use crate::transcript::session_file::{CompactBoundary, Source};
 
     const OPUS: &str = "claude-opus-4-6";
 

@@ -9,7 +9,6 @@
 //!   cacheable prefix, output) and comparing with the recorded usage.
 
 pub mod bill;
-pub mod cold;
 mod prices;
 pub mod report;
 pub mod session;

@@ -22,9 +22,9 @@ use super::table::{
 use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compactor, Stage, Strategy};
-use crate::import::SessionFile;
 use crate::replay::{replay_with, ModelCost, Refetch, RequestFacts, SessionFacts};
 use crate::time::parse_rfc3339;
+use crate::transcript::session_file::SessionFile;
 use crate::transcript::Message;
 
 /// How to price.

@@ -36,12 +36,13 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{
-    absolute, mtime, plain_id, CompactBoundary, ImportedSession, RequestRecord, RequestUsage,
-    SessionFile, Source, FORMAT_CLAUDE_CODE, MICROCOMPACT, NO_RESULT_TEXT,
-};
+use super::{absolute, mtime, plain_id, ImportedSession, NO_RESULT_TEXT};
 use crate::transcript::json::value_to_string;
 use crate::transcript::reader::for_each_line;
+use crate::transcript::session_file::{
+    CompactBoundary, RequestRecord, RequestUsage, SessionFile, Source, FORMAT_CLAUDE_CODE,
+    MICROCOMPACT,
+};
 use crate::transcript::{Block, BlockType, Message, ReadLog, Role, Skip, Str};
 
 /// Claude Code's tool names that smith has a tool for, and smith's name.

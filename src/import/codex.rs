@@ -34,13 +34,13 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{
-    absolute, mtime, plain_id, CompactBoundary, ImportedSession, Overhead, RequestRecord,
-    RequestUsage, SessionFile, Source, FORMAT_CODEX, NO_RESULT_TEXT,
-};
+use super::{absolute, mtime, plain_id, ImportedSession, NO_RESULT_TEXT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::transcript::json::value_to_string;
 use crate::transcript::reader::for_each_line;
+use crate::transcript::session_file::{
+    CompactBoundary, Overhead, RequestRecord, RequestUsage, SessionFile, Source, FORMAT_CODEX,
+};
 use crate::transcript::{Block, BlockType, Message, ReadLog, Role, Skip, Str};
 
 /// Codex's tool names that smith has a tool for, and smith's name.

@@ -29,11 +29,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use super::{
-    absolute, mtime, plain_id, rfc3339, ImportedSession, Overhead, RequestRecord, RequestUsage,
-    SessionFile, Source, FORMAT_MINI_SWE_AGENT, NO_RESULT_TEXT,
-};
+use super::{absolute, mtime, plain_id, rfc3339, ImportedSession, NO_RESULT_TEXT};
 use crate::transcript::json::value_to_string;
+use crate::transcript::session_file::{
+    Overhead, RequestRecord, RequestUsage, SessionFile, Source, FORMAT_MINI_SWE_AGENT,
+};
 use crate::transcript::{Block, Message, ReadLog, Role, Skip};
 
 /// The trajectory format this importer reads.

@@ -19,10 +19,6 @@ pub mod codex;
 pub mod direct;
 pub mod mini_swe_agent;
 pub mod restore;
-mod session_file;
-
-pub use session_file::*;
-
 use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -35,14 +31,8 @@ use serde::Serialize;
 
 use crate::transcript::locate::{SESSION_FILE, TRANSCRIPT_FILE};
 use crate::transcript::reader::SKIPS_DESCRIBED_PER_FILE;
+use crate::transcript::session_file::{ImportCounts, SessionFile, SmithUsage};
 use crate::transcript::{BlockType, Message, ReadLog, Role, Skip};
-
-/// `source.format` of a session imported from Claude Code.
-pub const FORMAT_CLAUDE_CODE: &str = "claude-code";
-/// `source.format` of a session imported from mini-swe-agent.
-pub const FORMAT_MINI_SWE_AGENT: &str = "mini-swe-agent";
-/// `source.format` of a session imported from a Codex CLI rollout.
-pub const FORMAT_CODEX: &str = "codex";
 
 /// The text of the error result given to a tool call whose result the source
 /// never recorded (an interrupted call, a crash mid-turn). smith's history

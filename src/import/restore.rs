@@ -23,8 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Map, Value};
 
-use crate::synth::meta::first_prompt_label;
-use crate::transcript::locate::{SESSION_FILE, TRANSCRIPT_FILE};
+use crate::transcript::locate::{first_prompt_label, SESSION_FILE, TRANSCRIPT_FILE};
 use crate::transcript::{BlockType, Message, Role, Session};
 
 use super::{plain_id, INDEX_FILE};

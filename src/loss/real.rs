@@ -23,7 +23,7 @@ use super::index::{RecordIndex, NONE};
 use super::refetch::{self, Model, ResultKind};
 use super::tokens::for_each_token;
 use super::track::{judge, Epoch, Event, Verdict};
-use crate::import::{CompactBoundary, SessionFile};
+use crate::transcript::session_file::{CompactBoundary, SessionFile};
 use crate::transcript::{BlockType, Message, Role, Text};
 
 /// One removed result and what became of it.

@@ -48,7 +48,7 @@ pub struct Knobs {
     pub exclude_tools: Vec<String>,
     /// smith: at a request that finds the cache cold (its gap over the
     /// cache lifetime), compact from this fraction of the window
-    /// (`crate::cost::cold`); 0 is off, smith's engine unchanged.
+    /// (`crate::policy::cold`); 0 is off, smith's engine unchanged.
     pub cold_compact_at: f64,
 }
 

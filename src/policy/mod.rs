@@ -38,6 +38,7 @@
 
 pub mod claude_code;
 pub mod codex;
+pub mod cold;
 pub mod context_editing;
 pub mod knobs;
 pub mod masking;

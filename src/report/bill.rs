@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::data::SweepOutput;
 use super::html::escape;
 use crate::cost::bill;
-use crate::import::SessionFile;
+use crate::transcript::session_file::SessionFile;
 
 /// Dollars as the section prints them.
 pub fn usd(v: f64) -> String {

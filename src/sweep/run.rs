@@ -21,10 +21,10 @@ use crate::calibrate::{
     self,
     session::{Given, SessionCalibration},
 };
-use crate::cost::cold;
 use crate::cost::session::{Meter, Recorded, Settings};
 use crate::engine::Compactor;
 use crate::loss::{self, RecordIndex};
+use crate::policy::cold;
 use crate::policy::Setup;
 use crate::replay::learn::Learned;
 use crate::replay::SessionFacts;

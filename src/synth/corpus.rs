@@ -18,7 +18,7 @@ use super::meta::{self, Meta};
 use super::rng::{mix64, Rng};
 use super::session::{SessionGen, SessionSpec, Shape};
 use crate::output::{write_atomic, write_atomic_with};
-use crate::transcript::locate::{SESSION_FILE, TRANSCRIPT_FILE};
+use crate::transcript::locate::{derive_name, first_prompt_label, SESSION_FILE, TRANSCRIPT_FILE};
 
 /// Marks a directory as the generator's output, so it may be overwritten by
 /// the next run without `--force`; it lists what that run wrote.
@@ -182,7 +182,7 @@ fn write_named_session(
     let mut rng = Rng::new(planned.seed ^ TIMING_SALT);
     let duration = messages * rng.range(8, 40) + rng.below(600);
     let prompt = generator.first_prompt().unwrap_or("");
-    let name = meta::derive_name(&meta::first_prompt_label(prompt)).map(|name| {
+    let name = derive_name(&first_prompt_label(prompt)).map(|name| {
         let mut unique = name.clone();
         let mut n = 2;
         while !taken.insert(unique.clone()) {
@@ -196,7 +196,7 @@ fn write_named_session(
         created_unix: planned.created_unix,
         updated_unix: planned.created_unix + duration,
         name,
-        first_prompt: meta::first_prompt_label(prompt),
+        first_prompt: first_prompt_label(prompt),
         message_count: messages,
     };
     let json = meta::session_json(&meta, generator.profile(), generator.usage());

@@ -171,6 +171,40 @@ pub struct IndexEntry {
     pub parent_id: Option<String>,
 }
 
+/// smith's `name` of an index entry for a first prompt: its first five
+/// words, lower case, anything but letters, digits and dashes turned into
+/// spaces, joined by dashes. `None` when nothing is left. The generator and
+/// the restore both name sessions with it.
+pub fn derive_name(prompt: &str) -> Option<String> {
+    let cleaned: String = prompt
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c.is_whitespace() {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let words: Vec<&str> = cleaned.split_whitespace().take(5).collect();
+    let name = words.join("-");
+    let name = name.trim_matches('-');
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// smith's `first_prompt` for the index: the prompt stripped, and if longer
+/// than 60 characters its first 58 and `...`.
+pub fn first_prompt_label(prompt: &str) -> String {
+    let text = prompt.trim();
+    if text.chars().count() > 60 {
+        let head: String = text.chars().take(58).collect();
+        format!("{head}...")
+    } else {
+        text.to_string()
+    }
+}
+
 /// Reads `index.json` in `sessions`; a missing file is an empty index.
 pub fn read_index(sessions: &Path) -> Result<Vec<IndexEntry>> {
     let path = sessions.join("index.json");
@@ -368,4 +402,31 @@ fn meta_from_bytes(bytes: &[u8], path: &Path) -> Result<SessionMeta> {
             .map(|a| a.len() as u64),
         raw: Some(value),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_first_five_words_of_the_prompt() {
+        assert_eq!(
+            derive_name("Fix the failing test in src/x.rs, please now").as_deref(),
+            Some("fix-the-failing-test-in")
+        );
+        assert_eq!(
+            derive_name("Bitte prüfe die Änderungen").as_deref(),
+            Some("bitte-pr-fe-die-nderungen")
+        );
+        assert_eq!(derive_name("!!! ???"), None);
+    }
+
+    #[test]
+    fn long_first_prompts_are_cut_to_58_characters_and_dots() {
+        let long = "é".repeat(70);
+        let label = first_prompt_label(&long);
+        assert_eq!(label.chars().count(), 61);
+        assert!(label.ends_with("..."));
+        assert_eq!(first_prompt_label("  short  "), "short");
+    }
 }

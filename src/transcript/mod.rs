@@ -10,6 +10,7 @@ pub mod pool;
 pub mod reader;
 pub mod select;
 pub mod session;
+pub mod session_file;
 
 pub use locate::{resolve, resolve_all, SessionRef};
 pub use model::{estimate_tokens, Block, BlockType, Message, Role, Str, Text};

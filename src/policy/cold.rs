@@ -1,4 +1,4 @@
-//! A policy no agent has yet (issue 16.4): compact while the cache is cold.
+//! A policy no agent has yet: compact while the cache is cold.
 //!
 //! When the gap before a request exceeds the cache lifetime the whole prompt
 //! is written to the cache again anyway, so a compaction made then costs no
@@ -11,11 +11,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::session::{Recorded, Settings};
-use super::CacheTtl;
+use super::{Policy, Setup};
+use crate::cost::session::{Recorded, Settings};
+use crate::cost::CacheTtl;
 use crate::engine::{Admitted, Budget, Compaction, Compactor, Config, Engine};
 use crate::estimate::Measure;
-use crate::policy::{Policy, Setup};
 use crate::transcript::{Message, Role};
 
 /// Which requests (in order) find the cache cold: the gap since the

@@ -1,9 +1,17 @@
 //! `session.json` of an imported session: smith's fields plus what smith's
 //! own record lacks (where the session came from, what the provider reported
-//! for each request, where the source agent compacted by itself). `calibrate`
-//! reads these back.
+//! for each request, where the source agent compacted by itself). The
+//! importers (`crate::import`) write it; the cost model, `calibrate` and the
+//! report read it back beside the transcript.
 
 use serde::{Deserialize, Serialize};
+
+/// `source.format` of a session imported from Claude Code.
+pub const FORMAT_CLAUDE_CODE: &str = "claude-code";
+/// `source.format` of a session imported from mini-swe-agent.
+pub const FORMAT_MINI_SWE_AGENT: &str = "mini-swe-agent";
+/// `source.format` of a session imported from a Codex CLI rollout.
+pub const FORMAT_CODEX: &str = "codex";
 
 /// What the provider reported for one request: the real size of the prompt
 /// (`input + cache creation + cache read`) and of the answer.

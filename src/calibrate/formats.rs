@@ -1,0 +1,222 @@
+//! The calibration of a set of sessions, per source format: the fit of
+//! each format's requests and, per session, where smith's first compaction
+//! lands beside the source agent's own.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::{Errors, Excluded, FirstCompaction, Fit, Point};
+use crate::transcript::session_file::{CompactBoundary, SessionFile};
+use crate::transcript::{Session, SessionRef};
+
+/// The fit of one source format.
+#[derive(Clone, Debug, Serialize)]
+pub struct FormatFit {
+    pub format: String,
+    pub sessions: usize,
+    pub requests: usize,
+    /// Sessions of this format that gave no point, by reason.
+    pub excluded: BTreeMap<String, usize>,
+    pub fit: Fit,
+    /// Errors of smith's defaults (ratio 1, overhead 0) and of the fit.
+    pub before: Errors,
+    pub after: Errors,
+    /// What to pass to `replay` and `sweep`.
+    pub flags: String,
+}
+
+/// One session's first compaction: the source agent's and smith's.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompactionRow {
+    pub session: String,
+    pub format: String,
+    /// The source agent's first compaction, if it compacted.
+    pub real: Option<CompactBoundary>,
+    /// Reported prompt size of the last request before it.
+    pub real_last_prompt: Option<u64>,
+    /// Further compactions of the source agent (not compared).
+    pub later_real: usize,
+    /// smith's first compaction under the fitted knobs.
+    pub smith: Option<FirstCompaction>,
+    /// The prompt size the provider reported at the request where smith
+    /// (fitted) first compacts, when that request's context is known.
+    pub smith_reported: Option<u64>,
+    /// smith's first compaction with ratio 1 and no overhead.
+    pub smith_uncalibrated: Option<FirstCompaction>,
+    /// smith's first compaction with the ratio learned from the session's
+    /// own billed prompts as smith learns it (`--ratio learn`), and the
+    /// overhead fitted on them.
+    pub smith_learned: Option<FirstCompaction>,
+}
+
+/// The sessions of one format that gave points, the points, and the
+/// sessions that gave none by reason.
+#[derive(Default)]
+struct Group {
+    sessions: usize,
+    points: Vec<Point>,
+    excluded: BTreeMap<String, usize>,
+}
+
+/// One session read for the calibration.
+pub struct Loaded {
+    pub session: Session,
+    /// The import's `session.json`; `None` for smith's own sessions.
+    pub file: Option<SessionFile>,
+}
+
+impl Loaded {
+    /// Reads one session and the import metadata beside it.
+    pub fn read(r: &SessionRef) -> anyhow::Result<Loaded> {
+        let session = crate::transcript::load(r)?;
+        let file = session
+            .meta
+            .as_ref()
+            .and_then(|m| m.raw.as_ref())
+            .and_then(SessionFile::from_meta);
+        Ok(Loaded { session, file })
+    }
+}
+
+/// The fits of every format among `sessions`, by format name, and how many
+/// sessions are not imports (they carry no usage per request). A format
+/// whose requests give no point is noted and left out.
+pub fn fit_formats(sessions: &[Loaded]) -> (Vec<FormatFit>, usize) {
+    let (by_format, not_imported) = group_points(sessions);
+    let mut fits = Vec::new();
+    for (format, group) in by_format {
+        let Group {
+            sessions: n,
+            points: pts,
+            excluded,
+        } = group;
+        let Some(fit) = super::fit(&pts) else {
+            crate::note!("{format}: no request with a known context and a reported prompt size; nothing to fit");
+            continue;
+        };
+        fits.push(FormatFit {
+            before: super::errors(&pts, 1.0, 0),
+            after: super::errors(&pts, fit.ratio, fit.overhead_tokens),
+            flags: format!("--ratio {} --overhead {}", fit.ratio, fit.overhead_tokens),
+            format,
+            sessions: n,
+            requests: pts.len(),
+            excluded,
+            fit,
+        });
+    }
+    (fits, not_imported)
+}
+
+/// Points per format; sessions that give none are counted by reason.
+fn group_points(sessions: &[Loaded]) -> (BTreeMap<String, Group>, usize) {
+    let mut by_format: BTreeMap<String, Group> = BTreeMap::new();
+    let mut not_imported = 0usize;
+    let per_session: Vec<Result<Vec<Point>, Excluded>> = sessions
+        .par_iter()
+        .map(|l| match &l.file {
+            Some(f) => super::points(&l.session.messages, f),
+            None => Err(Excluded::NotImported),
+        })
+        .collect();
+    for (l, pts) in sessions.iter().zip(per_session) {
+        let Some(f) = &l.file else {
+            not_imported += 1;
+            continue;
+        };
+        let entry = by_format.entry(f.source.format.clone()).or_default();
+        match pts {
+            Ok(p) => {
+                entry.sessions += 1;
+                entry.points.extend(p);
+            }
+            Err(why) => {
+                let key = serde_json::to_value(why)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                *entry.excluded.entry(key).or_default() += 1;
+            }
+        }
+    }
+    (by_format, not_imported)
+}
+
+/// The comparison rows of the imported sessions, each under its format's fit.
+pub fn compaction_rows(
+    sessions: &[Loaded],
+    fits: &[FormatFit],
+    max_tokens: u64,
+) -> Vec<CompactionRow> {
+    sessions
+        .par_iter()
+        .filter_map(|l| {
+            let f = l.file.as_ref()?;
+            let fit = fits.iter().find(|x| x.format == f.source.format)?;
+            compaction_row(l, f, &fit.fit, max_tokens)
+        })
+        .collect()
+}
+
+/// The comparison row of a session that the source agent compacted, or that
+/// smith would compact; `None` when neither.
+fn compaction_row(
+    l: &Loaded,
+    f: &SessionFile,
+    fit: &Fit,
+    max_tokens: u64,
+) -> Option<CompactionRow> {
+    let messages = &l.session.messages;
+    let smith = super::first_compaction(
+        messages,
+        super::compare_config(max_tokens, fit.ratio, fit.overhead_tokens),
+    );
+    let real = f.full_compactions().next().cloned();
+    if real.is_none() && smith.is_none() {
+        return None;
+    }
+    let real_last_prompt = real.as_ref().and_then(|b| {
+        f.requests
+            .iter()
+            .rfind(|r| r.message_index < b.message_index)
+            .map(|r| r.prompt_tokens())
+    });
+    // Known only while the context is: before the agent's own compaction.
+    let smith_reported = smith.as_ref().and_then(|s| {
+        let before_real = real
+            .as_ref()
+            .is_none_or(|b| s.message_index < b.message_index);
+        f.requests
+            .iter()
+            .find(|r| f.context_complete && before_real && r.message_index == s.message_index)
+            .map(|r| r.prompt_tokens())
+    });
+    Some(CompactionRow {
+        session: l.session.label(),
+        format: f.source.format.clone(),
+        later_real: f.full_compactions().count().saturating_sub(1),
+        real,
+        real_last_prompt,
+        smith_reported,
+        smith,
+        smith_uncalibrated: super::first_compaction(
+            messages,
+            super::compare_config(max_tokens, 1.0, 0),
+        ),
+        smith_learned: {
+            let setup = crate::policy::Setup::smith(super::compare_config(
+                max_tokens,
+                crate::engine::learn::LEARN,
+                0,
+            ));
+            let given = super::session::Given {
+                ratio: true,
+                overhead: false,
+            };
+            let chosen = super::session::for_session(&setup, given, &l.session);
+            super::first_trigger(messages, chosen.compactor(messages).as_ref())
+        },
+    })
+}
