@@ -1137,3 +1137,47 @@ fn a_setup_reads_back_from_the_configs_table() {
         );
     }
 }
+
+#[test]
+fn descriptions_are_made_from_the_knobs_values() {
+    // At the defaults, each reads as the policy's documented behaviour.
+    let at_defaults = [
+        (Policy::ClaudeCode, "Claude Code: at the window minus 33000 tokens, clear old Read/Bash/Grep/Glob/WebSearch/WebFetch/Edit/Write results keeping the 5 most recent, then summarise the whole history if still above; the summary is smith's offline stand-in and recently read files are not re-attached"),
+        (Policy::Codex, "Codex CLI: every result capped on arrival at 10 KiB and 256 lines (first and last 128 lines around a marker); at 90% of the window the history becomes the most recent user messages (up to 20000 tokens) plus the summary; marker wording and the compaction limit (a per-model setting) are approximated"),
+        (Policy::Opencode, "opencode: prune at each new prompt and at the window minus 20000 (skip the last 2 user turns, protect the newest 40000 tokens of tool output, clear older outputs only if that reclaims more than 20000 tokens), then summarise the whole history if still above; its output reserve is modelled as a fixed 20000 tokens and the summary is smith's offline stand-in"),
+        (Policy::ContextEditing, "Anthropic context editing (clear_tool_uses_20250919): above 100000 input tokens, clear every tool result but the 3 most recent (minus exclude_tools), if that reclaims at least clear_at_least tokens; the placeholder text is approximated and tool inputs are kept"),
+    ];
+    for (p, text) in at_defaults {
+        assert_eq!(p.describe_knobs(&Knobs::default()), text, "{p}");
+        assert_eq!(p.describe(&|_| Vec::new()), text, "{p}");
+    }
+    let knobs = Knobs {
+        codex_cap_bytes: 4096,
+        codex_cap_lines: 100,
+        codex_compact_at: 0.7,
+        ..Knobs::default()
+    };
+    let codex = Policy::Codex.describe_knobs(&knobs);
+    assert!(
+        codex.contains("at 4 KiB and 100 lines (first and last 50 lines"),
+        "{codex}"
+    );
+    assert!(codex.contains("at 70% of the window"), "{codex}");
+    assert!(!codex.contains("10 KiB"), "{codex}");
+    let odd = Policy::Codex.describe_knobs(&Knobs {
+        codex_cap_bytes: 5000,
+        ..Knobs::default()
+    });
+    assert!(odd.contains("at 5000 bytes and"), "{odd}");
+    // A sweep's several values are all named.
+    let swept = Policy::ClaudeCode.describe(&|k| match k {
+        smith_calibrate::policy::PolicyKnob::ClaudeCodeKeep => vec![2.0, 8.0],
+        _ => Vec::new(),
+    });
+    assert!(swept.contains("keeping the 2 or 8 most recent"), "{swept}");
+    let least = Policy::ContextEditing.describe_knobs(&Knobs {
+        clear_at_least: 5000,
+        ..Knobs::default()
+    });
+    assert!(least.contains("at least 5000 tokens"), "{least}");
+}

@@ -771,6 +771,21 @@ fn every_config_reads_back_as_the_policy_and_knobs_the_sweep_ran() {
 }
 
 #[test]
+fn a_policy_is_described_with_the_values_its_knobs_took_in_the_sweep() {
+    let f = PolicyFixture::new();
+    let out = f.report("report", &[]);
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    // The fixture caps codex at 2048 bytes; its default is 10 KiB.
+    assert!(
+        html.contains("capped on arrival at 2 KiB and 256 lines"),
+        "{html}"
+    );
+    assert!(!html.contains("10 KiB"));
+    // Knobs left at their defaults are described at them.
+    assert!(html.contains("at 90% of the window"));
+}
+
+#[test]
 fn policy_table_has_one_row_per_policy_with_the_numbers_of_configs_csv() {
     let f = PolicyFixture::new();
     let out = f.report("report", &[]);

@@ -93,11 +93,10 @@ impl PolicyArgs {
         };
         for (knob, text) in &self.knobs.0 {
             let knob = *knob;
-            let mut spec = PolicySpec::default();
-            spec.set(knob, text).map_err(usage)?;
-            match spec.get(knob) {
-                Some([v]) => knob.set(&mut knobs, *v),
-                _ => {
+            match knob.parse_one(text) {
+                Some(Ok(v)) => knob.set(&mut knobs, v),
+                Some(Err(e)) => return Err(usage(format!("--{}: {e}", knob.flag()))),
+                None => {
                     return Err(usage(format!(
                         "--{}: give one value here, not {text:?}; `sweep` takes lists",
                         knob.flag()

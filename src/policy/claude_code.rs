@@ -34,6 +34,7 @@ use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compaction, Compactor, Stage};
 use crate::transcript::Message;
 
+use super::knobs::{Described, PolicyKnob};
 use super::{name_in, tool_names, tool_of, untouched, Pass, Summarizer};
 
 /// Tokens below the window where auto-compact fires: 20000 reserved for
@@ -71,8 +72,17 @@ pub const CLEARABLE_TOOLS: [&str; 16] = [
     "write_file",
 ];
 
-/// One line for the README and `--help`.
-pub const SUMMARY: &str = "Claude Code: at the window minus 33000 tokens, clear old Read/Bash/Grep/Glob/WebSearch/WebFetch/Edit/Write results keeping the 5 most recent, then summarise the whole history if still above; the summary is smith's offline stand-in and recently read files are not re-attached";
+/// One line on what is modelled, with the values its knobs took.
+pub fn describe(v: &Described) -> String {
+    // Claude Code's own names: every other entry of the list.
+    let tools: Vec<&str> = CLEARABLE_TOOLS.iter().step_by(2).copied().collect();
+    format!(
+        "Claude Code: at the window minus {} tokens, clear old {} results keeping the {} most recent, then summarise the whole history if still above; the summary is smith's offline stand-in and recently read files are not re-attached",
+        v.text(PolicyKnob::ClaudeCodeReserve),
+        tools.join("/"),
+        v.text(PolicyKnob::ClaudeCodeKeep),
+    )
+}
 
 /// Claude Code's compaction.
 #[derive(Clone, Debug)]

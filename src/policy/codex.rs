@@ -38,6 +38,7 @@ use crate::engine::record::Recorder;
 use crate::engine::{Admitted, Budget, Compaction, Compactor, EditKind, Stage};
 use crate::transcript::{Block, BlockType, Message, Role};
 
+use super::knobs::{Described, PolicyKnob};
 use super::{is_summary_note, line_count, untouched, Pass, Summarizer};
 
 /// Bytes of a tool result sent to the model.
@@ -53,8 +54,19 @@ pub const USER_MESSAGE_TOKENS: u64 = 20_000;
 const MARKER_HEAD: &str = "\n[... omitted ";
 const MARKER_TAIL: &str = " lines ...]\n\n";
 
-/// One line for the README and `--help`.
-pub const SUMMARY: &str = "Codex CLI: every result capped on arrival at 10 KiB and 256 lines (first and last 128 lines around a marker); at 90% of the window the history becomes the most recent user messages (up to 20000 tokens) plus the summary; marker wording and the compaction limit (a per-model setting) are approximated";
+/// One line on what is modelled, with the values its knobs took.
+pub fn describe(v: &Described) -> String {
+    let cap = PolicyKnob::CodexCapBytes;
+    let lines = PolicyKnob::CodexCapLines;
+    format!(
+        "Codex CLI: every result capped on arrival at {} and {} lines (first and last {} lines around a marker); at {} of the window the history becomes the most recent user messages (up to {} tokens) plus the summary; marker wording and the compaction limit (a per-model setting) are approximated",
+        v.show(cap, Described::bytes),
+        v.text(lines),
+        v.show(lines, |n| Described::number(n - (n / 2.0).floor())),
+        v.show(PolicyKnob::CodexCompactAt, Described::percent),
+        v.text(PolicyKnob::CodexUserTokens),
+    )
+}
 
 /// Whether `text` carries the marker of a capped result.
 pub fn is_capped(text: &[u8]) -> bool {

@@ -32,6 +32,7 @@ use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compaction, Compactor, Stage};
 use crate::transcript::Message;
 
+use super::knobs::{Described, PolicyKnob};
 use super::{name_in, tool_names, tool_of, untouched, Pass};
 
 /// Input tokens above which clearing activates.
@@ -43,8 +44,21 @@ pub const CLEAR_AT_LEAST_TOKENS: u64 = 0;
 /// What a cleared result says.
 pub const PLACEHOLDER: &str = "[cleared]";
 
-/// One line for the README and `--help`.
-pub const SUMMARY: &str = "Anthropic context editing (clear_tool_uses_20250919): above 100000 input tokens, clear every tool result but the 3 most recent (minus exclude_tools), if that reclaims at least clear_at_least tokens; the placeholder text is approximated and tool inputs are kept";
+/// One line on what is modelled, with the values its knobs took.
+pub fn describe(v: &Described) -> String {
+    let least = PolicyKnob::ClearAtLeast;
+    // At its default of 0 every clearing happens; the name says so.
+    let least = if v.values(least) == [0.0] {
+        least.field()
+    } else {
+        v.text(least)
+    };
+    format!(
+        "Anthropic context editing (clear_tool_uses_20250919): above {} input tokens, clear every tool result but the {} most recent (minus exclude_tools), if that reclaims at least {least} tokens; the placeholder text is approximated and tool inputs are kept",
+        v.text(PolicyKnob::ContextEditingTrigger),
+        v.text(PolicyKnob::ClearKeep),
+    )
+}
 
 /// Anthropic's tool result clearing.
 #[derive(Clone, Debug)]

@@ -268,6 +268,58 @@ knob_table! {
     }
 }
 
+/// The values a policy's description names, knob by knob, and how it
+/// writes them.
+pub struct Described<'a> {
+    values: &'a dyn Fn(PolicyKnob) -> Vec<f64>,
+}
+
+impl<'a> Described<'a> {
+    pub fn new(values: &'a dyn Fn(PolicyKnob) -> Vec<f64>) -> Described<'a> {
+        Described { values }
+    }
+
+    /// The values `k` took; its default when none is given.
+    pub fn values(&self, k: PolicyKnob) -> Vec<f64> {
+        let v = (self.values)(k);
+        if v.is_empty() {
+            vec![k.def().default_value()]
+        } else {
+            v
+        }
+    }
+
+    /// The values of `k` written by `write`, joined by "or".
+    pub fn show(&self, k: PolicyKnob, write: impl Fn(f64) -> String) -> String {
+        let texts: Vec<String> = self.values(k).into_iter().map(write).collect();
+        texts.join(" or ")
+    }
+
+    /// The values of `k` as numbers.
+    pub fn text(&self, k: PolicyKnob) -> String {
+        self.show(k, Described::number)
+    }
+
+    /// A count or a fraction as Rust writes it (`20000`, `0.5`).
+    pub fn number(v: f64) -> String {
+        format!("{v}")
+    }
+
+    /// Bytes in KiB when whole KiB (`10 KiB`), else in bytes.
+    pub fn bytes(v: f64) -> String {
+        if v >= 1024.0 && v % 1024.0 == 0.0 {
+            format!("{} KiB", v / 1024.0)
+        } else {
+            format!("{v} bytes")
+        }
+    }
+
+    /// A fraction as a percentage (`90%`), free of the float's last digit.
+    pub fn percent(v: f64) -> String {
+        format!("{}%", (v * 1e8).round() / 1e6)
+    }
+}
+
 impl PolicyKnob {
     /// The policy the knob belongs to.
     pub fn policy(self) -> Policy {
@@ -305,6 +357,20 @@ impl PolicyKnob {
     /// Sets it in `knobs` to a value [`PolicyKnob::check`] accepted.
     pub fn set(self, k: &mut Knobs, v: f64) {
         (self.def().set)(k, v)
+    }
+
+    /// One value of the knob (`replay`, `show --at`), checked. `None`
+    /// when `text` is a list or a range, which only `sweep` takes.
+    pub fn parse_one(self, text: &str) -> Option<Result<f64, String>> {
+        let text = text.trim();
+        if text.contains(',') || text.contains("..") {
+            return None;
+        }
+        let v = match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => v,
+            _ => return Some(Err(format!("{text:?} is not a number"))),
+        };
+        Some(self.check(v).map(|()| v))
     }
 
     /// Rejects a value the knob cannot take, saying what it takes.

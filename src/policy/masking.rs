@@ -40,7 +40,7 @@ pub const MASK_WINDOW: usize = 10;
 const PLACEHOLDER_HEAD: &str = "Old environment output: (";
 const PLACEHOLDER_TAIL: &str = " lines omitted)";
 
-/// One line for the README and `--help`.
+/// One line on what is modelled (its one knob is named, not valued).
 pub const SUMMARY: &str = "SWE-agent's last-M observations: before every request, results older than the last M become `Old environment output: (N lines omitted)`; one result block counts as one observation, no threshold and no fallback";
 
 /// The placeholder of a result of `lines` lines.

@@ -44,7 +44,7 @@ pub mod knobs;
 pub mod masking;
 pub mod opencode;
 
-pub use knobs::{Knobs, PolicyKnob};
+pub use knobs::{Described, Knobs, PolicyKnob};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -128,16 +128,24 @@ impl Policy {
         Policy::ALL.map(Policy::as_str).join(", ")
     }
 
-    /// One line: what is modelled and what approximated.
-    pub fn summary(self) -> &'static str {
+    /// One line: what is modelled and what approximated, with the values
+    /// its knobs took (`values`: a run's one value of each knob, or the
+    /// values a sweep gave it; none: the default).
+    pub fn describe(self, values: &dyn Fn(PolicyKnob) -> Vec<f64>) -> String {
+        let v = Described::new(values);
         match self {
-            Policy::Smith => "smith's engine to the byte (the reference)",
-            Policy::Masking => masking::SUMMARY,
-            Policy::ClaudeCode => claude_code::SUMMARY,
-            Policy::Codex => codex::SUMMARY,
-            Policy::Opencode => opencode::SUMMARY,
-            Policy::ContextEditing => context_editing::SUMMARY,
+            Policy::Smith => "smith's engine to the byte (the reference)".to_string(),
+            Policy::Masking => masking::SUMMARY.to_string(),
+            Policy::ClaudeCode => claude_code::describe(&v),
+            Policy::Codex => codex::describe(&v),
+            Policy::Opencode => opencode::describe(&v),
+            Policy::ContextEditing => context_editing::describe(&v),
         }
+    }
+
+    /// [`Policy::describe`] of a run under `knobs`.
+    pub fn describe_knobs(self, knobs: &Knobs) -> String {
+        self.describe(&|k| vec![k.get(knobs)])
     }
 }
 

@@ -35,6 +35,7 @@ use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compaction, Compactor, Stage};
 use crate::transcript::{BlockType, Message, Role};
 
+use super::knobs::{Described, PolicyKnob};
 use super::{is_summary_note, name_in, tool_names, tool_of, untouched, Pass, Summarizer};
 
 /// Tokens below the window where opencode summarises.
@@ -53,8 +54,16 @@ pub const PROTECTED_TOOLS: [&str; 1] = ["skill"];
 /// What a pruned output says.
 pub const PLACEHOLDER: &str = "[Old tool result content cleared]";
 
-/// One line for the README and `--help`.
-pub const SUMMARY: &str = "opencode: prune at each new prompt and at the window minus 20000 (skip the last 2 user turns, protect the newest 40000 tokens of tool output, clear older outputs only if that reclaims more than 20000 tokens), then summarise the whole history if still above; its output reserve is modelled as a fixed 20000 tokens and the summary is smith's offline stand-in";
+/// One line on what is modelled, with the values its knobs took.
+pub fn describe(v: &Described) -> String {
+    let reserve = v.text(PolicyKnob::OpencodeReserve);
+    format!(
+        "opencode: prune at each new prompt and at the window minus {reserve} (skip the last {} user turns, protect the newest {} tokens of tool output, clear older outputs only if that reclaims more than {} tokens), then summarise the whole history if still above; its output reserve is modelled as a fixed {reserve} tokens and the summary is smith's offline stand-in",
+        v.text(PolicyKnob::PruneTurns),
+        v.text(PolicyKnob::PruneProtect),
+        v.text(PolicyKnob::PruneMinimum),
+    )
+}
 
 /// opencode's pruning and compaction.
 #[derive(Clone, Debug)]

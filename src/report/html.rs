@@ -530,7 +530,7 @@ impl Page<'_> {
     }
 
     /// The policies of the sweep, what each models, and the values their
-    /// own knobs took.
+    /// own knobs took (the description names them too).
     fn swept_policies(&self, h: &mut String) {
         let d = self.data;
         let s = &d.summary;
@@ -566,7 +566,7 @@ impl Page<'_> {
                 h,
                 "<dt>{}</dt><dd>{}{}</dd>",
                 policy_name(p),
-                escape(p.summary()),
+                escape(&p.describe(&|k| swept_values(s, k))),
                 if knobs.is_empty() {
                     String::new()
                 } else {
@@ -997,6 +997,19 @@ fn figure(h: &mut String, f: &Figure) {
         escape(&f.caption),
         escape(&f.stem)
     );
+}
+
+/// The values the sweep gave a policy knob, for its policy's description.
+fn swept_values(s: &crate::sweep::summary::Summary, k: PolicyKnob) -> Vec<f64> {
+    let values = s.grid.policy_axes.get(&k.field());
+    values
+        .into_iter()
+        .flatten()
+        .map(|v| match *v {
+            crate::sweep::summary::AxisValue::Int(i) => i as f64,
+            crate::sweep::summary::AxisValue::Float(f) => f,
+        })
+        .collect()
 }
 
 #[cfg(test)]
