@@ -17,13 +17,13 @@ pub mod estimate;
 #[cfg(feature = "full")]
 pub mod export;
 pub mod import;
-pub mod interrupt;
-pub mod knob;
+pub(crate) mod interrupt;
+pub(crate) mod knob;
 #[cfg(test)]
 mod layering;
 pub mod loss;
 pub mod messages;
-pub mod output;
+pub(crate) mod output;
 pub mod policy;
 pub mod recommend;
 pub mod replay;
@@ -31,6 +31,6 @@ pub mod replay;
 pub mod report;
 pub mod sweep;
 pub mod synth;
-pub mod time;
+pub(crate) mod time;
 pub mod transcript;
 pub mod view;

@@ -17,9 +17,9 @@
 //! when that is feasible and otherwise lies on an edge of the feasible
 //! region, where it is a weighted median; [`fit`] compares those candidates.
 
-pub mod compare;
-pub mod formats;
-pub mod session;
+pub(crate) mod compare;
+pub(crate) mod formats;
+pub(crate) mod session;
 
 use std::sync::Arc;
 

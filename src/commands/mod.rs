@@ -2,26 +2,26 @@
 //! library and output for a person or a program; `main.rs` only dispatches.
 
 pub mod calibrate;
-pub mod cost_args;
-pub mod estimators;
+pub(crate) mod cost_args;
+pub(crate) mod estimators;
 pub mod import;
-pub mod knob_args;
+pub(crate) mod knob_args;
 #[cfg(feature = "full")]
 pub mod merge;
-pub mod policy_args;
+pub(crate) mod policy_args;
 pub mod real_compactions;
 #[cfg(feature = "full")]
 pub mod recommend;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;
-pub mod select_args;
-pub mod session_pages;
+pub(crate) mod select_args;
+pub(crate) mod session_pages;
 pub mod shell;
 #[cfg(feature = "full")]
 pub mod sweep;
 #[cfg(feature = "full")]
-pub mod sweep_dist;
+pub(crate) mod sweep_dist;
 pub mod synth;
 pub mod transcript;
 

@@ -10,7 +10,7 @@
 
 pub mod bill;
 mod prices;
-pub mod report;
+pub(crate) mod report;
 pub mod session;
 pub mod table;
 

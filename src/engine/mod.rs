@@ -7,9 +7,9 @@
 //! boundary to cut at). It also reports what each stage did, which smith
 //! does not, so a replay can count it.
 
-pub mod budget;
+pub(crate) mod budget;
 pub mod constants;
-pub mod knobs;
+pub(crate) mod knobs;
 mod label;
 pub mod learn;
 pub mod marks;

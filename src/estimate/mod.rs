@@ -16,7 +16,7 @@
 //! compaction writes (a kept head, a stub, a note, a summary) is counted when
 //! it appears.
 
-pub mod claude;
+pub(crate) mod claude;
 pub mod openai;
 
 use std::fmt;

@@ -4,10 +4,10 @@
 //!
 //! Every file is written atomically (see [`crate::output`]).
 
-pub mod columns;
-pub mod csv;
-pub mod json;
-pub mod parquet;
+pub(crate) mod columns;
+pub(crate) mod csv;
+pub(crate) mod json;
+pub(crate) mod parquet;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -32,15 +32,6 @@ pub enum Format {
 impl Format {
     /// Every format, in the order their sessions are listed.
     pub const ALL: [Format; 3] = [Format::ClaudeCode, Format::Codex, Format::MiniSweAgent];
-
-    /// The `import` subcommand that writes the same sessions out.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::ClaudeCode => "claude-code",
-            Format::Codex => "codex",
-            Format::MiniSweAgent => "mini-swe-agent",
-        }
-    }
 }
 
 /// How much of a log's first line is read to tell its format: enough for

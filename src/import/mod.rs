@@ -15,10 +15,10 @@
 //! so `SMITH_HOME` pointing at its parent lets ids and names resolve.
 
 pub mod claude_code;
-pub mod codex;
-pub mod direct;
+pub(crate) mod codex;
+pub(crate) mod direct;
 pub mod mini_swe_agent;
-pub mod restore;
+pub(crate) mod restore;
 use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 use std::fs;

@@ -37,10 +37,10 @@
 //! follows positions, remembers the text each result kept, and afterwards
 //! tokenizes those kept texts once.
 
-pub mod index;
+pub(crate) mod index;
 pub mod real;
 pub mod refetch;
-pub mod tokens;
+pub(crate) mod tokens;
 mod track;
 mod vocab;
 

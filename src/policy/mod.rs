@@ -40,7 +40,7 @@ pub mod claude_code;
 pub mod codex;
 pub mod cold;
 pub mod context_editing;
-pub mod knobs;
+pub(crate) mod knobs;
 pub mod masking;
 pub mod opencode;
 

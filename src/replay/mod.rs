@@ -7,8 +7,8 @@
 //! keeps the result; every message is then appended. Summaries and drop notes
 //! live only in the working history, never in the record.
 
-pub mod learn;
-pub mod misfire;
+pub(crate) mod learn;
+pub(crate) mod misfire;
 pub mod trace;
 
 pub use misfire::{Misfire, MisfireKind, DEFAULT_THRASH_WINDOW};

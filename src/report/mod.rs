@@ -21,17 +21,17 @@
 pub mod bill;
 pub mod context_curve;
 pub mod cost_loss;
-pub mod data;
-pub mod distribution;
-pub mod draw;
+pub(crate) mod data;
+pub(crate) mod distribution;
+pub(crate) mod draw;
 pub mod format;
 pub mod heatmap;
 pub mod html;
-pub mod misfires;
+pub(crate) mod misfires;
 pub mod palette;
 pub mod policies;
-pub mod select;
-pub mod stages;
+pub(crate) mod select;
+pub(crate) mod stages;
 
 use std::path::{Path, PathBuf};
 

@@ -13,8 +13,8 @@
 pub mod aggregate;
 pub mod bootstrap;
 pub mod cost;
-pub mod cost_note;
-pub mod estimators;
+pub(crate) mod cost_note;
+pub(crate) mod estimators;
 pub mod figures;
 pub mod grid;
 pub mod journal;

@@ -20,16 +20,16 @@
 //! # let _ = messages;
 //! ```
 
-pub mod code;
-pub mod corpus;
-pub mod logs;
-pub mod meta;
-pub mod project;
+pub(crate) mod code;
+pub(crate) mod corpus;
+pub(crate) mod logs;
+pub(crate) mod meta;
+pub(crate) mod project;
 pub mod rng;
-pub mod session;
-pub mod text;
-pub mod tools;
-pub mod vocab;
+pub(crate) mod session;
+pub(crate) mod text;
+pub(crate) mod tools;
+pub(crate) mod vocab;
 
 use std::sync::Arc;
 

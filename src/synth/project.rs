@@ -8,8 +8,8 @@
 use super::rng::Rng;
 use super::vocab::{DIRS, NOUNS, PROJECTS, USERS, VERBS};
 
-/// A programming language's look: file names, comment syntax, line
-/// templates and the commands that build and test it.
+/// A programming language's look: file names, line templates (each in the
+/// language's comment syntax) and the commands that build and test it.
 ///
 /// Templates use `$` placeholders filled by [`super::code`]: `$f` a
 /// function name, `$F` the same in CamelCase, `$v` a variable, `$T` a type,
@@ -23,7 +23,6 @@ pub struct Language {
     /// How a test file's stem ends (`_spec`, `.test`, …).
     pub test_suffix: &'static str,
     pub manifest: &'static str,
-    pub comment: &'static str,
     pub templates: &'static [&'static str],
     pub test_cmds: &'static [&'static str],
     pub build_cmds: &'static [&'static str],
@@ -50,7 +49,6 @@ pub const LANGUAGES: &[Language] = &[
         test_dir: "tests",
         test_suffix: "_test",
         manifest: "Cargo.toml",
-        comment: "//",
         templates: &[
             "pub fn $f(&self, $v: &$T) -> Result<$T> {",
             "let $v = self.$f($v)?;",
@@ -93,7 +91,6 @@ pub const LANGUAGES: &[Language] = &[
         test_dir: "spec",
         test_suffix: "_spec",
         manifest: "shard.yml",
-        comment: "#",
         templates: &[
             "def $f($v : $T) : $T",
             "$v = $f($v)",
@@ -134,7 +131,6 @@ pub const LANGUAGES: &[Language] = &[
         test_dir: "test",
         test_suffix: ".test",
         manifest: "package.json",
-        comment: "//",
         templates: &[
             "export function $f($v: $T): $T {",
             "const $v = await $f($v);",
@@ -166,7 +162,6 @@ pub const LANGUAGES: &[Language] = &[
         test_dir: "tests",
         test_suffix: "_test",
         manifest: "pyproject.toml",
-        comment: "#",
         templates: &[
             "def $f(self, $v: $T) -> $T:",
             "$v = self.$f($v)",
@@ -198,7 +193,6 @@ pub const LANGUAGES: &[Language] = &[
         test_dir: "internal",
         test_suffix: "_test",
         manifest: "go.mod",
-        comment: "//",
         templates: &[
             "func (s *$T) $F($v $T) ($T, error) {",
             "$v, err := s.$F($v)",

@@ -1,14 +1,14 @@
 //! Reading: smith's transcript format (docs/engine.md §1), from a line of JSON to
 //! the sessions a path, an id or a name refers to.
 
-pub mod estimate;
-pub mod json;
+pub(crate) mod estimate;
+pub(crate) mod json;
 pub mod locate;
-pub mod model;
+pub(crate) mod model;
 pub mod parse;
-pub mod pool;
+pub(crate) mod pool;
 pub mod reader;
-pub mod select;
+pub(crate) mod select;
 pub mod session;
 pub mod session_file;
 

@@ -6,15 +6,15 @@
 //! the environment except where a file says so (`color`, `pager`), so the
 //! commands decide where output goes and the tests read it back.
 
-pub mod args;
-pub mod calls;
-pub mod color;
+pub(crate) mod args;
+pub(crate) mod calls;
+pub(crate) mod color;
 pub mod csp;
-pub mod list;
-pub mod marks;
-pub mod pager;
-pub mod render;
-pub mod select;
-pub mod stats;
-pub mod text;
+pub(crate) mod list;
+pub(crate) mod marks;
+pub(crate) mod pager;
+pub(crate) mod render;
+pub(crate) mod select;
+pub(crate) mod stats;
+pub(crate) mod text;
 pub mod web;
