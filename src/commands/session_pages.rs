@@ -191,6 +191,46 @@ pub fn write_set(
     }
     std::fs::create_dir_all(dir)
         .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
+    let members = read_members(refs, strict);
+    if members.is_empty() {
+        return Err(super::nothing_read(format!(
+            "none of the {} sessions could be read",
+            refs.len()
+        )));
+    }
+    let (parent_of, recorded) = link_family(&members);
+    let rows: Vec<Result<IndexRow>> = members
+        .par_iter()
+        .zip(recorded.par_iter())
+        .zip(parent_of.par_iter())
+        .map(|((m, rec), parent)| {
+            let page = PageOf {
+                dir,
+                setup,
+                given,
+                thrash_window,
+            };
+            let parent = parent.map(|p| members[p].session.label());
+            page.write(m, rec, parent)
+        })
+        .collect();
+    let rows: Vec<IndexRow> = rows.into_iter().collect::<Result<_>>()?;
+    let index = web::index_page(&index_title(dir), &setup.label(), &rows);
+    let path = dir.join(INDEX_PAGE);
+    crate::output::write_atomic(&path, index.as_bytes())?;
+    crate::note!(
+        "wrote {} and {} session pages into {}",
+        INDEX_PAGE,
+        rows.len(),
+        dir.display()
+    );
+    Ok(())
+}
+
+/// The sessions of `refs` that read, each with its page's name: its label
+/// as a file name, numbered from the second session of the same label. One
+/// that cannot be read is noted and left out.
+fn read_members(refs: &[SessionRef], strict: bool) -> Vec<Member> {
     let loaded: Vec<Result<Session>> = refs.par_iter().map(crate::transcript::load).collect();
     let mut members = Vec::new();
     let mut used: HashMap<String, usize> = HashMap::new();
@@ -226,12 +266,12 @@ pub fn write_set(
             page,
         });
     }
-    if members.is_empty() {
-        return Err(super::nothing_read(format!(
-            "none of the {} sessions could be read",
-            refs.len()
-        )));
-    }
+    members
+}
+
+/// Each member's parent among the members, and what each page records,
+/// with the links between a parent and the subagents it started.
+fn link_family(members: &[Member]) -> (Vec<Option<usize>>, Vec<Recorded>) {
     let by_id: HashMap<&str, usize> = members
         .iter()
         .enumerate()
@@ -260,53 +300,50 @@ pub fn write_set(
             label: members[parent].session.label(),
         });
     }
-    let rows: Vec<Result<IndexRow>> = members
-        .par_iter()
-        .zip(recorded.par_iter())
-        .zip(parent_of.par_iter())
-        .map(|((m, rec), parent)| {
-            // Each session at its own ratio and overhead where the flags
-            // leave them, as its page alone would be.
-            let chosen = for_session(setup, given, &m.session);
-            let engine = chosen.compactor(&m.session.messages);
-            let page = web::page(
-                &m.session.messages,
-                engine.as_ref(),
-                &m.session.label(),
-                &chosen.label(),
-                m.session.log.skipped_count(),
-                thrash_window,
-                rec,
-            );
-            crate::output::write_atomic(&dir.join(&m.page), page.as_bytes())?;
-            let mut facts = crate::replay::replay(&m.session.messages, engine.as_ref());
-            facts.set_thrash_window(thrash_window);
-            Ok(IndexRow {
-                label: m.session.label(),
-                href: m.page.clone(),
-                parent: parent.map(|p| members[p].session.label()),
-                started: m.session.meta.as_ref().and_then(|x| x.created_at.clone()),
-                bytes: m.session.bytes(),
-                messages: m.session.messages.len(),
-                requests: facts.requests,
-                agent_compactions: rec.compactions.len(),
-                compactions: facts.compactions,
-                misfires: facts.counted_misfires().count(),
-                recorded_usd: m.file.as_ref().map(crate::cost::bill::recorded_dollars),
-            })
+    (parent_of, recorded)
+}
+
+/// How every page of a set is made.
+struct PageOf<'a> {
+    dir: &'a Path,
+    setup: &'a Setup,
+    given: Given,
+    thrash_window: usize,
+}
+
+impl PageOf<'_> {
+    /// Writes `m`'s page and gives its row of the index.
+    fn write(&self, m: &Member, rec: &Recorded, parent: Option<String>) -> Result<IndexRow> {
+        // Each session at its own ratio and overhead where the flags
+        // leave them, as its page alone would be.
+        let chosen = for_session(self.setup, self.given, &m.session);
+        let engine = chosen.compactor(&m.session.messages);
+        let page = web::page(
+            &m.session.messages,
+            engine.as_ref(),
+            &m.session.label(),
+            &chosen.label(),
+            m.session.log.skipped_count(),
+            self.thrash_window,
+            rec,
+        );
+        crate::output::write_atomic(&self.dir.join(&m.page), page.as_bytes())?;
+        let mut facts = crate::replay::replay(&m.session.messages, engine.as_ref());
+        facts.set_thrash_window(self.thrash_window);
+        Ok(IndexRow {
+            label: m.session.label(),
+            href: m.page.clone(),
+            parent,
+            started: m.session.meta.as_ref().and_then(|x| x.created_at.clone()),
+            bytes: m.session.bytes(),
+            messages: m.session.messages.len(),
+            requests: facts.requests,
+            agent_compactions: rec.compactions.len(),
+            compactions: facts.compactions,
+            misfires: facts.counted_misfires().count(),
+            recorded_usd: m.file.as_ref().map(crate::cost::bill::recorded_dollars),
         })
-        .collect();
-    let rows: Vec<IndexRow> = rows.into_iter().collect::<Result<_>>()?;
-    let index = web::index_page(&index_title(dir), &setup.label(), &rows);
-    let path = dir.join(INDEX_PAGE);
-    crate::output::write_atomic(&path, index.as_bytes())?;
-    crate::note!(
-        "wrote {} and {} session pages into {}",
-        INDEX_PAGE,
-        rows.len(),
-        dir.display()
-    );
-    Ok(())
+    }
 }
 
 fn index_title(dir: &Path) -> String {

@@ -569,17 +569,6 @@ pub fn convert(
         }
     }
     let config = traj.pointer("/info/config");
-    let template = |key: &str, default: &'static str| -> String {
-        config
-            .and_then(|c| c.pointer(&format!("/agent/{key}")))
-            .and_then(Value::as_str)
-            .map(|t| template_prefix(t).to_string())
-            .filter(|p| !p.is_empty())
-            .unwrap_or_else(|| default.to_string())
-    };
-    let format_error = template("format_error_template", FORMAT_ERROR_PREFIX);
-    let timeout = template("timeout_template", TIMEOUT_PREFIX);
-
     let mut b = Builder {
         log: ReadLog {
             path: path.to_path_buf(),
@@ -590,11 +579,81 @@ pub fn convert(
         classify_commands: options.classify_commands,
         ..Builder::default()
     };
-    let mut requests = Vec::new();
-    let mut records = Vec::new();
-    let mut system_bytes: Option<u64> = None;
-    let mut times: Vec<i64> = Vec::new();
-    let mut model = None;
+    let walked = walk(raw, &Prefixes::of(config), &mut b);
+    let Builder {
+        messages,
+        log,
+        mut notes,
+        synthetic_results,
+        ..
+    } = b;
+    let file = session_file(traj, path, walked, results, &mut notes);
+    let mut session = ImportedSession {
+        file,
+        messages,
+        log,
+        notes,
+        parent_path: None,
+    };
+    session.file.import.synthetic_results = synthetic_results;
+    session.finish();
+    Ok(session)
+}
+
+/// How the harness's answers open when they are not a command's output:
+/// the run's own templates where its config records them.
+struct Prefixes {
+    format_error: String,
+    timeout: String,
+}
+
+impl Prefixes {
+    fn of(config: Option<&Value>) -> Prefixes {
+        let template = |key: &str, default: &'static str| -> String {
+            config
+                .and_then(|c| c.pointer(&format!("/agent/{key}")))
+                .and_then(Value::as_str)
+                .map(|t| template_prefix(t).to_string())
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| default.to_string())
+        };
+        Prefixes {
+            format_error: template("format_error_template", FORMAT_ERROR_PREFIX),
+            timeout: template("timeout_template", TIMEOUT_PREFIX),
+        }
+    }
+
+    /// The harness's answer to an assistant message: `reply`, the user
+    /// message after it.
+    fn answer(&self, reply: String) -> Answer {
+        let opening = reply.trim_start();
+        if opening.starts_with(&self.format_error) {
+            Answer::FormatError(reply)
+        } else {
+            let is_error =
+                opening.starts_with(&self.timeout) || return_code(&reply).is_some_and(|rc| rc != 0);
+            Answer::Output {
+                text: reply,
+                is_error,
+            }
+        }
+    }
+}
+
+/// What the walk over the messages gathers beside the messages themselves.
+#[derive(Default)]
+struct Walked {
+    requests: Vec<RequestUsage>,
+    records: Vec<RequestRecord>,
+    system_bytes: Option<u64>,
+    times: Vec<i64>,
+    model: Option<String>,
+}
+
+/// Walks the trajectory's messages into `b`: each assistant message with
+/// the harness's answer after it, and what each request reported.
+fn walk(raw: &[Value], prefixes: &Prefixes, b: &mut Builder) -> Walked {
+    let mut w = Walked::default();
     let mut i = 0;
     while i < raw.len() {
         let m = &raw[i];
@@ -605,8 +664,8 @@ pub fn convert(
             continue;
         };
         match m.get("role").and_then(Value::as_str).unwrap_or("") {
-            "system" if system_bytes.is_none() && b.messages.is_empty() => {
-                system_bytes = Some(text.len() as u64);
+            "system" if w.system_bytes.is_none() && b.messages.is_empty() => {
+                w.system_bytes = Some(text.len() as u64);
             }
             "user" => b.user(at, text),
             "assistant" => {
@@ -614,47 +673,11 @@ pub fn convert(
                 let answer = match raw.get(i) {
                     Some(next) if next.get("role").and_then(Value::as_str) == Some("user") => {
                         i += 1;
-                        let reply = content_text(next).unwrap_or_default();
-                        let opening = reply.trim_start();
-                        if opening.starts_with(&format_error) {
-                            Answer::FormatError(reply)
-                        } else {
-                            let is_error = opening.starts_with(&timeout)
-                                || return_code(&reply).is_some_and(|rc| rc != 0);
-                            Answer::Output {
-                                text: reply,
-                                is_error,
-                            }
-                        }
+                        prefixes.answer(content_text(next).unwrap_or_default())
                     }
                     _ => Answer::None,
                 };
-                if let Some(mut u) = usage_of(m) {
-                    u.message_index = b.messages.len();
-                    u.model = m
-                        .pointer("/extra/response/model")
-                        .and_then(Value::as_str)
-                        .map(str::to_string);
-                    if model.is_none() {
-                        model = u.model.clone();
-                    }
-                    records.push(RequestRecord {
-                        message_index: u.message_index,
-                        timestamp: m
-                            .pointer("/extra/response/created")
-                            .and_then(Value::as_i64)
-                            .map(rfc3339),
-                        cost: m
-                            .pointer("/extra/response/usage/cost")
-                            .and_then(Value::as_f64)
-                            .filter(|c| c.is_finite() && *c >= 0.0),
-                        ..RequestRecord::default()
-                    });
-                    requests.push(u);
-                }
-                if let Some(t) = m.pointer("/extra/response/created").and_then(Value::as_i64) {
-                    times.push(t);
-                }
+                w.request(m, b.messages.len());
                 b.assistant(at, text, answer);
             }
             other => b.skip(
@@ -663,14 +686,57 @@ pub fn convert(
             ),
         }
     }
-    let Builder {
-        messages,
-        log,
-        mut notes,
-        synthetic_results,
-        ..
-    } = b;
+    w
+}
 
+impl Walked {
+    /// What the response of assistant message `m` (at `message_index`)
+    /// reported: its usage, model, time and cost.
+    fn request(&mut self, m: &Value, message_index: usize) {
+        if let Some(mut u) = usage_of(m) {
+            u.message_index = message_index;
+            u.model = m
+                .pointer("/extra/response/model")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if self.model.is_none() {
+                self.model = u.model.clone();
+            }
+            self.records.push(RequestRecord {
+                message_index,
+                timestamp: m
+                    .pointer("/extra/response/created")
+                    .and_then(Value::as_i64)
+                    .map(rfc3339),
+                cost: m
+                    .pointer("/extra/response/usage/cost")
+                    .and_then(Value::as_f64)
+                    .filter(|c| c.is_finite() && *c >= 0.0),
+                ..RequestRecord::default()
+            });
+            self.requests.push(u);
+        }
+        if let Some(t) = m.pointer("/extra/response/created").and_then(Value::as_i64) {
+            self.times.push(t);
+        }
+    }
+}
+
+/// The session's `session.json`: its id from the run folder and the
+/// instance, what the walk gathered, the run's config and outcome, and the
+/// resolved label from `results` (noted in `notes` when it has none).
+fn session_file(
+    traj: &Value,
+    path: &Path,
+    w: Walked,
+    results: Option<&Results>,
+    notes: &mut Vec<Skip>,
+) -> SessionFile {
+    let config = traj.pointer("/info/config");
+    let lines = traj
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
     let stem = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -693,7 +759,7 @@ pub fn convert(
             reason: format!("{instance} is not in the results file; no resolved label"),
         });
     }
-    let model = model.or_else(|| {
+    let model = w.model.or_else(|| {
         config
             .and_then(|c| c.pointer("/model/model_name"))
             .and_then(Value::as_str)
@@ -706,15 +772,16 @@ pub fn convert(
         .and_then(|t| t.rsplit('.').nth(1))
         .map(|m| m.trim_end_matches("_model").to_string());
     let fallback = mtime(path);
-    let file = SessionFile {
+    SessionFile {
         id: plain_id(&format!("msa-{run}-{instance}")),
         name: Some(instance.clone()),
-        created_at: times
+        created_at: w
+            .times
             .iter()
             .min()
             .map(|t| rfc3339(*t))
             .or_else(|| fallback.clone()),
-        updated_at: times.iter().max().map(|t| rfc3339(*t)).or(fallback),
+        updated_at: w.times.iter().max().map(|t| rfc3339(*t)).or(fallback),
         cwd: config
             .and_then(|c| c.pointer("/environment/cwd"))
             .and_then(Value::as_str)
@@ -724,18 +791,18 @@ pub fn convert(
         source: Source {
             format: FORMAT_MINI_SWE_AGENT.into(),
             path: absolute(path).display().to_string(),
-            lines: raw.len(),
+            lines,
             instance_id: Some(instance),
             ..Source::default()
         },
         context_complete: true,
-        requests,
-        request_records: records,
+        requests: w.requests,
+        request_records: w.records,
         recorded_cost: traj
             .pointer("/info/model_stats/instance_cost")
             .and_then(Value::as_f64)
             .filter(|c| c.is_finite() && *c >= 0.0),
-        overhead: system_bytes.map(|b| Overhead {
+        overhead: w.system_bytes.map(|b| Overhead {
             system_prompt_bytes: b,
             tokens: b / crate::engine::constants::BYTES_PER_TOKEN,
         }),
@@ -745,17 +812,7 @@ pub fn convert(
             .and_then(Value::as_str)
             .map(str::to_string),
         ..SessionFile::default()
-    };
-    let mut session = ImportedSession {
-        file,
-        messages,
-        log,
-        notes,
-        parent_path: None,
-    };
-    session.file.import.synthetic_results = synthetic_results;
-    session.finish();
-    Ok(session)
+    }
 }
 
 /// The number in a leading `<returncode>N</returncode>`, if there is one.

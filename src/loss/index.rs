@@ -154,6 +154,33 @@ impl RecordIndex {
     /// a build started on speculation, before it is known that anything
     /// was lost, is stopped when nothing was.
     pub fn build_unless(record: &[Arc<Message>], stop: &AtomicBool) -> Option<RecordIndex> {
+        let (mut ix, texts) = RecordIndex::units(record, stop)?;
+        // First the uses, interning their tokens; then the rest, looked up.
+        let use_pairs = ix.intern_uses(&texts, stop)?;
+        let n_tokens = ix.vocab.len();
+        let used = Lists::build(ix.units.len(), use_pairs.iter().copied());
+        ix.same_as = ix.first_with_text(&texts);
+        ix.unit_tokens = ix.unit_lists(&texts, &used, stop)?;
+        ix.postings = Lists::by_item(n_tokens, &ix.unit_tokens);
+        let use_pairs: Vec<(u32, u32)> = use_pairs
+            .iter()
+            .map(|&(u, t)| (t, ix.units[u as usize].message))
+            .collect();
+        // Units come in record order, so each token's uses are ascending;
+        // an assistant message with the token in two blocks counts once.
+        let mut uses = Lists::build(n_tokens, use_pairs.iter().copied());
+        dedup_lists(&mut uses);
+        ix.uses = uses;
+        Some(ix)
+    }
+
+    /// The record's units in order, with the text of each, its calls (by
+    /// name and arguments) and which file reads a later write made stale;
+    /// `None` once `stop` is set.
+    fn units<'r>(
+        record: &'r [Arc<Message>],
+        stop: &AtomicBool,
+    ) -> Option<(RecordIndex, Vec<&'r [u8]>)> {
         let stopped = || stop.load(Ordering::Relaxed);
         let mut ix = RecordIndex::default();
         let mut key_of_call: HashMap<Str, u32> = HashMap::default();
@@ -236,13 +263,21 @@ impl RecordIndex {
                 texts.push(text);
             }
         }
-        // First the uses, interning their tokens; then the rest, looked up.
+        ix.calls = Lists::build(keys.len(), call_pairs.iter().copied());
+        Some((ix, texts))
+    }
+
+    /// Interns the tokens of the uses, each listed once per unit: the
+    /// (unit, token) pairs; `None` once `stop` is set.
+    fn intern_uses(&mut self, texts: &[&[u8]], stop: &AtomicBool) -> Option<Vec<(u32, u32)>> {
+        let stopped = || stop.load(Ordering::Relaxed);
+        let ix = self;
         let mut use_pairs: Vec<(u32, u32)> = Vec::new();
         let mut scratch: Vec<u32> = Vec::new();
         // Per token: the last unit it was listed for, so that a unit
         // lists each token once without sorting its repeats.
         let mut listed_in: Vec<u32> = Vec::new();
-        for (unit, (u, text)) in ix.units.iter().zip(&texts).enumerate() {
+        for (unit, (u, text)) in ix.units.iter().zip(texts).enumerate() {
             if u.kind != UnitKind::Use {
                 continue;
             }
@@ -264,22 +299,7 @@ impl RecordIndex {
             });
             use_pairs.extend(scratch.iter().map(|&t| (unit, t)));
         }
-        let n_tokens = ix.vocab.len();
-        let used = Lists::build(ix.units.len(), use_pairs.iter().copied());
-        ix.same_as = ix.first_with_text(&texts);
-        ix.unit_tokens = ix.unit_lists(&texts, &used, stop)?;
-        ix.postings = Lists::by_item(n_tokens, &ix.unit_tokens);
-        let use_pairs: Vec<(u32, u32)> = use_pairs
-            .iter()
-            .map(|&(u, t)| (t, ix.units[u as usize].message))
-            .collect();
-        // Units come in record order, so each token's uses are ascending;
-        // an assistant message with the token in two blocks counts once.
-        let mut uses = Lists::build(n_tokens, use_pairs.iter().copied());
-        dedup_lists(&mut uses);
-        ix.uses = uses;
-        ix.calls = Lists::build(keys.len(), call_pairs.iter().copied());
-        Some(ix)
+        Some(use_pairs)
     }
 
     /// Every unit's distinct tokens, sorted: those of the uses as `used`

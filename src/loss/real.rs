@@ -113,89 +113,143 @@ pub fn analyze(
         return Vec::new();
     }
     let index = RecordIndex::build(messages);
-    let mut events = Vec::new();
-    let mut standin = Vec::new();
-    let mut with_summary = Vec::new();
-    // Per removed result: the compaction that removed it.
-    let mut owner: HashMap<(u32, u32), usize> = HashMap::new();
-    let mut floor = 0usize;
-    for (k, b) in file.compact_boundaries.iter().enumerate() {
-        let at = b.message_index.min(messages.len());
-        let request = b.requests_before as u32;
-        let cleared: HashSet<&str> = b.cleared_tool_ids.iter().map(String::as_str).collect();
-        for (i, m) in messages.iter().enumerate().take(at).skip(floor) {
-            if m.role != Role::Tool {
-                continue;
-            }
-            for (j, blk) in m.content.iter().enumerate() {
-                if blk.kind != BlockType::ToolResult {
-                    continue;
-                }
-                let key = (i as u32, j as u32);
-                let removed = b.is_full()
-                    || blk
-                        .tool_call_id
-                        .as_deref()
-                        .is_some_and(|id| cleared.contains(id));
-                if !removed || owner.contains_key(&key) {
-                    continue;
-                }
-                owner.insert(key, k);
-                events.push(Event {
-                    request,
-                    message: key.0,
-                    block: key.1,
-                    // A micro-compaction leaves the message, empty.
-                    kept: (!b.is_full()).then(|| Text::from(&[][..])),
-                });
-            }
-        }
-        if b.is_full() {
-            let epoch = Epoch {
-                from: request,
-                floor: at as u32,
-                carried: Vec::new(),
-                summary: None,
-            };
-            let tokens = index.tokens_of(b.summary.as_deref().unwrap_or("").as_bytes());
-            with_summary.push(Epoch {
-                summary: Some(tokens.into()),
-                ..epoch.clone()
-            });
-            standin.push(epoch);
-            floor = at;
-        }
-    }
-    let plain = judge(events.clone(), standin, &index);
-    let seen: HashMap<(u32, u32), Verdict> = judge(events, with_summary, &index)
+    let removals = Removals::of(messages, file, &index);
+    let plain = judge(removals.events.clone(), removals.standin, &index);
+    let seen: HashMap<(u32, u32), Verdict> = judge(removals.events, removals.with_summary, &index)
         .into_iter()
         .map(|v| ((v.message, v.block), v))
         .collect();
-    let usage: HashMap<usize, usize> = file
-        .requests
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.message_index, i))
-        .collect();
-    let mut rows: Vec<RealCompaction> = file
-        .compact_boundaries
-        .iter()
-        .enumerate()
-        .map(|(k, b)| row(b, k, session, source))
-        .collect();
-    let summaries: Vec<Summary> = file
-        .compact_boundaries
-        .iter()
-        .map(|b| Summary::new(b, &index))
-        .collect();
-    let mut used: Vec<HashSet<u32>> = vec![HashSet::new(); rows.len()];
-    let mut kept: Vec<HashSet<u32>> = vec![HashSet::new(); rows.len()];
-    let mut refetch_at: Vec<HashSet<usize>> = vec![HashSet::new(); rows.len()];
+    let mut tally = Filling {
+        messages,
+        file,
+        index: &index,
+        dollars,
+        usage: file
+            .requests
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.message_index, i))
+            .collect(),
+        rows: file
+            .compact_boundaries
+            .iter()
+            .enumerate()
+            .map(|(k, b)| row(b, k, session, source))
+            .collect(),
+        summaries: file
+            .compact_boundaries
+            .iter()
+            .map(|b| Summary::new(b, &index))
+            .collect(),
+        used: vec![HashSet::new(); file.compact_boundaries.len()],
+        kept: vec![HashSet::new(); file.compact_boundaries.len()],
+        refetch_at: vec![HashSet::new(); file.compact_boundaries.len()],
+    };
     for v in plain {
-        let Some(&k) = owner.get(&(v.message, v.block)) else {
+        let Some(&k) = removals.owner.get(&(v.message, v.block)) else {
             continue;
         };
-        let b = &file.compact_boundaries[k];
+        let with_summary = seen
+            .get(&(v.message, v.block))
+            .is_some_and(|w| w.needed_again);
+        tally.add(k, &v, with_summary);
+    }
+    tally.finish()
+}
+
+/// The results the source agent's compactions removed, as events for the
+/// loss measure, and the epochs they open: under the stand-in summary and
+/// under the real one.
+struct Removals {
+    events: Vec<Event>,
+    standin: Vec<Epoch>,
+    with_summary: Vec<Epoch>,
+    /// Per removed result: the compaction that removed it.
+    owner: HashMap<(u32, u32), usize>,
+}
+
+impl Removals {
+    fn of(messages: &[Arc<Message>], file: &SessionFile, index: &RecordIndex) -> Removals {
+        let mut r = Removals {
+            events: Vec::new(),
+            standin: Vec::new(),
+            with_summary: Vec::new(),
+            owner: HashMap::new(),
+        };
+        let mut floor = 0usize;
+        for (k, b) in file.compact_boundaries.iter().enumerate() {
+            let at = b.message_index.min(messages.len());
+            let request = b.requests_before as u32;
+            let cleared: HashSet<&str> = b.cleared_tool_ids.iter().map(String::as_str).collect();
+            for (i, m) in messages.iter().enumerate().take(at).skip(floor) {
+                if m.role != Role::Tool {
+                    continue;
+                }
+                for (j, blk) in m.content.iter().enumerate() {
+                    if blk.kind != BlockType::ToolResult {
+                        continue;
+                    }
+                    let key = (i as u32, j as u32);
+                    let removed = b.is_full()
+                        || blk
+                            .tool_call_id
+                            .as_deref()
+                            .is_some_and(|id| cleared.contains(id));
+                    if !removed || r.owner.contains_key(&key) {
+                        continue;
+                    }
+                    r.owner.insert(key, k);
+                    r.events.push(Event {
+                        request,
+                        message: key.0,
+                        block: key.1,
+                        // A micro-compaction leaves the message, empty.
+                        kept: (!b.is_full()).then(|| Text::from(&[][..])),
+                    });
+                }
+            }
+            if b.is_full() {
+                let epoch = Epoch {
+                    from: request,
+                    floor: at as u32,
+                    carried: Vec::new(),
+                    summary: None,
+                };
+                let tokens = index.tokens_of(b.summary.as_deref().unwrap_or("").as_bytes());
+                r.with_summary.push(Epoch {
+                    summary: Some(tokens.into()),
+                    ..epoch.clone()
+                });
+                r.standin.push(epoch);
+                floor = at;
+            }
+        }
+        r
+    }
+}
+
+/// The rows being filled, one per compaction, with what each counts by
+/// distinct token or request.
+struct Filling<'a> {
+    messages: &'a [Arc<Message>],
+    file: &'a SessionFile,
+    index: &'a RecordIndex,
+    dollars: &'a dyn Fn(usize) -> f64,
+    /// The request answered by each assistant message, by message index.
+    usage: HashMap<usize, usize>,
+    rows: Vec<RealCompaction>,
+    summaries: Vec<Summary>,
+    used: Vec<HashSet<u32>>,
+    kept: Vec<HashSet<u32>>,
+    refetch_at: Vec<HashSet<usize>>,
+}
+
+impl Filling<'_> {
+    /// Counts removed result `v` in compaction `k`'s row;
+    /// `with_summary`: its verdict with the real summary visible.
+    fn add(&mut self, k: usize, v: &Verdict, with_summary: bool) {
+        let (messages, index) = (self.messages, self.index);
+        let b = &self.file.compact_boundaries[k];
         let (message, block) = (v.message as usize, v.block as usize);
         let from = index.message_of(v.first);
         let call = refetch::call_of(messages, message, block);
@@ -205,7 +259,7 @@ pub fn analyze(
             .to_string();
         let args = call.and_then(|c| c.tool_args.as_deref()).unwrap_or("");
         let path = refetch::file_path(args);
-        let s = &summaries[k];
+        let s = &self.summaries[k];
         let tokens: Vec<u32> = if from == NONE {
             Vec::new()
         } else {
@@ -228,9 +282,7 @@ pub fn analyze(
             tokens_used_after: tokens.len(),
             tokens_in_summary: in_summary,
             needed_again: v.needed_again,
-            needed_again_with_summary: seen
-                .get(&(v.message, v.block))
-                .is_some_and(|w| w.needed_again),
+            needed_again_with_summary: with_summary,
             same_call_again: v.refetched,
             fetched_again_at,
             recency: 0,
@@ -238,45 +290,58 @@ pub fn analyze(
             still_needed: v.still_needed,
             tool,
         };
-        let row = &mut rows[k];
+        let row = &mut self.rows[k];
         row.results += 1;
         row.mentioned += usize::from(r.mentioned);
         row.used_after += usize::from(!tokens.is_empty());
         row.flagged += usize::from(r.needed_again);
         row.still_needed += usize::from(r.still_needed);
         row.flagged_with_summary += usize::from(r.needed_again_with_summary);
-        used[k].extend(tokens.iter().copied());
-        kept[k].extend(tokens.iter().copied().filter(|t| s.has(*t)));
+        self.used[k].extend(tokens.iter().copied());
+        self.kept[k].extend(tokens.iter().copied().filter(|t| s.has(*t)));
+        row.removed.push(r);
         if let Some(at) = fetched_again_at {
-            row.refetched += 1;
-            refetch_at[k].insert(at);
-            let calls = messages[at]
-                .content
-                .iter()
-                .filter(|b| b.kind == BlockType::ToolUse)
-                .count()
-                .max(1);
-            if let Some(&i) = usage.get(&at) {
-                let u = &file.requests[i];
-                let share = 1.0 / calls as f64;
-                row.refetch_tokens +=
-                    ((u.prompt_tokens() + u.output_tokens) as f64 * share).round() as u64;
-                row.refetch_dollars += dollars(i) * share;
+            self.refetch(k, at);
+        }
+    }
+
+    /// Compaction `k`'s removed result fetched again by assistant message
+    /// `at`: that request's share of the recorded tokens and dollars (a
+    /// request making several calls charges each call its share).
+    fn refetch(&mut self, k: usize, at: usize) {
+        let row = &mut self.rows[k];
+        row.refetched += 1;
+        self.refetch_at[k].insert(at);
+        let calls = self.messages[at]
+            .content
+            .iter()
+            .filter(|b| b.kind == BlockType::ToolUse)
+            .count()
+            .max(1);
+        if let Some(&i) = self.usage.get(&at) {
+            let u = &self.file.requests[i];
+            let share = 1.0 / calls as f64;
+            row.refetch_tokens +=
+                ((u.prompt_tokens() + u.output_tokens) as f64 * share).round() as u64;
+            row.refetch_dollars += (self.dollars)(i) * share;
+        }
+    }
+
+    /// The rows with their distinct counts, each compaction's removed
+    /// results in message order.
+    fn finish(mut self) -> Vec<RealCompaction> {
+        for (k, row) in self.rows.iter_mut().enumerate() {
+            row.tokens_used_after = self.used[k].len();
+            row.tokens_in_summary = self.kept[k].len();
+            row.refetch_requests = self.refetch_at[k].len();
+            row.removed.sort_by_key(|r| r.message_index);
+            let n = row.removed.len();
+            for (i, r) in row.removed.iter_mut().enumerate() {
+                r.recency = n - 1 - i;
             }
         }
-        row.removed.push(r);
+        self.rows
     }
-    for (k, row) in rows.iter_mut().enumerate() {
-        row.tokens_used_after = used[k].len();
-        row.tokens_in_summary = kept[k].len();
-        row.refetch_requests = refetch_at[k].len();
-        row.removed.sort_by_key(|r| r.message_index);
-        let n = row.removed.len();
-        for (i, r) in row.removed.iter_mut().enumerate() {
-            r.recency = n - 1 - i;
-        }
-    }
-    rows
 }
 
 fn row(b: &CompactBoundary, k: usize, session: &str, source: &str) -> RealCompaction {
