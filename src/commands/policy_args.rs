@@ -60,13 +60,7 @@ impl PolicyArgs {
     fn exclude_tools(&self) -> Vec<String> {
         self.exclude_tools
             .as_deref()
-            .map(|t| {
-                t.split(',')
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .map(String::from)
-                    .collect()
-            })
+            .map(Knobs::parse_tools)
             .unwrap_or_default()
     }
 

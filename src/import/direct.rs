@@ -140,16 +140,7 @@ pub fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
 
 /// Resolves several arguments, keeping each session once, in order.
 pub fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<SessionRef>> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    for spec in specs {
-        for found in resolve(spec.as_ref())? {
-            if seen.insert(found.transcript.clone()) {
-                out.push(found);
-            }
-        }
-    }
-    Ok(out)
+    locate::resolve_each(specs, resolve)
 }
 
 /// The session a `<log>#<id>` name stands for, converted again from its log

@@ -75,6 +75,18 @@ impl Default for Knobs {
     }
 }
 
+impl Knobs {
+    /// `exclude_tools` as the command line and the data files' column
+    /// write it: comma-separated names, blanks ignored.
+    pub fn parse_tools(text: &str) -> Vec<String> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(String::from)
+            .collect()
+    }
+}
+
 /// Whether `turns` is opencode's own number of protected turns.
 fn is_default_prune_turns(turns: &usize) -> bool {
     *turns == super::opencode::PROTECTED_TURNS

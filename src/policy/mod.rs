@@ -231,12 +231,7 @@ impl Setup {
     ) -> Result<Setup, String> {
         let policy: Policy = policy.parse()?;
         let mut knobs = Knobs {
-            exclude_tools: exclude_tools
-                .split(',')
-                .map(str::trim)
-                .filter(|t| !t.is_empty())
-                .map(String::from)
-                .collect(),
+            exclude_tools: Knobs::parse_tools(exclude_tools),
             ..Knobs::default()
         };
         for k in PolicyKnob::ALL.into_iter().filter(|k| k.policy() == policy) {

@@ -228,6 +228,15 @@ pub fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
 
 /// Resolves several arguments, keeping each session once, in order.
 pub fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<SessionRef>> {
+    resolve_each(specs, resolve)
+}
+
+/// Every argument of `specs` resolved by `resolve`, each session (by its
+/// transcript) kept once, in order: the one dedupe of every resolver.
+pub fn resolve_each<S: AsRef<str>>(
+    specs: &[S],
+    resolve: impl Fn(&str) -> Result<Vec<SessionRef>>,
+) -> Result<Vec<SessionRef>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for spec in specs {
