@@ -205,8 +205,7 @@ impl CostLoss {
         }
         let mut front: Vec<&Point> = self.points.iter().filter(|p| p.front).collect();
         front.sort_by(|a, b| a.cost.total_cmp(&b.cost));
-        self.draw_front(&mut chart, &front, y, staircase)?;
-        self.draw_tags(&mut chart, &front, y, staircase)
+        self.draw_front(&mut chart, &front, y, staircase)
     }
 
     /// What each config's expected re-fetches add to its price: a whisker
@@ -233,7 +232,8 @@ impl CostLoss {
     }
 
     /// The Pareto front, as a staircase when `staircase`, its configs
-    /// larger and outlined.
+    /// larger and outlined and their ranks tagged when few enough to read;
+    /// then the defaults' square and the chosen config's ring.
     fn draw_front<DB: DrawingBackend>(
         &self,
         chart: &mut Plot<'_, DB>,
@@ -269,18 +269,6 @@ impl CostLoss {
                     .map(|p| Circle::new((p.cost, y(p)), 6, palette::CHOSEN.filled())),
             )?;
         }
-        Ok(())
-    }
-
-    /// The front's ranks (when few enough to read), the defaults' square
-    /// and the chosen config's ring.
-    fn draw_tags<DB: DrawingBackend>(
-        &self,
-        chart: &mut Plot<'_, DB>,
-        front: &[&Point],
-        y: fn(&Point) -> f64,
-        staircase: bool,
-    ) -> DrawResult<DB> {
         let tag = (FONT, font_size::NOTE)
             .into_font()
             .color(&BLACK)
