@@ -3,11 +3,11 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::Cell;
 
 use crate::calibrate::compare::{self, EstimatorFit};
 use crate::estimate::Estimator;
-use crate::format::percent;
+use crate::format::{percent, right, table};
 
 /// Fits every estimator of `list` on `samples` (see [`compare::compare`]).
 pub fn compare(samples: &[compare::Sample<'_>], list: &[Estimator]) -> Vec<EstimatorFit> {
@@ -46,9 +46,7 @@ pub fn write_text(out: &mut dyn Write, fits: &[EstimatorFit]) -> io::Result<()> 
             out,
             "\n{format}: token estimators against the recorded prompt sizes (|error| = |charged − reported| / reported)"
         )?;
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header(vec![
+        let mut t = table(vec![
             "estimator",
             "requests",
             "median before",
@@ -62,7 +60,6 @@ pub fn write_text(out: &mut dyn Write, fits: &[EstimatorFit]) -> io::Result<()> 
             "load ms",
         ]);
         for f in fits.iter().filter(|f| f.format == format) {
-            let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
             t.add_row(vec![
                 Cell::new(f.estimator.name()),
                 right(f.requests.to_string()),
