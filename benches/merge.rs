@@ -1,4 +1,4 @@
-//! The cost of merging a sharded sweep (issue 15): the time and peak memory
+//! The cost of merging a sharded sweep: the time and peak memory
 //! of `merge` over 100 shards, so the cost is known before anyone relies on
 //! it.
 //!

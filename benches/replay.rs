@@ -1,5 +1,5 @@
 //! Replay throughput against the parse alone, on generated sessions of 1, 10
-//! and 50 MB (issue 2's benchmark). Run with `cargo bench --bench replay`.
+//! and 50 MB. Run with `cargo bench --bench replay`.
 //!
 //! For each size it prints MB/s of transcript for:
 //! - `serde_json (skim)`: every line parsed into `IgnoredAny`, the floor of
@@ -14,7 +14,7 @@
 //!   messages (`loss::replay`), and `loss share`, the loss measure's time
 //!   (that minus `replay only`) over `read + replay`: what the measure adds
 //!   to what `smith-calibrate replay --json` does without it (goal: 0.5 or
-//!   less, issue 12);
+//!   less);
 //! - `all MB/s`: read, replay and loss, the reading and the replay on one
 //!   thread (the index's lookups use rayon's), and `x trace`, its time
 //!   over `read + replay`: the ratio of `replay --json` to `replay --trace`,

@@ -11,10 +11,10 @@
 //! - `SWEEP_BENCH_ESTIMATORS`: estimators whose sweep of the large grid is
 //!   timed against the bytes4 sweep (default `o200k,cl100k`; `none` skips)
 //!
-//! The goals (issue 3): the large grid costs at most 10× one config, since
+//! The goals: the large grid costs at most 10× one config, since
 //! every session is parsed once whatever the grid; 2 threads are at least
 //! 1.8× one; peak RSS stays near the largest session times the threads,
-//! never near the corpus. Issue 13: a sweep under a real tokenizer costs at
+//! never near the corpus. A sweep under a real tokenizer costs at
 //! most 3× the bytes4 sweep of the same grid, since each session's texts are
 //! tokenized once and every config reuses the counts.
 //!

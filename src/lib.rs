@@ -16,6 +16,7 @@ pub mod engine;
 pub mod estimate;
 #[cfg(feature = "full")]
 pub mod export;
+pub mod format;
 pub mod import;
 pub(crate) mod interrupt;
 pub(crate) mod knob;
@@ -29,6 +30,7 @@ pub mod recommend;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;
+pub mod stats;
 pub mod sweep;
 pub mod synth;
 pub(crate) mod time;

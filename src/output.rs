@@ -85,17 +85,29 @@ where
 }
 
 /// [`write_atomic_with`] onto `/dev/full`, where every write fails with
-/// `ENOSPC` as on a full disk; `None` where there is no such device.
+/// `ENOSPC` as on a full disk: the error, checked to be recognised as a
+/// full disk. `None`, with a note that the test is skipped, where there is
+/// no such device.
 #[cfg(test)]
 pub(crate) fn write_onto_a_full_disk<E>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::result::Result<(), E>,
-) -> Option<Result<()>>
+) -> Option<anyhow::Error>
 where
     E: Into<anyhow::Error>,
 {
-    let full = fs::OpenOptions::new().write(true).open("/dev/full").ok()?;
-    Some(write_atomic_via(path, |_| Ok(full), write))
+    let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("note: no /dev/full here; skipping the full disk test: SKIPPED");
+        return None;
+    };
+    let err =
+        write_atomic_via(path, |_| Ok(full), write).expect_err("a write onto a full disk fails");
+    assert!(
+        is_disk_full(&err),
+        "{}: not recognised as a full disk: {err:#}",
+        path.display()
+    );
+    Some(err)
 }
 
 /// A writer that keeps the first I/O error of the file under it: a table
@@ -262,13 +274,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sessions.csv");
         write_atomic(&path, b"previous").unwrap();
-        let Some(result) = write_onto_a_full_disk(&path, |out| out.write_all(&[b'x'; 1 << 16]))
-        else {
-            eprintln!("note: no /dev/full here; skipping the full disk test: SKIPPED");
+        let Some(err) = write_onto_a_full_disk(&path, |out| out.write_all(&[b'x'; 1 << 16])) else {
             return;
         };
-        let err = result.unwrap_err();
-        assert!(is_disk_full(&err), "{err:#}");
         assert_eq!(
             format!("{err:#}"),
             format!(
@@ -288,16 +296,13 @@ mod tests {
     #[test]
     fn a_full_disk_is_found_when_the_writer_keeps_only_the_text() {
         let path = Path::new("/nonexistent/sessions.parquet");
-        let Some(result) = write_onto_a_full_disk(path, |out| {
+        let Some(err) = write_onto_a_full_disk(path, |out| {
             out.write_all(&[b'x'; 1 << 16])
                 .and_then(|()| out.flush())
                 .map_err(|e| anyhow::anyhow!("parquet: underlying IO error: {e}"))
         }) else {
-            eprintln!("note: no /dev/full here; skipping the full disk test: SKIPPED");
             return;
         };
-        let err = result.unwrap_err();
-        assert!(is_disk_full(&err), "{err:#}");
         assert_eq!(
             format!("{err:#}"),
             format!("{}: {DISK_FULL}: parquet: underlying IO error: No space left on device (os error 28)", path.display())

@@ -835,7 +835,7 @@ fn policy_table_has_one_row_per_policy_with_the_numbers_of_configs_csv() {
     check(&rows, None);
     // The shown text is the value as the table writes it, with its change.
     for name in COLUMNS {
-        let fmt = smith_calibrate::report::format::of(name);
+        let fmt = name.unit().format();
         let r = best("codex", None);
         let v = column_f64(&csv, name.name())[r];
         assert!(

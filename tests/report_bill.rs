@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use smith_calibrate::report::bill::{percent, usd};
+use smith_calibrate::format::{money, percent, signed_percent};
 
 use crate::common::{assert_fixture, ok, run};
 
@@ -96,9 +96,9 @@ fn the_report_checks_imported_sessions_bill_as_calibrate_does() {
         s["format"].as_str().unwrap(),
         s["sessions"],
         s["requests"],
-        usd(f("recorded_usd")),
-        usd(f("predicted_usd")),
-        percent(f("total_error")),
+        money(f("recorded_usd")),
+        money(f("predicted_usd")),
+        signed_percent(f("total_error")),
         percent(f("median_error")),
         percent(f("p95_error")),
     );
@@ -106,7 +106,7 @@ fn the_report_checks_imported_sessions_bill_as_calibrate_does() {
     assert_eq!(s["sessions"], 2);
     assert!(sec.contains("given no --overhead"), "{sec}");
     assert!(
-        sec.contains(&percent(s["worst"]["error"].as_f64().unwrap())),
+        sec.contains(&signed_percent(s["worst"]["error"].as_f64().unwrap())),
         "{sec}"
     );
     for (cause, m) in s["misses"].as_object().unwrap() {

@@ -35,6 +35,8 @@ mod interrupt;
 mod learned_ratio;
 #[path = "policies.rs"]
 mod policies;
+#[path = "quantile.rs"]
+mod quantile;
 #[path = "real_compactions.rs"]
 mod real_compactions;
 #[path = "real_data.rs"]

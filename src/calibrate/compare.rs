@@ -1,5 +1,5 @@
 //! `calibrate --estimator LIST`: every estimator fitted to the same recorded
-//! prompt sizes, side by side (issue 13).
+//! prompt sizes, side by side.
 //!
 //! For each estimator the requests are those [`crate::calibrate::points`]
 //! takes (a known context and a reported prompt size), measured with that
@@ -14,8 +14,9 @@ use serde::Serialize;
 
 use crate::calibrate::{self, Errors, Excluded, Fit, Point};
 use crate::engine::{Budget, Config};
+use crate::format::percent;
 use crate::transcript::session_file::SessionFile;
-use crate::transcript::{Message, Role};
+use crate::transcript::Message;
 
 use crate::estimate::{Estimator, Measure};
 
@@ -41,46 +42,24 @@ pub fn points_measured(
     if !file.context_complete {
         return Err(Excluded::ContextIncomplete);
     }
-    let mut before = Vec::with_capacity(messages.len() + 1);
-    let (mut units, mut bytes) = (0u64, 0u64);
-    before.push(0);
-    for m in messages {
-        units += measure.message(m);
+    let mut bytes = 0u64;
+    let before = calibrate::running_totals(messages, |m| {
         bytes += m.bytes();
-        before.push(units);
-    }
+        measure.message(m)
+    });
+    let units = before[messages.len()];
     let per_byte = if bytes == 0 {
         1.0
     } else {
         units as f64 / bytes as f64
     };
-    let mut out = Vec::new();
-    for r in &file.requests {
-        let i = r.message_index;
-        if messages.get(i).map(|m| m.role) != Some(Role::Assistant) || r.prompt_tokens() == 0 {
-            continue;
-        }
-        let boundary = file.full_compactions().rfind(|b| b.message_index <= i);
-        let total = match boundary {
-            None => before[i],
-            Some(b) => match b.summary_bytes {
-                Some(summary) => {
-                    (summary as f64 * per_byte).round() as u64 + before[i]
-                        - before[b.message_index.min(i)]
-                }
-                None => continue,
-            },
-        };
-        out.push(Point {
-            estimate: measure.tokens(total),
-            reported: r.prompt_tokens(),
-            message_index: i,
-        });
-    }
-    if out.is_empty() {
-        return Err(Excluded::NoUsage);
-    }
-    Ok(out)
+    calibrate::points_with(
+        messages,
+        file,
+        &before,
+        |summary| (summary as f64 * per_byte).round() as u64,
+        |units| measure.tokens(units),
+    )
 }
 
 /// The largest |charged − reported| / reported over `points`.
@@ -201,14 +180,13 @@ pub fn verdict(fits: &[EstimatorFit], format: &str) -> Option<String> {
     let best = mine
         .iter()
         .min_by(|a, b| a.after.median.total_cmp(&b.after.median))?;
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let head = format!(
         "{format}: closest is {} with ratio {} and overhead {} (median error {}, p95 {})",
         best.estimator,
         best.fit.ratio,
         best.fit.overhead_tokens,
-        pct(best.after.median),
-        pct(best.after.p95)
+        percent(best.after.median),
+        percent(best.after.p95)
     );
     let Some(bytes4) = mine.iter().find(|f| f.estimator == Estimator::Bytes4) else {
         return Some(format!("{head}; bytes4 was not compared"));
@@ -222,8 +200,8 @@ pub fn verdict(fits: &[EstimatorFit], format: &str) -> Option<String> {
     let p95_loss = best.after.p95 - bytes4.after.p95;
     let against = format!(
         "fitted bytes4: median {}, p95 {}; counting costs {:.0} ms per MB against {:.1}",
-        pct(bytes4.after.median),
-        pct(bytes4.after.p95),
+        percent(bytes4.after.median),
+        percent(bytes4.after.p95),
         best.ms_per_mb,
         bytes4.ms_per_mb
     );

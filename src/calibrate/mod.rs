@@ -28,6 +28,7 @@ use serde::Serialize;
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Config, Engine};
 use crate::replay;
+use crate::stats::percentile_of;
 use crate::transcript::session_file::SessionFile;
 use crate::transcript::{Message, Role};
 
@@ -67,15 +68,45 @@ pub enum Excluded {
 /// messages since. A request after a compaction whose summary size is unknown
 /// is left out.
 pub fn points(messages: &[Arc<Message>], file: &SessionFile) -> Result<Vec<Point>, Excluded> {
-    if !file.context_complete {
-        return Err(Excluded::ContextIncomplete);
-    }
+    let before = running_totals(messages, |m| m.bytes());
+    points_with(
+        messages,
+        file,
+        &before,
+        |summary| summary,
+        |bytes| bytes / BYTES_PER_TOKEN,
+    )
+}
+
+/// `[0, u(m0), u(m0) + u(m1), …]`: the units of the history before each
+/// message, and of all of it last.
+pub(crate) fn running_totals(
+    messages: &[Arc<Message>],
+    mut units: impl FnMut(&Message) -> u64,
+) -> Vec<u64> {
     let mut before = Vec::with_capacity(messages.len() + 1);
     let mut sum = 0u64;
     before.push(0);
     for m in messages {
-        sum += m.bytes();
+        sum += units(m);
         before.push(sum);
+    }
+    before
+}
+
+/// The points of `file`'s requests with the history measured in some unit:
+/// `before[i]` units precede message `i` ([`running_totals`]), a summary of
+/// `b` bytes counts `summary(b)` units, and `estimate` turns units into the
+/// estimate's tokens.
+pub(crate) fn points_with(
+    messages: &[Arc<Message>],
+    file: &SessionFile,
+    before: &[u64],
+    summary: impl Fn(u64) -> u64,
+    estimate: impl Fn(u64) -> u64,
+) -> Result<Vec<Point>, Excluded> {
+    if !file.context_complete {
+        return Err(Excluded::ContextIncomplete);
     }
     let mut out = Vec::new();
     for r in &file.requests {
@@ -84,15 +115,15 @@ pub fn points(messages: &[Arc<Message>], file: &SessionFile) -> Result<Vec<Point
             continue;
         }
         let boundary = file.full_compactions().rfind(|b| b.message_index <= i);
-        let bytes = match boundary {
+        let units = match boundary {
             None => before[i],
             Some(b) => match b.summary_bytes {
-                Some(summary) => summary + before[i] - before[b.message_index.min(i)],
+                Some(bytes) => summary(bytes) + before[i] - before[b.message_index.min(i)],
                 None => continue,
             },
         };
         out.push(Point {
-            estimate: bytes / BYTES_PER_TOKEN,
+            estimate: estimate(units),
             reported: r.prompt_tokens(),
             message_index: i,
         });
@@ -131,11 +162,9 @@ pub struct Errors {
 }
 
 /// The relative errors of charging each point under `ratio` and `overhead`,
-/// with smith's own arithmetic (rounding included).
+/// with smith's own arithmetic (rounding included); `NaN` without points
+/// ([`crate::stats`]).
 pub fn errors(points: &[Point], ratio: f64, overhead: u64) -> Errors {
-    if points.is_empty() {
-        return Errors::default();
-    }
     let budget = Budget::new(&Config {
         ratio,
         overhead_tokens: overhead,
@@ -148,18 +177,12 @@ pub fn errors(points: &[Point], ratio: f64, overhead: u64) -> Errors {
         abs.push(e.abs());
         signed.push(e);
     }
+    let at = |v: &mut [f64], p| percentile_of(v, p).unwrap_or(f64::NAN);
     Errors {
-        median: quantile(&mut abs, 0.5),
-        p95: quantile(&mut abs, 0.95),
-        bias: quantile(&mut signed, 0.5),
+        median: at(&mut abs, 50.0),
+        p95: at(&mut abs, 95.0),
+        bias: at(&mut signed, 50.0),
     }
-}
-
-/// Nearest-rank quantile (sorts `v`).
-fn quantile(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    v[rank - 1]
 }
 
 /// Σ |reported − ratio × (estimate + overhead)| / reported: what the fit
@@ -171,7 +194,9 @@ fn objective(points: &[(f64, f64)], ratio: f64, overhead: f64) -> f64 {
         .sum()
 }
 
-/// The weighted median of `(value, weight)` pairs.
+/// The weighted median of `(value, weight)` pairs: the point that
+/// minimises the weighted sum of absolute deviations, which is what the fit
+/// needs. Not a figure anyone reads (those are [`crate::stats`]'s).
 fn weighted_median(mut pairs: Vec<(f64, f64)>) -> f64 {
     pairs.retain(|(v, w)| v.is_finite() && *w > 0.0);
     if pairs.is_empty() {
@@ -313,20 +338,7 @@ pub struct FirstCompaction {
 /// The first request at which smith's engine under `config` is over its
 /// trigger when replaying `messages` from the start, if any.
 pub fn first_compaction(messages: &[Arc<Message>], config: Config) -> Option<FirstCompaction> {
-    let engine = Engine::new(config);
-    let mut found = None;
-    replay::replay_with(messages, &engine, |r, _, _| {
-        if r.triggered {
-            found = Some(FirstCompaction {
-                request: r.request,
-                message_index: r.message_index,
-                before: r.before,
-            });
-            return false;
-        }
-        true
-    });
-    found
+    first_trigger(messages, &Engine::new(config))
 }
 
 /// The first request at which `engine` is over its trigger when replaying

@@ -6,11 +6,13 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 use clap::Args;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, Table};
 use rayon::prelude::*;
 
 use crate::calibrate::formats::{self, CompactionRow, FormatFit, Loaded};
 use crate::calibrate::{self, FirstCompaction, COMPARE_MAX_TOKENS};
+use crate::format::{percent, right, table, NONE};
+use crate::stats::median_of;
 
 use super::{nothing_read, report_skips, usage};
 
@@ -331,24 +333,8 @@ fn gaps(
             None => never += 1,
         }
     }
-    let median = |v: &mut Vec<f64>| -> Option<f64> {
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        Some(if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        })
-    };
     let mut abs: Vec<f64> = signed.iter().map(|g: &f64| g.abs()).collect();
-    (median(&mut signed), median(&mut abs), never, real)
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
+    (median_of(&mut signed), median_of(&mut abs), never, real)
 }
 
 fn write_text(
@@ -359,52 +345,7 @@ fn write_text(
     max_tokens: u64,
 ) -> io::Result<()> {
     for f in fits {
-        let excluded: Vec<String> = f
-            .excluded
-            .iter()
-            .map(|(k, n)| format!("{n} {}", k.replace('_', " ")))
-            .collect();
-        writeln!(
-            out,
-            "{}: {} requests with a known context in {} sessions{}",
-            f.format,
-            f.requests,
-            f.sessions,
-            if excluded.is_empty() {
-                String::new()
-            } else {
-                format!(" (left out: {})", excluded.join(", "))
-            }
-        )?;
-        writeln!(
-            out,
-            "fit: reported ≈ (estimate + {}) × {}   [free fit: ratio {:.4}, overhead {:.0}]",
-            f.fit.overhead_tokens, f.fit.ratio, f.fit.free_ratio, f.fit.free_overhead
-        )?;
-        if let Some(why) = &f.fit.constrained {
-            writeln!(out, "note: {why}")?;
-        }
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header(vec![
-            "charge",
-            "median |error|",
-            "p95 |error|",
-            "median bias",
-        ]);
-        for (name, e) in [
-            ("smith's defaults (ratio 1, overhead 0)", f.before),
-            ("fitted", f.after),
-        ] {
-            t.add_row(vec![
-                Cell::new(name),
-                Cell::new(pct(e.median)).set_alignment(CellAlignment::Right),
-                Cell::new(pct(e.p95)).set_alignment(CellAlignment::Right),
-                Cell::new(pct(e.bias)).set_alignment(CellAlignment::Right),
-            ]);
-        }
-        writeln!(out, "{t}")?;
-        writeln!(out, "flags for replay and sweep: {}\n", f.flags)?;
+        write_fit(out, f)?;
     }
     if not_imported > 0 {
         writeln!(
@@ -421,9 +362,80 @@ fn write_text(
         out,
         "first compaction: the source agent's own, and smith's engine under --max-tokens {max_tokens} (trigger {trigger} charged tokens)"
     )?;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
+    writeln!(out, "{}", first_compactions_table(rows))?;
+    let line = |name: &str, of: fn(&CompactionRow) -> &Option<FirstCompaction>| {
+        gap_line(name, gaps(rows, of))
+    };
+    writeln!(
+        out,
+        "{}",
+        line("smith, ratio learned", |r| &r.smith_learned)
+    )?;
+    writeln!(
+        out,
+        "{}",
+        line("smith, ratio 1, overhead 0", |r| &r.smith_uncalibrated)
+    )?;
+    writeln!(
+        out,
+        "{}",
+        line("smith, fitted ratio and overhead", |r| &r.smith)
+    )
+}
+
+/// One format's fit: what it was fitted on, the fit, its errors before and
+/// after, and the flags that apply it.
+fn write_fit(out: &mut dyn Write, f: &FormatFit) -> io::Result<()> {
+    let excluded: Vec<String> = f
+        .excluded
+        .iter()
+        .map(|(k, n)| format!("{n} {}", k.replace('_', " ")))
+        .collect();
+    writeln!(
+        out,
+        "{}: {} requests with a known context in {} sessions{}",
+        f.format,
+        f.requests,
+        f.sessions,
+        if excluded.is_empty() {
+            String::new()
+        } else {
+            format!(" (left out: {})", excluded.join(", "))
+        }
+    )?;
+    writeln!(
+        out,
+        "fit: reported ≈ (estimate + {}) × {}   [free fit: ratio {:.4}, overhead {:.0}]",
+        f.fit.overhead_tokens, f.fit.ratio, f.fit.free_ratio, f.fit.free_overhead
+    )?;
+    if let Some(why) = &f.fit.constrained {
+        writeln!(out, "note: {why}")?;
+    }
+    let mut t = table(vec![
+        "charge",
+        "median |error|",
+        "p95 |error|",
+        "median bias",
+    ]);
+    for (name, e) in [
+        ("smith's defaults (ratio 1, overhead 0)", f.before),
+        ("fitted", f.after),
+    ] {
+        t.add_row(vec![
+            Cell::new(name),
+            right(percent(e.median)),
+            right(percent(e.p95)),
+            right(percent(e.bias)),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    writeln!(out, "flags for replay and sweep: {}\n", f.flags)
+}
+
+/// Per session: where the agent first compacted and where smith's engine
+/// would have, three ways.
+fn first_compactions_table(rows: &[CompactionRow]) -> Table {
+    let mut t = table(vec![
         "session",
         "agent compacted before",
         "its preTokens / last prompt",
@@ -472,33 +484,18 @@ fn write_text(
             at(&r.smith_learned, None),
         ]);
     }
-    writeln!(out, "{t}")?;
-    let gap_line = |name: &str, g: (Option<f64>, Option<f64>, usize, usize)| {
-        let (signed, abs, never, real) = g;
-        let f = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:+}"));
-        format!(
-            "{name}: against the agent's first compaction in {} sessions, median gap {} requests (|gap| {}); never compacts in {never} of {real}",
-            real - never,
-            f(signed),
-            abs.map_or("-".into(), |x| format!("{x}")),
-        )
-    };
-    writeln!(
-        out,
-        "{}",
-        gap_line("smith, ratio learned", gaps(rows, |r| &r.smith_learned))
-    )?;
-    writeln!(
-        out,
-        "{}",
-        gap_line(
-            "smith, ratio 1, overhead 0",
-            gaps(rows, |r| &r.smith_uncalibrated)
-        )
-    )?;
-    writeln!(
-        out,
-        "{}",
-        gap_line("smith, fitted ratio and overhead", gaps(rows, |r| &r.smith))
+    t
+}
+
+/// The gaps of [`gaps`] in a sentence.
+fn gap_line(
+    name: &str,
+    (signed, abs, never, real): (Option<f64>, Option<f64>, usize, usize),
+) -> String {
+    format!(
+        "{name}: against the agent's first compaction in {} sessions, median gap {} requests (|gap| {}); never compacts in {never} of {real}",
+        real - never,
+        signed.map_or(NONE.into(), |x| format!("{x:+}")),
+        abs.map_or(NONE.into(), |x| format!("{x}")),
     )
 }

@@ -20,7 +20,7 @@ pub struct CostArgs {
     /// Shortest prefix that is cached, in tokens: a smaller request pays
     /// plain input. Default: an imported session's model's minimum from
     /// the price table (1024 for a model it does not know); none for smith's
-    /// own sessions, whose price stays as before, e.g. --cache-min-tokens 2048
+    /// own sessions, where every prefix is cached, e.g. --cache-min-tokens 2048
     #[arg(long, value_name = "TOKENS", help_heading = "Cost model")]
     pub cache_min_tokens: Option<u64>,
 }

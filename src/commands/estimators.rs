@@ -1,20 +1,17 @@
 //! The estimator comparison of `calibrate --estimator` as a table, a verdict
-//! per format, and JSON (issue 13).
+//! per format, and JSON.
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::Cell;
 
 use crate::calibrate::compare::{self, EstimatorFit};
 use crate::estimate::Estimator;
+use crate::format::{percent, right, table};
 
 /// Fits every estimator of `list` on `samples` (see [`compare::compare`]).
 pub fn compare(samples: &[compare::Sample<'_>], list: &[Estimator]) -> Vec<EstimatorFit> {
     compare::compare(samples, list)
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
 }
 
 /// The comparison as JSON: the fits and a verdict per format.
@@ -49,9 +46,7 @@ pub fn write_text(out: &mut dyn Write, fits: &[EstimatorFit]) -> io::Result<()> 
             out,
             "\n{format}: token estimators against the recorded prompt sizes (|error| = |charged − reported| / reported)"
         )?;
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header(vec![
+        let mut t = table(vec![
             "estimator",
             "requests",
             "median before",
@@ -65,17 +60,16 @@ pub fn write_text(out: &mut dyn Write, fits: &[EstimatorFit]) -> io::Result<()> 
             "load ms",
         ]);
         for f in fits.iter().filter(|f| f.format == format) {
-            let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
             t.add_row(vec![
                 Cell::new(f.estimator.name()),
                 right(f.requests.to_string()),
-                right(pct(f.before.median)),
-                right(pct(f.before.p95)),
-                right(pct(f.worst_before)),
+                right(percent(f.before.median)),
+                right(percent(f.before.p95)),
+                right(percent(f.worst_before)),
                 right(format!("{}, {}", f.fit.ratio, f.fit.overhead_tokens)),
-                right(pct(f.after.median)),
-                right(pct(f.after.p95)),
-                right(pct(f.worst_after)),
+                right(percent(f.after.median)),
+                right(percent(f.after.p95)),
+                right(percent(f.worst_after)),
                 right(format!("{:.1}", f.ms_per_mb)),
                 right(format!("{:.0}", f.load_ms)),
             ]);

@@ -6,9 +6,10 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, Table};
 use serde::Serialize;
 
+use crate::format::{or_none, percent, right, signed_percent, table, NONE};
 use crate::loss::real::{observations, RealCompaction, Scores, Tally};
 use crate::loss::refetch::{Model, ResultKind, MEASURED_ON, MODEL};
 
@@ -136,19 +137,13 @@ pub fn build(compactions: Vec<RealCompaction>) -> RealReport {
     }
 }
 
-fn pct(x: Option<f64>) -> String {
-    x.map_or("–".into(), |v| format!("{:.1}%", v * 100.0))
-}
-
 fn times(x: Option<f64>) -> String {
-    x.map_or("–".into(), |v| format!("{v:.2}×"))
+    x.map_or(NONE.into(), |v| format!("{v:.2}×"))
 }
 
-fn right(s: impl ToString) -> Cell {
-    Cell::new(s.to_string()).set_alignment(CellAlignment::Right)
-}
-
-/// The printed account.
+/// The printed account: each compaction, the loss measure against the
+/// re-fetches, the refitted model, and each source's model predicting the
+/// others.
 pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
     if r.compactions.is_empty() {
         return writeln!(out, "real compactions: none in these sessions\n");
@@ -158,9 +153,42 @@ pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
         "real compactions: {} (the source agent's own), what each removed and what the agent did after it",
         r.compactions.len()
     )?;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
+    writeln!(out, "{}", compactions_table(&r.compactions))?;
+    writeln!(
+        out,
+        "re-fetched: the same call again after the compaction (a file read: the same path, unless the file was edited or written since the first read)\n"
+    )?;
+
+    writeln!(
+        out,
+        "the loss measure against the real re-fetches (lift: re-fetch rate of the flagged / of the rest; recall: re-fetches flagged; precision: flags re-fetched)"
+    )?;
+    writeln!(out, "{}", validation_table(&r.validation))?;
+    writeln!(
+        out,
+        "summary retention: the share of the removed results' tokens used later that the real summary holds (the replay's stand-in assumes 0)\n"
+    )?;
+
+    writeln!(
+        out,
+        "re-fetch model refitted on these logs: {} compactions, {} removed results (replays use the bundled one, {} compactions: src/loss/refetch.rs)",
+        r.model.compactions,
+        r.model.cells.iter().map(|c| c.removed).sum::<u64>(),
+        r.bundled_model.compactions
+    )?;
+    writeln!(out, "{}", model_table(&r.model, &r.bundled_model))?;
+    if !r.cross_source.is_empty() {
+        writeln!(
+            out,
+            "\nthe model fitted on one source predicting the re-fetches of another"
+        )?;
+        writeln!(out, "{}", cross_source_table(&r.cross_source))?;
+    }
+    writeln!(out)
+}
+
+fn compactions_table(compactions: &[RealCompaction]) -> Table {
+    let mut t = table(vec![
         "source",
         "session",
         "#",
@@ -173,7 +201,7 @@ pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
         "re-fetched",
         "re-fetch cost (requests, tokens, $)",
     ]);
-    for c in &r.compactions {
+    for c in compactions {
         t.add_row(vec![
             Cell::new(&c.source),
             Cell::new(&c.session),
@@ -191,19 +219,13 @@ pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
             )),
         ]);
     }
-    writeln!(out, "{t}")?;
-    writeln!(
-        out,
-        "re-fetched: the same call again after the compaction (a file read: the same path, unless the file was edited or written since the first read)\n"
-    )?;
+    t
+}
 
-    writeln!(
-        out,
-        "the loss measure against the real re-fetches (lift: re-fetch rate of the flagged / of the rest; recall: re-fetches flagged; precision: flags re-fetched)"
-    )?;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
+/// Per source (and pooled), one row per measure: the source's totals on
+/// its first row only.
+fn validation_table(validation: &[Validation]) -> Table {
+    let mut t = table(vec![
         "source",
         "compactions",
         "removed",
@@ -216,7 +238,7 @@ pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
         "summary retention",
         "re-fetch $",
     ]);
-    for v in &r.validation {
+    for v in validation {
         for (k, (name, s)) in [
             ("needed again, stand-in", &v.standin),
             ("needed again, real summary", &v.with_summary),
@@ -236,29 +258,19 @@ pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
                 Cell::new(name),
                 right(s.flagged),
                 right(times(s.lift)),
-                right(pct(s.recall)),
-                right(pct(s.precision)),
-                right(blank(pct(v.summary_retention))),
+                right(or_none(s.recall, percent)),
+                right(or_none(s.precision, percent)),
+                right(blank(or_none(v.summary_retention, percent))),
                 right(blank(format!("${:.4}", v.tally.refetch_dollars))),
             ]);
         }
     }
-    writeln!(out, "{t}")?;
-    writeln!(
-        out,
-        "summary retention: the share of the removed results' tokens used later that the real summary holds (the replay's stand-in assumes 0)\n"
-    )?;
+    t
+}
 
-    writeln!(
-        out,
-        "re-fetch model refitted on these logs: {} compactions, {} removed results (replays use the bundled one, {} compactions: src/loss/refetch.rs)",
-        r.model.compactions,
-        r.model.cells.iter().map(|c| c.removed).sum::<u64>(),
-        r.bundled_model.compactions
-    )?;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
+/// The refitted model's cells beside the rates replays use.
+fn model_table(model: &Model, bundled: &Model) -> Table {
+    let mut t = table(vec![
         "kind",
         "still needed",
         "removed",
@@ -269,8 +281,7 @@ pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
     ]);
     for kind in ResultKind::ALL {
         for flagged in [false, true] {
-            let Some(c) = r
-                .model
+            let Some(c) = model
                 .cells
                 .iter()
                 .find(|c| c.kind == kind && c.flagged == flagged)
@@ -282,42 +293,33 @@ pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
                 Cell::new(if flagged { "yes" } else { "no" }),
                 right(c.removed),
                 right(c.refetched),
-                right(pct((c.removed > 0).then(|| c.rate()))),
-                right(pct(Some(r.model.probability(kind, flagged)))),
-                right(pct(Some(r.bundled_model.probability(kind, flagged)))),
+                right(or_none((c.removed > 0).then(|| c.rate()), percent)),
+                right(percent(model.probability(kind, flagged))),
+                right(percent(bundled.probability(kind, flagged))),
             ]);
         }
     }
-    writeln!(out, "{t}")?;
-    if !r.cross_source.is_empty() {
-        writeln!(
-            out,
-            "\nthe model fitted on one source predicting the re-fetches of another"
-        )?;
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header(vec![
-            "fitted on",
-            "its compactions",
-            "predicts",
-            "expected",
-            "real",
-            "error",
+    t
+}
+
+fn cross_source_table(cross: &[CrossSource]) -> Table {
+    let mut t = table(vec![
+        "fitted on",
+        "its compactions",
+        "predicts",
+        "expected",
+        "real",
+        "error",
+    ]);
+    for c in cross {
+        t.add_row(vec![
+            Cell::new(&c.fitted_on),
+            right(c.fit_compactions),
+            Cell::new(&c.predicted),
+            right(format!("{:.1}", c.expected)),
+            right(c.actual),
+            right(or_none(c.relative_error, signed_percent)),
         ]);
-        for c in &r.cross_source {
-            t.add_row(vec![
-                Cell::new(&c.fitted_on),
-                right(c.fit_compactions),
-                Cell::new(&c.predicted),
-                right(format!("{:.1}", c.expected)),
-                right(c.actual),
-                right(
-                    c.relative_error
-                        .map_or("–".into(), |e| format!("{:+.1}%", e * 100.0)),
-                ),
-            ]);
-        }
-        writeln!(out, "{t}")?;
     }
-    writeln!(out)
+    t
 }

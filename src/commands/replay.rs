@@ -6,17 +6,18 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, Table};
 use serde_json::json;
 
 use crate::calibrate::session::for_session;
 use crate::cost::session::{Meter, Recorded};
 use crate::engine::Stage;
+use crate::format::{right, table};
 use crate::loss;
 use crate::policy::cold;
 use crate::policy::Setup;
 use crate::replay::learn::Learned;
-use crate::replay::{self, trace, SessionFacts};
+use crate::replay::{self, trace, ModelCost, SessionFacts};
 use crate::transcript::Session;
 
 use super::policy_args::PolicyArgs;
@@ -88,7 +89,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         .with_estimator(args.policy.setup(args.engine.config()?)?)?;
     // Never freed: the process ends with this command, and handing the
     // record's many small allocations back one by one would only delay
-    // the exit (about 2.6 ms on a 26 MB session).
+    // the exit.
     let session = std::mem::ManuallyDrop::new(load_one(&args.path, args.strict)?);
     // The session's own ratio and overhead where the flags leave them.
     let chosen = for_session(&setup, args.engine.knobs.given(), &session);
@@ -282,12 +283,21 @@ fn cost_json(f: &SessionFacts) -> serde_json::Value {
     })
 }
 
-/// The readable summary.
+/// The readable summary: the session and its budget, the figures, and
+/// what each stage did.
 pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> String {
+    format!(
+        "{}\n{}\n{}{}",
+        head_table(session, setup, f),
+        totals_table(f),
+        stages_table(f),
+        crate::replay::misfire::lines(f)
+    )
+}
+
+fn head_table(session: &Session, setup: &Setup, f: &SessionFacts) -> Table {
     let b = &setup.budget();
-    let mut head = Table::new();
-    head.load_preset(UTF8_FULL_CONDENSED);
-    head.set_header(vec![
+    let mut head = table(vec![
         "session",
         "policy",
         "config",
@@ -305,11 +315,27 @@ pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> Stri
         f.messages.to_string(),
         session.log.skipped_count().to_string(),
     ]);
+    head
+}
 
-    let mut totals = Table::new();
-    totals.load_preset(UTF8_FULL_CONDENSED);
-    totals.set_header(vec!["figure", "value"]);
-    let rows: Vec<(&str, String)> = vec![
+/// The figures, the calibration first and the price last when there are.
+fn totals_table(f: &SessionFacts) -> Table {
+    let mut rows = figure_rows(f);
+    if let Some(c) = &f.calibration {
+        rows.insert(0, ("ratio and overhead", c.describe()));
+    }
+    if let Some(m) = &f.priced {
+        rows.extend(price_rows(f, m));
+    }
+    let mut totals = table(vec!["figure", "value"]);
+    for (k, v) in rows {
+        totals.add_row(vec![Cell::new(k), right(v)]);
+    }
+    totals
+}
+
+fn figure_rows(f: &SessionFacts) -> Vec<(&'static str, String)> {
+    vec![
         ("requests", f.requests.to_string()),
         ("over the trigger", f.triggered.to_string()),
         ("compactions", f.compactions.to_string()),
@@ -359,59 +385,47 @@ pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> Stri
             "cache read / write tokens",
             format!("{} / {}", f.cache_read, f.cache_write),
         ),
-    ];
-    let mut rows = rows;
-    if let Some(c) = &f.calibration {
-        rows.insert(0, ("ratio and overhead", c.describe()));
-    }
-    if let Some(m) = f.priced {
-        rows.extend([
-            ("price: cache reads + writes", format!("${:.4}", m.price)),
-            (
-                "output / summarizer",
-                format!("${:.4} / ${:.4}", m.price_output, m.price_summarizer),
-            ),
-            (
-                "price_total",
-                format!("${:.4}", m.price + m.price_output + m.price_summarizer),
-            ),
-            (
-                "re-fetches expected / price_with_refetch",
-                format!(
-                    "{:.2} / ${:.4}",
-                    f.refetch.expected,
-                    m.price + m.price_output + m.price_summarizer + m.price_refetch
-                ),
-            ),
-            (
-                "cache expired (requests)",
-                if m.ttl_applied {
-                    m.expired.to_string()
-                } else {
-                    "not applied: no timestamps".to_string()
-                },
-            ),
-        ]);
-    }
-    for (k, v) in rows {
-        totals.add_row(vec![
-            Cell::new(k),
-            Cell::new(v).set_alignment(CellAlignment::Right),
-        ]);
-    }
+    ]
+}
 
-    let mut stages = Table::new();
-    stages.load_preset(UTF8_FULL_CONDENSED);
-    stages.set_header(vec!["stage", "fired in requests", "tokens reclaimed"]);
+fn price_rows(f: &SessionFacts, m: &ModelCost) -> [(&'static str, String); 5] {
+    [
+        ("price: cache reads + writes", format!("${:.4}", m.price)),
+        (
+            "output / summarizer",
+            format!("${:.4} / ${:.4}", m.price_output, m.price_summarizer),
+        ),
+        (
+            "price_total",
+            format!("${:.4}", m.price + m.price_output + m.price_summarizer),
+        ),
+        (
+            "re-fetches expected / price_with_refetch",
+            format!(
+                "{:.2} / ${:.4}",
+                f.refetch.expected,
+                m.price + m.price_output + m.price_summarizer + m.price_refetch
+            ),
+        ),
+        (
+            "cache expired (requests)",
+            if m.ttl_applied {
+                m.expired.to_string()
+            } else {
+                "not applied: no timestamps".to_string()
+            },
+        ),
+    ]
+}
+
+fn stages_table(f: &SessionFacts) -> Table {
+    let mut stages = table(vec!["stage", "fired in requests", "tokens reclaimed"]);
     for s in Stage::ALL {
         stages.add_row(vec![
             Cell::new(s.as_str()),
-            Cell::new(f.stage_fires[s.index()]).set_alignment(CellAlignment::Right),
-            Cell::new(f.effects.reclaimed[s.index()]).set_alignment(CellAlignment::Right),
+            right(f.stage_fires[s.index()]),
+            right(f.effects.reclaimed[s.index()]),
         ]);
     }
-    format!(
-        "{head}\n{totals}\n{stages}{}",
-        crate::replay::misfire::lines(f)
-    )
+    stages
 }

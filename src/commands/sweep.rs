@@ -58,7 +58,7 @@ Prices: each session at its model's row of the price table (--price overrides
 for all); the cache expires after --cache-ttl where a session's records carry
 times (imported sessions; smith's transcripts have none, and the table's note
 says so). price is the requests' cache reads and writes (for smith's sessions
-exactly the flat price of earlier versions); price_output, price_summarizer
+exactly its token sums at the table's rates, nothing expiring); price_output, price_summarizer
 and price_total (all three) are their own columns.
 
 A grid file (TOML) uses the flags' names as keys:

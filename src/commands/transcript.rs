@@ -483,22 +483,9 @@ fn run_show(args: ShowArgs) -> Result<()> {
         thinking: args.thinking,
         result_lines: args.lines,
     };
-    let written = write_show(
-        &mut out,
-        &session,
-        at.as_ref(),
-        &setup,
-        &doc,
-        &filter,
-        &selected,
-        &opts,
-        paint,
-    );
-    if !out.finish()? {
-        crate::note!("smith-calibrate: the pager in $PAGER could not be started; writing directly (set PAGER, or pass --no-pager)");
-        let mut direct = Output::direct();
-        let written = write_show(
-            &mut direct,
+    let show = |out: &mut dyn Write| {
+        write_show(
+            out,
             &session,
             at.as_ref(),
             &setup,
@@ -507,7 +494,13 @@ fn run_show(args: ShowArgs) -> Result<()> {
             &selected,
             &opts,
             paint,
-        );
+        )
+    };
+    let written = show(&mut out);
+    if !out.finish()? {
+        crate::note!("smith-calibrate: the pager in $PAGER could not be started; writing directly (set PAGER, or pass --no-pager)");
+        let mut direct = Output::direct();
+        let written = show(&mut direct);
         direct.finish()?;
         return Ok(written?);
     }

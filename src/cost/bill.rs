@@ -48,6 +48,7 @@ use serde::Serialize;
 
 use super::table::{lookup, price_for, ModelPrice, MODEL_PRICES};
 use super::{CacheTtl, TOKENS_PER_PRICE_UNIT};
+use crate::stats::{median_of, percentile_of};
 use crate::time::parse_rfc3339;
 use crate::transcript::session_file::{
     RequestRecord, RequestUsage, SessionFile, FORMAT_CLAUDE_CODE,
@@ -629,7 +630,7 @@ pub fn fit_fixed_prefix(files: &[&SessionFile]) -> Option<u64> {
             prev = Some(r.prompt_tokens());
         }
     }
-    (!reads.is_empty()).then(|| quantile(&mut reads, 0.5).round() as u64)
+    median_of(&mut reads).map(|m| m.round() as u64)
 }
 
 /// Checks one session against what the other sessions left in the cache.
@@ -877,16 +878,6 @@ pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
         .collect()
 }
 
-fn quantile(v: &mut [f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let pos = q * (v.len() - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
-}
-
 fn worst<'a>(it: impl Iterator<Item = (&'a SessionCheck, f64)>) -> Option<Worst> {
     it.max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
         .map(|(s, e)| Worst {
@@ -998,16 +989,18 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
         Billed {
             sessions: billed.len(),
             billed_usd: total,
-            priced_median_error: quantile(
+            priced_median_error: percentile_of(
                 &mut priced.iter().map(|x| x.1.abs()).collect::<Vec<_>>(),
-                0.5,
-            ),
+                50.0,
+            )
+            .unwrap_or(f64::NAN),
             priced_worst: worst(priced.iter().copied()),
             priced_total_error: relative(billed.iter().map(|(c, _)| c.recorded_usd).sum(), total),
-            predicted_median_error: quantile(
+            predicted_median_error: percentile_of(
                 &mut pred.iter().map(|x| x.1.abs()).collect::<Vec<_>>(),
-                0.5,
-            ),
+                50.0,
+            )
+            .unwrap_or(f64::NAN),
             predicted_worst: worst(pred.iter().copied()),
             predicted_total_error: relative(
                 billed.iter().map(|(c, _)| c.predicted_usd).sum(),
@@ -1019,16 +1012,17 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
         format: format.to_string(),
         sessions: cs.len(),
         requests: cs.iter().map(|c| c.requests).sum(),
-        median_error: quantile(&mut abs, 0.5),
-        p95_error: quantile(&mut abs, 0.95),
+        // `NaN` for no sessions, as every percentile ([`crate::stats`]).
+        median_error: percentile_of(&mut abs, 50.0).unwrap_or(f64::NAN),
+        p95_error: percentile_of(&mut abs, 95.0).unwrap_or(f64::NAN),
         worst: worst(cs.iter().map(|c| (*c, c.error))),
         worst_long: worst(
             cs.iter()
                 .filter(|c| c.requests >= LONG_SESSION)
                 .map(|c| (*c, c.error)),
         ),
-        median_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.5)),
-        p95_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.95)),
+        median_error_short: percentile_of(&mut short, 50.0),
+        p95_error_short: percentile_of(&mut short, 95.0),
         long_sessions: cs.iter().filter(|c| c.requests >= LONG_SESSION).count(),
         long_within_bound: cs
             .iter()

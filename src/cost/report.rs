@@ -3,25 +3,19 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, Table};
 
-use super::bill::{Cause, SessionCheck, Summary, Worst, LONG_SESSION};
-
-fn pct(x: f64) -> String {
-    format!("{:+.1}%", x * 100.0)
-}
-
-fn abs_pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
-}
-
-fn right(s: String) -> Cell {
-    Cell::new(s).set_alignment(CellAlignment::Right)
-}
+use super::bill::{Billed, Cause, PriceUsed, SessionCheck, Summary, Worst, LONG_SESSION};
+use crate::format::{money, or_none, percent, right, signed_percent, table};
 
 fn worst(w: &Option<Worst>) -> String {
     match w {
-        Some(w) => format!("{} ({} requests): {}", w.session, w.requests, pct(w.error)),
+        Some(w) => format!(
+            "{} ({} requests): {}",
+            w.session,
+            w.requests,
+            signed_percent(w.error)
+        ),
         None => "-".into(),
     }
 }
@@ -39,134 +33,165 @@ pub fn write_text(
         "bill check: each request priced as the source agent sent it (recorded prompt sizes, cache lifetime, tiers, minimum cacheable prefix, output) vs the recorded usage at the same prices"
     )?;
     for s in summaries {
-        writeln!(
-            out,
-            "{}: {} sessions, {} requests, timestamps applied the cache lifetime in {} sessions; {} requests read the fixed prompt another session had cached",
-            s.format, s.sessions, s.requests, s.ttl_applied, s.shared_reads
-        )?;
-        writeln!(
-            out,
-            "prices used ($ per million tokens, from src/cost/table.rs):"
-        )?;
-        for p in &s.prices {
-            writeln!(
-                out,
-                "  {} ({}): ${} input, ${} cache write 5m, ${} cache write 1h, ${} cache read, ${} output; {} requests{}{}",
-                p.family,
-                p.provider,
-                p.input,
-                p.cache_write_5m,
-                p.cache_write_1h,
-                p.cache_read,
-                p.output,
-                p.requests,
-                if p.long_context_requests > 0 {
-                    format!(
-                        ", {} of them above the long-context threshold at its higher rates",
-                        p.long_context_requests
-                    )
-                } else {
-                    String::new()
-                },
-                if p.nearest_for.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; the nearest family for {}, which the table does not name",
-                        p.nearest_for.join(", ")
-                    )
-                },
-            )?;
-        }
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header(vec!["figure", "value"]);
-        let rows: Vec<(&str, String)> = vec![
-            ("recorded usage priced", format!("${:.2}", s.recorded_usd)),
-            ("predicted", format!("${:.2}", s.predicted_usd)),
-            ("error on the total", pct(s.total_error)),
-            ("median |error| per session", abs_pct(s.median_error)),
-            ("p95 |error| per session", abs_pct(s.p95_error)),
-            ("worst session", worst(&s.worst)),
-            ("worst session of ≥50 requests", worst(&s.worst_long)),
-            (
-                "sessions of ≥50 requests within 15%",
-                format!("{} of {}", s.long_within_bound, s.long_sessions),
-            ),
-            (
-                "median |error|, sessions under 50 requests",
-                s.median_error_short.map_or("-".into(), abs_pct),
-            ),
-            (
-                "p95 |error|, sessions under 50 requests",
-                s.p95_error_short.map_or("-".into(), abs_pct),
-            ),
-        ];
-        for (k, v) in rows {
-            t.add_row(vec![Cell::new(k), right(v)]);
-        }
-        writeln!(out, "{t}")?;
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header(vec![
-            "tokens",
-            "input",
-            "cache read",
-            "cache write 5m",
-            "cache write 1h",
-            "output",
-        ]);
-        for (name, k) in [("recorded", &s.recorded), ("predicted", &s.predicted)] {
-            t.add_row(vec![
-                Cell::new(name),
-                right(k.input.to_string()),
-                right(k.cache_read.to_string()),
-                right(k.cache_write_5m.to_string()),
-                right(k.cache_write_1h.to_string()),
-                right(k.output.to_string()),
-            ]);
-        }
-        writeln!(out, "{t}")?;
-        if s.miss_cache_write > 0 {
-            writeln!(
-                out,
-                "recorded cache misses (read < half the previous prompt), by cause: {} of their cache-write tokens attributed ({} without harness rewrites)",
-                abs_pct(s.attributed),
-                abs_pct(s.attributed_without_rewrite)
-            )?;
-            let mut t = Table::new();
-            t.load_preset(UTF8_FULL_CONDENSED);
-            t.set_header(vec!["cause", "requests", "cache-write tokens", "share"]);
-            for c in Cause::ALL {
-                let m = s.misses.get(&c).copied().unwrap_or_default();
-                t.add_row(vec![
-                    Cell::new(c.as_str()),
-                    right(m.requests.to_string()),
-                    right(m.cache_write.to_string()),
-                    right(abs_pct(m.cache_write as f64 / s.miss_cache_write as f64)),
-                ]);
-            }
-            writeln!(out, "{t}")?;
-        }
-        if let Some(b) = &s.billed {
-            writeln!(
-                out,
-                "against the {} sessions' recorded bill (${:.2}): recorded usage at the table's prices {} on the total, median |error| {}, worst {}; the model's prediction {} on the total, median |error| {}, worst {}",
-                b.sessions,
-                b.billed_usd,
-                pct(b.priced_total_error),
-                abs_pct(b.priced_median_error),
-                worst(&b.priced_worst),
-                pct(b.predicted_total_error),
-                abs_pct(b.predicted_median_error),
-                worst(&b.predicted_worst),
-            )?;
-        }
-        writeln!(out)?;
+        write_summary(out, s)?;
     }
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
+    writeln!(out, "{}", sessions_table(checks))?;
+    writeln!(
+        out,
+        "* {LONG_SESSION} requests or more. A short session's first request can read a prefix another session cached (the agent's fixed prompt): the check sees it only where that session is among those checked, which is most of the error of short sessions."
+    )?;
+    if per_request {
+        for c in checks {
+            writeln!(out, "\n{}", c.session)?;
+            writeln!(out, "{}", requests_table(c))?;
+        }
+    }
+    Ok(())
+}
+
+/// One format: what was checked at which prices, the error figures, the
+/// tokens, the misses by cause and the recorded bill.
+fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}: {} sessions, {} requests, timestamps applied the cache lifetime in {} sessions; {} requests read the fixed prompt another session had cached",
+        s.format, s.sessions, s.requests, s.ttl_applied, s.shared_reads
+    )?;
+    writeln!(
+        out,
+        "prices used ($ per million tokens, from src/cost/table.rs):"
+    )?;
+    for p in &s.prices {
+        writeln!(out, "{}", price_line(p))?;
+    }
+    writeln!(out, "{}", figures_table(s))?;
+    writeln!(out, "{}", tokens_table(s))?;
+    if s.miss_cache_write > 0 {
+        writeln!(
+            out,
+            "recorded cache misses (read < half the previous prompt), by cause: {} of their cache-write tokens attributed ({} without harness rewrites)",
+            percent(s.attributed),
+            percent(s.attributed_without_rewrite)
+        )?;
+        writeln!(out, "{}", misses_table(s))?;
+    }
+    if let Some(b) = &s.billed {
+        writeln!(out, "{}", billed_line(b))?;
+    }
+    writeln!(out)
+}
+
+fn price_line(p: &PriceUsed) -> String {
+    format!(
+        "  {} ({}): ${} input, ${} cache write 5m, ${} cache write 1h, ${} cache read, ${} output; {} requests{}{}",
+        p.family,
+        p.provider,
+        p.input,
+        p.cache_write_5m,
+        p.cache_write_1h,
+        p.cache_read,
+        p.output,
+        p.requests,
+        if p.long_context_requests > 0 {
+            format!(
+                ", {} of them above the long-context threshold at its higher rates",
+                p.long_context_requests
+            )
+        } else {
+            String::new()
+        },
+        if p.nearest_for.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; the nearest family for {}, which the table does not name",
+                p.nearest_for.join(", ")
+            )
+        },
+    )
+}
+
+fn figures_table(s: &Summary) -> Table {
+    let rows: Vec<(&str, String)> = vec![
+        ("recorded usage priced", money(s.recorded_usd)),
+        ("predicted", money(s.predicted_usd)),
+        ("error on the total", signed_percent(s.total_error)),
+        ("median |error| per session", percent(s.median_error)),
+        ("p95 |error| per session", percent(s.p95_error)),
+        ("worst session", worst(&s.worst)),
+        ("worst session of ≥50 requests", worst(&s.worst_long)),
+        (
+            "sessions of ≥50 requests within 15%",
+            format!("{} of {}", s.long_within_bound, s.long_sessions),
+        ),
+        (
+            "median |error|, sessions under 50 requests",
+            or_none(s.median_error_short, percent),
+        ),
+        (
+            "p95 |error|, sessions under 50 requests",
+            or_none(s.p95_error_short, percent),
+        ),
+    ];
+    let mut t = table(vec!["figure", "value"]);
+    for (k, v) in rows {
+        t.add_row(vec![Cell::new(k), right(v)]);
+    }
+    t
+}
+
+fn tokens_table(s: &Summary) -> Table {
+    let mut t = table(vec![
+        "tokens",
+        "input",
+        "cache read",
+        "cache write 5m",
+        "cache write 1h",
+        "output",
+    ]);
+    for (name, k) in [("recorded", &s.recorded), ("predicted", &s.predicted)] {
+        t.add_row(vec![
+            Cell::new(name),
+            right(k.input.to_string()),
+            right(k.cache_read.to_string()),
+            right(k.cache_write_5m.to_string()),
+            right(k.cache_write_1h.to_string()),
+            right(k.output.to_string()),
+        ]);
+    }
+    t
+}
+
+fn misses_table(s: &Summary) -> Table {
+    let mut t = table(vec!["cause", "requests", "cache-write tokens", "share"]);
+    for c in Cause::ALL {
+        let m = s.misses.get(&c).copied().unwrap_or_default();
+        t.add_row(vec![
+            Cell::new(c.as_str()),
+            right(m.requests.to_string()),
+            right(m.cache_write.to_string()),
+            right(percent(m.cache_write as f64 / s.miss_cache_write as f64)),
+        ]);
+    }
+    t
+}
+
+fn billed_line(b: &Billed) -> String {
+    format!(
+        "against the {} sessions' recorded bill (${:.2}): recorded usage at the table's prices {} on the total, median |error| {}, worst {}; the model's prediction {} on the total, median |error| {}, worst {}",
+        b.sessions,
+        b.billed_usd,
+        signed_percent(b.priced_total_error),
+        percent(b.priced_median_error),
+        worst(&b.priced_worst),
+        signed_percent(b.predicted_total_error),
+        percent(b.predicted_median_error),
+        worst(&b.predicted_worst),
+    )
+}
+
+fn sessions_table(checks: &[SessionCheck]) -> Table {
+    let mut t = table(vec![
         "session",
         "requests",
         "ttl applied",
@@ -188,54 +213,45 @@ pub fn write_text(
             Cell::new(if c.ttl_applied { "yes" } else { "no" }),
             right(format!("{:.4}", c.recorded_usd)),
             right(format!("{:.4}", c.predicted_usd)),
-            right(pct(c.error)),
+            right(signed_percent(c.error)),
             right(c.billed_usd.map_or("-".into(), |b| format!("{b:.4}"))),
             right(misses.to_string()),
         ]);
     }
-    writeln!(out, "{t}")?;
-    writeln!(
-        out,
-        "* {LONG_SESSION} requests or more. A short session's first request can read a prefix another session cached (the agent's fixed prompt): the check sees it only where that session is among those checked, which is most of the error of short sessions."
-    )?;
-    if per_request {
-        for c in checks {
-            writeln!(out, "\n{}", c.session)?;
-            let mut t = Table::new();
-            t.load_preset(UTF8_FULL_CONDENSED);
-            t.set_header(vec![
-                "message",
-                "model",
-                "gap s",
-                "read rec/pred",
-                "write rec/pred",
-                "input rec/pred",
-                "$ rec/pred",
-                "cold",
-                "miss",
-            ]);
-            for d in &c.detail {
-                t.add_row(vec![
-                    right(d.message_index.to_string()),
-                    Cell::new(&d.model),
-                    right(d.gap_seconds.map_or("-".into(), |g| g.to_string())),
-                    right(format!(
-                        "{}/{}",
-                        d.recorded.cache_read, d.predicted.cache_read
-                    )),
-                    right(format!(
-                        "{}/{}",
-                        d.recorded.cache_write(),
-                        d.predicted.cache_write()
-                    )),
-                    right(format!("{}/{}", d.recorded.input, d.predicted.input)),
-                    right(format!("{:.4}/{:.4}", d.recorded_usd, d.predicted_usd)),
-                    Cell::new(d.cold.map_or("", Cause::as_str)),
-                    Cell::new(d.miss.map_or("", Cause::as_str)),
-                ]);
-            }
-            writeln!(out, "{t}")?;
-        }
+    t
+}
+
+fn requests_table(c: &SessionCheck) -> Table {
+    let mut t = table(vec![
+        "message",
+        "model",
+        "gap s",
+        "read rec/pred",
+        "write rec/pred",
+        "input rec/pred",
+        "$ rec/pred",
+        "cold",
+        "miss",
+    ]);
+    for d in &c.detail {
+        t.add_row(vec![
+            right(d.message_index.to_string()),
+            Cell::new(&d.model),
+            right(d.gap_seconds.map_or("-".into(), |g| g.to_string())),
+            right(format!(
+                "{}/{}",
+                d.recorded.cache_read, d.predicted.cache_read
+            )),
+            right(format!(
+                "{}/{}",
+                d.recorded.cache_write(),
+                d.predicted.cache_write()
+            )),
+            right(format!("{}/{}", d.recorded.input, d.predicted.input)),
+            right(format!("{:.4}/{:.4}", d.recorded_usd, d.predicted_usd)),
+            Cell::new(d.cold.map_or("", Cause::as_str)),
+            Cell::new(d.miss.map_or("", Cause::as_str)),
+        ]);
     }
-    Ok(())
+    t
 }

@@ -4,10 +4,9 @@
 //! Stage 2 stubs a stale result that already holds the truncation or the
 //! superseded marker instead of cutting it again, so it searches each
 //! result it is about to cut. A sweep replays one record under many
-//! configs, and each config searched the same results again (a tenth of a
-//! 99-config sweep's time). Searched once here, a result of the record is
-//! then looked up by its address; any other text (one a stage wrote) is
-//! searched as before.
+//! configs, which would search the same results once per config. Searched
+//! once here, a result of the record is then looked up by its address; any
+//! other text (one a stage wrote) is searched when it is cut.
 
 use std::collections::HashSet;
 use std::fmt;

@@ -1,4 +1,4 @@
-//! Token estimators: how a message history becomes a token count (issue 13).
+//! Token estimators: how a message history becomes a token count.
 //!
 //! smith estimates `bytes / 4`, divided once over the whole history. The
 //! other estimators keep that shape and change only how a piece of text

@@ -3,11 +3,11 @@
 //! `o200k` and `cl100k` estimators).
 //!
 //! `bpe-openai`'s own `o200k_base()`/`cl100k_base()` embed their encoders
-//! precomputed (32 MB and 15 MB), which alone put the installed binary over
-//! its 60 MB budget (issue 14). The gzipped vocabularies are 1.7 MB and
-//! 0.8 MB; building the same encoder from them costs a fraction of a second
-//! once per process, paid only by a run that uses the estimator. Those two
-//! functions are never called here, so the linker drops their tables.
+//! precomputed, tens of megabytes that would dominate the installed
+//! binary. The gzipped vocabularies are a tenth of that; building the same
+//! encoder from them is paid once per process, and only by a run that uses
+//! the estimator. Those two functions are never called here, so the linker
+//! drops their tables.
 //!
 //! The encoder, the hash factor and the pre-tokenisation are the ones
 //! `bpe-openai` uses, so every count is unchanged (`tests/estimators.rs`

@@ -104,17 +104,11 @@ mod tests {
             for name in exporter.files() {
                 let path = dir.path().join(name);
                 std::fs::write(&path, "previous").unwrap();
-                let Some(result) = crate::output::write_onto_a_full_disk(&path, |out| {
+                let Some(err) = crate::output::write_onto_a_full_disk(&path, |out| {
                     exporter.write(name, &export, out)
                 }) else {
-                    eprintln!("note: no /dev/full here; skipping the full disk test: SKIPPED");
                     return;
                 };
-                let err = result.expect_err("a write onto a full disk fails");
-                assert!(
-                    crate::output::is_disk_full(&err),
-                    "{name}: not recognised as a full disk: {err:#}"
-                );
                 let msg = format!("{err:#}");
                 assert!(
                     msg.starts_with(&format!("{}: the disk is full;", path.display())),

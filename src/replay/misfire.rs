@@ -37,7 +37,8 @@ pub enum MisfireKind {
     /// summarised and reclaimed nothing while every cheaper stage did
     /// nothing: in one long agentic turn the recency window covers the
     /// whole history, so the cheap stages cannot act and each compaction
-    /// replaces its own previous summary (smith's changelog, #118).
+    /// replaces its own previous summary (a failure smith's changelog
+    /// names).
     Resummarized,
 }
 

@@ -6,19 +6,9 @@
 use std::fmt::Write as _;
 
 use super::data::SweepOutput;
-use super::html::escape;
 use crate::cost::bill;
+use crate::format::{escape_html, money, percent, signed_percent};
 use crate::transcript::session_file::SessionFile;
-
-/// Dollars as the section prints them.
-pub fn usd(v: f64) -> String {
-    format!("${v:.4}")
-}
-
-/// A relative error as the section prints it.
-pub fn percent(v: f64) -> String {
-    format!("{:+.2}%", v * 100.0)
-}
 
 /// The agent's fixed prompt in tokens: the sweep's baseline
 /// `overhead × ratio` when summary.json gives both, and where it came from.
@@ -94,7 +84,7 @@ pub fn section(data: &SweepOutput) -> String {
             h,
             "<p>The sessions imported with their recorded usage, priced by the cost model and compared with what \
              was recorded, as <code>calibrate</code> does. Agent's fixed prompt: {}.</p>",
-            escape(&fixed_from)
+            escape_html(&fixed_from)
         );
         h.push_str(
             "<table class=\"bill\">\n<thead><tr><th>format</th><th>sessions</th><th>requests</th>\
@@ -103,24 +93,24 @@ pub fn section(data: &SweepOutput) -> String {
         );
         for s in &summaries {
             let worst = s.worst.as_ref().map_or_else(String::new, |w| {
-                format!("{} ({})", percent(w.error), escape(&w.session))
+                format!("{} ({})", signed_percent(w.error), escape_html(&w.session))
             });
             let misses = s
                 .misses
                 .iter()
-                .map(|(cause, m)| format!("{}: {}", escape(cause.as_str()), m.cache_write))
+                .map(|(cause, m)| format!("{}: {}", escape_html(cause.as_str()), m.cache_write))
                 .collect::<Vec<_>>()
                 .join(", ");
             let _ = writeln!(
                 h,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
                  <td>{}</td><td>{}</td></tr>",
-                escape(&s.format),
+                escape_html(&s.format),
                 s.sessions,
                 s.requests,
-                usd(s.recorded_usd),
-                usd(s.predicted_usd),
-                percent(s.total_error),
+                money(s.recorded_usd),
+                money(s.predicted_usd),
+                signed_percent(s.total_error),
                 percent(s.median_error),
                 percent(s.p95_error),
                 worst,
@@ -172,9 +162,9 @@ fn real_compactions(h: &mut String, loaded: &[(crate::transcript::session::Sessi
             h,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&r.session),
+            escape_html(&r.session),
             r.number,
-            escape(&r.kind),
+            escape_html(&r.kind),
             r.request,
             r.pre_tokens.map(|t| t.to_string()).unwrap_or_default(),
             r.results,
@@ -183,7 +173,7 @@ fn real_compactions(h: &mut String, loaded: &[(crate::transcript::session::Sessi
             r.refetched,
             r.refetch_requests,
             r.refetch_tokens,
-            usd(r.refetch_dollars)
+            money(r.refetch_dollars)
         );
     }
     h.push_str("</tbody></table>\n");

@@ -19,10 +19,10 @@ use plotters::prelude::*;
 
 use super::data::ConfigRow;
 use super::draw::{draw_legend, draw_line, draw_note, font, Dash, Swatch};
-use super::format::tokens;
 use super::palette;
 use super::{font_size, Chart, DrawResult};
 use crate::engine::{Budget, Stage};
+use crate::format::tokens;
 use crate::policy::Policy;
 use crate::replay;
 use crate::transcript::Message;
@@ -208,6 +208,10 @@ impl ContextCurve {
     }
 }
 
+/// Pixels left of both charts for their tick labels, so the curves and
+/// the lanes share their x axis.
+const Y_LABEL_AREA: u32 = 96;
+
 impl Chart for ContextCurve {
     fn stem(&self) -> String {
         self.stem.clone()
@@ -258,17 +262,40 @@ impl Chart for ContextCurve {
         let (w, h) = area.dim_in_pixel();
         let (plot, side) = area.split_horizontally(w.saturating_sub(260));
         let (top, lanes) = plot.split_vertically((h as f64 * 0.68) as u32);
-        let n = self.full.len();
-        let x_max = (n.max(2) - 1) as f64;
+        let x_max = (self.full.len().max(2) - 1) as f64;
         let y_max = self.y_max();
-        let y_area = 96;
+        self.draw_curves(&top, x_max, y_max)?;
+        self.draw_lanes(&lanes, x_max)?;
+        self.draw_side(&side, y_max)
+    }
+}
 
-        let mut chart = ChartBuilder::on(&top)
+impl ContextCurve {
+    /// The defaults' thresholds the chosen config does not share, drawn
+    /// thin beside its own.
+    fn base_lines(&self) -> Vec<(i64, Dash, String)> {
+        let mine = Self::thresholds(&self.budget);
+        Self::thresholds(&self.base_budget)
+            .into_iter()
+            .filter(|t| !self.same && !mine.iter().any(|m| m.0 == t.0))
+            .collect()
+    }
+
+    /// The tokens sent per request: without compaction, under the defaults
+    /// and under the chosen config, its thresholds, and each compaction as a
+    /// drop from before to after.
+    fn draw_curves<DB: DrawingBackend>(
+        &self,
+        top: &DrawingArea<DB, Shift>,
+        x_max: f64,
+        y_max: f64,
+    ) -> DrawResult<DB> {
+        let mut chart = ChartBuilder::on(top)
             .margin_left(10)
             .margin_right(20)
             .margin_top(10)
             .x_label_area_size(30)
-            .y_label_area_size(y_area)
+            .y_label_area_size(Y_LABEL_AREA)
             .build_cartesian_2d(0f64..x_max, 0f64..y_max)?;
         chart
             .configure_mesh()
@@ -300,13 +327,7 @@ impl Chart for ContextCurve {
                 dash,
             )?;
         }
-        let mine = Self::thresholds(&self.budget);
-        let base_lines: Vec<_> = Self::thresholds(&self.base_budget)
-            .into_iter()
-            .filter(|t| !self.same && !mine.iter().any(|m| m.0 == t.0))
-            .collect();
-        for (y, dash, _) in &base_lines {
-            let (y, dash) = (*y, *dash);
+        for (y, dash, _) in self.base_lines() {
             draw_line(&mut chart, line(y), palette::BASELINE.stroke_width(1), dash)?;
         }
         if !self.same {
@@ -337,16 +358,24 @@ impl Chart for ContextCurve {
                 c.filled(),
             )))?;
         }
+        Ok(())
+    }
 
-        // One lane per stage, first stage on top.
+    /// One lane per stage, first stage on top: a tick where it fired, a
+    /// hollow one in truncate where results were capped on arrival.
+    fn draw_lanes<DB: DrawingBackend>(
+        &self,
+        lanes: &DrawingArea<DB, Shift>,
+        x_max: f64,
+    ) -> DrawResult<DB> {
         let fires = self.fires();
         let lane = |s: Stage| (Stage::ALL.len() - 1 - s.index()) as f64;
-        let mut strip = ChartBuilder::on(&lanes)
+        let mut strip = ChartBuilder::on(lanes)
             .margin_left(10)
             .margin_right(20)
             .margin_top(6)
             .x_label_area_size(56)
-            .y_label_area_size(y_area)
+            .y_label_area_size(Y_LABEL_AREA)
             .build_cartesian_2d(0f64..x_max, -0.5f64..5.5f64)?;
         let lane_name = |v: &f64| -> String {
             let i = v.round();
@@ -392,7 +421,15 @@ impl Chart for ContextCurve {
                 palette::stage(Stage::Truncate).stroke_width(2),
             )
         }))?;
+        Ok(())
+    }
 
+    /// The legend and the notes beside the charts.
+    fn draw_side<DB: DrawingBackend>(
+        &self,
+        side: &DrawingArea<DB, Shift>,
+        y_max: f64,
+    ) -> DrawResult<DB> {
         let mut entries = vec![(
             "no compaction".to_string(),
             Swatch::Fill(palette::NO_COMPACTION_FILL),
@@ -442,7 +479,7 @@ impl Chart for ContextCurve {
             note("  requests sending results".to_string())?;
             note("  capped on arrival".to_string())?;
         }
-        if !base_lines.is_empty() {
+        if !self.base_lines().is_empty() {
             note("thin grey lines: the".to_string())?;
             note("  defaults' thresholds".to_string())?;
         }

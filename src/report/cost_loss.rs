@@ -13,11 +13,19 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::data::SweepOutput;
 use super::draw::{draw_legend, draw_line, draw_marker, draw_note, font, Dash, Swatch};
-use super::format::plural;
 use super::palette;
 use super::{font_size, Chart, DrawResult, Loss, Metric, FONT};
+use crate::format::plural;
+
 use crate::policy::Policy;
 use crate::sweep::{figures, pareto};
+
+/// A panel's chart: cost across, a loss up.
+type Plot<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
 
 /// Front points labelled with their rank when there are at most this many.
 const MAX_LABELLED: usize = 10;
@@ -174,21 +182,7 @@ impl CostLoss {
         mesh.draw()?;
 
         if staircase {
-            // What each config's expected re-fetches add to its price: a
-            // whisker to the right, ending in a tick.
-            for p in self.points.iter().filter(|p| p.with_refetch > p.cost) {
-                let at = y(p);
-                draw_line(
-                    &mut chart,
-                    vec![(p.cost, at), (p.with_refetch, at)],
-                    palette::REFETCH.stroke_width(2),
-                    Dash::Solid,
-                )?;
-                chart.draw_series(std::iter::once(
-                    EmptyElement::at((p.with_refetch, at))
-                        + PathElement::new(vec![(0, -5), (0, 5)], palette::REFETCH.stroke_width(2)),
-                ))?;
-            }
+            self.draw_refetches(&mut chart, y)?;
         }
         if self.by_policy {
             for p in self.points.iter().filter(|p| !p.front) {
@@ -211,6 +205,42 @@ impl CostLoss {
         }
         let mut front: Vec<&Point> = self.points.iter().filter(|p| p.front).collect();
         front.sort_by(|a, b| a.cost.total_cmp(&b.cost));
+        self.draw_front(&mut chart, &front, y, staircase)
+    }
+
+    /// What each config's expected re-fetches add to its price: a whisker
+    /// to the right, ending in a tick.
+    fn draw_refetches<DB: DrawingBackend>(
+        &self,
+        chart: &mut Plot<'_, DB>,
+        y: fn(&Point) -> f64,
+    ) -> DrawResult<DB> {
+        for p in self.points.iter().filter(|p| p.with_refetch > p.cost) {
+            let at = y(p);
+            draw_line(
+                chart,
+                vec![(p.cost, at), (p.with_refetch, at)],
+                palette::REFETCH.stroke_width(2),
+                Dash::Solid,
+            )?;
+            chart.draw_series(std::iter::once(
+                EmptyElement::at((p.with_refetch, at))
+                    + PathElement::new(vec![(0, -5), (0, 5)], palette::REFETCH.stroke_width(2)),
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// The Pareto front, as a staircase when `staircase`, its configs
+    /// larger and outlined and their ranks tagged when few enough to read;
+    /// then the defaults' square and the chosen config's ring.
+    fn draw_front<DB: DrawingBackend>(
+        &self,
+        chart: &mut Plot<'_, DB>,
+        front: &[&Point],
+        y: fn(&Point) -> f64,
+        staircase: bool,
+    ) -> DrawResult<DB> {
         if staircase && front.len() > 1 {
             let mut steps = Vec::new();
             for (k, p) in front.iter().enumerate() {
@@ -219,17 +249,12 @@ impl CostLoss {
                 }
                 steps.push((p.cost, y(p)));
             }
-            draw_line(
-                &mut chart,
-                steps,
-                palette::CHOSEN.stroke_width(2),
-                Dash::Solid,
-            )?;
+            draw_line(chart, steps, palette::CHOSEN.stroke_width(2), Dash::Solid)?;
         }
         if self.by_policy {
-            for p in &front {
+            for p in front {
                 draw_marker(
-                    &mut chart,
+                    chart,
                     (p.cost, y(p)),
                     palette::policy_shape(p.policy),
                     8,

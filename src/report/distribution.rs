@@ -11,12 +11,18 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::data::SweepOutput;
 use super::draw::{draw_legend, font, Dash, Swatch};
-use super::format::count;
-use super::format::plural;
 use super::palette;
 use super::{font_size, Chart, DrawResult, Loss, FONT};
+use crate::format::{count, plural};
 use crate::policy::Policy;
-use crate::sweep::aggregate::percentile;
+use crate::stats::percentile;
+
+/// The chart: the columns across, a loss count up.
+type Plot<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
 
 /// Beyond this many sessions the pairs are not joined (a grey wash).
 const MAX_JOINED: usize = 300;
@@ -40,16 +46,66 @@ pub struct Distribution {
 fn five(values: &[f64]) -> [f64; 5] {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     v.sort_by(f64::total_cmp);
-    if v.is_empty() {
+    let (Some(&lo), Some(&hi)) = (v.first(), v.last()) else {
         return [0.0; 5];
-    }
-    [
-        v[0],
-        percentile(&v, 25.0),
-        percentile(&v, 50.0),
-        percentile(&v, 75.0),
-        v[v.len() - 1],
-    ]
+    };
+    let at = |p| percentile(&v, p).unwrap_or(f64::NAN);
+    [lo, at(25.0), at(50.0), at(75.0), hi]
+}
+
+/// One column at `x`: the box of [`five`] with its whiskers, a dot per
+/// session spread by [`jitter`], and the median and mean above the top
+/// whisker, where no dot can be.
+fn draw_column<DB: DrawingBackend>(
+    chart: &mut Plot<'_, DB>,
+    x: f64,
+    values: &[f64],
+    colour: RGBColor,
+    radius: i32,
+    spread: f64,
+) -> DrawResult<DB> {
+    let [lo, q1, med, q3, hi] = five(values);
+    let half = 0.28;
+    let style = colour.stroke_width(2);
+    chart.draw_series([
+        PathElement::new(vec![(x, lo), (x, q1)], style),
+        PathElement::new(vec![(x, q3), (x, hi)], style),
+        PathElement::new(vec![(x - half / 2.0, lo), (x + half / 2.0, lo)], style),
+        PathElement::new(vec![(x - half / 2.0, hi), (x + half / 2.0, hi)], style),
+    ])?;
+    chart.draw_series(std::iter::once(Rectangle::new(
+        [(x - half, q1), (x + half, q3)],
+        style,
+    )))?;
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![(x - half, med), (x + half, med)],
+        colour.stroke_width(4),
+    )))?;
+    chart.draw_series(values.iter().enumerate().map(|(i, &v)| {
+        Circle::new(
+            (x + jitter(i) * spread, v),
+            radius,
+            colour.mix(0.75).filled(),
+        )
+    }))?;
+    let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
+    let note = (FONT, font_size::NOTE)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Bottom));
+    chart.draw_series(std::iter::once(
+        EmptyElement::at((x, hi))
+            + Text::new(
+                format!(
+                    "median {}, mean {}",
+                    count(med),
+                    count((mean * 10.0).round() / 10.0)
+                ),
+                (0, -12),
+                note,
+            ),
+    ))?;
+    Ok(())
 }
 
 /// A deterministic spread in `[-1, 1]` for the `i`th dot (golden-ratio
@@ -133,22 +189,7 @@ impl Chart for Distribution {
             .filter(|v| v.is_finite())
             .fold(0.0, f64::max);
         let y_hi = top.max(1.0) * 1.12;
-        let columns = [
-            (
-                "smith's defaults".to_string(),
-                &self.baseline,
-                palette::BASELINE,
-            ),
-            (
-                if self.chosen_policy == Policy::Smith {
-                    format!("chosen config (#{})", self.chosen_rank)
-                } else {
-                    format!("chosen: {} (#{})", self.chosen_policy, self.chosen_rank)
-                },
-                &self.chosen,
-                palette::CHOSEN,
-            ),
-        ];
+        let columns = self.columns();
         let mut chart = ChartBuilder::on(&main)
             .margin(12)
             .x_label_area_size(50)
@@ -196,49 +237,7 @@ impl Chart for Distribution {
         }
         let radius = if n > MAX_JOINED { 2 } else { 4 };
         for (x, (_, values, colour)) in columns.iter().enumerate() {
-            let x = x as f64;
-            let [lo, q1, med, q3, hi] = five(values);
-            let half = 0.28;
-            let style = colour.stroke_width(2);
-            chart.draw_series([
-                PathElement::new(vec![(x, lo), (x, q1)], style),
-                PathElement::new(vec![(x, q3), (x, hi)], style),
-                PathElement::new(vec![(x - half / 2.0, lo), (x + half / 2.0, lo)], style),
-                PathElement::new(vec![(x - half / 2.0, hi), (x + half / 2.0, hi)], style),
-            ])?;
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(x - half, q1), (x + half, q3)],
-                style,
-            )))?;
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![(x - half, med), (x + half, med)],
-                colour.stroke_width(4),
-            )))?;
-            chart.draw_series(values.iter().enumerate().map(|(i, &v)| {
-                Circle::new(
-                    (x + jitter(i) * spread, v),
-                    radius,
-                    colour.mix(0.75).filled(),
-                )
-            }))?;
-            let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
-            let note = (FONT, font_size::NOTE)
-                .into_font()
-                .color(&BLACK)
-                .pos(Pos::new(HPos::Center, VPos::Bottom));
-            // Above the top whisker, where no dot can be.
-            chart.draw_series(std::iter::once(
-                EmptyElement::at((x, hi))
-                    + Text::new(
-                        format!(
-                            "median {}, mean {}",
-                            count(med),
-                            count((mean * 10.0).round() / 10.0)
-                        ),
-                        (0, -12),
-                        note,
-                    ),
-            ))?;
+            draw_column(&mut chart, x as f64, values, *colour, radius, spread)?;
         }
         let entries = vec![
             (
@@ -252,5 +251,27 @@ impl Chart for Distribution {
             ),
         ];
         draw_legend(&side.margin(16, 0, 6, 0), &entries)
+    }
+}
+
+impl Distribution {
+    /// The two columns: their names, values and colours.
+    fn columns(&self) -> [(String, &Vec<f64>, RGBColor); 2] {
+        [
+            (
+                "smith's defaults".to_string(),
+                &self.baseline,
+                palette::BASELINE,
+            ),
+            (
+                if self.chosen_policy == Policy::Smith {
+                    format!("chosen config (#{})", self.chosen_rank)
+                } else {
+                    format!("chosen: {} (#{})", self.chosen_policy, self.chosen_rank)
+                },
+                &self.chosen,
+                palette::CHOSEN,
+            ),
+        ]
     }
 }

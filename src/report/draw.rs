@@ -8,6 +8,12 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::palette::Shape;
 use super::{font_size, DrawResult, FONT};
 
+/// An axis the drawing helpers can place elements on: any range of
+/// plotters whose values can be copied into an element.
+pub trait Axis: plotters::coord::ranged1d::Ranged<ValueType: Clone + 'static> {}
+
+impl<R: plotters::coord::ranged1d::Ranged<ValueType: Clone + 'static>> Axis for R {}
+
 /// A text style of `size` pixels in black.
 pub fn font(size: u32) -> TextStyle<'static> {
     (FONT, size).into_font().color(&BLACK)
@@ -69,10 +75,8 @@ pub fn draw_marker<DB, X, Y>(
 ) -> DrawResult<DB>
 where
     DB: DrawingBackend,
-    X: plotters::coord::ranged1d::Ranged,
-    Y: plotters::coord::ranged1d::Ranged,
-    X::ValueType: Clone + 'static,
-    Y::ValueType: Clone + 'static,
+    X: Axis,
+    Y: Axis,
 {
     let points = marker_points(shape, r);
     let mut ring = points.clone();
@@ -116,10 +120,8 @@ pub fn draw_line<DB, X, Y>(
 ) -> DrawResult<DB>
 where
     DB: DrawingBackend,
-    X: plotters::coord::ranged1d::Ranged,
-    Y: plotters::coord::ranged1d::Ranged,
-    X::ValueType: Clone + 'static,
-    Y::ValueType: Clone + 'static,
+    X: Axis,
+    Y: Axis,
 {
     match dash.pattern() {
         None => chart.draw_series(std::iter::once(PathElement::new(points, style)))?,

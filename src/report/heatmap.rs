@@ -14,9 +14,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::data::{ConfigRow, SweepOutput};
 use super::draw::{draw_line, draw_note, font, label_at, Dash};
-use super::format::fraction;
 use super::palette;
 use super::{font_size, Chart, DrawResult, Metric, FONT};
+use crate::format::fraction;
 use crate::policy::Policy;
 use crate::sweep::grid::Knob;
 

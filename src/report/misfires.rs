@@ -14,7 +14,7 @@ use crate::calibrate::session::{for_session, Given};
 use crate::replay::{self, Misfire, MisfireKind};
 
 use super::data::SweepOutput;
-use super::html::escape;
+use crate::format::escape_html;
 use crate::sweep::figures;
 
 /// Sessions named per kind, most misfires first; the rest are counted.
@@ -160,7 +160,7 @@ impl Misfires {
             h,
             "<p>Under <strong>{}</strong>: compactions that made the history larger, that came within {} requests of \
              the previous one, that ended above their target, and requests sent over the window.{}</p>",
-            escape(&data.name(chosen)),
+            escape_html(&data.name(chosen)),
             self.thrash_window,
             if self.views.is_empty() {
                 " <code>report --session-pages</code> writes a page per session named here and links each request to it."
@@ -173,9 +173,9 @@ impl Misfires {
             let _ = write!(
                 h,
                 "<li><strong>{}</strong> ({}, column <code>{}</code>): {} in {}",
-                escape(kind.as_str()),
-                escape(kind.describe()),
-                escape(figures::Metric::misfires(kind).name()),
+                escape_html(kind.as_str()),
+                escape_html(kind.describe()),
+                escape_html(figures::Metric::misfires(kind).name()),
                 total as u64,
                 if sessions == 1 {
                     "1 session".to_string()
@@ -195,7 +195,7 @@ impl Misfires {
         }
         h.push_str("</ul>\n");
         for w in &self.warnings {
-            let _ = writeln!(h, "<p class=\"warning\">{}</p>", escape(w));
+            let _ = writeln!(h, "<p class=\"warning\">{}</p>", escape_html(w));
         }
         h.push_str("</section>\n");
         h
@@ -211,11 +211,11 @@ impl Misfires {
         if at.is_empty() {
             return None;
         }
-        let label = escape(&data.sessions[s.session].label);
+        let label = escape_html(&data.sessions[s.session].label);
         let link = |text: String, request: Option<usize>| match &s.view {
             Some(v) => format!(
                 "<a href=\"{}{}\">{text}</a>",
-                escape(v),
+                escape_html(v),
                 request.map(|r| format!("#r{r}")).unwrap_or_default()
             ),
             None => text,

@@ -24,7 +24,6 @@ pub mod cost_loss;
 pub(crate) mod data;
 pub(crate) mod distribution;
 pub(crate) mod draw;
-pub mod format;
 pub mod heatmap;
 pub mod html;
 pub(crate) mod misfires;
@@ -139,9 +138,9 @@ impl Metric {
     /// A value for a tick or a cell.
     pub fn format(self, v: f64) -> String {
         match self {
-            Metric::Price => format::money(v),
-            Metric::TokensSent => format::tokens(v),
-            Metric::ResultsMangled | Metric::Summaries => format::count(v),
+            Metric::Price => crate::format::money(v),
+            Metric::TokensSent => crate::format::tokens(v),
+            Metric::ResultsMangled | Metric::Summaries => crate::format::count(v),
         }
     }
 }

@@ -17,16 +17,16 @@ use anyhow::Result;
 
 use super::data::SweepOutput;
 use super::draw::{draw_legend, draw_line, draw_marker, draw_note, font, label_at, Dash, Swatch};
-use super::format::{count, money, plural, tokens, window};
 use super::palette;
 use super::{font_size, Chart, DrawResult};
+use crate::format::{count, money, plural, tokens, window};
 use crate::policy::Policy;
 use crate::sweep::figures::Metric;
 
 /// The columns of the comparison table: what a policy costs, what it sent
 /// and wrote to the cache, and what it lost, counted four ways. Each is
 /// headed by its [`Metric::label`] and written by its unit
-/// ([`super::format::of`]).
+/// ([`crate::sweep::figures::Unit::format`]).
 pub const COLUMNS: [Metric; 9] = [
     Metric::Price,
     Metric::TokensSent,

@@ -8,10 +8,10 @@ use plotters::prelude::*;
 
 use super::data::SweepOutput;
 use super::draw::{draw_legend, draw_note, font, label_at, Swatch};
-use super::format::tokens;
 use super::palette;
 use super::{font_size, Chart, DrawResult, TOP_CONFIGS};
 use crate::engine::Stage;
+use crate::format::tokens;
 use crate::sweep::figures::Metric;
 
 /// One bar.

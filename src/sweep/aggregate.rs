@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::engine::Config;
 use crate::policy::Setup;
+use crate::stats::percentile;
 
 use super::bootstrap::{self, Bootstrap, Interval};
 use super::cost::Prices;
@@ -26,33 +27,11 @@ pub struct Stats {
 
 /// The statistics of `values` (reordered in place), `None` when empty.
 pub fn stats(values: &mut [f64]) -> Option<Stats> {
-    if values.is_empty() {
-        return None;
-    }
     values.sort_by(f64::total_cmp);
+    let median = percentile(values, 50.0)?;
+    let p95 = percentile(values, 95.0)?;
     let mean = values.iter().sum::<f64>() / values.len() as f64;
-    Some(Stats {
-        mean,
-        median: percentile(values, 50.0),
-        p95: percentile(values, 95.0),
-    })
-}
-
-/// The `p`th percentile of sorted `values` by linear interpolation between
-/// the two nearest ranks (numpy's default): rank `p/100 * (n-1)`, so the
-/// median of an even count is the mean of the middle two. `NaN` when empty.
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    match sorted.len() {
-        0 => f64::NAN,
-        1 => sorted[0],
-        n => {
-            let rank = (p / 100.0).clamp(0.0, 1.0) * (n - 1) as f64;
-            let lo = rank.floor() as usize;
-            let hi = (lo + 1).min(n - 1);
-            let frac = rank - lo as f64;
-            sorted[lo] + (sorted[hi] - sorted[lo]) * frac
-        }
-    }
+    Some(Stats { mean, median, p95 })
 }
 
 /// A change against the baseline.

@@ -11,7 +11,7 @@
 //! 2.5th to the 97.5th percentile of the resampled changes (the percentile
 //! bootstrap criterion reports its confidence intervals with), each
 //! percentile by linear interpolation between the two nearest ranks
-//! ([`super::aggregate::percentile`]).
+//! ([`crate::stats::percentile`]).
 //!
 //! Resample `b` draws its sessions from its own stream of the crate's seeded
 //! generator ([`crate::synth::rng`]), so the draws depend only on the seed
@@ -22,9 +22,8 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::stats::percentile;
 use crate::synth::rng::{mix64, Rng};
-
-use super::aggregate::percentile;
 
 /// The seed a sweep draws its resamples with unless told otherwise.
 pub const DEFAULT_SEED: u64 = 2024;
@@ -161,8 +160,8 @@ pub fn percentile_interval(values: &mut [f64]) -> Interval {
     values.sort_by(f64::total_cmp);
     let tail = (1.0 - CONFIDENCE) / 2.0 * 100.0;
     Interval {
-        lo: percentile(values, tail),
-        hi: percentile(values, 100.0 - tail),
+        lo: percentile(values, tail).unwrap_or(f64::NAN),
+        hi: percentile(values, 100.0 - tail).unwrap_or(f64::NAN),
     }
 }
 

@@ -1,4 +1,4 @@
-//! The estimator as a knob of a sweep (issue 13).
+//! The estimator as a knob of a sweep.
 //!
 //! smith's configs run once per estimator asked for; the other policies
 //! estimate bytes / 4 only and run once. The baseline stays smith's defaults

@@ -43,6 +43,18 @@ pub enum Unit {
     Count,
 }
 
+impl Unit {
+    /// How a value in this unit is written for people: dollars, tokens, or
+    /// a plain count ([`crate::format`]).
+    pub fn format(self) -> fn(f64) -> String {
+        match self {
+            Unit::Usd => crate::format::money,
+            Unit::Tokens => crate::format::tokens,
+            Unit::Count => crate::format::count,
+        }
+    }
+}
+
 /// Declares [`Metric`] from one table: each row is a variant, its column
 /// name, its [`Kind`], its [`Unit`], its label in the report's tables,
 /// whether the configs table gives its distribution over sessions

@@ -284,7 +284,7 @@ pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, String> {
     // The baseline is smith's defaults under the sweep's calibration: ratio
     // and overhead are facts about the provider and the agent's fixed
     // prompt, not policy, so it takes their (first) values, and its label
-    // shows them (issue 16.5).
+    // shows them.
     let mut baseline = Config::default();
     for k in Knob::ALL.into_iter().filter(|k| k.is_measured()) {
         if let Some(v) = spec.get(k).and_then(<[f64]>::first) {

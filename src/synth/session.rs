@@ -259,9 +259,8 @@ impl SessionGen {
         let mut json = Vec::with_capacity(message.bytes() as usize + 128);
         message.write_json(&mut json);
         // Sizes are planned on the line without smith's `"synthetic":false`,
-        // which the writer gained after the committed datasets were made: the
-        // same seed keeps generating the same sessions, each line now in
-        // smith's exact form.
+        // so that the committed datasets stay what their seeds generate
+        // while each line is in smith's exact form.
         let unplanned = if message.synthetic {
             0
         } else {

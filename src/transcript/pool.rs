@@ -3,10 +3,9 @@
 //! A session reads the same file again, runs the same command again, and
 //! each result is a line of its own in the transcript. Read from the
 //! pool, every later copy of a long text shares the first one's bytes:
-//! the record holds it once (a generated 26 MB session repeats 41% of its
-//! result bytes, real Claude Code and mini-swe-agent sessions about 3%),
-//! and whatever is computed from a text can be computed once for all its
-//! copies (the loss measure's index tokenizes each text once).
+//! the record holds it once, and whatever is computed from a text can be
+//! computed once for all its copies (the loss measure's index tokenizes
+//! each text once). How much a record repeats: benches/README.md.
 //!
 //! Sharing is invisible to what reads the record: texts are immutable, and
 //! nothing tells two blocks apart by the address of their text.
@@ -18,11 +17,8 @@ use foldhash::HashMap;
 use super::model::Text;
 
 /// Texts shorter than this are not looked up: finding an earlier equal
-/// one would cost about what it saves. Not a sensitive choice: with 64,
-/// 256 or 1,024, `replay --json` of the 26 MB generated session and of a
-/// 650 KB Claude Code session ran within 0.4% of each other's
-/// instructions, and the page faults of that replay and of a sweep of 520
-/// imported sessions were within 0.8%.
+/// one would cost about what it saves. Not a sensitive choice, anywhere
+/// from 64 to 1,024 costs the same (benches/README.md).
 pub const SHARED_TEXT_MIN_BYTES: usize = 256;
 
 /// What a long text is looked up by: its length and three of its words

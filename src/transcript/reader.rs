@@ -343,8 +343,8 @@ fn trim_line(mut line: &[u8], first_line: bool) -> Option<&[u8]> {
 /// The line reader's buffer: large enough that nearly every line of a
 /// transcript (most are a few KiB, results are capped at 256 KiB) is parsed
 /// where it was read, and small enough that the four a big transcript's
-/// chunked read fills cost little to touch (with 1 MiB each, `replay` of a
-/// 26 MB transcript took about 460 page faults more, 5% of them).
+/// chunked read fills cost little to touch (larger ones show as page
+/// faults, benches/README.md).
 const LINE_BUFFER: usize = 1 << 18;
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ impl Session {
 
 /// Memory a transcript needs per byte of file while it is replayed: its text
 /// held once in the messages, plus the structures around it, with room to
-/// spare. Measured peak: about 1.5 bytes per transcript byte.
+/// spare over the peak `benches/replay.rs` reports.
 pub const MEMORY_PER_TRANSCRIPT_BYTE: u64 = 2;
 
 /// Overrides the memory this process may count on, in bytes (tests set it;

@@ -9,9 +9,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::Cell;
 use serde::Serialize;
 
+use crate::format::right;
 use crate::transcript::locate::{read_index, IndexEntry};
 use crate::transcript::{self, estimate_tokens, BlockType, SessionRef};
 
@@ -158,9 +159,7 @@ pub fn sort_newest_first(rows: &mut [SessionRow]) {
 
 /// The table.
 pub fn table(rows: &[SessionRow]) -> String {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
+    let mut t = crate::format::table(vec![
         "id",
         "name",
         "first prompt",
@@ -171,7 +170,7 @@ pub fn table(rows: &[SessionRow]) -> String {
         "est. tokens",
         "bad lines",
     ]);
-    let right = |v: String| Cell::new(v).set_alignment(CellAlignment::Right);
+
     for r in rows {
         let created = match (r.created_unix, r.created_from) {
             (Some(t), CreatedFrom::Mtime) => format!("{} (mtime)", format_short(t)),

@@ -22,6 +22,7 @@ use crate::replay::{replay_with, RequestFacts};
 use crate::transcript::{Block, Message, Role};
 
 use super::text::human_bytes;
+use crate::format::plural;
 
 /// When an effect happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,14 +123,6 @@ impl Mark {
         } else {
             format!("{when}: {what} ({})", lost.join(", "))
         }
-    }
-}
-
-fn plural(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
     }
 }
 

@@ -35,7 +35,8 @@ use super::calls::{block_at, companions, Calls, Pos};
 use super::color::{Painter, Style};
 use super::marks::{summary_kind, Effect, HistoryAt, Mark};
 use super::select::{turn_numbers, Filter};
-use super::text::{clean_into, count_lines, human_bytes, lines, n_lines};
+use super::text::{clean_into, count_lines, human_bytes, lines};
+use crate::format::plural;
 
 /// Lines of user, assistant and system text shown before it is cut.
 pub const TEXT_LINES: usize = 40;
@@ -221,10 +222,10 @@ impl Renderer<'_, '_> {
         }
         if filtered > 0 {
             let note = format!(
-                "({filtered} other block{} of this message not matching the filters)",
-                if filtered == 1 { "" } else { "s" }
+                "({} of this message not matching the filters)",
+                plural(filtered, "other block")
             );
-            writeln!(self.out, "  {}", self.paint.paint(Style::Dim, note))?;
+            self.note(2, note)?;
         }
         Ok(())
     }
@@ -335,7 +336,7 @@ impl Renderer<'_, '_> {
                     None if text.is_empty() => {}
                     None => {
                         let note = format!("(blank text · {})", human_bytes(text.len() as u64));
-                        writeln!(self.out, "  {}", self.paint.paint(Style::Dim, note))?;
+                        self.note(2, note)?;
                     }
                     Some(start) => {
                         let end = text
@@ -361,9 +362,9 @@ impl Renderer<'_, '_> {
                     let note = format!(
                         "thinking · {}, {} (--thinking shows it)",
                         human_bytes(b.text_len() as u64),
-                        n_lines(count_lines(b.text_bytes()))
+                        plural(count_lines(b.text_bytes()), "line")
                     );
-                    writeln!(self.out, "  {}", self.paint.paint(Style::Dim, note))?;
+                    self.note(2, note)?;
                 }
             }
             BlockType::RedactedThinking => {
@@ -371,7 +372,7 @@ impl Renderer<'_, '_> {
                     "redacted thinking · {} (encrypted by the provider)",
                     human_bytes(b.bytes())
                 );
-                writeln!(self.out, "  {}", self.paint.paint(Style::Dim, note))?;
+                self.note(2, note)?;
             }
             BlockType::ToolUse => self.call(i, j)?,
             // Its marks go under its text, with the result's indent.
@@ -475,7 +476,7 @@ impl Renderer<'_, '_> {
             format!(
                 "{}, {}",
                 human_bytes(text.len() as u64),
-                n_lines(count_lines(text))
+                plural(count_lines(text), "line")
             )
         };
         writeln!(self.out, "{:indent$}← {status} · {size}", "")?;
@@ -530,6 +531,17 @@ impl Renderer<'_, '_> {
         grep: Option<&Regex>,
     ) -> io::Result<()> {
         self.lines(text, indent, limit, grep, None)
+    }
+
+    /// A dimmed line of `note` at `indent` columns: what the view says
+    /// about the transcript rather than what it holds.
+    fn note(&mut self, indent: usize, note: String) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "{:indent$}{}",
+            "",
+            self.paint.paint(Style::Dim, note)
+        )
     }
 
     fn text_styled(
@@ -600,12 +612,7 @@ impl Renderer<'_, '_> {
             "… {} not shown; --full shows all",
             n_more_lines(total - shown_lines, hidden_bytes),
         );
-        writeln!(
-            self.out,
-            "{:indent$}{}",
-            "",
-            self.paint.paint(Style::Dim, note)
-        )?;
+        self.note(indent, note)?;
         if let Some(re) = grep {
             let mut matches = 0usize;
             for (n, line) in lines(text).enumerate().skip(shown_lines) {
@@ -629,16 +636,8 @@ impl Renderer<'_, '_> {
             }
             if matches > GREP_LINES {
                 let more = matches - GREP_LINES;
-                let note = format!(
-                    "… {more} more matching line{}",
-                    if more == 1 { "" } else { "s" }
-                );
-                writeln!(
-                    self.out,
-                    "{:indent$}{}",
-                    "",
-                    self.paint.paint(Style::Dim, note)
-                )?;
+                let note = format!("… {}", plural(more, "more matching line"));
+                self.note(indent, note)?;
             }
         }
         Ok(())

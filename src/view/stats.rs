@@ -7,10 +7,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::Cell;
 use serde::Serialize;
 
 use crate::engine::constants::{defaults, BYTES_PER_TOKEN};
+use crate::format::{right, table};
+use crate::stats::median_of;
 use crate::transcript::{estimate_tokens, BlockType, Message, Role};
 
 use super::args;
@@ -43,7 +45,7 @@ pub struct ToolStats {
     pub errors: usize,
     /// Bytes of result text.
     pub result_bytes: u64,
-    /// The median result size; for an even count, the lower of the middle two.
+    /// The median result size ([`crate::stats`]), to the nearest byte.
     pub median_result_bytes: u64,
     pub max_result_bytes: u64,
 }
@@ -175,13 +177,10 @@ pub fn compute(messages: &[Arc<Message>], top: usize) -> Stats {
     }
     let mut tools: Vec<ToolStats> = tools
         .into_values()
-        .map(|(mut t, mut sizes)| {
-            sizes.sort_unstable();
-            t.median_result_bytes = sizes
-                .get(sizes.len().saturating_sub(1) / 2)
-                .copied()
-                .unwrap_or(0);
-            t.max_result_bytes = sizes.last().copied().unwrap_or(0);
+        .map(|(mut t, sizes)| {
+            t.max_result_bytes = sizes.iter().copied().max().unwrap_or(0);
+            let mut sizes: Vec<f64> = sizes.into_iter().map(|b| b as f64).collect();
+            t.median_result_bytes = median_of(&mut sizes).map_or(0, |m| m.round() as u64);
             t
         })
         .collect();
@@ -208,17 +207,6 @@ pub fn compute(messages: &[Arc<Message>], top: usize) -> Stats {
         largest_results: results,
         curve,
     }
-}
-
-fn table(header: Vec<&str>) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(header);
-    t
-}
-
-fn right(v: impl ToString) -> Cell {
-    Cell::new(v.to_string()).set_alignment(CellAlignment::Right)
 }
 
 /// The readable report: one table per question.
@@ -349,7 +337,7 @@ mod tests {
     use crate::transcript::Block;
 
     #[test]
-    fn the_median_is_the_lower_middle_and_errors_are_counted() {
+    fn the_median_is_interpolated_and_errors_are_counted() {
         let mut messages = vec![Arc::new(Message::user("go".as_bytes()))];
         for (n, size, err) in [
             (1, 10, false),
@@ -384,7 +372,7 @@ mod tests {
                 bash.median_result_bytes,
                 bash.max_result_bytes
             ),
-            (100, 20, 40)
+            (100, 25, 40)
         );
         assert_eq!(
             s.largest_results

@@ -23,15 +23,6 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
-/// `1 line`, `3 lines`.
-pub fn n_lines(n: usize) -> String {
-    if n == 1 {
-        "1 line".to_string()
-    } else {
-        format!("{n} lines")
-    }
-}
-
 /// The lines of a text: split at `\n`, a `\r` before it removed, no empty
 /// last line for a text ending in a newline.
 pub fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::engine::{Compaction, Compactor, EditKind, Stage, Strategy};
+use crate::format::escape_html;
 use crate::replay::{replay_with, Misfire, RequestFacts, SessionFacts};
 use crate::transcript::{BlockType, Message, Role};
 
@@ -369,15 +370,6 @@ pub fn script_safe_json(json: &str) -> String {
     out
 }
 
-/// Text for an HTML text node or attribute value.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
-
 /// The whole page for `record` replayed under `engine`.
 pub fn page<C: Compactor + ?Sized>(
     record: &[Arc<Message>],
@@ -416,8 +408,8 @@ pub fn page<C: Compactor + ?Sized>(
          <script type=\"application/json\" id=\"session-data\">{data}</script>\n\
          <script>{SCRIPT}</script>\n</body>\n</html>\n",
         csp = super::csp::meta(&[SCRIPT], &[STYLE]),
-        title = escape(&format!("Session {session}")),
-        config_text = escape(config),
+        title = escape_html(&format!("Session {session}")),
+        config_text = escape_html(config),
         data = script_safe_json(&json),
     )
 }
@@ -456,19 +448,19 @@ pub fn index_page(title: &str, config: &str, rows: &[IndexRow]) -> String {
          <table id=\"sessions\">\n<tr><th>session</th><th>started by</th><th>began</th><th>size</th>\
          <th>messages</th><th>requests</th><th>agent compactions</th><th>replayed compactions</th>\
          <th>misfires</th><th>recorded cost</th></tr>\n",
-        escape(title),
+        escape_html(title),
         rows.len(),
-        escape(config)
+        escape_html(config)
     ));
     for r in rows {
         body.push_str(&format!(
             "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"n\">{:.1} KB</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-            escape(&r.href),
-            escape(&r.label),
-            escape(r.parent.as_deref().unwrap_or("")),
-            escape(r.started.as_deref().unwrap_or("")),
+            escape_html(&r.href),
+            escape_html(&r.label),
+            escape_html(r.parent.as_deref().unwrap_or("")),
+            escape_html(r.started.as_deref().unwrap_or("")),
             r.bytes as f64 / 1024.0,
             r.messages,
             r.requests,
@@ -486,7 +478,7 @@ pub fn index_page(title: &str, config: &str, rows: &[IndexRow]) -> String {
          <meta name=\"referrer\" content=\"no-referrer\">\n\
          <title>{title}</title>\n<style>{INDEX_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         csp = super::csp::meta(&[], &[INDEX_STYLE]),
-        title = escape(title),
+        title = escape_html(title),
     )
 }
 
