@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
+use crate::import::direct::{Converter, Format};
 use crate::import::{self, claude_code, codex, mini_swe_agent, Outcome};
 
 use super::{nothing_read, usage};
@@ -123,18 +124,16 @@ pub fn run(args: ImportArgs) -> Result<()> {
 fn run_claude_code(args: ClaudeCodeArgs) -> Result<()> {
     let paths = or_under_home(args.paths, &[".claude", "projects"]);
     let files = discover(&paths, &args.out, &claude_code::is_session_log, "*.jsonl")?;
-    let outcome = import::import_files_multi(&files, &args.out, |f| {
-        claude_code::import_file_all(f).map_err(|e| anyhow::anyhow!("cannot read: {e}"))
-    })?;
+    let converter = Converter::new(Format::ClaudeCode, &files, None, Default::default())?;
+    let outcome = import::import_files_multi(&files, &args.out, |f| converter.convert(f))?;
     finish(&outcome, &args.out, args.json)
 }
 
 fn run_codex(args: CodexArgs) -> Result<()> {
     let paths = or_under_home(args.paths, &[".codex", "sessions"]);
     let files = discover(&paths, &args.out, &codex::is_rollout, "rollout-*.jsonl")?;
-    let outcome = import::import_files(&files, &args.out, |f| {
-        codex::import_file(f).map_err(|e| anyhow::anyhow!("cannot read: {e}"))
-    })?;
+    let converter = Converter::new(Format::Codex, &files, None, Default::default())?;
+    let outcome = import::import_files_multi(&files, &args.out, |f| converter.convert(f))?;
     finish(&outcome, &args.out, args.json)
 }
 
@@ -148,10 +147,13 @@ fn run_mini_swe_agent(args: MiniSweAgentArgs) -> Result<()> {
     let options = mini_swe_agent::Options {
         classify_commands: args.classify_commands,
     };
-    let results = mini_swe_agent::ResultsLookup::new(&files, args.results.as_deref())?;
-    let outcome = import::import_files(&files, &args.out, |f| {
-        mini_swe_agent::import_file(f, results.for_file(f), options)
-    })?;
+    let converter = Converter::new(
+        Format::MiniSweAgent,
+        &files,
+        args.results.as_deref(),
+        options,
+    )?;
+    let outcome = import::import_files_multi(&files, &args.out, |f| converter.convert(f))?;
     finish(&outcome, &args.out, args.json)
 }
 

@@ -181,23 +181,8 @@ pub fn reload(name: &Path) -> Result<Option<SessionRef>> {
 /// Converts `logs` of one format as one `import` run would, reporting the
 /// logs that gave no session on stderr.
 fn convert(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
-    let (mut sessions, failures) = match format {
-        Format::ClaudeCode => convert_files_multi(logs, |f| {
-            claude_code::import_file_all(f).map_err(|e| anyhow!("cannot read: {e}"))
-        }),
-        Format::Codex => convert_files_multi(logs, |f| {
-            codex::import_file(f)
-                .map(|s| vec![s])
-                .map_err(|e| anyhow!("cannot read: {e}"))
-        }),
-        Format::MiniSweAgent => {
-            let results = mini_swe_agent::ResultsLookup::new(logs, None)?;
-            let options = mini_swe_agent::Options::default();
-            convert_files_multi(logs, |f| {
-                mini_swe_agent::import_file(f, results.for_file(f), options).map(|s| vec![s])
-            })
-        }
-    };
+    let converter = Converter::new(format, logs, None, mini_swe_agent::Options::default())?;
+    let (mut sessions, failures) = convert_files_multi(logs, |f| converter.convert(f));
     for failure in &failures {
         crate::note!("{failure}");
     }
@@ -205,6 +190,54 @@ fn convert(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
     // sessions are then added in the same order, to the last bit.
     sessions.sort_by(|a, b| a.file.id.cmp(&b.file.id));
     sessions.iter().map(to_ref).collect()
+}
+
+/// How the files of one format become sessions, the one converter per
+/// format that `import` and the logs read where they are both use. A log's
+/// own session comes first.
+pub struct Converter {
+    format: Format,
+    /// mini-swe-agent: the resolved labels of the files' tasks.
+    results: Option<mini_swe_agent::ResultsLookup>,
+    options: mini_swe_agent::Options,
+}
+
+impl Converter {
+    /// The converter of `format` for `files`; for mini-swe-agent, the
+    /// results file `results` (else those beside the files' folders) and
+    /// `options`.
+    pub fn new(
+        format: Format,
+        files: &[PathBuf],
+        results: Option<&Path>,
+        options: mini_swe_agent::Options,
+    ) -> Result<Converter> {
+        let results = match format {
+            Format::MiniSweAgent => Some(mini_swe_agent::ResultsLookup::new(files, results)?),
+            Format::ClaudeCode | Format::Codex => None,
+        };
+        Ok(Converter {
+            format,
+            results,
+            options,
+        })
+    }
+
+    /// The sessions of one file.
+    pub fn convert(&self, f: &Path) -> Result<Vec<ImportedSession>> {
+        match (self.format, &self.results) {
+            (Format::ClaudeCode, _) => {
+                claude_code::import_file_all(f).map_err(|e| anyhow!("cannot read: {e}"))
+            }
+            (Format::Codex, _) => codex::import_file(f)
+                .map(|s| vec![s])
+                .map_err(|e| anyhow!("cannot read: {e}")),
+            (Format::MiniSweAgent, results) => {
+                let results = results.as_ref().and_then(|r| r.for_file(f));
+                mini_swe_agent::import_file(f, results, self.options).map(|s| vec![s])
+            }
+        }
+    }
 }
 
 /// A converted session as the rest of the tool reads it.

@@ -109,15 +109,7 @@ impl Compactor for ClaudeCode {
         "claude-code"
     }
 
-    fn at_ratio(&self, ratio: f64) -> Box<dyn Compactor + '_> {
-        let mut c = self.clone();
-        c.budget = c.budget.at_ratio(ratio);
-        Box::new(c)
-    }
-
-    fn budget(&self) -> &Budget {
-        &self.budget
-    }
+    budget_methods!();
 
     fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
         let trigger = self.budget.trigger_tokens;

@@ -210,15 +210,7 @@ impl Compactor for Codex {
         "codex"
     }
 
-    fn at_ratio(&self, ratio: f64) -> Box<dyn Compactor + '_> {
-        let mut c = self.clone();
-        c.budget = c.budget.at_ratio(ratio);
-        Box::new(c)
-    }
-
-    fn budget(&self) -> &Budget {
-        &self.budget
-    }
+    budget_methods!();
 
     fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
         let before = self.budget.charged(bytes / BYTES_PER_TOKEN);

@@ -36,6 +36,22 @@
 //! masking, which has none, above the window), and `target_misses` those
 //! that ended above it.
 
+/// The `Compactor` methods every policy has alike: its budget, and itself
+/// at another ratio (a policy is a struct with a `budget` field).
+macro_rules! budget_methods {
+    () => {
+        fn at_ratio(&self, ratio: f64) -> Box<dyn Compactor + '_> {
+            let mut c = self.clone();
+            c.budget = c.budget.at_ratio(ratio);
+            Box::new(c)
+        }
+
+        fn budget(&self) -> &Budget {
+            &self.budget
+        }
+    };
+}
+
 pub mod claude_code;
 pub mod codex;
 pub mod cold;
