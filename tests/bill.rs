@@ -375,7 +375,8 @@ fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_r
     use smith_calibrate::cost::session::{price_replay, Settings};
     use smith_calibrate::engine::Config;
     use smith_calibrate::policy::Setup;
-    use smith_calibrate::sweep::{grid, GridSpec, Knob, Prices};
+    use smith_calibrate::cost::Prices;
+    use smith_calibrate::sweep::{grid, GridSpec, Knob};
     // spotter's sessions, mostly Opus: the assertion on the prices below is
     // about them.
     let Some(dir) = data("claude-code/spotter") else {

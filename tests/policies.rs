@@ -1071,7 +1071,8 @@ fn a_setup_reads_back_from_the_configs_table() {
     use smith_calibrate::sweep::figures::Metric;
     use smith_calibrate::sweep::grid::Knob;
     use smith_calibrate::sweep::run::{self, Options};
-    use smith_calibrate::sweep::{summarize, tables, Prices};
+    use smith_calibrate::cost::Prices;
+    use smith_calibrate::sweep::{summarize, tables};
     use smith_calibrate::transcript::SessionRef;
     let dir = tempfile::tempdir().unwrap();
     let p = write_loss_session(dir.path());

@@ -18,7 +18,7 @@ use smith_calibrate::loss;
 use smith_calibrate::policy::Setup;
 use smith_calibrate::replay::SessionFacts;
 use smith_calibrate::sweep::aggregate::{percentile, stats, summarize, Delta};
-use smith_calibrate::sweep::cost::Prices;
+use smith_calibrate::cost::Prices;
 use smith_calibrate::sweep::figures::{self, Metric};
 use smith_calibrate::sweep::grid::{self, parse_values, GridSpec, Knob};
 use smith_calibrate::sweep::pareto;

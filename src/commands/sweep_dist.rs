@@ -10,7 +10,7 @@ use anyhow::{anyhow, Result};
 
 use crate::policy::Setup;
 use crate::sweep::aggregate::ConfigSummary;
-use crate::sweep::cost::Prices;
+use crate::cost::Prices;
 use crate::sweep::journal::{self, Journal, Manifest, Opened};
 use crate::sweep::merge::{self, ShardPlace};
 use crate::sweep::run::{self, Options, Sweep};

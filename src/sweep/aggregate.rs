@@ -9,7 +9,7 @@ use crate::engine::Config;
 use crate::policy::Setup;
 
 use super::bootstrap::{self, Bootstrap, Interval};
-use super::cost::Prices;
+use crate::cost::Prices;
 use super::figures::{self, Kind, Metric, LOSS_MEASURE, N};
 use super::grid::Grid;
 use super::pareto;

@@ -37,7 +37,7 @@ use crate::policy::Setup;
 use crate::replay::SessionFacts;
 use crate::transcript::SessionRef;
 
-use super::cost::Prices;
+use crate::cost::Prices;
 use super::run::{Done, SessionInfo};
 use super::shard::{fnv1a64, Shard};
 

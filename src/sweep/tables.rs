@@ -13,7 +13,7 @@ use crate::export::{Columns, Export, Values};
 use crate::policy::{Policy, PolicyKnob, Setup};
 
 use super::aggregate::ConfigSummary;
-use super::cost::Prices;
+use crate::cost::Prices;
 use super::figures::{self, Kind, Metric, N};
 use super::grid::{Grid, Knob};
 use super::run::{Sweep, Unreadable};
