@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use smith_calibrate::cost::Prices;
 use smith_calibrate::policy::{Knobs, Policy, Setup};
 use smith_calibrate::sweep::figures::{self, Metric};
-use smith_calibrate::cost::Prices;
 use smith_calibrate::sweep::{grid, run, GridSpec, Knob, Options};
 
 use super::common;

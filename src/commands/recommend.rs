@@ -10,12 +10,12 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 
+use crate::cost::Prices;
 use crate::engine::Config;
 use crate::recommend::smith_config::{self, Source};
 use crate::recommend::{self, Evidence, MaxLoss, Settings, Verdict};
 use crate::sweep::aggregate::summarize_values_with;
 use crate::sweep::bootstrap::{Bootstrap, DEFAULT_RESAMPLES, DEFAULT_SEED};
-use crate::cost::Prices;
 use crate::sweep::figures::{self, Metric};
 use crate::sweep::grid::{self, GridSpec, Knob};
 use crate::sweep::plan::{self, PolicySpec};

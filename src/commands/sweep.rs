@@ -10,15 +10,15 @@ use clap::builder::PossibleValuesParser;
 use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 
+use crate::cost::Prices;
 use crate::estimate::Estimator;
 use crate::policy::Policy;
 use crate::sweep::aggregate::{summarize, ConfigSummary, Delta};
-use crate::cost::Prices;
 use crate::sweep::figures::Metric;
-use crate::sweep::grid::{self, GridSpec, Knob};
-use crate::sweep::plan;
 use crate::sweep::grid::Grid;
+use crate::sweep::grid::{self, GridSpec, Knob};
 use crate::sweep::journal::Opened;
+use crate::sweep::plan;
 use crate::sweep::plan::Plan;
 use crate::sweep::run::{self, Options, Sweep};
 use crate::sweep::shard::Shard;

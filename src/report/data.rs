@@ -1,8 +1,9 @@
 //! Reading a sweep's output folder back: `configs.parquet`,
 //! `sessions.parquet` and `summary.json`, as `sweep --out` writes them (see
-//! `sweep::tables`). Columns are found by name, so a column the sweep adds
-//! later changes nothing here; a column missing is an error that says to run
-//! the sweep again.
+//! `sweep::tables`). Columns are found by the names of
+//! `sweep::columns`, the writer's, so a column the sweep adds later changes
+//! nothing here; a column missing is an error that says to run the sweep
+//! again.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -15,6 +16,7 @@ use crate::engine::Config;
 use crate::policy::{Policy, PolicyKnob, Setup};
 use crate::recommend::Verdict;
 use crate::sweep::bootstrap::Interval;
+use crate::sweep::columns::Col;
 use crate::sweep::figures::Metric;
 use crate::sweep::grid::Knob;
 use crate::sweep::summary::Summary;
@@ -161,34 +163,30 @@ fn indices(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<usize>> {
 
 /// The configs of `configs.parquet`, sorted by their grid index.
 fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
-    let index = indices(frame, file, "config")?;
-    let labels = strings(frame, file, "config_label")?;
+    let index = indices(frame, file, Col::Config.name())?;
+    let labels = strings(frame, file, Col::ConfigLabel.name())?;
     let knobs: Vec<Vec<f64>> = Knob::ALL
         .iter()
         .map(|k| floats(frame, file, k.field()))
         .collect::<Result<_>>()?;
-    let policies = strings(frame, file, "policy")?;
+    let policies = strings(frame, file, Col::Policy.name())?;
     let policy_knobs: Vec<Vec<f64>> = PolicyKnob::ALL
         .iter()
         .map(|k| floats(frame, file, &k.field()))
         .collect::<Result<_>>()?;
-    let exclude_tools = strings(frame, file, "exclude_tools")?;
-    // Written only by a sweep that varied the estimator (issue 13).
-    let estimators = match frame.column("estimator") {
-        Ok(_) => Some(strings(frame, file, "estimator")?),
-        Err(_) => None,
-    };
-    let trigger = floats(frame, file, "trigger_tokens")?;
-    let target = floats(frame, file, "target_tokens")?;
-    let baseline = bools(frame, file, "is_baseline")?;
-    let pareto = bools(frame, file, "pareto")?;
-    let rank = indices(frame, file, "rank")?;
+    let exclude_tools = strings(frame, file, Col::ExcludeTools.name())?;
+    let estimators = strings(frame, file, Col::Estimator.name())?;
+    let trigger = floats(frame, file, Col::TriggerTokens.name())?;
+    let target = floats(frame, file, Col::TargetTokens.name())?;
+    let baseline = bools(frame, file, Col::IsBaseline.name())?;
+    let pareto = bools(frame, file, Col::Pareto.name())?;
+    let rank = indices(frame, file, Col::Rank.name())?;
     let [o_lo, o_hi, l_lo, l_hi, tied] = crate::sweep::tables::INTERVAL_COLUMNS;
     let ends: Vec<Vec<f64>> = [o_lo, o_hi, l_lo, l_hi]
         .into_iter()
-        .map(|name| floats(frame, file, name))
+        .map(|c| floats(frame, file, c.name()))
         .collect::<Result<_>>()?;
-    let tied = bools(frame, file, tied)?;
+    let tied = bools(frame, file, tied.name())?;
     let interval = |lo: &[f64], hi: &[f64], r: usize| {
         (!lo[r].is_nan() && !hi[r].is_nan()).then_some(Interval {
             lo: lo[r],
@@ -212,13 +210,10 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
                 &exclude_tools[r],
             )
             .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?;
-            let setup = match &estimators {
-                Some(names) => setup.with_estimator(
-                    crate::estimate::Estimator::parse(&names[r])
-                        .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?,
-                ),
-                None => setup,
-            };
+            let setup = setup.with_estimator(
+                crate::estimate::Estimator::parse(&estimators[r])
+                    .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?,
+            );
             Ok(ConfigRow {
                 index: index[r],
                 label: labels[r].clone(),
@@ -311,11 +306,11 @@ impl SweepOutput {
         let sessions_path = dir.join(SESSIONS_FILE);
         let file = sessions_path.display().to_string();
         let frame = read_parquet(&sessions_path)?;
-        let labels = strings(&frame, &file, "session")?;
-        let paths = strings(&frame, &file, "path")?;
-        let bytes = floats(&frame, &file, "bytes")?;
-        let skipped = floats(&frame, &file, "lines_skipped")?;
-        let row_config = indices(&frame, &file, "config")?;
+        let labels = strings(&frame, &file, Col::Session.name())?;
+        let paths = strings(&frame, &file, Col::Path.name())?;
+        let bytes = floats(&frame, &file, Col::Bytes.name())?;
+        let skipped = floats(&frame, &file, Col::LinesSkipped.name())?;
+        let row_config = indices(&frame, &file, Col::Config.name())?;
         if let Some(c) = row_config.iter().find(|&&c| c >= configs.len()) {
             return Err(anyhow!(
                 "{file}: config {c} is not in {CONFIGS_FILE}; the two files are from different sweeps: run the sweep again"
@@ -361,11 +356,10 @@ impl SweepOutput {
     pub fn setup_of(&self, s: usize, c: usize) -> Setup {
         let mut setup = self.configs[c].setup.clone();
         let file = SESSIONS_FILE;
-        let names = crate::sweep::tables::CALIBRATION_COLUMNS;
         let (Ok(mode), Ok(start), Ok(overhead)) = (
-            strings(&self.frame, file, names[0]),
-            floats(&self.frame, file, names[1]),
-            floats(&self.frame, file, names[3]),
+            strings(&self.frame, file, Col::RatioMode.name()),
+            floats(&self.frame, file, Col::RatioStart.name()),
+            floats(&self.frame, file, Col::OverheadUsed.name()),
         ) else {
             return setup;
         };

@@ -9,11 +9,11 @@ use crate::engine::Config;
 use crate::policy::Setup;
 
 use super::bootstrap::{self, Bootstrap, Interval};
-use crate::cost::Prices;
 use super::figures::{self, Kind, Metric, LOSS_MEASURE, N};
 use super::grid::Grid;
 use super::pareto;
 use super::run::Sweep;
+use crate::cost::Prices;
 
 /// Mean, median and 95th percentile of a figure over the sessions of a
 /// config.

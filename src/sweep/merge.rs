@@ -32,7 +32,7 @@ use crate::export::Export;
 use crate::policy::{Policy, PolicyKnob};
 
 use super::aggregate::{summarize_values, ConfigSummary};
-use crate::cost::Prices;
+use super::columns::Col;
 use super::figures::{Metric, N};
 use super::grid::{self, Grid, GridSpec, Knob};
 use super::plan::{self, Plan, PolicySpec};
@@ -41,6 +41,7 @@ use super::shard::Shard;
 use super::summary::{Ordered, Rebuild, ShardRecord, Summary};
 use super::tables::{self, SummaryInput, SweepCounts};
 use crate::cost::PriceError;
+use crate::cost::Prices;
 
 /// The folder of the shards' rows, one Hive partition per shard.
 pub const SESSIONS_DIR: &str = "sessions";
@@ -49,7 +50,7 @@ pub const SUMMARIES_DIR: &str = "summaries";
 /// The one part file of a shard.
 pub const PART_FILE: &str = "part-0.parquet";
 /// The column giving a row's session's position in the whole sweep.
-pub const ORDINAL: &str = "ordinal";
+pub const ORDINAL: Col = Col::Ordinal;
 
 /// `OUT/sessions/shard=K/part-0.parquet`.
 pub fn part_path(out: &Path, shard: Shard) -> PathBuf {
@@ -130,7 +131,7 @@ pub fn write_shard(
         .map(|r| place.ordinals[r.session as usize] as i64)
         .collect();
     frame
-        .with_column(Column::new(ORDINAL.into(), ordinals))
+        .with_column(Column::new(ORDINAL.name().into(), ordinals))
         .context("cannot add the ordinal column")?;
     let part = part_path(out, place.shard);
     let mut summary = tables::summary(&SweepCounts::of(sweep), summaries, input);
@@ -289,35 +290,6 @@ fn read_part(path: &Path) -> Result<DataFrame> {
     ParquetReader::new(file)
         .finish()
         .with_context(|| format!("{}: not a Parquet file a shard wrote", path.display()))
-}
-
-/// [`tables::CALIBRATION_COLUMNS`] for rows that ran at their config's
-/// ratio and overhead, where the sessions table writes them: after the knob
-/// columns, before `is_baseline`.
-fn add_plain_calibration(part: &mut DataFrame, path: &Path) -> Result<()> {
-    let what = path.display().to_string();
-    let ratio = floats(part, &what, Knob::Ratio.field())?;
-    let overhead = floats(part, &what, Knob::Overhead.field())?;
-    let at = part
-        .get_column_index("is_baseline")
-        .ok_or_else(|| anyhow!("{what}: no column is_baseline"))?;
-    let columns = [
-        Column::new(
-            tables::CALIBRATION_COLUMNS[0].into(),
-            vec![crate::engine::learn::RatioMode::Fixed.as_str(); ratio.len()],
-        ),
-        Column::new(tables::CALIBRATION_COLUMNS[1].into(), ratio.clone()),
-        Column::new(tables::CALIBRATION_COLUMNS[2].into(), ratio),
-        Column::new(
-            tables::CALIBRATION_COLUMNS[3].into(),
-            overhead.into_iter().map(|o| o as i64).collect::<Vec<i64>>(),
-        ),
-    ];
-    for (i, c) in columns.into_iter().enumerate() {
-        part.insert_column(at + i, c)
-            .with_context(|| format!("{what}: cannot add {}", tables::CALIBRATION_COLUMNS[i]))?;
-    }
-    Ok(())
 }
 
 fn floats(frame: &DataFrame, what: &str, name: &str) -> Result<Vec<f64>> {
@@ -484,7 +456,7 @@ fn read_rows(
             },
         )
     };
-    let mut parts: Vec<DataFrame> = Vec::with_capacity(shards.len());
+    let mut frame: Option<DataFrame> = None;
     for s in shards {
         let path = path_of(s);
         let part = read_part(&path)?;
@@ -496,20 +468,6 @@ fn read_rows(
                 part.height(),
                 s.summary.sessions
             );
-        }
-        parts.push(part);
-    }
-    // A shard whose sessions all ran at their configs' knobs has no
-    // calibration columns; where another shard's sessions chose theirs, it
-    // gets them, saying its rows ran at the config's.
-    let calibrated = parts
-        .iter()
-        .any(|p| p.column(tables::CALIBRATION_COLUMNS[0]).is_ok());
-    let mut frame: Option<DataFrame> = None;
-    for (s, mut part) in shards.iter().zip(parts) {
-        let path = path_of(s);
-        if calibrated && part.column(tables::CALIBRATION_COLUMNS[0]).is_err() {
-            add_plain_calibration(&mut part, &path)?;
         }
         match &mut frame {
             None => frame = Some(part),
@@ -525,8 +483,8 @@ fn read_rows(
     }
     let frame = frame.ok_or_else(|| anyhow!("{}: no shard", dir.display()))?;
     let what = format!("{}/{SESSIONS_DIR}", dir.display());
-    let ordinals = floats(&frame, &what, ORDINAL)?;
-    let configs = floats(&frame, &what, "config")?;
+    let ordinals = floats(&frame, &what, ORDINAL.name())?;
+    let configs = floats(&frame, &what, Col::Config.name())?;
     let mut order: Vec<usize> = (0..frame.height()).collect();
     order.sort_by(|&a, &b| {
         ordinals[a]
@@ -546,13 +504,13 @@ fn read_rows(
 /// the ordinal.
 fn check_rows(frame: &mut DataFrame, what: &str, labels: &[String]) -> Result<()> {
     let n_configs = labels.len().max(1);
-    let ordinals = floats(frame, what, ORDINAL)?;
-    let configs = floats(frame, what, "config")?;
+    let ordinals = floats(frame, what, ORDINAL.name())?;
+    let configs = floats(frame, what, Col::Config.name())?;
     let row_labels = frame
-        .column("config_label")
+        .column(Col::ConfigLabel.name())
         .ok()
         .and_then(|c| c.str().ok().cloned())
-        .ok_or_else(|| anyhow!("{what}: no column config_label"))?;
+        .ok_or_else(|| anyhow!("{what}: no column {}", Col::ConfigLabel.name()))?;
     for r in 0..frame.height() {
         let c = r % n_configs;
         let first_of_session = (r / n_configs) * n_configs;
@@ -571,7 +529,7 @@ fn check_rows(frame: &mut DataFrame, what: &str, labels: &[String]) -> Result<()
         }
     }
     *frame = frame
-        .drop(ORDINAL)
+        .drop(ORDINAL.name())
         .context("cannot drop the ordinal column")?;
     Ok(())
 }

@@ -12,6 +12,7 @@
 
 pub mod aggregate;
 pub mod bootstrap;
+pub mod columns;
 pub mod cost_note;
 pub mod estimators;
 pub mod figures;
