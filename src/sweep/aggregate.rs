@@ -80,8 +80,11 @@ impl Delta {
     }
 }
 
-/// One config over all sessions.
-#[derive(Clone, Debug)]
+/// One config over all sessions: the one type of a config's result. The
+/// sweep computes it, the tables write it (`configs.*`), the report reads
+/// it back from them, `recommend` decides on it, and `summary.json`
+/// records a view of it (`summary::ConfigRecord`).
+#[derive(Clone, Debug, PartialEq)]
 pub struct ConfigSummary {
     /// Index into the grid's configs.
     pub index: usize,

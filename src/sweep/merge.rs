@@ -567,13 +567,7 @@ impl ShardTotals {
                 );
             }
             for (u, &o) in skipped.iter().zip(at) {
-                unreadable.push((
-                    o,
-                    Unreadable {
-                        path: u.path.clone(),
-                        reason: u.reason.clone(),
-                    },
-                ));
+                unreadable.push((o, u.clone()));
             }
             t.lines_skipped += s.summary.lines_skipped as u64;
             t.bytes += s.summary.bytes;

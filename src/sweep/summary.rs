@@ -46,7 +46,7 @@ pub struct Summary {
     pub sessions: usize,
     /// Sessions that could not be read: `skipped.len()`.
     pub sessions_skipped: usize,
-    pub skipped: Vec<Skipped>,
+    pub skipped: Vec<super::run::Unreadable>,
     pub lines_skipped: usize,
     /// Bytes of transcript read.
     pub bytes: u64,
@@ -127,13 +127,6 @@ impl CalibrationRecord {
             (a, b) => a.or(b),
         }
     }
-}
-
-/// A session that could not be read, and why.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Skipped {
-    pub path: PathBuf,
-    pub reason: String,
 }
 
 /// The grid and the policies swept.
@@ -232,7 +225,14 @@ pub struct CostModel {
     pub note: String,
 }
 
-/// A config's knobs, label, budget and totals.
+/// A config's knobs, label, budget and totals: the view of a
+/// [`super::aggregate::ConfigSummary`] that `summary.json` records for the
+/// baseline and the best config (made by `tables`, from the summary and
+/// nothing else). A type of its own because the file's shape is not the
+/// summary's: the policy's knobs as the policy module writes them, the
+/// budget spelled out, totals keyed by figure name, deltas for the best
+/// only, and no statistics or intervals (those are `configs.*` columns);
+/// and the record must read back and write the same bytes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConfigRecord {
     /// Index into the grid's configs.

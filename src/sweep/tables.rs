@@ -18,7 +18,7 @@ use super::grid::{Grid, Knob};
 use super::run::{Sweep, Unreadable};
 use super::summary::{
     AxisValue, ConfigRecord, CostModel, Deltas, FrontPoint, GridRecord, Ordered, PriceRecord,
-    Skipped, Summary, Totals, PRICE_UNIT,
+    Summary, Totals, PRICE_UNIT,
 };
 use crate::cost::Prices;
 
@@ -455,14 +455,7 @@ pub fn summary(sweep: &SweepCounts, summaries: &[ConfigSummary], input: &Summary
         paths: input.paths.to_vec(),
         sessions: sweep.sessions,
         sessions_skipped: sweep.unreadable.len(),
-        skipped: sweep
-            .unreadable
-            .iter()
-            .map(|u| Skipped {
-                path: u.path.clone(),
-                reason: u.reason.clone(),
-            })
-            .collect(),
+        skipped: sweep.unreadable.to_vec(),
         lines_skipped: sweep.lines_skipped,
         bytes: sweep.bytes,
         elapsed_seconds: sweep.elapsed_seconds,
