@@ -204,10 +204,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
         .ok_or_else(|| usage(format!("--objective: no figure named {}", args.objective)))?;
 
     let (paths, refs) = super::sweep::sessions_of(&args.paths, &args.select)?;
-    let data_dir = args.out.as_ref().or(args.report.as_ref());
-    for dir in [data_dir, args.report.as_ref()].into_iter().flatten() {
-        super::sweep::prepare_out_dir(dir, &refs)?;
-    }
+    let data_dir = super::sweep::prepare_dirs(args.out.as_deref(), args.report.as_deref(), &refs)?;
 
     let options = Options::for_terminal(args.jobs.map(|j| j as usize));
     crate::interrupt::install();
@@ -243,7 +240,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
     };
     let verdict = recommend::decide(&mut summaries, &per, &settings);
 
-    if let Some(dir) = data_dir {
+    if let Some(dir) = &data_dir {
         let input = SummaryInput {
             paths: &paths,
             grid_file: None,
@@ -262,7 +259,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
             dir.display()
         );
     }
-    super::sweep::draw_report(data_dir.map(PathBuf::as_path), args.report.as_deref())?;
+    super::sweep::draw_report(data_dir.as_deref(), args.report.as_deref())?;
 
     let stdout = io::stdout();
     let mut out = stdout.lock();

@@ -283,19 +283,16 @@ fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
         .ok_or_else(|| usage(format!("--rank-by: no figure named {}", args.rank_by)))?;
     let (paths, refs) = sessions_of(&args.paths, &args.select)?;
 
-    let data_dir = args.out.as_ref().or(args.report.as_ref());
     let shard = super::sweep_dist::shard_of(args.shard.as_deref())?;
     if shard.is_some() && (args.out.is_none() || args.report.is_some()) {
         return Err(usage(
             "--shard needs --out DIR (the folder every shard writes into) and no --report: draw the report after `merge DIR`",
         ));
     }
-    if args.resume && data_dir.is_none() {
+    if args.resume && args.out.is_none() && args.report.is_none() {
         return Err(usage("--resume needs --out DIR: the journal is kept there"));
     }
-    for dir in [data_dir, args.report.as_ref()].into_iter().flatten() {
-        prepare_out_dir(dir, &refs)?;
-    }
+    let data_dir = prepare_dirs(args.out.as_deref(), args.report.as_deref(), &refs)?;
     let listed = refs.len();
     let (refs, ordinals) = super::sweep_dist::take_shard(&paths, refs, shard);
     if let Some(shard) = shard {
@@ -317,7 +314,7 @@ fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
         ordinals,
         listed,
         shard,
-        data_dir: data_dir.cloned(),
+        data_dir,
         options,
     })
 }
@@ -665,6 +662,20 @@ pub(crate) fn resolve(paths: &[String]) -> Vec<SessionRef> {
         }
     }
     refs
+}
+
+/// Where the data files go (`--out`, else `--report`), with both folders
+/// made ready by [`prepare_out_dir`].
+pub(crate) fn prepare_dirs(
+    out: Option<&Path>,
+    report: Option<&Path>,
+    refs: &[SessionRef],
+) -> Result<Option<PathBuf>> {
+    let data = out.or(report);
+    for dir in [data, report].into_iter().flatten() {
+        prepare_out_dir(dir, refs)?;
+    }
+    Ok(data.map(Path::to_path_buf))
 }
 
 /// Creates `--out` before the sweep, so a bad directory fails in a second
