@@ -18,8 +18,8 @@ use std::fs;
 use std::path::Path;
 use std::time::Instant;
 
+use smith_calibrate::cost::Prices;
 use smith_calibrate::sweep::aggregate::summarize;
-use smith_calibrate::sweep::cost::Prices;
 use smith_calibrate::sweep::figures::Metric;
 use smith_calibrate::sweep::grid::{self, GridSpec, Knob};
 use smith_calibrate::sweep::merge::{self, ShardPlace};

@@ -373,9 +373,10 @@ fn imported_with_records(
 #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn on_the_real_claude_code_logs_the_ranking_under_the_old_and_the_new_price_is_reported() {
     use smith_calibrate::cost::session::{price_replay, Settings};
+    use smith_calibrate::cost::Prices;
     use smith_calibrate::engine::Config;
     use smith_calibrate::policy::Setup;
-    use smith_calibrate::sweep::{grid, GridSpec, Knob, Prices};
+    use smith_calibrate::sweep::{grid, GridSpec, Knob};
     // spotter's sessions, mostly Opus: the assertion on the prices below is
     // about them.
     let Some(dir) = data("claude-code/spotter") else {

@@ -5,9 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
+use smith_calibrate::cost::Prices;
 use smith_calibrate::policy::{Knobs, Policy, Setup};
 use smith_calibrate::sweep::figures::{self, Metric};
-use smith_calibrate::sweep::{grid, run, GridSpec, Knob, Options, Prices};
+use smith_calibrate::sweep::{grid, run, GridSpec, Knob, Options};
 
 use super::common;
 use common::{assert_text, run_text};

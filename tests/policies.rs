@@ -1066,12 +1066,13 @@ fn sweep_with_several_policies_ranks_them_together_and_writes_the_policy_column(
 
 #[test]
 fn a_setup_reads_back_from_the_configs_table() {
+    use smith_calibrate::cost::Prices;
     use smith_calibrate::export::Values;
     use smith_calibrate::policy::PolicyKnob;
     use smith_calibrate::sweep::figures::Metric;
     use smith_calibrate::sweep::grid::Knob;
     use smith_calibrate::sweep::run::{self, Options};
-    use smith_calibrate::sweep::{summarize, tables, Prices};
+    use smith_calibrate::sweep::{summarize, tables};
     use smith_calibrate::transcript::SessionRef;
     let dir = tempfile::tempdir().unwrap();
     let p = write_loss_session(dir.path());

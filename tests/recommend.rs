@@ -442,7 +442,8 @@ fn the_report_opens_with_the_verdict_and_the_tables_carry_the_intervals() {
     assert!(verdict < swept, "the verdict comes first");
     assert!(html.contains("95% CI"));
     let configs = read_csv(&dir.join("configs.csv"));
-    for name in smith_calibrate::sweep::tables::INTERVAL_COLUMNS {
+    for column in smith_calibrate::sweep::tables::INTERVAL_COLUMNS {
+        let name = column.name();
         assert!(configs.column(name).is_ok(), "configs.csv has {name}");
     }
     let lo = column_f64(&configs, "objective_delta_lo");

@@ -761,7 +761,7 @@ fn every_config_reads_back_as_the_policy_and_knobs_the_sweep_ran() {
         let c = &data.configs[i as usize];
         // The label the sweep wrote is the label of the setup read back.
         assert_eq!(c.setup.label(), c.label, "config {i}");
-        match c.policy {
+        match c.setup.policy {
             Policy::Masking => assert_eq!(c.setup.knobs.mask_window as f64, mask[r]),
             Policy::Codex => assert_eq!(c.setup.knobs.codex_cap_bytes as f64, cap[r]),
             _ => assert!(mask[r].is_nan() && cap[r].is_nan()),
@@ -923,7 +923,7 @@ fn policy_chart_is_a_valid_png_and_inline_svg_with_one_colour_per_policy() {
 /// window, which must differ.
 fn assert_curve_replays_policy(data: &SweepOutput, policy: Policy, messages: &[Arc<Message>]) {
     let row = &data.configs[data.best_of(policy, None).unwrap()];
-    assert_eq!(row.policy, policy);
+    assert_eq!(row.setup.policy, policy);
     let base = &data.configs[data.baseline().unwrap()];
     let curve = ContextCurve::new("s", "context-s".into(), messages, row, base);
 
@@ -995,7 +995,7 @@ fn config_flag_takes_a_policy_for_its_best_config() {
         assert!(data
             .configs
             .iter()
-            .filter(|c| c.policy == p)
+            .filter(|c| c.setup.policy == p)
             .all(|c| c.rank >= data.configs[best].rank));
     }
     let err = Selection::new(&data, Some("opencode"), &[]).unwrap_err();
@@ -1020,7 +1020,7 @@ fn heatmap_holds_only_smiths_configs_when_policies_are_compared() {
             .configs
             .iter()
             .find(|c| {
-                c.policy == Policy::Smith
+                c.setup.policy == Policy::Smith
                     && c.config.max_tokens == 4000
                     && c.config.compact_at == at
             })
@@ -1069,7 +1069,7 @@ fn cost_loss_and_distribution_count_the_loss_asked_for() {
         let chart = CostLoss::new(&data, chosen, Metric::Price, loss);
         for (p, c) in chart.points.iter().zip(&data.configs) {
             assert_eq!(p.loss, c.total(loss.figure()), "{}", loss.figure());
-            assert_eq!(p.policy, c.policy);
+            assert_eq!(p.policy, c.setup.policy);
         }
         // The front is of price against this loss: nothing off it is
         // dominated by nothing.
@@ -1117,7 +1117,7 @@ fn comparison_rows_are_each_policys_lowest_rank() {
         let lowest = data
             .configs
             .iter()
-            .filter(|c| c.policy == r.policy)
+            .filter(|c| c.setup.policy == r.policy)
             .map(|c| c.rank)
             .min()
             .unwrap();

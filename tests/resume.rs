@@ -247,7 +247,7 @@ fn a_changed_input_refuses_to_resume() {
     let dir = journal::dir_for(&out, None);
     let refs = smith_calibrate::transcript::resolve(sessions.to_str().unwrap()).unwrap();
     let setups = vec![smith_calibrate::policy::Setup::smith(Default::default())];
-    let prices: smith_calibrate::sweep::Prices = "3,3.75,0.3".parse().unwrap();
+    let prices: smith_calibrate::cost::Prices = "3,3.75,0.3".parse().unwrap();
     let manifest = journal::Manifest::new(&refs, &setups, &prices, None);
     journal::Journal::open(&dir, &manifest, &refs, 1).unwrap();
     let mut f = OpenOptions::new()

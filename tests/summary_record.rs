@@ -132,3 +132,93 @@ fn every_metric_is_a_column_of_both_data_files_and_a_total_of_the_summary() {
         "the totals are every figure, in column order"
     );
 }
+
+/// The writer writes exactly the columns of `sweep::columns`, in its
+/// order, whatever the sweep varied (a bytes4 sweep at fixed knobs, and one
+/// of two estimators, a learned ratio and three policies), in the CSV, the
+/// Parquet a shard writes, and `sweep --json`; the readers, which find
+/// columns by those names, read every folder back (the report's reader,
+/// the merge), and `summary.json` names the schema it follows.
+#[test]
+fn every_sweep_writes_the_columns_the_readers_name_by_the_column_table() {
+    use smith_calibrate::sweep::columns::{self, Col, SCHEMA_VERSION};
+    let names = |cols: Vec<columns::Column>| -> Vec<String> {
+        cols.into_iter().map(|c| c.name()).collect()
+    };
+    let (sessions_want, configs_want) = (
+        names(columns::sessions_columns()),
+        names(columns::configs_columns()),
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let plain: &[&str] = &["--compact-at", "0.6,0.8"];
+    let varied: &[&str] = &[
+        "--policy",
+        "smith,masking,codex",
+        "--estimator",
+        "bytes4,o200k",
+        "--ratio",
+        "1,learn",
+    ];
+    for (i, flags) in [plain, varied].into_iter().enumerate() {
+        let out = tmp.path().join(format!("out{i}"));
+        let out_s = out.display().to_string();
+        let mut args = vec!["sweep", SESSIONS, "--jobs", "1", "--json", "--out", &out_s];
+        args.extend_from_slice(flags);
+        let printed: serde_json::Value = serde_json::from_str(&ok(run(&args))).unwrap();
+        let header = |file: &str| -> Vec<String> {
+            read_csv(&out.join(file))
+                .get_column_names()
+                .iter()
+                .map(|c| c.to_string())
+                .collect()
+        };
+        assert_eq!(header("sessions.csv"), sessions_want, "{flags:?}");
+        assert_eq!(header("configs.csv"), configs_want, "{flags:?}");
+        let keys: Vec<String> = printed[0].as_object().unwrap().keys().cloned().collect();
+        let mut want = configs_want.clone();
+        want.sort();
+        let mut keys_sorted = keys;
+        keys_sorted.sort();
+        assert_eq!(keys_sorted, want, "sweep --json {flags:?}");
+        let summary = round_trip(&out.join("summary.json"));
+        assert_eq!(summary.schema_version, SCHEMA_VERSION);
+        // The report's reader finds every column it needs.
+        let read = smith_calibrate::report::data::SweepOutput::read(&out)
+            .unwrap_or_else(|e| panic!("{flags:?}: {e:#}"));
+        assert_eq!(read.sessions.len(), 12);
+    }
+
+    // A shard's part file: the sessions' columns and the ordinal.
+    let sharded = tmp.path().join("sharded");
+    let sharded_s = sharded.display().to_string();
+    for k in ["1/2", "2/2"] {
+        ok(run(&[
+            "sweep", SESSIONS, "--shard", k, "--out", &sharded_s, "--jobs", "1",
+        ]));
+    }
+    let part = std::fs::File::open(sharded.join("sessions/shard=1/part-0.parquet")).unwrap();
+    use polars::prelude::SerReader;
+    let part = polars::prelude::ParquetReader::new(part).finish().unwrap();
+    let mut want = sessions_want.clone();
+    want.push(Col::Ordinal.name().to_string());
+    let got: Vec<String> = part
+        .get_column_names()
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(got, want);
+    ok(run(&["merge", &sharded_s]));
+    smith_calibrate::report::data::SweepOutput::read(&sharded).expect("the merged folder reads");
+
+    // A summary of another schema is refused, saying so.
+    let text = fs::read_to_string(sharded.join("summary.json")).unwrap();
+    let other = text.replacen(
+        &format!("\"schema_version\": {SCHEMA_VERSION}"),
+        "\"schema_version\": 1",
+        1,
+    );
+    assert_ne!(other, text);
+    fs::write(sharded.join("summary.json"), other).unwrap();
+    let e = smith_calibrate::report::data::SweepOutput::read(&sharded).unwrap_err();
+    assert!(format!("{e:#}").contains("schema_version 1"), "{e:#}");
+}

@@ -13,12 +13,12 @@ use polars::prelude::{DataFrame, ParquetReader, SerReader};
 
 use common::*;
 use smith_calibrate::cost::PriceError;
+use smith_calibrate::cost::Prices;
 use smith_calibrate::engine::{Config, Engine};
 use smith_calibrate::loss;
 use smith_calibrate::policy::Setup;
 use smith_calibrate::replay::SessionFacts;
 use smith_calibrate::sweep::aggregate::{stats, summarize, Delta};
-use smith_calibrate::sweep::cost::Prices;
 use smith_calibrate::sweep::figures::{self, Metric};
 use smith_calibrate::sweep::grid::{self, parse_values, GridSpec, Knob};
 use smith_calibrate::sweep::pareto;

@@ -5,25 +5,25 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 
+use crate::cost::Prices;
 use crate::engine::Config;
 use crate::recommend::smith_config::{self, Source};
 use crate::recommend::{self, Evidence, MaxLoss, Settings, Verdict};
 use crate::sweep::aggregate::summarize_values_with;
 use crate::sweep::bootstrap::{Bootstrap, DEFAULT_RESAMPLES, DEFAULT_SEED};
-use crate::sweep::cost::Prices;
 use crate::sweep::figures::{self, Metric};
 use crate::sweep::grid::{self, GridSpec, Knob};
 use crate::sweep::plan::{self, PolicySpec};
 use crate::sweep::run::Options;
-use crate::sweep::tables::{self, SummaryInput};
+use crate::sweep::tables::SummaryInput;
 use crate::transcript;
 
-use super::{nothing_read, usage, Failure};
+use super::usage;
 
 /// The default grid of `compact_at` (smith accepts below 1).
 pub const DEFAULT_COMPACT_AT: &str = "0.6..0.95:0.05";
@@ -169,11 +169,7 @@ impl RecommendArgs {
             .map_err(usage)?;
         spec.set(Knob::MaxTokens, &baseline.max_tokens.to_string())
             .map_err(usage)?;
-        let mut given = GridSpec::default();
-        for (knob, text) in &self.knobs.0 {
-            given.set(*knob, text).map_err(usage)?;
-        }
-        Ok(spec.overridden_by(&given))
+        super::sweep::overridden_by_flags(spec, &self.knobs)
     }
 }
 
@@ -208,39 +204,13 @@ pub fn run(args: RecommendArgs) -> Result<()> {
         .ok_or_else(|| usage(format!("--objective: no figure named {}", args.objective)))?;
 
     let (paths, refs) = super::sweep::sessions_of(&args.paths, &args.select)?;
-    let data_dir = args.out.as_ref().or(args.report.as_ref());
-    for dir in [data_dir, args.report.as_ref()].into_iter().flatten() {
-        super::sweep::prepare_out_dir(dir, &refs)?;
-    }
+    let data_dir = super::sweep::prepare_dirs(args.out.as_deref(), args.report.as_deref(), &refs)?;
 
     let options = Options::for_terminal(args.jobs.map(|j| j as usize));
     crate::interrupt::install();
     let sweep =
         super::sweep_dist::run_sweep(&refs, &plan.setups, &options, &cost_settings, None, None)?;
-    if crate::interrupt::interrupted() {
-        return Err(Failure {
-            code: crate::interrupt::EXIT_INTERRUPTED,
-            message: format!(
-                "interrupted after {} of {} sessions: nothing was written",
-                sweep.sessions.len() + sweep.unreadable.len(),
-                refs.len()
-            ),
-        }
-        .into());
-    }
-    if args.strict && (sweep.lines_skipped() > 0 || !sweep.unreadable.is_empty()) {
-        return Err(nothing_read(format!(
-            "{} bad lines and {} unreadable sessions (see above) and --strict was given: nothing was written",
-            sweep.lines_skipped(),
-            sweep.unreadable.len()
-        )));
-    }
-    if sweep.sessions.is_empty() {
-        return Err(nothing_read(format!(
-            "none of the {} sessions could be read (see above)",
-            refs.len()
-        )));
-    }
+    super::sweep::finished(&sweep, refs.len(), args.strict, false, "")?;
     crate::note!(
         "replayed {} sessions ({:.1} MB) under {} configs in {:.1}s",
         sweep.sessions.len(),
@@ -270,7 +240,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
     };
     let verdict = recommend::decide(&mut summaries, &per, &settings);
 
-    if let Some(dir) = data_dir {
+    if let Some(dir) = &data_dir {
         let input = SummaryInput {
             paths: &paths,
             grid_file: None,
@@ -279,9 +249,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
             prices: &price,
             rank_by: objective,
         };
-        let export = tables::export(&sweep, &summaries, &price, &input)
-            .context("cannot lay out the results as tables")?;
-        crate::export::write_all(dir, &export)?;
+        super::sweep::write_data(dir, &sweep, &summaries, &input)?;
         let mut text = serde_json::to_vec_pretty(&verdict)?;
         text.push(b'\n');
         crate::output::write_atomic(&dir.join(recommend::VERDICT_FILE), &text)?;
@@ -291,10 +259,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
             dir.display()
         );
     }
-    if let (Some(data), Some(dir)) = (data_dir, &args.report) {
-        let written = crate::report::write_default(data, dir)?;
-        super::report::say_written(&written);
-    }
+    super::sweep::draw_report(data_dir.as_deref(), args.report.as_deref())?;
 
     let stdout = io::stdout();
     let mut out = stdout.lock();

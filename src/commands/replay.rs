@@ -249,11 +249,8 @@ pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde
         "misfires": f.counted_misfires().collect::<Vec<_>>(),
         "cost": cost_json(f),
     });
-    // Named only when not smith's, so a bytes4 summary stays as it was.
-    if setup.estimator != crate::estimate::Estimator::Bytes4 {
-        if let Some(map) = value.as_object_mut() {
-            map.insert("estimator".into(), json!(setup.estimator));
-        }
+    if let Some(map) = value.as_object_mut() {
+        map.insert("estimator".into(), json!(setup.estimator));
     }
     // Only where the session chose the ratio or overhead, for the same
     // reason.

@@ -10,14 +10,18 @@ use clap::builder::PossibleValuesParser;
 use clap::Args;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 
+use crate::cost::Prices;
 use crate::estimate::Estimator;
 use crate::policy::Policy;
 use crate::sweep::aggregate::{summarize, ConfigSummary, Delta};
-use crate::sweep::cost::Prices;
 use crate::sweep::figures::Metric;
+use crate::sweep::grid::Grid;
 use crate::sweep::grid::{self, GridSpec, Knob};
+use crate::sweep::journal::Opened;
 use crate::sweep::plan;
-use crate::sweep::run::{self, Options};
+use crate::sweep::plan::Plan;
+use crate::sweep::run::{self, Options, Sweep};
+use crate::sweep::shard::Shard;
 use crate::sweep::tables::{self, SummaryInput};
 use crate::transcript::{self, SessionRef};
 
@@ -195,7 +199,7 @@ const ROW_MEMORY_WARNING: f64 = 2e9;
 impl SweepArgs {
     /// The grid the flags and the grid file describe.
     fn spec(&self) -> Result<GridSpec> {
-        let mut spec = match &self.grid {
+        let spec = match &self.grid {
             Some(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| {
                     usage(format!(
@@ -207,20 +211,118 @@ impl SweepArgs {
             }
             None => GridSpec::default(),
         };
-        let mut given = GridSpec::default();
-        for (knob, text) in &self.knobs.0 {
-            given.set(*knob, text).map_err(usage)?;
+        overridden_by_flags(spec, &self.knobs)
+    }
+}
+
+/// `spec` with each knob the flags give replaced by the flags' values.
+pub(crate) fn overridden_by_flags(
+    spec: GridSpec,
+    flags: &super::knob_args::Given<Knob>,
+) -> Result<GridSpec> {
+    let mut given = GridSpec::default();
+    for (knob, text) in &flags.0 {
+        given.set(*knob, text).map_err(usage)?;
+    }
+    Ok(spec.overridden_by(&given))
+}
+
+/// A sweep checked and resolved before any session is read, so that a bad
+/// flag, grid or folder fails in a second rather than after the work.
+struct Planned {
+    /// The flat prices of the outputs' header and of rows the cost model
+    /// did not meter; each session is priced at its model's row unless
+    /// `--price`.
+    price: Prices,
+    cost: crate::cost::session::Settings,
+    grid: Grid,
+    plan: Plan,
+    rank_by: Metric,
+    /// The PATHS as given (or the sessions directory).
+    paths: Vec<String>,
+    /// The sessions this process replays: its shard's, with `--shard`;
+    /// each one's position among the `listed` sessions of the whole sweep.
+    refs: Vec<SessionRef>,
+    ordinals: Vec<usize>,
+    listed: usize,
+    shard: Option<Shard>,
+    /// Where the data files go: `--out`, else `--report`.
+    data_dir: Option<PathBuf>,
+    options: Options,
+}
+
+impl Planned {
+    /// What `summary.json` says besides the tables: the one description
+    /// of this sweep every writer (one process, a shard) is given.
+    fn summary_input<'a>(&'a self, args: &'a SweepArgs) -> SummaryInput<'a> {
+        SummaryInput {
+            paths: &self.paths,
+            grid_file: args.grid.as_deref(),
+            grid: &self.grid,
+            plan: &self.plan,
+            prices: &self.price,
+            rank_by: self.rank_by,
         }
-        spec = spec.overridden_by(&given);
-        Ok(spec)
     }
 }
 
 pub fn run(args: SweepArgs) -> Result<()> {
-    // The flat prices of the outputs' header and of rows the cost model did
-    // not meter; each session is priced at its model's row unless --price.
-    let price = args.price.unwrap_or_default();
-    let cost_settings = args.cost.settings(args.price);
+    let planned = plan_sweep(&args)?;
+    let (sweep, journal) = run_planned(&planned, &args)?;
+    let summaries = summarize(&sweep, &planned.price, planned.rank_by);
+    write(&planned, &args, &sweep, &summaries, journal)?;
+    print(&planned, &args, &sweep, &summaries)
+}
+
+/// The configs (smith's grid, the other policies', under every estimator)
+/// and the sessions (selected, sharded) of the sweep the flags describe,
+/// with the output folders made ready.
+fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
+    let (grid, plan, given) = configs_of(args)?;
+    let rank_by = Metric::from_name(&args.rank_by)
+        .ok_or_else(|| usage(format!("--rank-by: no figure named {}", args.rank_by)))?;
+    let (paths, refs) = sessions_of(&args.paths, &args.select)?;
+
+    let shard = super::sweep_dist::shard_of(args.shard.as_deref())?;
+    if shard.is_some() && (args.out.is_none() || args.report.is_some()) {
+        return Err(usage(
+            "--shard needs --out DIR (the folder every shard writes into) and no --report: draw the report after `merge DIR`",
+        ));
+    }
+    if args.resume && args.out.is_none() && args.report.is_none() {
+        return Err(usage("--resume needs --out DIR: the journal is kept there"));
+    }
+    let data_dir = prepare_dirs(args.out.as_deref(), args.report.as_deref(), &refs)?;
+    let listed = refs.len();
+    let (refs, ordinals) = super::sweep_dist::take_shard(&paths, refs, shard);
+    if let Some(shard) = shard {
+        crate::note!("shard {shard}: {} of the {listed} sessions", refs.len());
+    }
+    warn_of_memory(refs.len(), plan.setups.len());
+    let mut options = Options::for_terminal(args.jobs.map(|j| j as usize));
+    // Where the grid leaves ratio or overhead, each session replays under
+    // its own (its saved ratio, or what its recorded usage teaches).
+    options.given = given;
+    Ok(Planned {
+        price: args.price.unwrap_or_default(),
+        cost: args.cost.settings(args.price),
+        grid,
+        plan,
+        rank_by,
+        paths,
+        refs,
+        ordinals,
+        listed,
+        shard,
+        data_dir,
+        options,
+    })
+}
+
+/// The grid of smith's knobs, the plan of every policy's configs under
+/// every estimator, and which of ratio and overhead the grid fixes; with a
+/// note for each thing the flags asked for that changes nothing.
+fn configs_of(args: &SweepArgs) -> Result<(Grid, Plan, crate::calibrate::session::Given)> {
     let spec = args.spec()?;
     let grid = grid::build(&spec, args.max_configs).map_err(usage)?;
     if grid.impossible > 0 {
@@ -258,102 +360,66 @@ pub fn run(args: SweepArgs) -> Result<()> {
             )));
         }
     }
-    let rank_by = Metric::from_name(&args.rank_by)
-        .ok_or_else(|| usage(format!("--rank-by: no figure named {}", args.rank_by)))?;
-
-    let (paths, refs) = sessions_of(&args.paths, &args.select)?;
-
-    let data_dir = args.out.as_ref().or(args.report.as_ref());
-    let shard = super::sweep_dist::shard_of(args.shard.as_deref())?;
-    if shard.is_some() && (args.out.is_none() || args.report.is_some()) {
-        return Err(usage(
-            "--shard needs --out DIR (the folder every shard writes into) and no --report: draw the report after `merge DIR`",
-        ));
-    }
-    if args.resume && data_dir.is_none() {
-        return Err(usage("--resume needs --out DIR: the journal is kept there"));
-    }
-    for dir in [data_dir, args.report.as_ref()].into_iter().flatten() {
-        prepare_out_dir(dir, &refs)?;
-    }
-    let listed = refs.len();
-    let (refs, ordinals) = super::sweep_dist::take_shard(&paths, refs, shard);
-    if let Some(shard) = shard {
-        crate::note!("shard {shard}: {} of the {listed} sessions", refs.len());
-    }
-
-    let rows = refs.len().saturating_mul(plan.setups.len());
-    let row_bytes = rows.saturating_mul(std::mem::size_of::<run::Row>()) as f64;
-    if row_bytes > ROW_MEMORY_WARNING {
-        crate::note!(
-            "note: {} sessions × {} configs keep {rows} rows, about {:.1} GB in memory; \
-             narrow the grid or sweep fewer sessions at a time if that is too much",
-            refs.len(),
-            plan.setups.len(),
-            row_bytes / 1e9
-        );
-    }
-    let mut options = Options::for_terminal(args.jobs.map(|j| j as usize));
-    // Where the grid leaves ratio or overhead, each session replays under
-    // its own (its saved ratio, or what its recorded usage teaches).
-    options.given = crate::calibrate::session::Given {
+    let given = crate::calibrate::session::Given {
         ratio: spec.get(Knob::Ratio).is_some(),
         overhead: spec.get(Knob::Overhead).is_some(),
     };
+    Ok((grid, plan, given))
+}
+
+/// Says how much memory the rows will hold when that is a lot: the rows
+/// are small, but sessions × configs can still be billions.
+fn warn_of_memory(sessions: usize, configs: usize) {
+    let rows = sessions.saturating_mul(configs);
+    let row_bytes = rows.saturating_mul(std::mem::size_of::<run::Row>()) as f64;
+    if row_bytes > ROW_MEMORY_WARNING {
+        crate::note!(
+            "note: {sessions} sessions × {configs} configs keep {rows} rows, about {:.1} GB in memory; \
+             narrow the grid or sweep fewer sessions at a time if that is too much",
+            row_bytes / 1e9
+        );
+    }
+}
+
+/// Replays the planned sessions, through the journal with `--resume`, and
+/// stops (writing nothing) where the run was interrupted or, under
+/// `--strict`, had to skip something.
+fn run_planned(p: &Planned, args: &SweepArgs) -> Result<(Sweep, Option<Opened>)> {
     // Ctrl-C stops the run at the next session and writes nothing: the
     // outputs already in the folder stay as they were.
     crate::interrupt::install();
-    let mut journal = match (args.resume, data_dir) {
+    let mut journal = match (args.resume, &p.data_dir) {
         (true, Some(dir)) => Some(super::sweep_dist::open_journal(
             dir,
-            shard,
-            &refs,
-            &plan.setups,
-            &price,
-            &cost_settings,
+            p.shard,
+            &p.refs,
+            &p.plan.setups,
+            &p.price,
+            &p.cost,
         )?),
         _ => None,
     };
     let mut sweep = super::sweep_dist::run_sweep(
-        &refs,
-        &plan.setups,
-        &options,
-        &cost_settings,
+        &p.refs,
+        &p.plan.setups,
+        &p.options,
+        &p.cost,
         journal.as_mut(),
         args.test_pause_after,
     )?;
     for row in &mut sweep.rows {
         row.facts.set_thrash_window(args.thrash_window);
     }
-    if crate::interrupt::interrupted() {
-        let kept = match data_dir {
-            Some(dir) => format!("; {} keeps its previous outputs, if any", dir.display()),
-            None => String::new(),
-        };
-        return Err(Failure {
-            code: crate::interrupt::EXIT_INTERRUPTED,
-            message: format!(
-                "interrupted after {} of {} sessions: nothing was written{kept}{}",
-                sweep.sessions.len() + sweep.unreadable.len(),
-                refs.len(),
-                super::sweep_dist::interrupted_note(journal.as_ref(), &sweep)
-            ),
-        }
-        .into());
-    }
-    if args.strict && (sweep.lines_skipped() > 0 || !sweep.unreadable.is_empty()) {
-        return Err(nothing_read(format!(
-            "{} bad lines and {} unreadable sessions (see above) and --strict was given: nothing was written",
-            sweep.lines_skipped(),
-            sweep.unreadable.len()
-        )));
-    }
-    if sweep.sessions.is_empty() && shard.is_none() {
-        return Err(nothing_read(format!(
-            "none of the {} sessions could be read (see above)",
-            refs.len()
-        )));
-    }
+    let kept = match &p.data_dir {
+        Some(dir) => format!(
+            "; {} keeps its previous outputs, if any{}",
+            dir.display(),
+            super::sweep_dist::interrupted_note(journal.as_ref(), &sweep)
+        ),
+        None => String::new(),
+    };
+    // A shard may hold only unreadable sessions; the merge counts them.
+    finished(&sweep, p.refs.len(), args.strict, p.shard.is_some(), &kept)?;
     let mb = sweep.bytes() as f64 / 1e6;
     let secs = sweep.elapsed.as_secs_f64();
     crate::note!(
@@ -363,7 +429,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             0 => String::new(),
             n => format!(", {n} bad lines skipped"),
         },
-        plan.setups.len(),
+        p.plan.setups.len(),
         if secs > 0.0 { mb / secs } else { 0.0 },
         sweep.threads,
         match sweep.unreadable.len() {
@@ -371,77 +437,132 @@ pub fn run(args: SweepArgs) -> Result<()> {
             n => format!("; {n} sessions could not be read"),
         },
     );
+    Ok((sweep, journal))
+}
 
-    let summaries = summarize(&sweep, &price, rank_by);
-    if let (Some(dir), Some(shard)) = (data_dir, shard) {
-        let input = SummaryInput {
-            paths: &paths,
-            grid_file: args.grid.as_deref(),
-            grid: &grid,
-            plan: &plan,
-            prices: &price,
-            rank_by,
-        };
-        super::sweep_dist::write_shard(
-            dir, shard, &refs, &ordinals, listed, &sweep, &summaries, &input,
-        )?;
-    } else if let Some(dir) = data_dir {
-        let input = SummaryInput {
-            paths: &paths,
-            grid_file: args.grid.as_deref(),
-            grid: &grid,
-            plan: &plan,
-            prices: &price,
-            rank_by,
-        };
-        let export = tables::export(&sweep, &summaries, &price, &input)
-            .context("cannot lay out the results as tables")?;
-        let written = crate::export::write_all(dir, &export)?;
-        let names: Vec<String> = written
-            .iter()
-            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .collect();
-        crate::note!("wrote {} into {}", names.join(", "), dir.display());
+/// Stops a run whose results must not be written: interrupted by Ctrl-C
+/// (`kept` says what the output folder keeps), with skips under
+/// `--strict`, or with no session read at all (unless `empty_ok`).
+pub(crate) fn finished(
+    sweep: &Sweep,
+    asked: usize,
+    strict: bool,
+    empty_ok: bool,
+    kept: &str,
+) -> Result<()> {
+    if crate::interrupt::interrupted() {
+        return Err(Failure {
+            code: crate::interrupt::EXIT_INTERRUPTED,
+            message: format!(
+                "interrupted after {} of {asked} sessions: nothing was written{kept}",
+                sweep.sessions.len() + sweep.unreadable.len(),
+            ),
+        }
+        .into());
     }
-    if let (Some(opened), Some(dir)) = (journal, data_dir) {
+    if strict && (sweep.lines_skipped() > 0 || !sweep.unreadable.is_empty()) {
+        return Err(nothing_read(format!(
+            "{} bad lines and {} unreadable sessions (see above) and --strict was given: nothing was written",
+            sweep.lines_skipped(),
+            sweep.unreadable.len()
+        )));
+    }
+    if sweep.sessions.is_empty() && !empty_ok {
+        return Err(nothing_read(format!(
+            "none of the {asked} sessions could be read (see above)"
+        )));
+    }
+    Ok(())
+}
+
+/// Writes the outputs: a shard's partition, or the data files; then
+/// removes the finished journal and draws the report.
+fn write(
+    p: &Planned,
+    args: &SweepArgs,
+    sweep: &Sweep,
+    summaries: &[ConfigSummary],
+    journal: Option<Opened>,
+) -> Result<()> {
+    let Some(dir) = &p.data_dir else {
+        return Ok(());
+    };
+    let input = p.summary_input(args);
+    match p.shard {
+        Some(shard) => super::sweep_dist::write_shard(
+            dir,
+            shard,
+            &p.refs,
+            &p.ordinals,
+            p.listed,
+            sweep,
+            summaries,
+            &input,
+        )?,
+        None => {
+            let written = write_data(dir, sweep, summaries, &input)?;
+            let names: Vec<String> = written
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            crate::note!("wrote {} into {}", names.join(", "), dir.display());
+        }
+    }
+    if let Some(opened) = journal {
         opened.journal.finish(dir)?;
     }
-    if let (Some(data), Some(dir)) = (data_dir, &args.report) {
+    draw_report(Some(dir), args.report.as_deref())
+}
+
+/// Writes a sweep's data files (see [`tables::export`]) into `dir`, each
+/// atomically, and returns their paths.
+pub(crate) fn write_data(
+    dir: &Path,
+    sweep: &Sweep,
+    summaries: &[ConfigSummary],
+    input: &SummaryInput,
+) -> Result<Vec<PathBuf>> {
+    let export = tables::export(sweep, summaries, input.prices, input)
+        .context("cannot lay out the results as tables")?;
+    crate::export::write_all(dir, &export)
+}
+
+/// `--report DIR`: the report of the data files in `data`, if both are
+/// given.
+pub(crate) fn draw_report(data: Option<&Path>, report: Option<&Path>) -> Result<()> {
+    if let (Some(data), Some(dir)) = (data, report) {
         let written = crate::report::write_default(data, dir)?;
         super::report::say_written(&written);
     }
+    Ok(())
+}
 
-    let order = tables::rank_order(&summaries);
+/// The ranked configs on stdout: a JSON array with `--json`, else the
+/// terminal table and the cost model's note.
+fn print(p: &Planned, args: &SweepArgs, sweep: &Sweep, summaries: &[ConfigSummary]) -> Result<()> {
+    let order = tables::rank_order(summaries);
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let result = if args.json {
         let top = args.top.unwrap_or(order.len());
         let shown: Vec<usize> = order.iter().copied().take(top).collect();
-        let table = tables::configs_table(&summaries);
+        let table = tables::configs_table(summaries);
         serde_json::to_writer_pretty(&mut out, &table.rows_json(&shown))
             .map_err(io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
         let top = args.top.unwrap_or(DEFAULT_TOP);
-        writeln!(
-            out,
-            "{}",
-            terminal_table(
-                &summaries,
-                &order,
-                top,
-                rank_by,
-                &prices_used(&refs, args.price, &price),
-                sweep.sessions.len()
-            )
-        )
-        .and_then(|()| {
-            writeln!(
-                out,
-                "{}",
-                crate::sweep::cost_note::note(&summaries, Some(&cost_settings))
-            )
-        })
+        let prices = prices_used(&p.refs, args.price, &p.price);
+        let table = terminal_table(
+            summaries,
+            &order,
+            top,
+            p.rank_by,
+            &prices,
+            sweep.sessions.len(),
+        );
+        let note = crate::sweep::cost_note::note(summaries, Some(&p.cost));
+        writeln!(out, "{table}").and_then(|()| writeln!(out, "{note}"))
     };
     Ok(result?)
 }
@@ -543,6 +664,20 @@ pub(crate) fn resolve(paths: &[String]) -> Vec<SessionRef> {
     refs
 }
 
+/// Where the data files go (`--out`, else `--report`), with both folders
+/// made ready by [`prepare_out_dir`].
+pub(crate) fn prepare_dirs(
+    out: Option<&Path>,
+    report: Option<&Path>,
+    refs: &[SessionRef],
+) -> Result<Option<PathBuf>> {
+    let data = out.or(report);
+    for dir in [data, report].into_iter().flatten() {
+        prepare_out_dir(dir, refs)?;
+    }
+    Ok(data.map(Path::to_path_buf))
+}
+
 /// Creates `--out` before the sweep, so a bad directory fails in a second
 /// rather than after the work, and refuses a session directory that is being
 /// read: the tool never writes among smith's own files.
@@ -638,37 +773,45 @@ pub fn interval_text(s: &ConfigSummary, figure: Metric, base: f64) -> String {
     }
 }
 
-/// The columns of the terminal table: header, how a cell is written.
-type Column = (&'static str, fn(&ConfigSummary) -> String);
+/// What a column of the terminal table shows of its figure, and how.
+#[derive(Clone, Copy)]
+enum Shows {
+    /// The total over sessions.
+    Total(fn(f64) -> String),
+    /// The change of the total against the baseline.
+    Change(fn(Delta) -> String),
+}
 
-fn columns() -> Vec<Column> {
-    vec![
-        ("price", |s| money(s.total(Metric::Price))),
-        ("Δ price", |s| pct(s.delta(Metric::Price))),
-        ("tokens sent", |s| tokens(s.total(Metric::TokensSent))),
-        ("cache write", |s| tokens(s.total(Metric::CacheWrite))),
-        ("Δ write", |s| pct(s.delta(Metric::CacheWrite))),
-        ("mangled", |s| {
-            format!("{:.0}", s.total(Metric::ResultsMangled))
-        }),
-        ("Δ mangled", |s| abs(s.delta(Metric::ResultsMangled))),
-        ("needed again", |s| {
-            format!("{:.0}", s.total(Metric::NeededAgain))
-        }),
-        ("refetched", |s| {
-            format!("{:.0}", s.total(Metric::Refetched))
-        }),
-        ("compactions", |s| {
-            format!("{:.0}", s.total(Metric::Compactions))
-        }),
-        ("summaries", |s| {
-            format!("{:.0}", s.total(Metric::Summaries))
-        }),
-        ("exhausted", |s| {
-            format!("{:.0}", s.total(Metric::Exhausted))
-        }),
-        ("peak", |s| tokens(s.total(Metric::PeakTokens))),
-    ]
+/// The columns of the terminal table after the config's own: header, the
+/// figure, what of it. A ranking figure none of them shows gets columns of
+/// its own.
+const COLUMNS: [(&str, Metric, Shows); 13] = [
+    ("price", Metric::Price, Shows::Total(money)),
+    ("Δ price", Metric::Price, Shows::Change(pct)),
+    ("tokens sent", Metric::TokensSent, Shows::Total(tokens)),
+    ("cache write", Metric::CacheWrite, Shows::Total(tokens)),
+    ("Δ write", Metric::CacheWrite, Shows::Change(pct)),
+    ("mangled", Metric::ResultsMangled, Shows::Total(count)),
+    ("Δ mangled", Metric::ResultsMangled, Shows::Change(abs)),
+    ("needed again", Metric::NeededAgain, Shows::Total(count)),
+    ("refetched", Metric::Refetched, Shows::Total(count)),
+    ("compactions", Metric::Compactions, Shows::Total(count)),
+    ("summaries", Metric::Summaries, Shows::Total(count)),
+    ("exhausted", Metric::Exhausted, Shows::Total(count)),
+    ("peak", Metric::PeakTokens, Shows::Total(tokens)),
+];
+
+/// A whole number.
+fn count(v: f64) -> String {
+    format!("{v:.0}")
+}
+
+/// A cell of a column of [`COLUMNS`].
+fn cell(s: &ConfigSummary, figure: Metric, shows: Shows) -> String {
+    match shows {
+        Shows::Total(f) => f(s.total(figure)),
+        Shows::Change(f) => f(s.delta(figure)),
+    }
 }
 
 /// The ranked configs: the best `top`, and the baseline wherever it ranks.
@@ -682,22 +825,7 @@ fn terminal_table(
 ) -> String {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED);
-    let cols = columns();
-    // The figures the columns above show; any other ranking figure gets
-    // columns of its own.
-    let shown = [
-        Metric::Price,
-        Metric::TokensSent,
-        Metric::CacheWrite,
-        Metric::ResultsMangled,
-        Metric::NeededAgain,
-        Metric::Refetched,
-        Metric::Compactions,
-        Metric::Summaries,
-        Metric::Exhausted,
-        Metric::PeakTokens,
-    ];
-    let extra = !shown.contains(&rank_by);
+    let extra = !COLUMNS.iter().any(|&(_, figure, _)| figure == rank_by);
     let mut header = vec![
         "#".to_string(),
         "policy".to_string(),
@@ -708,7 +836,7 @@ fn terminal_table(
         header.push(rank_by.to_string());
         header.push(format!("Δ {rank_by}"));
     }
-    header.extend(cols.iter().map(|(h, _)| h.to_string()));
+    header.extend(COLUMNS.iter().map(|(h, _, _)| h.to_string()));
     // The interval beside the change it bounds: after the ranking figure's
     // own columns, or after price's.
     let ci_at = if extra || rank_by == Metric::Price {
@@ -761,8 +889,8 @@ fn terminal_table(
             cells.push(Cell::new(v).set_alignment(CellAlignment::Right));
             cells.push(Cell::new(pct(d)).set_alignment(CellAlignment::Right));
         }
-        for (_, cell) in &cols {
-            cells.push(Cell::new(cell(s)).set_alignment(CellAlignment::Right));
+        for &(_, figure, shows) in &COLUMNS {
+            cells.push(Cell::new(cell(s, figure, shows)).set_alignment(CellAlignment::Right));
         }
         cells.insert(
             ci_at,

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{anyhow, Result};
 
+use crate::cost::Prices;
 use crate::policy::Setup;
 use crate::sweep::aggregate::ConfigSummary;
-use crate::sweep::cost::Prices;
 use crate::sweep::journal::{self, Journal, Manifest, Opened};
 use crate::sweep::merge::{self, ShardPlace};
 use crate::sweep::run::{self, Options, Sweep};

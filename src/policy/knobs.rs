@@ -32,11 +32,7 @@ pub struct Knobs {
     pub prune_protect: u64,
     /// opencode: tokens pruning must reclaim to act at all.
     pub prune_minimum: u64,
-    /// opencode: user turns at the end of the history pruning skips. Left
-    /// out of JSON at its default, so that the JSON of every run that does
-    /// not set it reads as it did before the knob existed (the data files
-    /// have its column).
-    #[serde(skip_serializing_if = "is_default_prune_turns")]
+    /// opencode: user turns at the end of the history pruning skips.
     pub prune_turns: usize,
     /// context-editing: input tokens above which it clears.
     pub context_editing_trigger: u64,
@@ -85,11 +81,6 @@ impl Knobs {
             .map(String::from)
             .collect()
     }
-}
-
-/// Whether `turns` is opencode's own number of protected turns.
-fn is_default_prune_turns(turns: &usize) -> bool {
-    *turns == super::opencode::PROTECTED_TURNS
 }
 
 /// A count of a policy's: whole, and within smith's `Int32`s.

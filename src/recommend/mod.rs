@@ -439,11 +439,81 @@ pub fn decide(summaries: &mut [ConfigSummary], per: &PerSession, settings: &Sett
         }
     });
     let in_sample_saving = in_sample.map_or(0.0, |c| -totals[c][0]);
-    let reason = if n < MIN_SESSIONS {
+    let reason = kept_because(
+        n,
+        in_sample.is_some(),
+        out_of_sample.as_ref(),
+        in_sample_saving,
+        settings,
+    );
+    let chosen = if reason.is_none() { in_sample } else { None };
+    if let Some(c) = chosen {
+        mark_tied(summaries, c);
+    }
+    let base = &summaries[Grid::BASELINE];
+    let chosen_ev = chosen.map(|c| evidence(&summaries[c], settings, base, chosen));
+    let rows = evidence_rows(summaries, &eligible, chosen, in_sample, settings);
+    let target: &Config = &chosen.map_or(base, |c| &summaries[c]).config;
+    let sentence = match (&chosen_ev, &reason) {
+        (Some(c), _) => change_sentence(
+            c,
+            base,
+            settings,
+            n,
+            pct(in_sample_saving, base_obj).unwrap_or(0.0),
+            out_of_sample.as_ref().and_then(|o| o.saving_pct),
+        ),
+        (None, Some(why)) => format!("Keep your configuration ({}): {why}.", base.label),
+        (None, None) => format!("Keep your configuration ({}).", base.label),
+    };
+    Verdict {
+        change: chosen.is_some(),
+        sentence,
+        reason,
+        objective: obj,
+        loss_measure: LOSS_MEASURE,
+        max_loss: settings.max_loss.to_string(),
+        sessions: n,
+        configs: summaries.len(),
+        accepted: eligible.iter().filter(|&&e| e).count(),
+        min_sessions: MIN_SESSIONS,
+        confidence: bootstrap::CONFIDENCE,
+        bootstrap: settings.draws,
+        baseline: evidence(base, settings, base, chosen),
+        chosen: chosen_ev,
+        in_sample_saving: if chosen.is_some() {
+            in_sample_saving
+        } else {
+            0.0
+        },
+        in_sample_saving_pct: chosen.and_then(|_| pct(in_sample_saving, base_obj)),
+        out_of_sample,
+        headroom: headroom(per, &labels, &eligible, base_obj),
+        snippet: smith_config::snippet(target),
+        maintainers_note: maintainers_note(summaries, base, target),
+        evidence: rows
+            .iter()
+            .map(|&i| evidence(&summaries[i], settings, base, chosen))
+            .collect(),
+    }
+}
+
+/// Why the baseline is kept over `n` sessions (`None`: it is not): too few
+/// sessions, no config better beyond its interval (`found` is false), or a
+/// saving that vanishes out of sample.
+fn kept_because(
+    n: usize,
+    found: bool,
+    out_of_sample: Option<&OutOfSample>,
+    in_sample_saving: f64,
+    settings: &Settings,
+) -> Option<String> {
+    let obj = settings.objective;
+    if n < MIN_SESSIONS {
         Some(format!(
             "{n} sessions are too few to trust an interval (a recommendation needs {MIN_SESSIONS})"
         ))
-    } else if in_sample.is_none() {
+    } else if !found {
         Some(format!(
             "no config smith accepts is better in {obj} than the baseline beyond its 95% interval{}",
             match settings.max_loss {
@@ -451,26 +521,31 @@ pub fn decide(summaries: &mut [ConfigSummary], per: &PerSession, settings: &Sett
                 m => format!(" while keeping {LOSS_MEASURE} within --max-loss {m}"),
             }
         ))
-    } else if out_of_sample.as_ref().is_none_or(|o| o.saving <= 0.0) {
+    } else if out_of_sample.is_none_or(|o| o.saving <= 0.0) {
         Some(format!(
             "the saving vanishes out of sample: chosen on {} of {} folds, the configs saved {} on the folds they were not chosen on (in sample: {})",
             settings.folds - 1,
             settings.folds,
-            out_of_sample
-                .as_ref()
-                .map_or("nothing".to_string(), |o| amount(obj, o.saving)),
+            out_of_sample.map_or("nothing".to_string(), |o| amount(obj, o.saving)),
             amount(obj, in_sample_saving)
         ))
     } else {
         None
-    };
-    let chosen = if reason.is_none() { in_sample } else { None };
-    if let Some(c) = chosen {
-        mark_tied(summaries, c);
     }
-    let base = &summaries[Grid::BASELINE];
-    let baseline_ev = evidence(base, settings, base, chosen);
-    let chosen_ev = chosen.map(|c| evidence(&summaries[c], settings, base, chosen));
+}
+
+/// The configs the evidence shows, in order: the baseline, the chosen
+/// one, the in-sample choice, the best the loss constraint allows, then
+/// the best by the objective up to `settings.top` more.
+fn evidence_rows(
+    summaries: &[ConfigSummary],
+    eligible: &[bool],
+    chosen: Option<usize>,
+    in_sample: Option<usize>,
+    settings: &Settings,
+) -> Vec<usize> {
+    let obj = settings.objective;
+    let base_loss = summaries[Grid::BASELINE].total(LOSS_MEASURE);
     let mut order: Vec<usize> = (0..summaries.len()).collect();
     order.sort_by(|&a, &b| {
         summaries[a]
@@ -501,16 +576,21 @@ pub fn decide(summaries: &mut [ConfigSummary], per: &PerSession, settings: &Sett
             rows.push(i);
         }
     }
-    let evidence_rows: Vec<Evidence> = rows
-        .iter()
-        .map(|&i| evidence(&summaries[i], settings, base, chosen))
-        .collect();
+    rows
+}
+
+/// For smith's maintainers, when the window or the result cap was swept:
+/// both are constants in smith's code, which `target` may or may not keep.
+fn maintainers_note(
+    summaries: &[ConfigSummary],
+    base: &ConfigSummary,
+    target: &Config,
+) -> Option<String> {
     let swept_constants = summaries.iter().any(|s| {
         s.config.window_turns != base.config.window_turns
             || s.config.result_cap != base.config.result_cap
     });
-    let target: &Config = &chosen.map_or(base, |c| &summaries[c]).config;
-    let maintainers_note = swept_constants.then(|| {
+    swept_constants.then(|| {
         let d = Config::default();
         if target.window_turns != d.window_turns || target.result_cap != d.result_cap {
             format!(
@@ -524,63 +604,42 @@ pub fn decide(summaries: &mut [ConfigSummary], per: &PerSession, settings: &Sett
                 d.window_turns, d.result_cap
             )
         }
-    });
+    })
+}
+
+/// The verdict's sentence when it changes the config to `c`: saving
+/// `saving_pct` of the baseline's objective over `n` sessions in sample,
+/// `oos_pct` out of sample.
+fn change_sentence(
+    c: &Evidence,
+    base: &ConfigSummary,
+    settings: &Settings,
+    n: usize,
+    saving_pct: f64,
+    oos_pct: Option<f64>,
+) -> String {
+    let obj = settings.objective;
     let loss_words = match settings.max_loss {
         MaxLoss::Baseline => format!("{LOSS_MEASURE} no worse than now at 95% confidence"),
         MaxLoss::Any => format!("{LOSS_MEASURE} not constrained"),
         m => format!("{LOSS_MEASURE} within --max-loss {m}"),
     };
-    let sentence = match (&chosen_ev, &reason) {
-        (Some(c), _) => {
-            let oos = out_of_sample.as_ref().and_then(|o| o.saving_pct);
-            format!(
-                "Set compact_at = {} and compact_to = {}{}: {obj} {} against {} now ({:.1}% lower; 95% CI of the change {}) over {n} sessions, {} on sessions it was not chosen on ({}-fold), with {loss_words}.",
-                c.compact_at,
-                c.compact_to,
-                if c.max_tokens != base.config.max_tokens {
-                    format!(" with max_tokens = {}", c.max_tokens)
-                } else {
-                    String::new()
-                },
-                amount(obj, c.objective),
-                amount(obj, base_obj),
-                pct(in_sample_saving, base_obj).unwrap_or(0.0),
-                c.objective_interval_pct
-                    .map_or("-".to_string(), |iv| format!("{:+.1}% … {:+.1}%", iv.lo, iv.hi)),
-                oos.map_or("-".to_string(), |p| format!("{p:.1}% lower")),
-                settings.folds
-            )
-        }
-        (None, Some(why)) => format!("Keep your configuration ({}): {why}.", base.label),
-        (None, None) => format!("Keep your configuration ({}).", base.label),
-    };
-    Verdict {
-        change: chosen.is_some(),
-        sentence,
-        reason,
-        objective: obj,
-        loss_measure: LOSS_MEASURE,
-        max_loss: settings.max_loss.to_string(),
-        sessions: n,
-        configs: summaries.len(),
-        accepted: eligible.iter().filter(|&&e| e).count(),
-        min_sessions: MIN_SESSIONS,
-        confidence: bootstrap::CONFIDENCE,
-        bootstrap: settings.draws,
-        baseline: baseline_ev,
-        chosen: chosen_ev,
-        in_sample_saving: if chosen.is_some() {
-            in_sample_saving
+    format!(
+        "Set compact_at = {} and compact_to = {}{}: {obj} {} against {} now ({saving_pct:.1}% lower; 95% CI of the change {}) over {n} sessions, {} on sessions it was not chosen on ({}-fold), with {loss_words}.",
+        c.compact_at,
+        c.compact_to,
+        if c.max_tokens != base.config.max_tokens {
+            format!(" with max_tokens = {}", c.max_tokens)
         } else {
-            0.0
+            String::new()
         },
-        in_sample_saving_pct: chosen.and_then(|_| pct(in_sample_saving, base_obj)),
-        out_of_sample,
-        headroom: headroom(per, &labels, &eligible, base_obj),
-        snippet: smith_config::snippet(target),
-        maintainers_note,
-        evidence: evidence_rows,
-    }
+        amount(obj, c.objective),
+        amount(obj, base.total(obj)),
+        c.objective_interval_pct
+            .map_or("-".to_string(), |iv| format!("{:+.1}% … {:+.1}%", iv.lo, iv.hi)),
+        oos_pct.map_or("-".to_string(), |p| format!("{p:.1}% lower")),
+        settings.folds
+    )
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::data::ConfigRow;
+use super::data::ConfigSummary;
 use super::draw::{draw_legend, draw_line, draw_note, font, Dash, Swatch};
 use super::palette;
 use super::{font_size, Chart, DrawResult};
@@ -72,8 +72,8 @@ impl ContextCurve {
         session: &str,
         stem: String,
         messages: &[Arc<Message>],
-        chosen: &ConfigRow,
-        baseline: &ConfigRow,
+        chosen: &ConfigSummary,
+        baseline: &ConfigSummary,
     ) -> Self {
         let compactor = chosen.setup.compactor_for(messages);
         let base = (chosen.index != baseline.index).then(|| baseline.setup.compactor_for(messages));
@@ -95,8 +95,8 @@ impl ContextCurve {
         session: &str,
         stem: String,
         messages: &[Arc<Message>],
-        chosen: &ConfigRow,
-        baseline: &ConfigRow,
+        chosen: &ConfigSummary,
+        baseline: &ConfigSummary,
         compactor: &dyn crate::engine::Compactor,
         base: Option<&dyn crate::engine::Compactor>,
     ) -> Self {
@@ -148,7 +148,7 @@ impl ContextCurve {
             stem,
             chosen_label: chosen.label.clone(),
             chosen_rank: chosen.rank,
-            chosen_policy: chosen.policy,
+            chosen_policy: chosen.setup.policy,
             baseline_label: baseline.label.clone(),
             same,
             full,

@@ -83,7 +83,7 @@ impl CostLoss {
             .map(|(i, c)| Point {
                 rank: c.rank,
                 label: data.name(i),
-                policy: c.policy,
+                policy: c.setup.policy,
                 cost: c.total(cost.figure()),
                 with_refetch: c.total(cost.figure())
                     + if cost == Metric::Price {

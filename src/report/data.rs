@@ -1,8 +1,9 @@
 //! Reading a sweep's output folder back: `configs.parquet`,
 //! `sessions.parquet` and `summary.json`, as `sweep --out` writes them (see
-//! `sweep::tables`). Columns are found by name, so a column the sweep adds
-//! later changes nothing here; a column missing is an error that says to run
-//! the sweep again.
+//! `sweep::tables`). Columns are found by the names of
+//! `sweep::columns`, the writer's, so a column the sweep adds later changes
+//! nothing here; a column missing is an error that says to run the sweep
+//! again.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -14,7 +15,10 @@ use polars::prelude::{DataFrame, DataType, ParquetReader, SerReader};
 use crate::engine::Config;
 use crate::policy::{Policy, PolicyKnob, Setup};
 use crate::recommend::Verdict;
+use crate::sweep::aggregate::{Changes, Delta, Stats};
 use crate::sweep::bootstrap::Interval;
+use crate::sweep::columns::Col;
+use crate::sweep::columns::{Column, Stat};
 use crate::sweep::figures::Metric;
 use crate::sweep::grid::Knob;
 use crate::sweep::summary::Summary;
@@ -22,42 +26,10 @@ use crate::sweep::summary::Summary;
 /// The files of a sweep's output folder the report reads.
 pub use crate::sweep::{CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
 
-/// One config of the sweep, as `configs.parquet` describes it.
-#[derive(Clone, Debug)]
-pub struct ConfigRow {
-    /// Index into the grid (the `config` column).
-    pub index: usize,
-    pub label: String,
-    /// The policy the config runs (smith for the baseline, always).
-    pub policy: Policy,
-    /// smith's knobs; for another policy only the window, overhead, ratio
-    /// and summary size mean something, the rest are smith's defaults.
-    pub config: Config,
-    /// The policy with its knobs, as the sweep ran it: what a chart replays.
-    pub setup: Setup,
-    pub trigger_tokens: i64,
-    pub target_tokens: i64,
-    pub is_baseline: bool,
-    /// On the Pareto front of price against results mangled.
-    pub pareto: bool,
-    /// 1 for the best config.
-    pub rank: usize,
-    /// The interval of the change against the baseline in the ranking
-    /// figure's total, and in the loss measure's (`None` without sessions).
-    pub objective_interval: Option<Interval>,
-    pub loss_interval: Option<Interval>,
-    /// The ranking figure's interval overlaps the best config's.
-    pub tied: bool,
-    /// Every figure's total over sessions, indexed by [`Metric::index`].
-    totals: Vec<f64>,
-}
-
-impl ConfigRow {
-    /// The total of `figure` over sessions.
-    pub fn total(&self, figure: Metric) -> f64 {
-        self.totals[figure.index()]
-    }
-}
+/// One config of the sweep, read back from `configs.parquet` into the
+/// type the sweep summarised it in: the report reads what was written, not
+/// a copy of its own.
+pub use crate::sweep::aggregate::ConfigSummary;
 
 /// One session of the sweep.
 #[derive(Clone, Debug)]
@@ -81,7 +53,7 @@ pub struct SweepOutput {
     /// [`SweepOutput::verdict`].
     verdict: Option<Verdict>,
     /// Every config, in grid order: `configs[i].index == i`.
-    pub configs: Vec<ConfigRow>,
+    pub configs: Vec<ConfigSummary>,
     /// Every session, in the order the sweep read them.
     pub sessions: Vec<SessionRow>,
     /// `sessions.parquet`, for per-session figures.
@@ -159,36 +131,50 @@ fn indices(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// The configs of `configs.parquet`, sorted by their grid index.
-fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
-    let index = indices(frame, file, "config")?;
-    let labels = strings(frame, file, "config_label")?;
+/// Each figure's statistics over sessions, `None` for a figure without
+/// them or a config without sessions: `[figure][stat][row]`.
+fn read_stats(frame: &DataFrame, file: &str) -> Result<Vec<Option<Vec<Vec<f64>>>>> {
+    Metric::ALL
+        .into_iter()
+        .map(|m| {
+            m.stats()
+                .then(|| {
+                    Stat::ALL
+                        .into_iter()
+                        .map(|s| floats(frame, file, &Column::Stat(m, s).name()))
+                        .collect::<Result<Vec<_>>>()
+                })
+                .transpose()
+        })
+        .collect()
+}
+
+/// The configs of `configs.parquet`, sorted by their grid index, with
+/// their changes against the baseline computed from the totals as the
+/// sweep computed them.
+fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigSummary>> {
+    let index = indices(frame, file, Col::Config.name())?;
+    let labels = strings(frame, file, Col::ConfigLabel.name())?;
     let knobs: Vec<Vec<f64>> = Knob::ALL
         .iter()
         .map(|k| floats(frame, file, k.field()))
         .collect::<Result<_>>()?;
-    let policies = strings(frame, file, "policy")?;
+    let policies = strings(frame, file, Col::Policy.name())?;
     let policy_knobs: Vec<Vec<f64>> = PolicyKnob::ALL
         .iter()
         .map(|k| floats(frame, file, &k.field()))
         .collect::<Result<_>>()?;
-    let exclude_tools = strings(frame, file, "exclude_tools")?;
-    // Written only by a sweep that varied the estimator (issue 13).
-    let estimators = match frame.column("estimator") {
-        Ok(_) => Some(strings(frame, file, "estimator")?),
-        Err(_) => None,
-    };
-    let trigger = floats(frame, file, "trigger_tokens")?;
-    let target = floats(frame, file, "target_tokens")?;
-    let baseline = bools(frame, file, "is_baseline")?;
-    let pareto = bools(frame, file, "pareto")?;
-    let rank = indices(frame, file, "rank")?;
+    let exclude_tools = strings(frame, file, Col::ExcludeTools.name())?;
+    let estimators = strings(frame, file, Col::Estimator.name())?;
+    let baseline = bools(frame, file, Col::IsBaseline.name())?;
+    let pareto = bools(frame, file, Col::Pareto.name())?;
+    let rank = indices(frame, file, Col::Rank.name())?;
     let [o_lo, o_hi, l_lo, l_hi, tied] = crate::sweep::tables::INTERVAL_COLUMNS;
     let ends: Vec<Vec<f64>> = [o_lo, o_hi, l_lo, l_hi]
         .into_iter()
-        .map(|name| floats(frame, file, name))
+        .map(|c| floats(frame, file, c.name()))
         .collect::<Result<_>>()?;
-    let tied = bools(frame, file, tied)?;
+    let tied = bools(frame, file, tied.name())?;
     let interval = |lo: &[f64], hi: &[f64], r: usize| {
         (!lo[r].is_nan() && !hi[r].is_nan()).then_some(Interval {
             lo: lo[r],
@@ -199,7 +185,21 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
         .into_iter()
         .map(|m| floats(frame, file, m.name()))
         .collect::<Result<_>>()?;
-    let mut rows: Vec<ConfigRow> = (0..frame.height())
+    let sessions = indices(frame, file, Col::Sessions.name())?;
+    let stats = read_stats(frame, file)?;
+    let stats_of = |r: usize| -> [Option<Stats>; crate::sweep::figures::N] {
+        std::array::from_fn(|i| {
+            let [mean, median, p95] = stats[i].as_deref()? else {
+                return None;
+            };
+            (!mean[r].is_nan()).then_some(Stats {
+                mean: mean[r],
+                median: median[r],
+                p95: p95[r],
+            })
+        })
+    };
+    let mut rows: Vec<ConfigSummary> = (0..frame.height())
         .map(|r| {
             let mut config = Config::default();
             for (k, column) in Knob::ALL.into_iter().zip(&knobs) {
@@ -212,28 +212,31 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
                 &exclude_tools[r],
             )
             .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?;
-            let setup = match &estimators {
-                Some(names) => setup.with_estimator(
-                    crate::estimate::Estimator::parse(&names[r])
-                        .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?,
-                ),
-                None => setup,
+            let setup = setup.with_estimator(
+                crate::estimate::Estimator::parse(&estimators[r])
+                    .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?,
+            );
+            let interval = match (
+                interval(&ends[0], &ends[1], r),
+                interval(&ends[2], &ends[3], r),
+            ) {
+                (Some(objective), Some(loss)) => Some(Changes { objective, loss }),
+                _ => None,
             };
-            Ok(ConfigRow {
+            Ok(ConfigSummary {
                 index: index[r],
                 label: labels[r].clone(),
-                policy: setup.policy,
                 config: setup.config,
                 setup,
-                trigger_tokens: trigger[r] as i64,
-                target_tokens: target[r] as i64,
                 is_baseline: baseline[r],
+                sessions: sessions[r],
+                totals: std::array::from_fn(|i| totals[i][r]),
+                stats: stats_of(r),
+                deltas: [Delta::new(0.0, 0.0); crate::sweep::figures::N],
                 pareto: pareto[r],
                 rank: rank[r],
-                objective_interval: interval(&ends[0], &ends[1], r),
-                loss_interval: interval(&ends[2], &ends[3], r),
+                interval,
                 tied: tied[r],
-                totals: totals.iter().map(|col| col[r]).collect(),
             })
         })
         .collect::<Result<_>>()?;
@@ -246,6 +249,11 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigRow>> {
     }
     if rows.is_empty() {
         return Err(anyhow!("{file}: no configs; run the sweep again"));
+    }
+    if let Some(base) = rows.iter().find(|c| c.is_baseline).map(|b| b.totals) {
+        for c in &mut rows {
+            c.deltas = std::array::from_fn(|i| Delta::new(c.totals[i], base[i]));
+        }
     }
     Ok(rows)
 }
@@ -311,11 +319,11 @@ impl SweepOutput {
         let sessions_path = dir.join(SESSIONS_FILE);
         let file = sessions_path.display().to_string();
         let frame = read_parquet(&sessions_path)?;
-        let labels = strings(&frame, &file, "session")?;
-        let paths = strings(&frame, &file, "path")?;
-        let bytes = floats(&frame, &file, "bytes")?;
-        let skipped = floats(&frame, &file, "lines_skipped")?;
-        let row_config = indices(&frame, &file, "config")?;
+        let labels = strings(&frame, &file, Col::Session.name())?;
+        let paths = strings(&frame, &file, Col::Path.name())?;
+        let bytes = floats(&frame, &file, Col::Bytes.name())?;
+        let skipped = floats(&frame, &file, Col::LinesSkipped.name())?;
+        let row_config = indices(&frame, &file, Col::Config.name())?;
         if let Some(c) = row_config.iter().find(|&&c| c >= configs.len()) {
             return Err(anyhow!(
                 "{file}: config {c} is not in {CONFIGS_FILE}; the two files are from different sweeps: run the sweep again"
@@ -361,11 +369,10 @@ impl SweepOutput {
     pub fn setup_of(&self, s: usize, c: usize) -> Setup {
         let mut setup = self.configs[c].setup.clone();
         let file = SESSIONS_FILE;
-        let names = crate::sweep::tables::CALIBRATION_COLUMNS;
         let (Ok(mode), Ok(start), Ok(overhead)) = (
-            strings(&self.frame, file, names[0]),
-            floats(&self.frame, file, names[1]),
-            floats(&self.frame, file, names[3]),
+            strings(&self.frame, file, Col::RatioMode.name()),
+            floats(&self.frame, file, Col::RatioStart.name()),
+            floats(&self.frame, file, Col::OverheadUsed.name()),
         ) else {
             return setup;
         };
@@ -410,14 +417,14 @@ impl SweepOutput {
     pub fn policies(&self) -> Vec<Policy> {
         Policy::ALL
             .into_iter()
-            .filter(|p| self.configs.iter().any(|c| c.policy == *p))
+            .filter(|p| self.configs.iter().any(|c| c.setup.policy == *p))
             .collect()
     }
 
     /// Whether the sweep compared policies (more than smith alone): the
     /// report then adds its comparison and tells configs apart by policy.
     pub fn compares_policies(&self) -> bool {
-        self.configs.iter().any(|c| c.policy != Policy::Smith)
+        self.configs.iter().any(|c| c.setup.policy != Policy::Smith)
     }
 
     /// Whether smith's own grid was swept, not only its defaults as the
@@ -432,7 +439,7 @@ impl SweepOutput {
     /// too.
     pub fn name(&self, i: usize) -> String {
         let c = &self.configs[i];
-        if c.policy == Policy::Smith && self.compares_policies() {
+        if c.setup.policy == Policy::Smith && self.compares_policies() {
             format!("smith {}", c.label)
         } else {
             c.label.clone()
@@ -451,7 +458,7 @@ impl SweepOutput {
     /// comparison of policies shows for it.
     pub fn best_of(&self, policy: Policy, window: Option<u64>) -> Option<usize> {
         (0..self.configs.len())
-            .filter(|&i| self.configs[i].policy == policy)
+            .filter(|&i| self.configs[i].setup.policy == policy)
             .filter(|&i| window.is_none_or(|w| self.configs[i].config.max_tokens == w))
             .min_by_key(|&i| (self.configs[i].rank, i))
     }
@@ -466,5 +473,80 @@ impl SweepOutput {
             out[self.row_session[r]][self.row_config[r]] = v;
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::replay::every_field;
+    use crate::sweep::aggregate::summarize;
+    use crate::sweep::grid::{self, GridSpec};
+    use crate::sweep::plan::{self, PolicySpec};
+    use crate::sweep::run::{Row, SessionInfo, Sweep};
+    use crate::sweep::tables::{self, SummaryInput};
+
+    /// What the sweep summarised, written and read back, is the same
+    /// [`ConfigSummary`] in every field: rows whose every fact is set, over
+    /// two of smith's configs and two other policies.
+    #[test]
+    fn the_configs_read_back_are_the_summaries_written() {
+        let mut spec = GridSpec::default();
+        spec.set(Knob::CompactAt, "0.7,0.8").unwrap();
+        let grid = grid::build(&spec, usize::MAX).unwrap();
+        let mut policies = PolicySpec::default();
+        policies.policies = vec![Policy::Smith, Policy::Masking, Policy::Codex];
+        let plan = plan::build(&grid, &policies, usize::MAX).unwrap();
+        let configs = &plan.setups;
+        let sessions = 4;
+        let mut rows = Vec::new();
+        for s in 0..sessions {
+            for c in 0..configs.len() {
+                rows.push(Row {
+                    session: s as u32,
+                    config: c as u32,
+                    facts: every_field::set((s * configs.len() + c) as u64),
+                });
+            }
+        }
+        let sweep = Sweep {
+            sessions: (0..sessions)
+                .map(|i| SessionInfo {
+                    label: format!("session-{i}"),
+                    path: PathBuf::from(format!("/corpus/s{i}/transcript.jsonl")),
+                    bytes: 1_000 + i as u64,
+                    lines: 50,
+                    lines_skipped: 0,
+                    messages: 40,
+                })
+                .collect(),
+            configs: configs.clone(),
+            rows,
+            unreadable: Vec::new(),
+            elapsed: Duration::from_millis(1),
+            threads: 1,
+        };
+        let prices: crate::cost::Prices = "3,3.75,0.3".parse().unwrap();
+        let paths = vec!["/corpus".to_string()];
+        let input = SummaryInput {
+            paths: &paths,
+            grid_file: None,
+            grid: &grid,
+            plan: &plan,
+            prices: &prices,
+            rank_by: Metric::Price,
+        };
+        let written = summarize(&sweep, &prices, Metric::Price);
+        let export = tables::export(&sweep, &written, &prices, &input).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        crate::export::write_all(tmp.path(), &export).unwrap();
+        let read = SweepOutput::read(tmp.path()).unwrap();
+        assert_eq!(read.configs.len(), written.len());
+        for (r, w) in read.configs.iter().zip(&written) {
+            assert_eq!(r, w, "config {}", w.index);
+        }
     }
 }

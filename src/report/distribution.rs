@@ -126,7 +126,7 @@ impl Distribution {
             chosen: values.iter().map(|s| s[chosen]).collect(),
             chosen_rank: c.rank,
             chosen_label: data.name(chosen),
-            chosen_policy: c.policy,
+            chosen_policy: c.setup.policy,
             same: chosen == base,
         })
     }

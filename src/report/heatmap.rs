@@ -12,7 +12,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::data::{ConfigRow, SweepOutput};
+use super::data::{ConfigSummary, SweepOutput};
 use super::draw::{draw_line, draw_note, font, label_at, Dash};
 use super::palette;
 use super::{font_size, Chart, DrawResult, Metric, FONT};
@@ -46,7 +46,7 @@ pub struct Heatmap {
 }
 
 /// Whether `a` and `b` agree on every knob but the two the heatmap varies.
-fn same_slice(a: &ConfigRow, b: &ConfigRow) -> bool {
+fn same_slice(a: &ConfigSummary, b: &ConfigSummary) -> bool {
     Knob::ALL
         .into_iter()
         .filter(|k| !matches!(k, Knob::CompactAt | Knob::CompactTo))
@@ -64,7 +64,7 @@ impl Heatmap {
     /// `chosen` or `baseline`, whichever holds more of them (the baseline's
     /// when `chosen` is another policy's).
     pub fn new(data: &SweepOutput, metric: Metric, chosen: usize, baseline: usize) -> Heatmap {
-        let smith = |i: usize| data.configs[i].policy == Policy::Smith;
+        let smith = |i: usize| data.configs[i].setup.policy == Policy::Smith;
         let slice = |anchor: usize| -> Vec<usize> {
             if !smith(anchor) {
                 return Vec::new();
@@ -91,7 +91,7 @@ impl Heatmap {
                 .collect(),
         );
         let mut cells = vec![vec![None; to.len()]; at.len()];
-        let cell_of = |c: &ConfigRow| -> Option<(usize, usize)> {
+        let cell_of = |c: &ConfigSummary| -> Option<(usize, usize)> {
             let i = at.iter().position(|&v| v == c.config.compact_at)?;
             let j = to.iter().position(|&v| v == c.config.compact_to)?;
             Some((i, j))
@@ -113,7 +113,7 @@ impl Heatmap {
             baseline: in_slice(baseline),
             anchor_label: data.configs[anchor].label.clone(),
             compares_policies: data.compares_policies(),
-            chosen_policy: Some(data.configs[chosen].policy).filter(|&p| p != Policy::Smith),
+            chosen_policy: Some(data.configs[chosen].setup.policy).filter(|&p| p != Policy::Smith),
             range: value_range(&cells),
             at,
             to,

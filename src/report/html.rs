@@ -577,8 +577,8 @@ impl Page<'_> {
     fn verdict(
         &self,
         h: &mut String,
-        chosen: &super::data::ConfigRow,
-        base: &super::data::ConfigRow,
+        chosen: &super::data::ConfigSummary,
+        base: &super::data::ConfigSummary,
     ) {
         let _ = write!(
             h,
@@ -667,7 +667,7 @@ impl Page<'_> {
                 marks.push_str("<span class=\"mark\">tied</span>");
             }
             let policy = if by_policy {
-                format!("<td class=\"l\">{}</td>", policy_name(c.policy))
+                format!("<td class=\"l\">{}</td>", policy_name(c.setup.policy))
             } else {
                 String::new()
             };
@@ -683,7 +683,7 @@ impl Page<'_> {
                 h,
                 "<td>{}</td>",
                 escape_html(&interval_text(
-                    c.objective_interval,
+                    c.interval.map(|i| i.objective),
                     base.total(rank_figure)
                 ))
             );

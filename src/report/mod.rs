@@ -21,7 +21,7 @@
 pub mod bill;
 pub mod context_curve;
 pub mod cost_loss;
-pub(crate) mod data;
+pub mod data;
 pub(crate) mod distribution;
 pub(crate) mod draw;
 pub mod heatmap;

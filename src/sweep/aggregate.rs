@@ -10,11 +10,11 @@ use crate::policy::Setup;
 use crate::stats::percentile;
 
 use super::bootstrap::{self, Bootstrap, Interval};
-use super::cost::Prices;
 use super::figures::{self, Kind, Metric, LOSS_MEASURE, N};
 use super::grid::Grid;
 use super::pareto;
 use super::run::Sweep;
+use crate::cost::Prices;
 
 /// Mean, median and 95th percentile of a figure over the sessions of a
 /// config.
@@ -59,8 +59,11 @@ impl Delta {
     }
 }
 
-/// One config over all sessions.
-#[derive(Clone, Debug)]
+/// One config over all sessions: the one type of a config's result. The
+/// sweep computes it, the tables write it (`configs.*`), the report reads
+/// it back from them, `recommend` decides on it, and `summary.json`
+/// records a view of it (`summary::ConfigRecord`).
+#[derive(Clone, Debug, PartialEq)]
 pub struct ConfigSummary {
     /// Index into the grid's configs.
     pub index: usize,

@@ -11,7 +11,7 @@
 use crate::engine::Stage;
 use crate::replay::{MisfireKind, SessionFacts};
 
-use super::cost::Prices;
+use crate::cost::Prices;
 
 /// How a figure is summed over the sessions of a config, and so how it is
 /// written: whole numbers as integers, dollars as floats.

@@ -37,9 +37,9 @@ use crate::policy::Setup;
 use crate::replay::SessionFacts;
 use crate::transcript::SessionRef;
 
-use super::cost::Prices;
 use super::run::{Done, SessionInfo};
 use super::shard::{fnv1a64, Shard};
+use crate::cost::Prices;
 
 /// The folder under `--out` that holds the journals.
 pub const DIR: &str = ".resume";

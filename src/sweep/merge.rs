@@ -32,7 +32,7 @@ use crate::export::Export;
 use crate::policy::{Policy, PolicyKnob};
 
 use super::aggregate::{summarize_values, ConfigSummary};
-use super::cost::Prices;
+use super::columns::Col;
 use super::figures::{Metric, N};
 use super::grid::{self, Grid, GridSpec, Knob};
 use super::plan::{self, Plan, PolicySpec};
@@ -41,6 +41,7 @@ use super::shard::Shard;
 use super::summary::{Ordered, Rebuild, ShardRecord, Summary};
 use super::tables::{self, SummaryInput, SweepCounts};
 use crate::cost::PriceError;
+use crate::cost::Prices;
 
 /// The folder of the shards' rows, one Hive partition per shard.
 pub const SESSIONS_DIR: &str = "sessions";
@@ -49,7 +50,7 @@ pub const SUMMARIES_DIR: &str = "summaries";
 /// The one part file of a shard.
 pub const PART_FILE: &str = "part-0.parquet";
 /// The column giving a row's session's position in the whole sweep.
-pub const ORDINAL: &str = "ordinal";
+pub const ORDINAL: Col = Col::Ordinal;
 
 /// `OUT/sessions/shard=K/part-0.parquet`.
 pub fn part_path(out: &Path, shard: Shard) -> PathBuf {
@@ -130,7 +131,7 @@ pub fn write_shard(
         .map(|r| place.ordinals[r.session as usize] as i64)
         .collect();
     frame
-        .with_column(Column::new(ORDINAL.into(), ordinals))
+        .with_column(Column::new(ORDINAL.name().into(), ordinals))
         .context("cannot add the ordinal column")?;
     let part = part_path(out, place.shard);
     let mut summary = tables::summary(&SweepCounts::of(sweep), summaries, input);
@@ -291,35 +292,6 @@ fn read_part(path: &Path) -> Result<DataFrame> {
         .with_context(|| format!("{}: not a Parquet file a shard wrote", path.display()))
 }
 
-/// [`tables::CALIBRATION_COLUMNS`] for rows that ran at their config's
-/// ratio and overhead, where the sessions table writes them: after the knob
-/// columns, before `is_baseline`.
-fn add_plain_calibration(part: &mut DataFrame, path: &Path) -> Result<()> {
-    let what = path.display().to_string();
-    let ratio = floats(part, &what, Knob::Ratio.field())?;
-    let overhead = floats(part, &what, Knob::Overhead.field())?;
-    let at = part
-        .get_column_index("is_baseline")
-        .ok_or_else(|| anyhow!("{what}: no column is_baseline"))?;
-    let columns = [
-        Column::new(
-            tables::CALIBRATION_COLUMNS[0].into(),
-            vec![crate::engine::learn::RatioMode::Fixed.as_str(); ratio.len()],
-        ),
-        Column::new(tables::CALIBRATION_COLUMNS[1].into(), ratio.clone()),
-        Column::new(tables::CALIBRATION_COLUMNS[2].into(), ratio),
-        Column::new(
-            tables::CALIBRATION_COLUMNS[3].into(),
-            overhead.into_iter().map(|o| o as i64).collect::<Vec<i64>>(),
-        ),
-    ];
-    for (i, c) in columns.into_iter().enumerate() {
-        part.insert_column(at + i, c)
-            .with_context(|| format!("{what}: cannot add {}", tables::CALIBRATION_COLUMNS[i]))?;
-    }
-    Ok(())
-}
-
 fn floats(frame: &DataFrame, what: &str, name: &str) -> Result<Vec<f64>> {
     let column = frame
         .column(name)
@@ -340,6 +312,83 @@ fn floats(frame: &DataFrame, what: &str, name: &str) -> Result<Vec<f64>> {
 /// folder where a shard is missing, or whose shards ran different sweeps.
 pub fn merge(dir: &Path) -> Result<Merged> {
     let shards = read_summaries(dir)?;
+    let count = check_shards(dir, &shards)?;
+    let first = &shards[0];
+    let (grid, plan, prices) = rebuild(first)?;
+    let n_configs = plan.setups.len();
+    let rank_by = first.summary.rank_by;
+
+    let mut frame = read_rows(dir, &shards, count, n_configs)?;
+    let what = format!("{}/{SESSIONS_DIR}", dir.display());
+    let labels: Vec<String> = plan.setups.iter().map(|s| s.label()).collect();
+    check_rows(&mut frame, &what, &labels)?;
+    let rows = frame.height();
+    let n_sessions = rows.checked_div(n_configs).unwrap_or(0);
+    let columns: Vec<Vec<f64>> = Metric::ALL
+        .into_iter()
+        .map(|m| floats(&frame, &what, m.name()))
+        .collect::<Result<_>>()?;
+    let value = |s: usize, c: usize| -> [f64; N] {
+        let r = s * n_configs + c;
+        std::array::from_fn(|i| columns[i][r])
+    };
+    let summaries = summarize_values(&plan.setups, n_sessions, &value, rank_by);
+
+    let totals = ShardTotals::of(&shards)?;
+    let listed = first.shard.listed;
+    if n_sessions + totals.unreadable.len() != listed {
+        bail!(
+            "{}: the shards hold {n_sessions} sessions and {} unreadable ones, but the sweep lists {listed}: a shard was written with another list of sessions; run the shards again",
+            dir.display(),
+            totals.unreadable.len()
+        );
+    }
+    if n_sessions == 0 {
+        bail!(
+            "{}: none of the {listed} sessions could be read in any shard",
+            dir.display()
+        );
+    }
+    let counts = SweepCounts {
+        sessions: n_sessions,
+        unreadable: &totals.unreadable,
+        lines_skipped: totals.lines_skipped as usize,
+        bytes: totals.bytes,
+        elapsed_seconds: totals.elapsed,
+        threads: totals.threads as usize,
+        configs: n_configs,
+        thrash_window: first.summary.thrash_window,
+        calibration: totals.calibration,
+    };
+    let input = SummaryInput {
+        paths: &first.summary.paths,
+        grid_file: first.summary.grid.file.as_deref(),
+        grid: &grid,
+        plan: &plan,
+        prices: &prices,
+        rank_by,
+    };
+    let summary = tables::summary(&counts, &summaries, &input)
+        .to_value()
+        .context("cannot lay out the summary")?;
+    let export = Export {
+        sessions: frame,
+        configs: tables::configs_table(&summaries)
+            .to_frame()
+            .context("cannot lay out the configs")?,
+        summary,
+    };
+    Ok(Merged {
+        export,
+        shards: count,
+        sessions: n_sessions,
+        rows,
+    })
+}
+
+/// That the shards are all of one sweep, each in its own folder, none
+/// missing and none beyond the count; returns the count.
+fn check_shards(dir: &Path, shards: &[ShardSummary]) -> Result<u32> {
     let Some(first) = shards.first() else {
         bail!(
             "{}: no shard has finished (no {SUMMARIES_DIR}/shard=K/summary.json)",
@@ -347,7 +396,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         );
     };
     let count = first.shard.count;
-    for s in &shards {
+    for s in shards {
         for (pointer, agree) in SAME {
             if !agree(s, first) {
                 bail!(
@@ -387,20 +436,29 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             dir.display()
         );
     }
-    let (grid, plan, prices) = rebuild(first)?;
-    let n_configs = plan.setups.len();
-    let rank_by = first.summary.rank_by;
+    Ok(count)
+}
 
-    // The rows, all shards', in one frame.
-    let mut parts: Vec<DataFrame> = Vec::with_capacity(shards.len());
-    for s in &shards {
-        let path = part_path(
+/// Every shard's rows in one frame, ordered by (`ordinal`, `config`) as one
+/// process writes them, without the ordinal.
+fn read_rows(
+    dir: &Path,
+    shards: &[ShardSummary],
+    count: u32,
+    n_configs: usize,
+) -> Result<DataFrame> {
+    let path_of = |s: &ShardSummary| {
+        part_path(
             dir,
             Shard {
                 index: s.index,
                 count,
             },
-        );
+        )
+    };
+    let mut frame: Option<DataFrame> = None;
+    for s in shards {
+        let path = path_of(s);
         let part = read_part(&path)?;
         let expected = s.summary.sessions * n_configs;
         if part.height() != expected {
@@ -410,26 +468,6 @@ pub fn merge(dir: &Path) -> Result<Merged> {
                 part.height(),
                 s.summary.sessions
             );
-        }
-        parts.push(part);
-    }
-    // A shard whose sessions all ran at their configs' knobs has no
-    // calibration columns; where another shard's sessions chose theirs, it
-    // gets them, saying its rows ran at the config's.
-    let calibrated = parts
-        .iter()
-        .any(|p| p.column(tables::CALIBRATION_COLUMNS[0]).is_ok());
-    let mut frame: Option<DataFrame> = None;
-    for (s, mut part) in shards.iter().zip(parts) {
-        let path = part_path(
-            dir,
-            Shard {
-                index: s.index,
-                count,
-            },
-        );
-        if calibrated && part.column(tables::CALIBRATION_COLUMNS[0]).is_err() {
-            add_plain_calibration(&mut part, &path)?;
         }
         match &mut frame {
             None => frame = Some(part),
@@ -443,10 +481,10 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             }
         }
     }
-    let mut frame = frame.ok_or_else(|| anyhow!("{}: no shard", dir.display()))?;
+    let frame = frame.ok_or_else(|| anyhow!("{}: no shard", dir.display()))?;
     let what = format!("{}/{SESSIONS_DIR}", dir.display());
-    let ordinals = floats(&frame, &what, ORDINAL)?;
-    let configs = floats(&frame, &what, "config")?;
+    let ordinals = floats(&frame, &what, ORDINAL.name())?;
+    let configs = floats(&frame, &what, Col::Config.name())?;
     let mut order: Vec<usize> = (0..frame.height()).collect();
     order.sort_by(|&a, &b| {
         ordinals[a]
@@ -454,29 +492,32 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             .then(configs[a].total_cmp(&configs[b]))
     });
     let idx: Vec<IdxSize> = order.iter().map(|&i| i as IdxSize).collect();
-    frame = frame
+    let mut frame = frame
         .take(&IdxCa::from_vec("index".into(), idx))
-        .context("cannot order the merged rows")?
-        .drop(ORDINAL)
-        .context("cannot drop the ordinal column")?;
+        .context("cannot order the merged rows")?;
     frame.as_single_chunk_par();
+    Ok(frame)
+}
 
-    let rows = frame.height();
-    let n_sessions = rows.checked_div(n_configs).unwrap_or(0);
-    let labels: Vec<String> = plan.setups.iter().map(|s| s.label()).collect();
+/// That the ordered rows are one per config of each session, in grid
+/// order, under the labels of the grid the summaries describe; then drops
+/// the ordinal.
+fn check_rows(frame: &mut DataFrame, what: &str, labels: &[String]) -> Result<()> {
+    let n_configs = labels.len().max(1);
+    let ordinals = floats(frame, what, ORDINAL.name())?;
+    let configs = floats(frame, what, Col::Config.name())?;
     let row_labels = frame
-        .column("config_label")
+        .column(Col::ConfigLabel.name())
         .ok()
         .and_then(|c| c.str().ok().cloned())
-        .ok_or_else(|| anyhow!("{what}: no column config_label"))?;
-    for (r, &i) in order.iter().enumerate() {
-        let c = r % n_configs.max(1);
-        let session = r / n_configs.max(1);
-        let first_of_session = order[session * n_configs];
-        if configs[i] != c as f64 || ordinals[i] != ordinals[first_of_session] {
+        .ok_or_else(|| anyhow!("{what}: no column {}", Col::ConfigLabel.name()))?;
+    for r in 0..frame.height() {
+        let c = r % n_configs;
+        let first_of_session = (r / n_configs) * n_configs;
+        if configs[r] != c as f64 || ordinals[r] != ordinals[first_of_session] {
             bail!(
                 "{what}: the rows of session {} are not one per config: a shard was written twice or by another sweep; run the shards again",
-                ordinals[i]
+                ordinals[r]
             );
         }
         if row_labels.get(r) != Some(labels[c].as_str()) {
@@ -487,95 +528,58 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             );
         }
     }
+    *frame = frame
+        .drop(ORDINAL.name())
+        .context("cannot drop the ordinal column")?;
+    Ok(())
+}
 
-    let columns: Vec<Vec<f64>> = Metric::ALL
-        .into_iter()
-        .map(|m| floats(&frame, &what, m.name()))
-        .collect::<Result<_>>()?;
-    let value = |s: usize, c: usize| -> [f64; N] {
-        let r = s * n_configs + c;
-        std::array::from_fn(|i| columns[i][r])
-    };
-    let summaries = summarize_values(&plan.setups, n_sessions, &value, rank_by);
+/// The counts of the shards' summaries added up: the unreadable sessions
+/// in the whole sweep's order, lines and bytes read, and the timing fields
+/// (the slowest shard's time, every shard's threads).
+struct ShardTotals {
+    unreadable: Vec<Unreadable>,
+    lines_skipped: u64,
+    bytes: u64,
+    elapsed: f64,
+    threads: u64,
+    calibration: Option<super::summary::CalibrationRecord>,
+}
 
-    let mut unreadable: Vec<(u64, Unreadable)> = Vec::new();
-    let (mut lines_skipped, mut bytes, mut elapsed, mut threads) = (0u64, 0u64, 0f64, 0u64);
-    for s in &shards {
-        let skipped = &s.summary.skipped;
-        let at = &s.shard.skipped_ordinals;
-        if skipped.len() != at.len() {
-            bail!(
-                "{}: skipped and shard.skipped_ordinals differ in length",
-                s.file.display()
-            );
+impl ShardTotals {
+    fn of(shards: &[ShardSummary]) -> Result<ShardTotals> {
+        let mut unreadable: Vec<(u64, Unreadable)> = Vec::new();
+        let mut t = ShardTotals {
+            unreadable: Vec::new(),
+            lines_skipped: 0,
+            bytes: 0,
+            elapsed: 0.0,
+            threads: 0,
+            calibration: None,
+        };
+        for s in shards {
+            let skipped = &s.summary.skipped;
+            let at = &s.shard.skipped_ordinals;
+            if skipped.len() != at.len() {
+                bail!(
+                    "{}: skipped and shard.skipped_ordinals differ in length",
+                    s.file.display()
+                );
+            }
+            for (u, &o) in skipped.iter().zip(at) {
+                unreadable.push((o, u.clone()));
+            }
+            t.lines_skipped += s.summary.lines_skipped as u64;
+            t.bytes += s.summary.bytes;
+            t.elapsed = t.elapsed.max(s.summary.elapsed_seconds);
+            t.threads += s.summary.threads as u64;
+            t.calibration =
+                super::summary::CalibrationRecord::add(t.calibration, s.summary.calibration);
         }
-        for (u, &o) in skipped.iter().zip(at) {
-            unreadable.push((
-                o,
-                Unreadable {
-                    path: u.path.clone(),
-                    reason: u.reason.clone(),
-                },
-            ));
-        }
-        lines_skipped += s.summary.lines_skipped as u64;
-        bytes += s.summary.bytes;
-        elapsed = elapsed.max(s.summary.elapsed_seconds);
-        threads += s.summary.threads as u64;
+        unreadable.sort_by_key(|(o, _)| *o);
+        t.unreadable = unreadable.into_iter().map(|(_, u)| u).collect();
+        Ok(t)
     }
-    unreadable.sort_by_key(|(o, _)| *o);
-    let unreadable: Vec<Unreadable> = unreadable.into_iter().map(|(_, u)| u).collect();
-    let listed = first.shard.listed;
-    if n_sessions + unreadable.len() != listed {
-        bail!(
-            "{}: the shards hold {n_sessions} sessions and {} unreadable ones, but the sweep lists {listed}: a shard was written with another list of sessions; run the shards again",
-            dir.display(),
-            unreadable.len()
-        );
-    }
-    if n_sessions == 0 {
-        bail!(
-            "{}: none of the {listed} sessions could be read in any shard",
-            dir.display()
-        );
-    }
-    let counts = SweepCounts {
-        sessions: n_sessions,
-        unreadable: &unreadable,
-        lines_skipped: lines_skipped as usize,
-        bytes,
-        elapsed_seconds: elapsed,
-        threads: threads as usize,
-        configs: n_configs,
-        thrash_window: first.summary.thrash_window,
-        calibration: shards.iter().fold(None, |acc, s| {
-            super::summary::CalibrationRecord::add(acc, s.summary.calibration)
-        }),
-    };
-    let input = SummaryInput {
-        paths: &first.summary.paths,
-        grid_file: first.summary.grid.file.as_deref(),
-        grid: &grid,
-        plan: &plan,
-        prices: &prices,
-        rank_by,
-    };
-    let summary = tables::summary(&counts, &summaries, &input)
-        .to_value()
-        .context("cannot lay out the summary")?;
-    let export = Export {
-        sessions: frame,
-        configs: tables::configs_table(&summaries)
-            .to_frame()
-            .context("cannot lay out the configs")?,
-        summary,
-    };
-    Ok(Merged {
-        export,
-        shards: count,
-        sessions: n_sessions,
-        rows,
-    })
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //!
 //! [`grid`] turns lists and ranges of knob values into configs, [`run`]
 //! replays every session under each of them in parallel (each session read
-//! once), [`cost`] prices what the replay measured, [`aggregate`] sums it per
+//! once), priced by [`crate::cost`], [`aggregate`] sums it per
 //! config against the baseline, [`bootstrap`] says how sure each change is,
 //! [`pareto`] finds the honest trade-offs,
 //! [`plan`] lays smith's grid and the other policies' configs side by side, and
@@ -12,7 +12,7 @@
 
 pub mod aggregate;
 pub mod bootstrap;
-pub mod cost;
+pub mod columns;
 pub(crate) mod cost_note;
 pub(crate) mod estimators;
 pub mod figures;
@@ -35,6 +35,5 @@ pub const SESSIONS_FILE: &str = "sessions.parquet";
 pub const SUMMARY_FILE: &str = "summary.json";
 
 pub use aggregate::{summarize, ConfigSummary, Delta, Stats};
-pub use cost::{Cost, Prices};
 pub use grid::{Grid, GridSpec, Knob};
 pub use run::{Options, Row, SessionInfo, Sweep, Unreadable};

@@ -47,8 +47,9 @@ pub struct SessionInfo {
     pub messages: usize,
 }
 
-/// A session left out of the sweep, and why.
-#[derive(Clone, Debug, PartialEq)]
+/// A session left out of the sweep, and why; `summary.json`'s `skipped`
+/// lists them as they are.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Unreadable {
     pub path: PathBuf,
     pub reason: String,
@@ -56,7 +57,7 @@ pub struct Unreadable {
 
 /// One session replayed under one config (a policy and its knobs): the
 /// replay's sums and its loss measure. The price is derived from them (see
-/// [`super::cost`]).
+/// [`crate::cost`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// Index into [`Sweep::sessions`].

@@ -27,12 +27,17 @@ use crate::estimate::Estimator;
 use crate::policy::Policy;
 
 use super::aggregate::Delta;
+use super::columns::SCHEMA_VERSION;
 use super::figures::{Kind, Metric, N};
 
 /// What was swept (paths, sessions read and skipped, the grid's axes,
 /// prices), the baseline, the best config by rank, and the Pareto front.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// [`SCHEMA_VERSION`]: a reader refuses a file of another layout with
+    /// a message that says so, rather than a missing field's.
+    #[serde(deserialize_with = "schema_version")]
+    pub schema_version: u32,
     /// The program and version that wrote it; shards of one sweep agree.
     pub tool: String,
     /// What was asked for: the PATHS, or the sessions directory.
@@ -41,7 +46,7 @@ pub struct Summary {
     pub sessions: usize,
     /// Sessions that could not be read: `skipped.len()`.
     pub sessions_skipped: usize,
-    pub skipped: Vec<Skipped>,
+    pub skipped: Vec<super::run::Unreadable>,
     pub lines_skipped: usize,
     /// Bytes of transcript read.
     pub bytes: u64,
@@ -64,9 +69,8 @@ pub struct Summary {
     /// The Pareto front of price against results mangled, in rank order.
     pub pareto_front: Vec<FrontPoint>,
     /// How many rows replayed under the session's own ratio or overhead
-    /// (`crate::calibrate::session`); absent when every row ran at its
+    /// (`crate::calibrate::session`); null when every row ran at its
     /// config's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<CalibrationRecord>,
     /// Only in a shard's own summary (`summaries/shard=K/summary.json`):
     /// which shard, and what `merge` needs to rebuild the sweep.
@@ -123,13 +127,6 @@ impl CalibrationRecord {
             (a, b) => a.or(b),
         }
     }
-}
-
-/// A session that could not be read, and why.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Skipped {
-    pub path: PathBuf,
-    pub reason: String,
 }
 
 /// The grid and the policies swept.
@@ -228,7 +225,14 @@ pub struct CostModel {
     pub note: String,
 }
 
-/// A config's knobs, label, budget and totals.
+/// A config's knobs, label, budget and totals: the view of a
+/// [`super::aggregate::ConfigSummary`] that `summary.json` records for the
+/// baseline and the best config (made by `tables`, from the summary and
+/// nothing else). A type of its own because the file's shape is not the
+/// summary's: the policy's knobs as the policy module writes them, the
+/// budget spelled out, totals keyed by figure name, deltas for the best
+/// only, and no statistics or intervals (those are `configs.*` columns);
+/// and the record must read back and write the same bytes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConfigRecord {
     /// Index into the grid's configs.
@@ -247,14 +251,9 @@ pub struct ConfigRecord {
     pub rank: usize,
     pub pareto: bool,
     pub totals: Totals,
-    /// Only when not smith's `bytes4`, so a bytes4 sweep's file stays as it
-    /// was before estimators were a knob.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "parse_some"
-    )]
-    pub estimator: Option<Estimator>,
+    /// How text became tokens.
+    #[serde(deserialize_with = "parse")]
+    pub estimator: Estimator,
     /// Only for `best`: the change of every rankable figure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delta_vs_baseline: Option<Deltas>,
@@ -508,13 +507,17 @@ where
     String::deserialize(d)?.parse().map_err(de::Error::custom)
 }
 
-/// [`parse`] for an optional field.
-fn parse_some<'de, T, D>(d: D) -> Result<Option<T>, D::Error>
-where
-    T: FromStr<Err: fmt::Display>,
-    D: Deserializer<'de>,
-{
-    parse(d).map(Some)
+/// The schema version, refused unless it is this version's
+/// [`SCHEMA_VERSION`].
+fn schema_version<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let v = u32::deserialize(d)?;
+    if v == SCHEMA_VERSION {
+        Ok(v)
+    } else {
+        Err(de::Error::custom(format!(
+            "schema_version {v}, but this version of smith-calibrate reads {SCHEMA_VERSION}"
+        )))
+    }
 }
 
 /// [`parse`] for a list.

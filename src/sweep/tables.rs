@@ -1,8 +1,7 @@
 //! A sweep as tables: the rows of `sessions.*` and `configs.*`, and the
-//! object of `summary.json`. Column names are the figure names of
-//! [`Metric`], the config fields of [`Config`], `policy`,
-//! and the fields of the policies' own knobs ([`PolicyKnob::field`], null
-//! in the rows of other policies).
+//! object of `summary.json`. The columns are those of [`super::columns`],
+//! in its order, named by it: every column in every sweep, whatever it
+//! varied.
 
 use std::path::Path;
 
@@ -13,14 +12,15 @@ use crate::export::{Columns, Export, Values};
 use crate::policy::{Policy, PolicyKnob, Setup};
 
 use super::aggregate::ConfigSummary;
-use super::cost::Prices;
+use super::columns::{Col, Column, Stat, SCHEMA_VERSION};
 use super::figures::{self, Kind, Metric, N};
 use super::grid::{Grid, Knob};
 use super::run::{Sweep, Unreadable};
 use super::summary::{
     AxisValue, ConfigRecord, CostModel, Deltas, FrontPoint, GridRecord, Ordered, PriceRecord,
-    Skipped, Summary, Totals, PRICE_UNIT,
+    Summary, Totals, PRICE_UNIT,
 };
+use crate::cost::Prices;
 
 /// The knob columns of `configs`, in [`Knob::ALL`] order, named by field.
 pub(crate) fn knob_columns(out: &mut Columns, configs: &[&Config]) {
@@ -37,10 +37,13 @@ pub(crate) fn knob_columns(out: &mut Columns, configs: &[&Config]) {
 /// The columns that say how each row's ratio and overhead were chosen:
 /// `ratio_mode` (`fixed`, `saved`: the session's `context_ratio`, or
 /// `learned`), `ratio_start` and `ratio_end` (the ratio at its first and
-/// last request) and `overhead_used`. Only when some row's were not simply
-/// its config's, so a sweep at fixed knobs writes the files it always did.
-pub const CALIBRATION_COLUMNS: [&str; 4] =
-    ["ratio_mode", "ratio_start", "ratio_end", "overhead_used"];
+/// last request) and `overhead_used`.
+pub const CALIBRATION_COLUMNS: [Col; 4] = [
+    Col::RatioMode,
+    Col::RatioStart,
+    Col::RatioEnd,
+    Col::OverheadUsed,
+];
 
 /// [`CALIBRATION_COLUMNS`] of `rows`, each of config `configs[i]` with the
 /// calibration the replay chose, if any.
@@ -49,9 +52,6 @@ pub(crate) fn calibration_columns(
     configs: &[&Config],
     chosen: &[Option<crate::engine::learn::Calibration>],
 ) {
-    if chosen.iter().all(Option::is_none) && !configs.iter().any(|c| c.learns_ratio()) {
-        return;
-    }
     let plain = |c: &Config| crate::engine::learn::Calibration {
         ratio_mode: crate::engine::learn::RatioMode::Fixed,
         ratio_start: Budget::new(c).ratio,
@@ -87,47 +87,38 @@ pub(crate) fn calibration_columns(
     );
 }
 
-/// `ratio_mode` of the configs table (`learned` or `fixed`), where some
-/// config learns its ratio.
+/// `ratio_mode` of the configs table: `learned` or `fixed`.
 fn ratio_mode_column(out: &mut Columns, configs: &[&Config]) {
-    if configs.iter().any(|c| c.learns_ratio()) {
-        out.push(
-            CALIBRATION_COLUMNS[0],
-            Values::Str(
-                configs
-                    .iter()
-                    .map(|c| {
-                        let mode = if c.learns_ratio() {
-                            crate::engine::learn::RatioMode::Learned
-                        } else {
-                            crate::engine::learn::RatioMode::Fixed
-                        };
-                        mode.as_str().to_string()
-                    })
-                    .collect(),
-            ),
-        );
-    }
+    out.push(
+        Col::RatioMode,
+        Values::Str(
+            configs
+                .iter()
+                .map(|c| {
+                    let mode = if c.learns_ratio() {
+                        crate::engine::learn::RatioMode::Learned
+                    } else {
+                        crate::engine::learn::RatioMode::Fixed
+                    };
+                    mode.as_str().to_string()
+                })
+                .collect(),
+        ),
+    );
 }
 
-/// The `policy` column, each policy's own knobs (null where the row is
-/// another policy's) and `exclude_tools` (comma-separated, empty where it
-/// does not apply).
+/// The `policy` and `estimator` columns, each policy's own knobs (null
+/// where the row is another policy's) and `exclude_tools`
+/// (comma-separated, empty where it does not apply).
 pub(crate) fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
     out.push(
-        "policy",
+        Col::Policy,
         Values::Str(setups.iter().map(|s| s.policy.to_string()).collect()),
     );
-    // Only when the sweep varied it: a bytes4 sweep's files stay as they were.
-    if setups
-        .iter()
-        .any(|s| s.estimator != crate::estimate::Estimator::Bytes4)
-    {
-        out.push(
-            "estimator",
-            Values::Str(setups.iter().map(|s| s.estimator.to_string()).collect()),
-        );
-    }
+    out.push(
+        Col::Estimator,
+        Values::Str(setups.iter().map(|s| s.estimator.to_string()).collect()),
+    );
     for k in PolicyKnob::ALL {
         let value = |s: &&Setup| (s.policy == k.policy()).then(|| k.get(&s.knobs));
         let values = if k.is_integer() {
@@ -138,7 +129,7 @@ pub(crate) fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
         out.push(k.field(), values);
     }
     out.push(
-        "exclude_tools",
+        Col::ExcludeTools,
         Values::Str(
             setups
                 .iter()
@@ -171,11 +162,11 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
     let config = |r: &super::run::Row| &sweep.configs[r.config as usize];
     let mut out = Columns::new();
     out.push(
-        "session",
+        Col::Session,
         Values::Str(rows.iter().map(|r| session(r).label.clone()).collect()),
     );
     out.push(
-        "path",
+        Col::Path,
         Values::Str(
             rows.iter()
                 .map(|r| session(r).path.display().to_string())
@@ -183,12 +174,12 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
         ),
     );
     out.push(
-        "config",
+        Col::Config,
         Values::Int(rows.iter().map(|r| r.config as i64).collect()),
     );
     let labels: Vec<String> = sweep.configs.iter().map(Setup::label).collect();
     out.push(
-        "config_label",
+        Col::ConfigLabel,
         Values::Str(
             rows.iter()
                 .map(|r| labels[r.config as usize].clone())
@@ -202,7 +193,7 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
     let chosen: Vec<_> = rows.iter().map(|r| r.facts.calibration).collect();
     calibration_columns(&mut out, &configs, &chosen);
     out.push(
-        "is_baseline",
+        Col::IsBaseline,
         Values::Bool(
             rows.iter()
                 .map(|r| Grid::is_baseline(r.config as usize))
@@ -220,7 +211,7 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
         out.push(m.name(), figure_column(m, col));
     }
     out.push(
-        "lines_skipped",
+        Col::LinesSkipped,
         Values::Int(
             rows.iter()
                 .map(|r| session(r).lines_skipped as i64)
@@ -228,7 +219,7 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
         ),
     );
     out.push(
-        "bytes",
+        Col::Bytes,
         Values::Int(rows.iter().map(|r| session(r).bytes as i64).collect()),
     );
     out
@@ -245,11 +236,11 @@ pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
 pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
     let mut out = Columns::new();
     out.push(
-        "config",
+        Col::Config,
         Values::Int(summaries.iter().map(|s| s.index as i64).collect()),
     );
     out.push(
-        "config_label",
+        Col::ConfigLabel,
         Values::Str(summaries.iter().map(|s| s.label.clone()).collect()),
     );
     let setups: Vec<&Setup> = summaries.iter().map(|s| &s.setup).collect();
@@ -259,19 +250,19 @@ pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
     ratio_mode_column(&mut out, &configs);
     let budgets: Vec<Budget> = summaries.iter().map(|s| s.setup.budget()).collect();
     out.push(
-        "trigger_tokens",
+        Col::TriggerTokens,
         Values::Int(budgets.iter().map(|b| b.trigger_tokens).collect()),
     );
     out.push(
-        "target_tokens",
+        Col::TargetTokens,
         Values::Int(budgets.iter().map(|b| b.target_tokens).collect()),
     );
     out.push(
-        "is_baseline",
+        Col::IsBaseline,
         Values::Bool(summaries.iter().map(|s| s.is_baseline).collect()),
     );
     out.push(
-        "sessions",
+        Col::Sessions,
         Values::Int(summaries.iter().map(|s| s.sessions as i64).collect()),
     );
     for m in Metric::ALL {
@@ -290,43 +281,46 @@ pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
                     .collect(),
             )
         };
-        out.push(format!("{m}_mean"), stat(|s| s.mean));
-        out.push(format!("{m}_median"), stat(|s| s.median));
-        out.push(format!("{m}_p95"), stat(|s| s.p95));
+        for (which, pick) in Stat::ALL.into_iter().zip(STAT_OF) {
+            out.push(Column::Stat(m, which).name(), stat(pick));
+        }
     }
     for m in Metric::rankable() {
         out.push(
-            format!("{m}_delta"),
+            Column::Delta(m).name(),
             Values::Float(summaries.iter().map(|s| s.delta(m).abs).collect()),
         );
         out.push(
-            format!("{m}_delta_pct"),
+            Column::DeltaPct(m).name(),
             Values::OptFloat(summaries.iter().map(|s| s.delta(m).pct).collect()),
         );
     }
     interval_columns(&mut out, summaries);
     out.push(
-        "pareto",
+        Col::Pareto,
         Values::Bool(summaries.iter().map(|s| s.pareto).collect()),
     );
     out.push(
-        "rank",
+        Col::Rank,
         Values::Int(summaries.iter().map(|s| s.rank as i64).collect()),
     );
     out
 }
+
+/// Each of [`Stat::ALL`] of a figure's [`super::aggregate::Stats`].
+const STAT_OF: [fn(&super::aggregate::Stats) -> f64; 3] = [|s| s.mean, |s| s.median, |s| s.p95];
 
 /// The columns of each config's intervals (see
 /// [`super::bootstrap`]): the change against the baseline in the ranking
 /// figure's total (`objective_delta_lo`, `_hi`) and in the loss measure's
 /// (`loss_delta_lo`, `_hi`), null without sessions; and `tied`, whether
 /// the objective's interval overlaps the best config's.
-pub const INTERVAL_COLUMNS: [&str; 5] = [
-    "objective_delta_lo",
-    "objective_delta_hi",
-    "loss_delta_lo",
-    "loss_delta_hi",
-    "tied",
+pub const INTERVAL_COLUMNS: [Col; 5] = [
+    Col::ObjectiveDeltaLo,
+    Col::ObjectiveDeltaHi,
+    Col::LossDeltaLo,
+    Col::LossDeltaHi,
+    Col::Tied,
 ];
 
 fn interval_columns(out: &mut Columns, summaries: &[ConfigSummary]) {
@@ -433,8 +427,7 @@ impl ConfigRecord {
             rank: s.rank,
             pareto: s.pareto,
             totals: Totals(s.totals),
-            estimator: (s.setup.estimator != crate::estimate::Estimator::Bytes4)
-                .then_some(s.setup.estimator),
+            estimator: s.setup.estimator,
             delta_vs_baseline: with_deltas.then(|| {
                 Deltas(
                     Metric::rankable()
@@ -457,18 +450,12 @@ fn axis(values: &[f64], integer: bool) -> Vec<AxisValue> {
 pub fn summary(sweep: &SweepCounts, summaries: &[ConfigSummary], input: &SummaryInput) -> Summary {
     let order = rank_order(summaries);
     Summary {
+        schema_version: SCHEMA_VERSION,
         tool: concat!("smith-calibrate ", env!("CARGO_PKG_VERSION")).to_string(),
         paths: input.paths.to_vec(),
         sessions: sweep.sessions,
         sessions_skipped: sweep.unreadable.len(),
-        skipped: sweep
-            .unreadable
-            .iter()
-            .map(|u| Skipped {
-                path: u.path.clone(),
-                reason: u.reason.clone(),
-            })
-            .collect(),
+        skipped: sweep.unreadable.to_vec(),
         lines_skipped: sweep.lines_skipped,
         bytes: sweep.bytes,
         elapsed_seconds: sweep.elapsed_seconds,
