@@ -158,16 +158,24 @@ pub enum Cause {
     ModelSwitch,
     /// The agent rebuilt its prompt (a background task's notification).
     HarnessRewrite,
+    /// Nothing in the log changed and the lifetime had not run out, yet
+    /// the provider served only a shorter prefix: one the account's log
+    /// shows cached at that exact length (another request read exactly as
+    /// many tokens, most often the agent's fixed prompt, which every session
+    /// of the account keeps warm). The session's later cache entries were
+    /// gone: evicted early, or not held where the request was served.
+    EarlyEviction,
     /// None of the above.
     Unexplained,
 }
 
 impl Cause {
-    pub const ALL: [Cause; 5] = [
+    pub const ALL: [Cause; 6] = [
         Cause::TtlExpiry,
         Cause::AgentCompaction,
         Cause::ModelSwitch,
         Cause::HarnessRewrite,
+        Cause::EarlyEviction,
         Cause::Unexplained,
     ];
 
@@ -177,6 +185,7 @@ impl Cause {
             Cause::AgentCompaction => "agent_compaction",
             Cause::ModelSwitch => "model_switch",
             Cause::HarnessRewrite => "harness_rewrite",
+            Cause::EarlyEviction => "early_eviction",
             Cause::Unexplained => "unexplained",
         }
     }
@@ -576,9 +585,22 @@ pub struct Shared<'a> {
     /// reads of sessions of its kind (see [`fit_fixed_prefix`]); `None`:
     /// the input's own.
     pub fixed_prefix: Option<u64>,
+    /// How many requests of the account's log read exactly so many tokens
+    /// from the cache, per length: the evidence of [`Cause::EarlyEviction`].
+    pub cached_lengths: Option<&'a HashMap<u64, usize>>,
 }
 
 impl Shared<'_> {
+    /// Whether a request that read `read` tokens read a prefix the account's
+    /// log shows cached at that exact length by another request.
+    fn read_a_cached_length(&self, read: u64) -> bool {
+        read > 0
+            && self
+                .cached_lengths
+                .and_then(|c| c.get(&read))
+                .is_some_and(|n| *n >= 2)
+    }
+
     /// Whether another session kept the fixed prompt of `file`'s requests
     /// of `model` cached at `t`.
     fn fixed_prompt_warm(
@@ -630,19 +652,142 @@ pub fn fit_fixed_prefix(files: &[&SessionFile]) -> Option<u64> {
     (!reads.is_empty()).then(|| quantile(&mut reads, 0.5).round() as u64)
 }
 
+/// Why the cache of a request of `model` is cold, as far as the log says
+/// before the request is sent: `prev` is the previous request's answering
+/// message and prompt, `here` what this model left in the cache.
+fn cold_cause(
+    input: &Input,
+    prev: Option<(usize, u64)>,
+    here: Option<Warm>,
+    t: Option<i64>,
+    r: &RequestUsage,
+) -> Option<Cause> {
+    let (from, _) = prev?;
+    let Some(w) = here else {
+        return Some(Cause::ModelSwitch);
+    };
+    if w.expired_at(t) {
+        Some(Cause::TtlExpiry)
+    } else if input
+        .file
+        .full_compactions()
+        .any(|b| b.message_index > from && b.message_index <= r.message_index)
+    {
+        Some(Cause::AgentCompaction)
+    } else if rewritten(input, from + 1, r.message_index) {
+        Some(Cause::HarnessRewrite)
+    } else {
+        None
+    }
+}
+
+/// One request as the check walks a session: what the walk knows before it.
+struct Step<'s> {
+    prev: Option<(usize, u64)>,
+    here: Option<Warm>,
+    cold: Option<Cause>,
+    /// The fixed prompt, when another session of the account kept it warm.
+    from_others: &'s dyn Fn() -> u64,
+}
+
+/// The tokens the model predicts a request reads from the cache, before
+/// the minimum prefix and cache blocks; and whether they are the fixed
+/// prompt another session kept warm.
+fn predicted_read(
+    input: &Input,
+    shared: &Shared,
+    settings: &Settings,
+    step: &Step,
+    prompt: u64,
+    model: &str,
+    t: Option<i64>,
+) -> (u64, bool) {
+    let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
+    match (step.prev, step.here, step.cold) {
+        (None, _, _) if Kind::of(input.file) == Kind::Compaction => {
+            let from_parent = match shared.parent {
+                Some(p) => parent_prefix(p, model, t, settings),
+                None => prompt.saturating_sub(own_instruction(input)),
+            };
+            let f = (step.from_others)();
+            (from_parent.max(f).min(prompt), f > from_parent)
+        }
+        (None, _, _) | (_, None, _) | (_, _, Some(Cause::TtlExpiry)) => {
+            let f = (step.from_others)().min(prompt);
+            (f, f > 0)
+        }
+        (_, Some(w), None) => (w.prompt.min(prompt), false),
+        (_, Some(w), Some(Cause::AgentCompaction | Cause::HarnessRewrite)) => {
+            (fixed_prefix.min(w.prompt).min(prompt), false)
+        }
+        _ => (0, false),
+    }
+}
+
+/// The predicted split of a request of `prompt` tokens reading `read`:
+/// plain input below the minimum `min`, else the read and the rest
+/// written, in the tiers the record shows (`r5`, `r1`) or `tier`.
+fn predicted_tokens(
+    r: &RequestUsage,
+    prompt: u64,
+    min: u64,
+    read: u64,
+    tier: CacheTtl,
+    (r5, r1): (u64, u64),
+) -> Tokens {
+    let mut predicted = Tokens {
+        output: r.output_tokens,
+        ..Tokens::default()
+    };
+    if prompt < min {
+        predicted.input = prompt;
+        return predicted;
+    }
+    predicted.cache_read = read;
+    let write = prompt - read;
+    let one_hour = if r5 + r1 > 0 {
+        (write as f64 * r1 as f64 / (r5 + r1) as f64).round() as u64
+    } else if tier == CacheTtl::OneHour {
+        write
+    } else {
+        0
+    };
+    predicted.cache_write_1h = one_hour.min(write);
+    predicted.cache_write_5m = write - predicted.cache_write_1h;
+    predicted
+}
+
+/// The cause of a recorded miss (a read under half the previous prompt):
+/// what made the cache cold, else the early eviction the recorded read
+/// shows, else none known. The read's length is evidence only where the
+/// provider reports reads to the token (`row.cache_block` 1): in whole
+/// blocks (OpenAI's 128 tokens) many unrelated reads have the same length.
+fn miss_cause(
+    r: &RequestUsage,
+    row: &ModelPrice,
+    prev: Option<(usize, u64)>,
+    cold: Option<Cause>,
+    shared: &Shared,
+) -> Option<Cause> {
+    let (_, p) = prev?;
+    let read = r.cache_read_input_tokens;
+    if (read as f64) >= p as f64 / 2.0 {
+        return None;
+    }
+    Some(match cold {
+        Some(c) => c,
+        None if row.cache_block <= 1 && shared.read_a_cached_length(read) => Cause::EarlyEviction,
+        None => Cause::Unexplained,
+    })
+}
+
 /// Checks one session against what the other sessions left in the cache.
 pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> SessionCheck {
-    let parent = shared.parent;
-    let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
     let file = input.file;
-    let is_compaction_agent = Kind::of(file) == Kind::Compaction;
     let mut warm: HashMap<String, Warm> = HashMap::new();
     let mut tier = settings.ttl.unwrap_or(CacheTtl::FiveMinutes);
     let mut prev: Option<(usize, u64)> = None;
-    let mut detail = Vec::with_capacity(file.requests.len());
-    let mut unpriced: Vec<String> = Vec::new();
-    let mut ttl_applied = false;
-    let mut shared_reads = 0;
+    let mut walk = Walk::default();
     let started = file.created_at.as_deref().and_then(parse_rfc3339);
     for (i, r) in file.requests.iter().enumerate() {
         let prompt = r.prompt_tokens();
@@ -651,10 +796,9 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         }
         let model = model_of(r, file);
         let row = price_for(file.provider.as_deref(), &model);
-        if !lookup(&model).known && !unpriced.contains(&model) {
-            unpriced.push(model.clone());
+        if !lookup(&model).known && !walk.unpriced.contains(&model) {
+            walk.unpriced.push(model.clone());
         }
-        let price = row.at(prompt);
         let rec = record_of(file, i, r);
         let t = time_of(rec);
         if let Some(x) = tier_of(rec) {
@@ -663,35 +807,17 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         let ttl = settings.ttl.unwrap_or(tier);
         let min = settings.min_cacheable.unwrap_or(row.min_cacheable);
         let here = warm.get(&model).copied();
-        let gap_seconds = here.and_then(|w| Some(t? - w.at?));
-        let cold = match (prev, here) {
-            (None, _) => None,
-            (Some(_), None) => Some(Cause::ModelSwitch),
-            (Some((from, _)), Some(w)) => {
-                if w.expired_at(t) {
-                    Some(Cause::TtlExpiry)
-                } else if file
-                    .full_compactions()
-                    .any(|b| b.message_index > from && b.message_index <= r.message_index)
-                {
-                    Some(Cause::AgentCompaction)
-                } else if rewritten(input, from + 1, r.message_index) {
-                    Some(Cause::HarnessRewrite)
-                } else {
-                    None
-                }
-            }
-        };
+        let cold = cold_cause(input, prev, here, t, r);
         if here.is_some() && t.is_some() && here.and_then(|w| w.ttl.seconds()).is_some() {
-            ttl_applied = true;
+            walk.ttl_applied = true;
         }
-        // The fixed prompt, when another session of the account kept it
-        // cached. A session's first request was sent when the session
-        // began (its first line), the others by their answer's time.
+        // A session's first request was sent when the session began (its
+        // first line), the others by their answer's time.
         let sent = match prev {
             None => started.filter(|s| t.is_none_or(|t| *s <= t)).or(t),
             Some(_) => t,
         };
+        let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
         let from_others = || {
             if shared.fixed_prompt_warm(file, &model, sent, ttl) {
                 fixed_prefix
@@ -699,114 +825,96 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
                 0
             }
         };
-        let (read, shared_read) = match (prev, here, cold) {
-            (None, _, _) if is_compaction_agent => {
-                let from_parent = match parent {
-                    Some(p) => parent_prefix(p, &model, t, settings),
-                    None => prompt.saturating_sub(own_instruction(input)),
-                };
-                let f = from_others();
-                (from_parent.max(f).min(prompt), f > from_parent)
-            }
-            (None, _, _) | (_, None, _) | (_, _, Some(Cause::TtlExpiry)) => {
-                let f = from_others().min(prompt);
-                (f, f > 0)
-            }
-            (_, Some(w), None) => (w.prompt.min(prompt), false),
-            (_, Some(w), Some(Cause::AgentCompaction | Cause::HarnessRewrite)) => {
-                (fixed_prefix.min(w.prompt).min(prompt), false)
-            }
-            _ => (0, false),
+        let step = Step {
+            prev,
+            here,
+            cold,
+            from_others: &from_others,
         };
-        let read = if read < min {
-            0
-        } else {
-            read / row.cache_block.max(1) * row.cache_block.max(1)
-        };
+        let (read, shared_read) = predicted_read(input, shared, settings, &step, prompt, &model, t);
+        let block = row.cache_block.max(1);
+        let read = if read < min { 0 } else { read / block * block };
         if shared_read && read > 0 && prompt >= min {
-            shared_reads += 1;
+            walk.shared_reads += 1;
         }
         // The recorded split decides the tier of the predicted writes: the
         // lifetime is the agent's choice, known from its log.
-        let (r5, r1) = recorded_split(r, rec, tier);
-        let mut predicted = Tokens {
-            output: r.output_tokens,
-            ..Tokens::default()
-        };
-        if prompt < min {
-            predicted.input = prompt;
-        } else {
-            predicted.cache_read = read;
-            let write = prompt - read;
-            let one_hour = if r5 + r1 > 0 {
-                (write as f64 * r1 as f64 / (r5 + r1) as f64).round() as u64
-            } else if tier == CacheTtl::OneHour {
-                write
-            } else {
-                0
-            };
-            predicted.cache_write_1h = one_hour.min(write);
-            predicted.cache_write_5m = write - predicted.cache_write_1h;
-        }
+        let split = recorded_split(r, rec, tier);
+        let predicted = predicted_tokens(r, prompt, min, read, tier, split);
         let recorded = Tokens {
             input: r.input_tokens,
             cache_read: r.cache_read_input_tokens,
-            cache_write_5m: r5,
-            cache_write_1h: r1,
+            cache_write_5m: split.0,
+            cache_write_1h: split.1,
             output: r.output_tokens,
         };
-        let miss = prev.and_then(|(_, p)| {
-            ((r.cache_read_input_tokens as f64) < p as f64 / 2.0)
-                .then_some(cold.unwrap_or(Cause::Unexplained))
-        });
-        detail.push(RequestCheck {
+        let price = row.at(prompt);
+        walk.detail.push(RequestCheck {
             message_index: r.message_index,
             model: model.clone(),
             family: row.family,
             long_context: row.is_long(prompt),
             timestamp: rec.and_then(|x| x.timestamp.clone()),
-            gap_seconds,
+            gap_seconds: here.and_then(|w| Some(t? - w.at?)),
             recorded_usd: recorded.dollars(&price),
             predicted_usd: predicted.dollars(&price),
             recorded,
             predicted,
             billed_usd: rec.and_then(|x| x.cost),
             cold,
-            miss,
+            miss: miss_cause(r, row, prev, cold, shared),
         });
         if prompt >= min {
             warm.insert(model, Warm { prompt, at: t, ttl });
         }
         prev = Some((r.message_index, prompt));
     }
-    let mut recorded = Tokens::default();
-    let mut predicted = Tokens::default();
-    let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
-    for d in &detail {
-        recorded.add(&d.recorded);
-        predicted.add(&d.predicted);
-        recorded_usd += d.recorded_usd;
-        predicted_usd += d.predicted_usd;
-    }
-    let billed_usd = file.recorded_cost.or_else(|| {
-        (!detail.is_empty() && detail.iter().all(|d| d.billed_usd.is_some()))
-            .then(|| detail.iter().filter_map(|d| d.billed_usd).sum())
-    });
-    SessionCheck {
-        session: input.label.clone(),
-        format: file.source.format.clone(),
-        requests: detail.len(),
-        ttl_applied,
-        fixed_prefix,
-        recorded,
-        predicted,
-        recorded_usd,
-        predicted_usd,
-        error: relative(predicted_usd, recorded_usd),
-        billed_usd,
-        unpriced_models: unpriced,
-        shared_reads,
-        detail,
+    walk.finish(input, shared.fixed_prefix.unwrap_or(input.fixed_prefix))
+}
+
+/// What the walk of one session gathers beside the requests' own checks.
+#[derive(Default)]
+struct Walk {
+    detail: Vec<RequestCheck>,
+    unpriced: Vec<String>,
+    ttl_applied: bool,
+    shared_reads: usize,
+}
+
+impl Walk {
+    /// The session's check: its requests summed.
+    fn finish(self, input: &Input, fixed_prefix: u64) -> SessionCheck {
+        let file = input.file;
+        let mut recorded = Tokens::default();
+        let mut predicted = Tokens::default();
+        let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
+        for d in &self.detail {
+            recorded.add(&d.recorded);
+            predicted.add(&d.predicted);
+            recorded_usd += d.recorded_usd;
+            predicted_usd += d.predicted_usd;
+        }
+        let detail = self.detail;
+        let billed_usd = file.recorded_cost.or_else(|| {
+            (!detail.is_empty() && detail.iter().all(|d| d.billed_usd.is_some()))
+                .then(|| detail.iter().filter_map(|d| d.billed_usd).sum())
+        });
+        SessionCheck {
+            session: input.label.clone(),
+            format: file.source.format.clone(),
+            requests: detail.len(),
+            ttl_applied: self.ttl_applied,
+            fixed_prefix,
+            recorded,
+            predicted,
+            recorded_usd,
+            predicted_usd,
+            error: relative(predicted_usd, recorded_usd),
+            billed_usd,
+            unpriced_models: self.unpriced,
+            shared_reads: self.shared_reads,
+            detail,
+        }
     }
 }
 
@@ -851,6 +959,12 @@ pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
         });
     }
     let timeline = (!settings.per_session).then(|| Timeline::new(inputs));
+    let mut cached_lengths: HashMap<u64, usize> = HashMap::new();
+    for r in inputs.iter().flat_map(|i| &i.file.requests) {
+        if r.cache_read_input_tokens > 0 {
+            *cached_lengths.entry(r.cache_read_input_tokens).or_default() += 1;
+        }
+    }
     inputs
         .par_iter()
         .enumerate()
@@ -869,6 +983,7 @@ pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
                     .get(&(i.file.source.format.as_str(), kind))
                     .copied()
                     .flatten(),
+                cached_lengths: Some(&cached_lengths),
             };
             check_session(i, &shared, settings)
         })
@@ -1041,7 +1156,10 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
         attributed_without_rewrite: share(&|c| {
             matches!(
                 c,
-                Cause::TtlExpiry | Cause::AgentCompaction | Cause::ModelSwitch
+                Cause::TtlExpiry
+                    | Cause::AgentCompaction
+                    | Cause::ModelSwitch
+                    | Cause::EarlyEviction
             )
         }),
         misses,
@@ -1242,6 +1360,51 @@ mod tests {
         // Its writes and its plain input: all it sent again.
         assert_eq!(s.misses[&Cause::Unexplained].cache_write, 70_000 - 1000);
         assert!(s.attributed < 0.9);
+    }
+
+    #[test]
+    fn a_miss_that_reads_a_length_another_request_read_is_an_early_eviction() {
+        // Session b opens reading the fixed prompt (17 504 tokens) that a
+        // kept warm; later, with nothing changed and within the lifetime,
+        // a reads only that prefix again, then a length no one else read.
+        let files = vec![
+            session(
+                "a",
+                None,
+                vec![
+                    req(1, OPUS, 50_000, 0, 0, CacheTtl::FiveMinutes),
+                    req(3, OPUS, 60_000, 50_000, 30, CacheTtl::FiveMinutes),
+                    req(5, OPUS, 70_000, 17_504, 60, CacheTtl::FiveMinutes),
+                    req(7, OPUS, 80_000, 70_000, 90, CacheTtl::FiveMinutes),
+                    req(9, OPUS, 90_000, 23_456, 120, CacheTtl::FiveMinutes),
+                ],
+            ),
+            session(
+                "b",
+                None,
+                vec![req(1, OPUS, 40_000, 17_504, 10, CacheTtl::FiveMinutes)],
+            ),
+        ];
+        let checks = check(&inputs(&files), &AUTO);
+        let a = checks.iter().find(|c| c.session == "a").unwrap();
+        assert_eq!(a.detail[2].cold, None, "nothing in the log made it cold");
+        assert_eq!(a.detail[2].miss, Some(Cause::EarlyEviction));
+        assert_eq!(a.detail[4].miss, Some(Cause::Unexplained));
+        // The prediction does not know of it: the full previous prompt.
+        assert_eq!(a.detail[2].predicted.cache_read, 60_000);
+        let s = &summarize(&checks)[0];
+        assert_eq!(s.misses[&Cause::EarlyEviction].cache_write, 70_000 - 17_504);
+        // Read lengths in whole blocks (OpenAI's) are no evidence.
+        let mut openai = files.clone();
+        for f in &mut openai {
+            f.provider = Some("openai".into());
+            for r in &mut f.requests {
+                r.model = Some("gpt-5.4".into());
+            }
+        }
+        let checks = check(&inputs(&openai), &AUTO);
+        let a = checks.iter().find(|c| c.session == "a").unwrap();
+        assert_eq!(a.detail[2].miss, Some(Cause::Unexplained));
     }
 
     /// A session `id` of `kind` made of `reqs`.
