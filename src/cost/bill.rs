@@ -225,6 +225,8 @@ pub struct RequestCheck {
 #[derive(Clone, Debug, Serialize)]
 pub struct SessionCheck {
     pub session: String,
+    /// A compaction agent's session (see [`Kind::Compaction`]).
+    pub compaction_agent: bool,
     pub format: String,
     pub requests: usize,
     /// Whether timestamps let the cache lifetime apply.
@@ -285,6 +287,8 @@ pub struct Summary {
     pub p95_error_short: Option<f64>,
     /// Median |error| of the shorter sessions.
     pub median_error_short: Option<f64>,
+    /// What the shorter sessions at or above their p95 are.
+    pub short_tail: Option<ShortTail>,
     pub recorded_usd: f64,
     pub predicted_usd: f64,
     /// Error on the total of all sessions.
@@ -901,6 +905,7 @@ impl Walk {
         });
         SessionCheck {
             session: input.label.clone(),
+            compaction_agent: Kind::of(file) == Kind::Compaction,
             format: file.source.format.clone(),
             requests: detail.len(),
             ttl_applied: self.ttl_applied,
@@ -1031,7 +1036,73 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
     let mut recorded = Tokens::default();
     let mut predicted = Tokens::default();
     let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
-    let mut misses: BTreeMap<Cause, MissTotals> = BTreeMap::new();
+    for c in cs {
+        recorded.add(&c.recorded);
+        predicted.add(&c.predicted);
+        recorded_usd += c.recorded_usd;
+        predicted_usd += c.predicted_usd;
+    }
+    let misses = misses_of(cs);
+    let miss_cache_write: u64 = misses.values().map(|m| m.cache_write).sum();
+    let share = |keep: &dyn Fn(Cause) -> bool| {
+        if miss_cache_write == 0 {
+            1.0
+        } else {
+            misses
+                .iter()
+                .filter(|(c, _)| keep(**c))
+                .map(|(_, m)| m.cache_write)
+                .sum::<u64>() as f64
+                / miss_cache_write as f64
+        }
+    };
+    Summary {
+        format: format.to_string(),
+        sessions: cs.len(),
+        requests: cs.iter().map(|c| c.requests).sum(),
+        median_error: quantile(&mut abs, 0.5),
+        p95_error: quantile(&mut abs, 0.95),
+        worst: worst(cs.iter().map(|c| (*c, c.error))),
+        worst_long: worst(
+            cs.iter()
+                .filter(|c| c.requests >= LONG_SESSION)
+                .map(|c| (*c, c.error)),
+        ),
+        median_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.5)),
+        p95_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.95)),
+        short_tail: ShortTail::of(cs, recorded_usd),
+        long_sessions: cs.iter().filter(|c| c.requests >= LONG_SESSION).count(),
+        long_within_bound: cs
+            .iter()
+            .filter(|c| c.requests >= LONG_SESSION && c.error.abs() <= LONG_SESSION_BOUND)
+            .count(),
+        recorded_usd,
+        predicted_usd,
+        total_error: relative(predicted_usd, recorded_usd),
+        recorded,
+        predicted,
+        attributed: share(&|c| c != Cause::Unexplained),
+        attributed_without_rewrite: share(&|c| {
+            matches!(
+                c,
+                Cause::TtlExpiry
+                    | Cause::AgentCompaction
+                    | Cause::ModelSwitch
+                    | Cause::EarlyEviction
+            )
+        }),
+        misses,
+        miss_cache_write,
+        ttl_applied: cs.iter().filter(|c| c.ttl_applied).count(),
+        prices: prices_used(cs),
+        shared_reads: cs.iter().map(|c| c.shared_reads).sum(),
+        billed: billed_of(cs),
+    }
+}
+
+/// The rows of the price table the sessions' requests were billed at,
+/// most requests first.
+fn prices_used(cs: &[&SessionCheck]) -> Vec<PriceUsed> {
     let mut prices: Vec<PriceUsed> = Vec::new();
     for c in cs {
         for d in &c.detail {
@@ -1066,108 +1137,174 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
                 p.nearest_for.push(d.model.clone());
             }
         }
-        recorded.add(&c.recorded);
-        predicted.add(&c.predicted);
-        recorded_usd += c.recorded_usd;
-        predicted_usd += c.predicted_usd;
-        for d in &c.detail {
-            if let Some(cause) = d.miss {
-                let m = misses.entry(cause).or_default();
-                m.requests += 1;
-                // Sent again: written to the cache, or plain input where
-                // the provider writes nothing (OpenAI, Gemini).
-                m.cache_write += d.recorded.cache_write() + d.recorded.input;
-            }
-        }
     }
     prices.sort_by(|a, b| b.requests.cmp(&a.requests).then(a.family.cmp(&b.family)));
-    let miss_cache_write: u64 = misses.values().map(|m| m.cache_write).sum();
-    let share = |keep: &dyn Fn(Cause) -> bool| {
-        if miss_cache_write == 0 {
-            1.0
-        } else {
-            misses
-                .iter()
-                .filter(|(c, _)| keep(**c))
-                .map(|(_, m)| m.cache_write)
-                .sum::<u64>() as f64
-                / miss_cache_write as f64
+    prices
+}
+
+/// The recorded misses by cause, with what they sent again.
+fn misses_of(cs: &[&SessionCheck]) -> BTreeMap<Cause, MissTotals> {
+    let mut misses: BTreeMap<Cause, MissTotals> = BTreeMap::new();
+    for d in cs.iter().flat_map(|c| &c.detail) {
+        if let Some(cause) = d.miss {
+            let m = misses.entry(cause).or_default();
+            m.requests += 1;
+            // Sent again: written to the cache, or plain input where
+            // the provider writes nothing (OpenAI, Gemini).
+            m.cache_write += d.recorded.cache_write() + d.recorded.input;
         }
-    };
+    }
+    misses
+}
+
+/// The recorded and predicted prices against what the log says was
+/// billed, where it says so.
+fn billed_of(cs: &[&SessionCheck]) -> Option<Billed> {
     let billed: Vec<(&SessionCheck, f64)> = cs
         .iter()
         .filter_map(|c| c.billed_usd.map(|b| (*c, b)))
         .collect();
-    let billed = (!billed.is_empty()).then(|| {
-        let total: f64 = billed.iter().map(|(_, b)| b).sum();
-        let priced: Vec<(&SessionCheck, f64)> = billed
+    if billed.is_empty() {
+        return None;
+    }
+    let total: f64 = billed.iter().map(|(_, b)| b).sum();
+    let against = |price: &dyn Fn(&SessionCheck) -> f64| -> Vec<(&SessionCheck, f64)> {
+        billed
             .iter()
-            .map(|(c, b)| (*c, relative(c.recorded_usd, *b)))
-            .collect();
-        let pred: Vec<(&SessionCheck, f64)> = billed
+            .map(|(c, b)| (*c, relative(price(c), *b)))
+            .collect()
+    };
+    let priced = against(&|c| c.recorded_usd);
+    let pred = against(&|c| c.predicted_usd);
+    let median = |v: &[(&SessionCheck, f64)]| {
+        quantile(&mut v.iter().map(|x| x.1.abs()).collect::<Vec<_>>(), 0.5)
+    };
+    Some(Billed {
+        sessions: billed.len(),
+        billed_usd: total,
+        priced_median_error: median(&priced),
+        priced_worst: worst(priced.iter().copied()),
+        priced_total_error: relative(billed.iter().map(|(c, _)| c.recorded_usd).sum(), total),
+        predicted_median_error: median(&pred),
+        predicted_worst: worst(pred.iter().copied()),
+        predicted_total_error: relative(billed.iter().map(|(c, _)| c.predicted_usd).sum(), total),
+    })
+}
+
+/// What the short sessions at or above their p95 |error| are: how much
+/// they weigh and how much of their error is their first request, whose
+/// read the model can only guess (whether the fixed prompt, or the
+/// parent's context for a compaction agent, was still cached when the
+/// session opened; requests of the account outside the log keep it warm
+/// too).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ShortTail {
+    /// Sessions under [`LONG_SESSION`] requests at or above the p95 (and
+    /// above the median).
+    pub sessions: usize,
+    /// Their requests, on average.
+    pub mean_requests: f64,
+    /// Their recorded usage, and its share of the source's.
+    pub recorded_usd: f64,
+    pub share_of_usd: f64,
+    /// Share of their dollar error in their first request: its |error|
+    /// against that of the rest of their requests.
+    pub first_request_share: f64,
+    /// Of them: the first request read from the cache what the model took
+    /// to be cold (no session of the log had used the prompt within the
+    /// lifetime), or read less than the model expected.
+    pub first_read_unforeseen: usize,
+    pub first_read_overestimated: usize,
+    /// Of them: compaction agents (one request resending the parent's
+    /// context).
+    pub compaction_agents: usize,
+    /// The p95 |error| of the short sessions with each first request
+    /// priced as recorded: what the rest of their requests leave.
+    pub p95_error_first_as_recorded: f64,
+}
+
+impl ShortTail {
+    fn of(cs: &[&SessionCheck], source_usd: f64) -> Option<ShortTail> {
+        let short: Vec<&SessionCheck> = cs
             .iter()
-            .map(|(c, b)| (*c, relative(c.predicted_usd, *b)))
+            .copied()
+            .filter(|c| c.requests < LONG_SESSION && !c.detail.is_empty())
             .collect();
-        Billed {
-            sessions: billed.len(),
-            billed_usd: total,
-            priced_median_error: quantile(
-                &mut priced.iter().map(|x| x.1.abs()).collect::<Vec<_>>(),
-                0.5,
-            ),
-            priced_worst: worst(priced.iter().copied()),
-            priced_total_error: relative(billed.iter().map(|(c, _)| c.recorded_usd).sum(), total),
-            predicted_median_error: quantile(
-                &mut pred.iter().map(|x| x.1.abs()).collect::<Vec<_>>(),
-                0.5,
-            ),
-            predicted_worst: worst(pred.iter().copied()),
-            predicted_total_error: relative(
-                billed.iter().map(|(c, _)| c.predicted_usd).sum(),
-                total,
-            ),
+        let mut abs: Vec<f64> = short.iter().map(|c| c.error.abs()).collect();
+        if abs.is_empty() {
+            return None;
         }
-    });
-    Summary {
-        format: format.to_string(),
-        sessions: cs.len(),
-        requests: cs.iter().map(|c| c.requests).sum(),
-        median_error: quantile(&mut abs, 0.5),
-        p95_error: quantile(&mut abs, 0.95),
-        worst: worst(cs.iter().map(|c| (*c, c.error))),
-        worst_long: worst(
-            cs.iter()
-                .filter(|c| c.requests >= LONG_SESSION)
-                .map(|c| (*c, c.error)),
-        ),
-        median_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.5)),
-        p95_error_short: (!short.is_empty()).then(|| quantile(&mut short, 0.95)),
-        long_sessions: cs.iter().filter(|c| c.requests >= LONG_SESSION).count(),
-        long_within_bound: cs
+        let p95 = quantile(&mut abs, 0.95);
+        let median = quantile(&mut abs, 0.5);
+        // Above the median too, so that a bulk of equal errors is no tail.
+        let tail: Vec<&SessionCheck> = short
             .iter()
-            .filter(|c| c.requests >= LONG_SESSION && c.error.abs() <= LONG_SESSION_BOUND)
-            .count(),
-        recorded_usd,
-        predicted_usd,
-        total_error: relative(predicted_usd, recorded_usd),
-        recorded,
-        predicted,
-        attributed: share(&|c| c != Cause::Unexplained),
-        attributed_without_rewrite: share(&|c| {
-            matches!(
-                c,
-                Cause::TtlExpiry
-                    | Cause::AgentCompaction
-                    | Cause::ModelSwitch
-                    | Cause::EarlyEviction
-            )
-        }),
-        misses,
-        miss_cache_write,
-        ttl_applied: cs.iter().filter(|c| c.ttl_applied).count(),
-        prices,
-        shared_reads: cs.iter().map(|c| c.shared_reads).sum(),
-        billed,
+            .copied()
+            .filter(|c| c.error.abs() >= p95 && c.error.abs() > median)
+            .collect();
+        if tail.is_empty() {
+            return None;
+        }
+        let first_off = |c: &SessionCheck| c.detail[0].predicted_usd - c.detail[0].recorded_usd;
+        let first: f64 = tail.iter().map(|c| first_off(c).abs()).sum();
+        let rest_off: f64 = tail
+            .iter()
+            .map(|c| (c.predicted_usd - c.recorded_usd - first_off(c)).abs())
+            .sum();
+        let off = first + rest_off;
+        let recorded_usd: f64 = tail.iter().map(|c| c.recorded_usd).sum();
+        let mut rest: Vec<f64> = short
+            .iter()
+            .map(|c| {
+                let d = &c.detail[0];
+                relative(
+                    c.predicted_usd - d.predicted_usd + d.recorded_usd,
+                    c.recorded_usd,
+                )
+                .abs()
+            })
+            .collect();
+        let first_read = |c: &&SessionCheck| {
+            let d = &c.detail[0];
+            d.recorded.cache_read.cmp(&d.predicted.cache_read)
+        };
+        Some(ShortTail {
+            sessions: tail.len(),
+            mean_requests: tail.iter().map(|c| c.requests as f64).sum::<f64>() / tail.len() as f64,
+            recorded_usd,
+            share_of_usd: if source_usd > 0.0 {
+                recorded_usd / source_usd
+            } else {
+                0.0
+            },
+            first_request_share: if off > 0.0 { first / off } else { 0.0 },
+            first_read_unforeseen: tail
+                .iter()
+                .filter(|c| first_read(c) == std::cmp::Ordering::Greater)
+                .count(),
+            first_read_overestimated: tail
+                .iter()
+                .filter(|c| first_read(c) == std::cmp::Ordering::Less)
+                .count(),
+            compaction_agents: tail.iter().filter(|c| c.compaction_agent).count(),
+            p95_error_first_as_recorded: quantile(&mut rest, 0.95),
+        })
+    }
+
+    /// The tail in one sentence, for the printed check.
+    pub fn describe(&self) -> String {
+        format!(
+            "the short sessions at or above the p95: {} session(s) of {:.1} requests on average, ${:.2} of recorded usage ({:.1}% of the source's); {:.0}% of their dollar error is their first request, which read more than the model expected in {} and less in {} ({} compaction agent(s)); with each short session's first request priced as recorded their p95 is {:.1}%",
+            self.sessions,
+            self.mean_requests,
+            self.recorded_usd,
+            self.share_of_usd * 100.0,
+            self.first_request_share * 100.0,
+            self.first_read_unforeseen,
+            self.first_read_overestimated,
+            self.compaction_agents,
+            self.p95_error_first_as_recorded * 100.0,
+        )
     }
 }
 
@@ -1405,6 +1542,62 @@ mod tests {
         let checks = check(&inputs(&openai), &AUTO);
         let a = checks.iter().find(|c| c.session == "a").unwrap();
         assert_eq!(a.detail[2].miss, Some(Cause::Unexplained));
+    }
+
+    #[test]
+    fn the_short_tail_says_how_much_of_its_error_is_the_first_request() {
+        // Short sessions an hour apart: none finds another's prompt warm,
+        // yet "late" recorded reading 15 000 tokens at its first request.
+        let mut files: Vec<SessionFile> = (0..20)
+            .map(|k| {
+                session(
+                    &format!("s{k}"),
+                    None,
+                    vec![
+                        req(1, OPUS, 30_000, 0, 3600 * k, CacheTtl::FiveMinutes),
+                        req(
+                            3,
+                            OPUS,
+                            40_000,
+                            30_000,
+                            3600 * k + 20,
+                            CacheTtl::FiveMinutes,
+                        ),
+                    ],
+                )
+            })
+            .collect();
+        files.push(session(
+            "late",
+            None,
+            vec![
+                req(1, OPUS, 30_000, 15_000, 3600 * 30, CacheTtl::FiveMinutes),
+                req(
+                    3,
+                    OPUS,
+                    40_000,
+                    30_000,
+                    3600 * 30 + 20,
+                    CacheTtl::FiveMinutes,
+                ),
+            ],
+        ));
+        let checks = check(&inputs(&files), &AUTO);
+        let s = &summarize(&checks)[0];
+        let tail = s.short_tail.as_ref().unwrap();
+        let late = checks.iter().find(|c| c.session == "late").unwrap();
+        assert!(late.error > 0.1, "{}", late.error);
+        assert_eq!(tail.sessions, 1, "{tail:?}");
+        assert_eq!(tail.first_read_unforeseen, 1);
+        assert_eq!(tail.first_read_overestimated, 0);
+        // All but the rest's recorded 3 tokens of plain input per request.
+        assert!(tail.first_request_share > 0.999, "{tail:?}");
+        assert!((tail.recorded_usd - late.recorded_usd).abs() < 1e-12);
+        // The rest of every session is priced right.
+        assert!(tail.p95_error_first_as_recorded < 1e-3, "{tail:?}");
+        assert!(tail
+            .describe()
+            .contains("100% of their dollar error is their first request"));
     }
 
     /// A session `id` of `kind` made of `reqs`.

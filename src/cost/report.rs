@@ -106,6 +106,9 @@ pub fn write_text(
             t.add_row(vec![Cell::new(k), right(v)]);
         }
         writeln!(out, "{t}")?;
+        if let Some(tail) = &s.short_tail {
+            writeln!(out, "{}", tail.describe())?;
+        }
         let mut t = Table::new();
         t.load_preset(UTF8_FULL_CONDENSED);
         t.set_header(vec![
