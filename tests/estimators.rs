@@ -348,6 +348,7 @@ fn bytes4_outputs_on_the_dataset_are_byte_identical_to_before_estimators() {
         obj.remove("model");
         std::fs::write(to.join("session.json"), meta.to_string()).unwrap();
     }
+    let prices = regex::Regex::new(r#",\n  "prices": "[^\n]*"\n\}"#).unwrap();
     let mut checked = 0;
     for line in fixture.lines() {
         let f: Vec<&str> = line.split(' ').collect();
@@ -385,7 +386,6 @@ fn bytes4_outputs_on_the_dataset_are_byte_identical_to_before_estimators() {
             let bytes = if what == "json" {
                 let text =
                     String::from_utf8(without_refetch_figures(&o.stdout)).expect("JSON is UTF-8");
-                let prices = regex::Regex::new(r#",\n  "prices": "[^\n]*"\n\}"#).unwrap();
                 assert!(prices.is_match(&text), "{a:?} names its prices");
                 without_resummarized(&prices.replace(&text, "\n}"), &a).into_bytes()
             } else {

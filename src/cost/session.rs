@@ -287,7 +287,7 @@ impl SmithPrices {
     /// One part per row, most sessions first.
     pub fn describe(&self) -> Vec<String> {
         let mut rows: Vec<&(&'static ModelPrice, String, usize)> = self.rows.iter().collect();
-        rows.sort_by(|a, b| b.2.cmp(&a.2));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.2));
         rows.iter()
             .map(|(row, caching, n)| {
                 let s = if *n == 1 { "" } else { "s" };
