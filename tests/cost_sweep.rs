@@ -39,10 +39,31 @@ fn smith_grid() -> Vec<Setup> {
         .collect()
 }
 
+/// The bundled smith sessions copied into `dir` with a `session.json` that
+/// names neither provider nor model, as smith's oldest sessions do.
+fn nameless_copies(dir: &Path) -> Vec<smith_calibrate::transcript::SessionRef> {
+    for e in std::fs::read_dir(datasets().join("sessions")).unwrap() {
+        let from = e.unwrap().path();
+        if !from.join("transcript.jsonl").is_file() {
+            continue;
+        }
+        let to = dir.join(from.file_name().unwrap());
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(from.join("transcript.jsonl"), to.join("transcript.jsonl")).unwrap();
+        let mut meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(from.join("session.json")).unwrap()).unwrap();
+        let obj = meta.as_object_mut().unwrap();
+        obj.remove("provider");
+        obj.remove("model");
+        std::fs::write(to.join("session.json"), meta.to_string()).unwrap();
+    }
+    smith_calibrate::transcript::resolve_all(&[dir.display().to_string()]).unwrap()
+}
+
 #[test]
-fn smith_sessions_without_timestamps_price_to_the_bit_as_the_flat_model() {
-    let refs =
-        smith_calibrate::transcript::resolve_all(&[datasets().display().to_string()]).unwrap();
+fn smith_sessions_naming_no_model_price_to_the_bit_as_the_flat_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let refs = nameless_copies(tmp.path());
     assert!(refs.len() >= 5, "the bundled datasets are there");
     let setups = smith_grid();
     let price = Metric::Price.index();
@@ -331,4 +352,165 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
     let (b, _, _) = run_text(&["replay", &t, "--trace", "--cold-compact-at", "0"]);
     assert!(!a.is_empty());
     assert_eq!(a, b);
+}
+
+/// `replay --json` and `replay --trace` of one session.
+fn replayed(path: &Path) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let p = path.display().to_string();
+    let (out, err, code) = run_text(&["replay", &p, "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (trace, err, code) = run_text(&["replay", &p, "--trace"]);
+    assert_eq!(code, Some(0), "{err}");
+    let lines = trace
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (json, lines)
+}
+
+/// The bundled session whose `session.json` names `provider`.
+fn bundled_of(provider: &str) -> PathBuf {
+    std::fs::read_dir(datasets().join("sessions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|d| {
+            std::fs::read(d.join("session.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                .is_some_and(|v| v["provider"] == provider)
+        })
+        .unwrap_or_else(|| panic!("a bundled session of {provider}"))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn a_smith_session_naming_openai_is_priced_at_openais_row_with_its_automatic_caching() {
+    let dir = bundled_of("openai");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("session.json")).unwrap()).unwrap();
+    let model = meta["model"].as_str().unwrap();
+    assert!(model.starts_with("gpt-"), "{model}");
+    let row = smith_calibrate::cost::table::model_price(model).unwrap();
+    assert_eq!(row.provider, "openai");
+    let (json, trace) = replayed(&dir);
+    // Request by request: nothing cached below the minimum prefix, the
+    // prefix served in whole 128-token steps, the rest at the input price
+    // (no write premium), cached input at the model's discount.
+    let (mut want, mut stepped) = (0.0, 0);
+    for r in &trace {
+        let after = r["after"].as_i64().unwrap();
+        let read = r["cache_read"].as_i64().unwrap();
+        let write = r["cache_write"].as_i64().unwrap();
+        if after < row.min_cacheable as i64 {
+            want += after as f64 * row.input;
+            continue;
+        }
+        let served = read / 128 * 128;
+        stepped += i64::from(served != read);
+        want += served as f64 * row.cache_read + (write + read - served) as f64 * row.input;
+    }
+    want /= 1e6;
+    assert!(stepped > 0, "some prefix is not a whole number of steps");
+    let price = json["cost"]["price"].as_f64().unwrap();
+    assert!(close(price, want), "{price} vs {want}");
+    // Not Sonnet's default row, which the session was priced at before.
+    let sonnet = smith_calibrate::cost::Prices::default();
+    let (read, write) = (
+        json["cache_read"].as_i64().unwrap(),
+        json["cache_write"].as_i64().unwrap(),
+    );
+    assert!(price < sonnet.cached(read, write) / 2.0, "{price}");
+    let prices = json["prices"].as_str().unwrap();
+    assert!(prices.contains(row.family), "{prices}");
+    assert!(
+        prices.contains("automatic caching from 1024 tokens in 128-token steps"),
+        "{prices}"
+    );
+    assert!(prices.contains("billed by openai"), "{prices}");
+}
+
+#[test]
+fn a_smith_session_on_ollama_is_free_and_says_so() {
+    let (json, _) = replayed(&bundled_of("ollama"));
+    let cost = &json["cost"];
+    assert!(json["tokens_sent"].as_i64().unwrap() > 0);
+    for k in ["price", "price_uncached", "price_output", "price_total"] {
+        assert_eq!(cost[k].as_f64(), Some(0.0), "{k}: {cost}");
+    }
+    let prices = json["prices"].as_str().unwrap();
+    assert!(
+        prices.contains("Ollama") && prices.contains("free"),
+        "{prices}"
+    );
+}
+
+#[test]
+fn a_smith_session_through_openrouter_pays_the_routed_models_input_for_every_token() {
+    let dir = bundled_of("openrouter");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("session.json")).unwrap()).unwrap();
+    let row = smith_calibrate::cost::table::model_price(meta["model"].as_str().unwrap()).unwrap();
+    assert_eq!(row.provider, "anthropic", "the routed model's row");
+    let (json, _) = replayed(&dir);
+    // smith marks nothing for caching there: every prompt token is input.
+    let sent = json["tokens_sent"].as_i64().unwrap();
+    let price = json["cost"]["price"].as_f64().unwrap();
+    assert!(close(price, sent as f64 * row.input / 1e6), "{price}");
+    assert!(json["prices"].as_str().unwrap().contains("no caching"));
+}
+
+#[test]
+fn a_smith_session_naming_an_unknown_model_is_priced_as_the_nearest_family_with_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let from = bundled_of("anthropic");
+    let to = tmp.path().join("s");
+    std::fs::create_dir_all(&to).unwrap();
+    std::fs::copy(from.join("transcript.jsonl"), to.join("transcript.jsonl")).unwrap();
+    let mut meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(from.join("session.json")).unwrap()).unwrap();
+    meta["model"] = "claude-opus-9-1".into();
+    std::fs::write(to.join("session.json"), meta.to_string()).unwrap();
+    let p = to.display().to_string();
+    let (out, err, code) = run_text(&["replay", &p, "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("does not know the model \"claude-opus-9-1\""),
+        "{err}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let nearest = smith_calibrate::cost::table::price_of("claude-opus-4-8");
+    assert!(
+        json["prices"].as_str().unwrap().contains(nearest.family),
+        "{}",
+        json["prices"]
+    );
+    // At the nearest family's prices, not the default row's.
+    let (read, write) = (
+        json["cache_read"].as_i64().unwrap(),
+        json["cache_write"].as_i64().unwrap(),
+    );
+    let price = json["cost"]["price"].as_f64().unwrap();
+    let sonnet = smith_calibrate::cost::Prices::default().cached(read, write);
+    assert!(price > sonnet, "{price} vs Sonnet's {sonnet}");
+}
+
+#[test]
+fn the_sweep_header_names_the_prices_of_each_smith_session() {
+    let d = datasets().join("sessions").display().to_string();
+    let (out, err, code) = run_text(&["sweep", &d, "--compact-at", "0.7"]);
+    assert_eq!(code, Some(0), "{err}");
+    let head = out.lines().next().unwrap();
+    for want in [
+        "the provider and model each session.json names",
+        "local model (Ollama): free",
+        "automatic caching from 1024 tokens in 128-token steps",
+        "no caching: smith marks nothing for caching through OpenRouter",
+        "Claude Haiku 4.5",
+    ] {
+        assert!(head.contains(want), "{want}: {head}");
+    }
 }

@@ -337,6 +337,23 @@ fn without_resummarized(text: &str, args: &[&str]) -> String {
 #[test]
 fn bytes4_outputs_on_the_dataset_are_byte_identical_to_before_estimators() {
     let fixture = std::fs::read_to_string(PARITY_FIXTURE).expect("the parity fixture");
+    // Then every smith session was priced at the default row; now by the
+    // provider and model its session.json names. Copies that name neither,
+    // read by the same relative paths, price as then.
+    let then = tempfile::tempdir().unwrap();
+    for from in dataset() {
+        let dir = from.parent().unwrap();
+        let to = then.path().join(dir);
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(&from, to.join("transcript.jsonl")).unwrap();
+        let mut meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("session.json")).unwrap()).unwrap();
+        let obj = meta.as_object_mut().unwrap();
+        obj.remove("provider");
+        obj.remove("model");
+        std::fs::write(to.join("session.json"), meta.to_string()).unwrap();
+    }
+    let prices = regex::Regex::new(r#",\n  "prices": "[^\n]*"\n\}"#).unwrap();
     let mut checked = 0;
     for line in fixture.lines() {
         let f: Vec<&str> = line.split(' ').collect();
@@ -361,20 +378,21 @@ fn bytes4_outputs_on_the_dataset_are_byte_identical_to_before_estimators() {
             if let Some(e) = estimator {
                 a.extend(["--estimator", e]);
             }
-            let o = run(&a);
+            let o = bin().args(&a).current_dir(then.path()).output().unwrap();
             assert_eq!(
                 o.status.code(),
                 Some(0),
                 "{a:?}: {}",
                 String::from_utf8_lossy(&o.stderr)
             );
-            // The summary has gained the re-fetch model's figures and one
-            // misfire kind, `resummarized`, since: without them it is the
-            // bytes of then.
+            // The summary has gained the re-fetch model's figures, one
+            // misfire kind, `resummarized`, and the prices it names since:
+            // without them it is the bytes of then.
             let bytes = if what == "json" {
                 let text =
                     String::from_utf8(without_refetch_figures(&o.stdout)).expect("JSON is UTF-8");
-                without_resummarized(&text, &a).into_bytes()
+                assert!(prices.is_match(&text), "{a:?} names its prices");
+                without_resummarized(&prices.replace(&text, "\n}"), &a).into_bytes()
             } else {
                 o.stdout.clone()
             };

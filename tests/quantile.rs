@@ -35,6 +35,7 @@ fn session(i: usize, error: f64) -> SessionCheck {
         billed_usd: None,
         unpriced_models: Vec::new(),
         shared_reads: 0,
+        compaction_agent: false,
         detail: Vec::new(),
     }
 }

@@ -46,11 +46,12 @@ Examples:
   smith-calibrate calibrate imports/a imports/b --json | jq '.real_compactions.validation'
   smith-calibrate calibrate ~/imports/claude --cache-ttl 5m --bill-requests
   smith-calibrate calibrate ~/imports/claude --per-session-cache
+  smith-calibrate calibrate ~/.codex/sessions
   smith-calibrate calibrate ~/imports/claude --estimator bytes4,chars4,o200k,cl100k"
 )]
 pub struct CalibrateArgs {
     /// Sessions with recorded usage: Claude Code projects folders or logs,
-    /// mini-swe-agent trajectories (read where they are), imported session
+    /// Codex CLI rollouts, mini-swe-agent trajectories (read where they are), imported session
     /// directories or trees of them, transcripts, or session ids or names
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,

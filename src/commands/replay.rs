@@ -96,6 +96,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let setup = chosen.setup;
     let settings = args.cost.settings(args.price);
     let recorded = Recorded::of_session(&session);
+    // smith's own session is priced by the provider and model it names.
+    let named = Recorded::of_smith(&session);
     let own = setup.compactor_for(&session.messages);
     let cold = cold::for_session(
         &setup,
@@ -165,7 +167,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
 
     let mut meter = Meter::new(
         &session.messages,
-        recorded.as_ref(),
+        recorded.as_ref().or(named.as_ref()),
         *engine.budget(),
         setup.config.summary_tokens,
         &settings,
@@ -176,11 +178,16 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     facts.priced = Some(meter.finish_with(&refetch));
     facts.set_thrash_window(args.thrash_window);
     facts.calibration = chosen.calibration;
+    let prices =
+        crate::cost::session::prices_named(recorded.as_ref().or(named.as_ref()), &settings);
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &summary_json(&session, &chosen.shown, &facts))?;
+        let mut value = summary_json(&session, &chosen.shown, &facts);
+        value["prices"] = prices.into();
+        serde_json::to_writer_pretty(&mut out, &value)?;
         writeln!(out)?;
     } else {
         writeln!(out, "{}", summary_table(&session, &chosen.shown, &facts))?;
+        writeln!(out, "prices: {prices}")?;
     }
     out.flush()?;
     Ok(())

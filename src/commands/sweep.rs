@@ -577,13 +577,18 @@ fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> Str
     }
     let mut rows: Vec<(usize, usize)> = Vec::new();
     let mut unrecorded = 0usize;
+    let mut smith = crate::cost::session::SmithPrices::default();
     for r in refs {
-        let file = std::fs::read(r.session_json())
+        let value = std::fs::read(r.session_json())
             .ok()
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-            .and_then(|v| crate::transcript::session_file::SessionFile::from_meta(&v));
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+        let file = value
+            .as_ref()
+            .and_then(crate::transcript::session_file::SessionFile::from_meta);
         let Some(file) = file else {
-            unrecorded += 1;
+            if !smith.add(value.as_ref()) {
+                unrecorded += 1;
+            }
             continue;
         };
         for q in &file.requests {
@@ -595,7 +600,7 @@ fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> Str
             }
         }
     }
-    if rows.is_empty() {
+    if rows.is_empty() && smith.is_empty() {
         return flat.to_string();
     }
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -606,12 +611,18 @@ fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> Str
             format!("{} {} ({n} requests)", p.family, p.prices())
         })
         .collect();
+    parts.extend(smith.describe());
     if unrecorded > 0 {
         parts.push(format!(
             "{flat} for the {unrecorded} sessions that record no model"
         ));
     }
-    format!("per request's model: {}", parts.join("; "))
+    let per = if smith.is_empty() {
+        "per request's model"
+    } else {
+        "per request's model (smith's own sessions: the provider and model each session.json names)"
+    };
+    format!("{per}: {}", parts.join("; "))
 }
 
 /// The sessions a command that sweeps reads: those PATHS name (by default

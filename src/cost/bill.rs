@@ -161,16 +161,24 @@ pub enum Cause {
     ModelSwitch,
     /// The agent rebuilt its prompt (a background task's notification).
     HarnessRewrite,
+    /// Nothing in the log changed and the lifetime had not run out, yet
+    /// the provider served only a shorter prefix: one the account's log
+    /// shows cached at that exact length (another request read exactly as
+    /// many tokens, most often the agent's fixed prompt, which every session
+    /// of the account keeps warm). The session's later cache entries were
+    /// gone: evicted early, or not held where the request was served.
+    EarlyEviction,
     /// None of the above.
     Unexplained,
 }
 
 impl Cause {
-    pub const ALL: [Cause; 5] = [
+    pub const ALL: [Cause; 6] = [
         Cause::TtlExpiry,
         Cause::AgentCompaction,
         Cause::ModelSwitch,
         Cause::HarnessRewrite,
+        Cause::EarlyEviction,
         Cause::Unexplained,
     ];
 
@@ -180,6 +188,7 @@ impl Cause {
             Cause::AgentCompaction => "agent_compaction",
             Cause::ModelSwitch => "model_switch",
             Cause::HarnessRewrite => "harness_rewrite",
+            Cause::EarlyEviction => "early_eviction",
             Cause::Unexplained => "unexplained",
         }
     }
@@ -219,6 +228,8 @@ pub struct RequestCheck {
 #[derive(Clone, Debug, Serialize)]
 pub struct SessionCheck {
     pub session: String,
+    /// A compaction agent's session (see [`Kind::Compaction`]).
+    pub compaction_agent: bool,
     pub format: String,
     pub requests: usize,
     /// Whether timestamps let the cache lifetime apply.
@@ -279,6 +290,8 @@ pub struct Summary {
     pub p95_error_short: Option<f64>,
     /// Median |error| of the shorter sessions.
     pub median_error_short: Option<f64>,
+    /// What the shorter sessions at or above their p95 are.
+    pub short_tail: Option<ShortTail>,
     pub recorded_usd: f64,
     pub predicted_usd: f64,
     /// Error on the total of all sessions.
@@ -579,9 +592,22 @@ pub struct Shared<'a> {
     /// reads of sessions of its kind (see [`fit_fixed_prefix`]); `None`:
     /// the input's own.
     pub fixed_prefix: Option<u64>,
+    /// How many requests of the account's log read exactly so many tokens
+    /// from the cache, per length: the evidence of [`Cause::EarlyEviction`].
+    pub cached_lengths: Option<&'a HashMap<u64, usize>>,
 }
 
 impl Shared<'_> {
+    /// Whether a request that read `read` tokens read a prefix the account's
+    /// log shows cached at that exact length by another request.
+    fn read_a_cached_length(&self, read: u64) -> bool {
+        read > 0
+            && self
+                .cached_lengths
+                .and_then(|c| c.get(&read))
+                .is_some_and(|n| *n >= 2)
+    }
+
     /// Whether another session kept the fixed prompt of `file`'s requests
     /// of `model` cached at `t`.
     fn fixed_prompt_warm(
@@ -633,19 +659,142 @@ pub fn fit_fixed_prefix(files: &[&SessionFile]) -> Option<u64> {
     median_of(&mut reads).map(|m| m.round() as u64)
 }
 
+/// Why the cache of a request of `model` is cold, as far as the log says
+/// before the request is sent: `prev` is the previous request's answering
+/// message and prompt, `here` what this model left in the cache.
+fn cold_cause(
+    input: &Input,
+    prev: Option<(usize, u64)>,
+    here: Option<Warm>,
+    t: Option<i64>,
+    r: &RequestUsage,
+) -> Option<Cause> {
+    let (from, _) = prev?;
+    let Some(w) = here else {
+        return Some(Cause::ModelSwitch);
+    };
+    if w.expired_at(t) {
+        Some(Cause::TtlExpiry)
+    } else if input
+        .file
+        .full_compactions()
+        .any(|b| b.message_index > from && b.message_index <= r.message_index)
+    {
+        Some(Cause::AgentCompaction)
+    } else if rewritten(input, from + 1, r.message_index) {
+        Some(Cause::HarnessRewrite)
+    } else {
+        None
+    }
+}
+
+/// One request as the check walks a session: what the walk knows before it.
+struct Step<'s> {
+    prev: Option<(usize, u64)>,
+    here: Option<Warm>,
+    cold: Option<Cause>,
+    /// The fixed prompt, when another session of the account kept it warm.
+    from_others: &'s dyn Fn() -> u64,
+}
+
+/// The tokens the model predicts a request reads from the cache, before
+/// the minimum prefix and cache blocks; and whether they are the fixed
+/// prompt another session kept warm.
+fn predicted_read(
+    input: &Input,
+    shared: &Shared,
+    settings: &Settings,
+    step: &Step,
+    prompt: u64,
+    model: &str,
+    t: Option<i64>,
+) -> (u64, bool) {
+    let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
+    match (step.prev, step.here, step.cold) {
+        (None, _, _) if Kind::of(input.file) == Kind::Compaction => {
+            let from_parent = match shared.parent {
+                Some(p) => parent_prefix(p, model, t, settings),
+                None => prompt.saturating_sub(own_instruction(input)),
+            };
+            let f = (step.from_others)();
+            (from_parent.max(f).min(prompt), f > from_parent)
+        }
+        (None, _, _) | (_, None, _) | (_, _, Some(Cause::TtlExpiry)) => {
+            let f = (step.from_others)().min(prompt);
+            (f, f > 0)
+        }
+        (_, Some(w), None) => (w.prompt.min(prompt), false),
+        (_, Some(w), Some(Cause::AgentCompaction | Cause::HarnessRewrite)) => {
+            (fixed_prefix.min(w.prompt).min(prompt), false)
+        }
+        _ => (0, false),
+    }
+}
+
+/// The predicted split of a request of `prompt` tokens reading `read`:
+/// plain input below the minimum `min`, else the read and the rest
+/// written, in the tiers the record shows (`r5`, `r1`) or `tier`.
+fn predicted_tokens(
+    r: &RequestUsage,
+    prompt: u64,
+    min: u64,
+    read: u64,
+    tier: CacheTtl,
+    (r5, r1): (u64, u64),
+) -> Tokens {
+    let mut predicted = Tokens {
+        output: r.output_tokens,
+        ..Tokens::default()
+    };
+    if prompt < min {
+        predicted.input = prompt;
+        return predicted;
+    }
+    predicted.cache_read = read;
+    let write = prompt - read;
+    let one_hour = if r5 + r1 > 0 {
+        (write as f64 * r1 as f64 / (r5 + r1) as f64).round() as u64
+    } else if tier == CacheTtl::OneHour {
+        write
+    } else {
+        0
+    };
+    predicted.cache_write_1h = one_hour.min(write);
+    predicted.cache_write_5m = write - predicted.cache_write_1h;
+    predicted
+}
+
+/// The cause of a recorded miss (a read under half the previous prompt):
+/// what made the cache cold, else the early eviction the recorded read
+/// shows, else none known. The read's length is evidence only where the
+/// provider reports reads to the token (`row.cache_block` 1): in whole
+/// blocks (OpenAI's 128 tokens) many unrelated reads have the same length.
+fn miss_cause(
+    r: &RequestUsage,
+    row: &ModelPrice,
+    prev: Option<(usize, u64)>,
+    cold: Option<Cause>,
+    shared: &Shared,
+) -> Option<Cause> {
+    let (_, p) = prev?;
+    let read = r.cache_read_input_tokens;
+    if (read as f64) >= p as f64 / 2.0 {
+        return None;
+    }
+    Some(match cold {
+        Some(c) => c,
+        None if row.cache_block <= 1 && shared.read_a_cached_length(read) => Cause::EarlyEviction,
+        None => Cause::Unexplained,
+    })
+}
+
 /// Checks one session against what the other sessions left in the cache.
 pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> SessionCheck {
-    let parent = shared.parent;
-    let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
     let file = input.file;
-    let is_compaction_agent = Kind::of(file) == Kind::Compaction;
     let mut warm: HashMap<String, Warm> = HashMap::new();
     let mut tier = settings.ttl.unwrap_or(CacheTtl::FiveMinutes);
     let mut prev: Option<(usize, u64)> = None;
-    let mut detail = Vec::with_capacity(file.requests.len());
-    let mut unpriced: Vec<String> = Vec::new();
-    let mut ttl_applied = false;
-    let mut shared_reads = 0;
+    let mut walk = Walk::default();
     let started = file.created_at.as_deref().and_then(parse_rfc3339);
     for (i, r) in file.requests.iter().enumerate() {
         let prompt = r.prompt_tokens();
@@ -654,10 +803,9 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         }
         let model = model_of(r, file);
         let row = price_for(file.provider.as_deref(), &model);
-        if !lookup(&model).known && !unpriced.contains(&model) {
-            unpriced.push(model.clone());
+        if !lookup(&model).known && !walk.unpriced.contains(&model) {
+            walk.unpriced.push(model.clone());
         }
-        let price = row.at(prompt);
         let rec = record_of(file, i, r);
         let t = time_of(rec);
         if let Some(x) = tier_of(rec) {
@@ -666,35 +814,17 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         let ttl = settings.ttl.unwrap_or(tier);
         let min = settings.min_cacheable.unwrap_or(row.min_cacheable);
         let here = warm.get(&model).copied();
-        let gap_seconds = here.and_then(|w| Some(t? - w.at?));
-        let cold = match (prev, here) {
-            (None, _) => None,
-            (Some(_), None) => Some(Cause::ModelSwitch),
-            (Some((from, _)), Some(w)) => {
-                if w.expired_at(t) {
-                    Some(Cause::TtlExpiry)
-                } else if file
-                    .full_compactions()
-                    .any(|b| b.message_index > from && b.message_index <= r.message_index)
-                {
-                    Some(Cause::AgentCompaction)
-                } else if rewritten(input, from + 1, r.message_index) {
-                    Some(Cause::HarnessRewrite)
-                } else {
-                    None
-                }
-            }
-        };
+        let cold = cold_cause(input, prev, here, t, r);
         if here.is_some() && t.is_some() && here.and_then(|w| w.ttl.seconds()).is_some() {
-            ttl_applied = true;
+            walk.ttl_applied = true;
         }
-        // The fixed prompt, when another session of the account kept it
-        // cached. A session's first request was sent when the session
-        // began (its first line), the others by their answer's time.
+        // A session's first request was sent when the session began (its
+        // first line), the others by their answer's time.
         let sent = match prev {
             None => started.filter(|s| t.is_none_or(|t| *s <= t)).or(t),
             Some(_) => t,
         };
+        let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
         let from_others = || {
             if shared.fixed_prompt_warm(file, &model, sent, ttl) {
                 fixed_prefix
@@ -702,114 +832,97 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
                 0
             }
         };
-        let (read, shared_read) = match (prev, here, cold) {
-            (None, _, _) if is_compaction_agent => {
-                let from_parent = match parent {
-                    Some(p) => parent_prefix(p, &model, t, settings),
-                    None => prompt.saturating_sub(own_instruction(input)),
-                };
-                let f = from_others();
-                (from_parent.max(f).min(prompt), f > from_parent)
-            }
-            (None, _, _) | (_, None, _) | (_, _, Some(Cause::TtlExpiry)) => {
-                let f = from_others().min(prompt);
-                (f, f > 0)
-            }
-            (_, Some(w), None) => (w.prompt.min(prompt), false),
-            (_, Some(w), Some(Cause::AgentCompaction | Cause::HarnessRewrite)) => {
-                (fixed_prefix.min(w.prompt).min(prompt), false)
-            }
-            _ => (0, false),
+        let step = Step {
+            prev,
+            here,
+            cold,
+            from_others: &from_others,
         };
-        let read = if read < min {
-            0
-        } else {
-            read / row.cache_block.max(1) * row.cache_block.max(1)
-        };
+        let (read, shared_read) = predicted_read(input, shared, settings, &step, prompt, &model, t);
+        let block = row.cache_block.max(1);
+        let read = if read < min { 0 } else { read / block * block };
         if shared_read && read > 0 && prompt >= min {
-            shared_reads += 1;
+            walk.shared_reads += 1;
         }
         // The recorded split decides the tier of the predicted writes: the
         // lifetime is the agent's choice, known from its log.
-        let (r5, r1) = recorded_split(r, rec, tier);
-        let mut predicted = Tokens {
-            output: r.output_tokens,
-            ..Tokens::default()
-        };
-        if prompt < min {
-            predicted.input = prompt;
-        } else {
-            predicted.cache_read = read;
-            let write = prompt - read;
-            let one_hour = if r5 + r1 > 0 {
-                (write as f64 * r1 as f64 / (r5 + r1) as f64).round() as u64
-            } else if tier == CacheTtl::OneHour {
-                write
-            } else {
-                0
-            };
-            predicted.cache_write_1h = one_hour.min(write);
-            predicted.cache_write_5m = write - predicted.cache_write_1h;
-        }
+        let split = recorded_split(r, rec, tier);
+        let predicted = predicted_tokens(r, prompt, min, read, tier, split);
         let recorded = Tokens {
             input: r.input_tokens,
             cache_read: r.cache_read_input_tokens,
-            cache_write_5m: r5,
-            cache_write_1h: r1,
+            cache_write_5m: split.0,
+            cache_write_1h: split.1,
             output: r.output_tokens,
         };
-        let miss = prev.and_then(|(_, p)| {
-            ((r.cache_read_input_tokens as f64) < p as f64 / 2.0)
-                .then_some(cold.unwrap_or(Cause::Unexplained))
-        });
-        detail.push(RequestCheck {
+        let price = row.at(prompt);
+        walk.detail.push(RequestCheck {
             message_index: r.message_index,
             model: model.clone(),
             family: row.family,
             long_context: row.is_long(prompt),
             timestamp: rec.and_then(|x| x.timestamp.clone()),
-            gap_seconds,
+            gap_seconds: here.and_then(|w| Some(t? - w.at?)),
             recorded_usd: recorded.dollars(&price),
             predicted_usd: predicted.dollars(&price),
             recorded,
             predicted,
             billed_usd: rec.and_then(|x| x.cost),
             cold,
-            miss,
+            miss: miss_cause(r, row, prev, cold, shared),
         });
         if prompt >= min {
             warm.insert(model, Warm { prompt, at: t, ttl });
         }
         prev = Some((r.message_index, prompt));
     }
-    let mut recorded = Tokens::default();
-    let mut predicted = Tokens::default();
-    let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
-    for d in &detail {
-        recorded.add(&d.recorded);
-        predicted.add(&d.predicted);
-        recorded_usd += d.recorded_usd;
-        predicted_usd += d.predicted_usd;
-    }
-    let billed_usd = file.recorded_cost.or_else(|| {
-        (!detail.is_empty() && detail.iter().all(|d| d.billed_usd.is_some()))
-            .then(|| detail.iter().filter_map(|d| d.billed_usd).sum())
-    });
-    SessionCheck {
-        session: input.label.clone(),
-        format: file.source.format.clone(),
-        requests: detail.len(),
-        ttl_applied,
-        fixed_prefix,
-        recorded,
-        predicted,
-        recorded_usd,
-        predicted_usd,
-        error: relative(predicted_usd, recorded_usd),
-        billed_usd,
-        unpriced_models: unpriced,
-        shared_reads,
-        detail,
+    walk.finish(input, shared.fixed_prefix.unwrap_or(input.fixed_prefix))
+}
+
+/// What the walk of one session gathers beside the requests' own checks.
+#[derive(Default)]
+struct Walk {
+    detail: Vec<RequestCheck>,
+    unpriced: Vec<String>,
+    ttl_applied: bool,
+    shared_reads: usize,
+}
+
+impl Walk {
+    /// The session's check: its requests summed.
+    fn finish(self, input: &Input, fixed_prefix: u64) -> SessionCheck {
+        let file = input.file;
+        let mut recorded = Tokens::default();
+        let mut predicted = Tokens::default();
+        let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
+        for d in &self.detail {
+            recorded.add(&d.recorded);
+            predicted.add(&d.predicted);
+            recorded_usd += d.recorded_usd;
+            predicted_usd += d.predicted_usd;
+        }
+        let detail = self.detail;
+        let billed_usd = file.recorded_cost.or_else(|| {
+            (!detail.is_empty() && detail.iter().all(|d| d.billed_usd.is_some()))
+                .then(|| detail.iter().filter_map(|d| d.billed_usd).sum())
+        });
+        SessionCheck {
+            session: input.label.clone(),
+            compaction_agent: Kind::of(file) == Kind::Compaction,
+            format: file.source.format.clone(),
+            requests: detail.len(),
+            ttl_applied: self.ttl_applied,
+            fixed_prefix,
+            recorded,
+            predicted,
+            recorded_usd,
+            predicted_usd,
+            error: relative(predicted_usd, recorded_usd),
+            billed_usd,
+            unpriced_models: self.unpriced,
+            shared_reads: self.shared_reads,
+            detail,
+        }
     }
 }
 
@@ -854,6 +967,12 @@ pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
         });
     }
     let timeline = (!settings.per_session).then(|| Timeline::new(inputs));
+    let mut cached_lengths: HashMap<u64, usize> = HashMap::new();
+    for r in inputs.iter().flat_map(|i| &i.file.requests) {
+        if r.cache_read_input_tokens > 0 {
+            *cached_lengths.entry(r.cache_read_input_tokens).or_default() += 1;
+        }
+    }
     inputs
         .par_iter()
         .enumerate()
@@ -872,6 +991,7 @@ pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
                     .get(&(i.file.source.format.as_str(), kind))
                     .copied()
                     .flatten(),
+                cached_lengths: Some(&cached_lengths),
             };
             check_session(i, &shared, settings)
         })
@@ -909,7 +1029,74 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
     let mut recorded = Tokens::default();
     let mut predicted = Tokens::default();
     let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
-    let mut misses: BTreeMap<Cause, MissTotals> = BTreeMap::new();
+    for c in cs {
+        recorded.add(&c.recorded);
+        predicted.add(&c.predicted);
+        recorded_usd += c.recorded_usd;
+        predicted_usd += c.predicted_usd;
+    }
+    let misses = misses_of(cs);
+    let miss_cache_write: u64 = misses.values().map(|m| m.cache_write).sum();
+    let share = |keep: &dyn Fn(Cause) -> bool| {
+        if miss_cache_write == 0 {
+            1.0
+        } else {
+            misses
+                .iter()
+                .filter(|(c, _)| keep(**c))
+                .map(|(_, m)| m.cache_write)
+                .sum::<u64>() as f64
+                / miss_cache_write as f64
+        }
+    };
+    Summary {
+        format: format.to_string(),
+        sessions: cs.len(),
+        requests: cs.iter().map(|c| c.requests).sum(),
+        // `NaN` for no sessions, as every percentile ([`crate::stats`]).
+        median_error: percentile_of(&mut abs, 50.0).unwrap_or(f64::NAN),
+        p95_error: percentile_of(&mut abs, 95.0).unwrap_or(f64::NAN),
+        worst: worst(cs.iter().map(|c| (*c, c.error))),
+        worst_long: worst(
+            cs.iter()
+                .filter(|c| c.requests >= LONG_SESSION)
+                .map(|c| (*c, c.error)),
+        ),
+        median_error_short: percentile_of(&mut short, 50.0),
+        p95_error_short: percentile_of(&mut short, 95.0),
+        short_tail: ShortTail::of(cs, recorded_usd),
+        long_sessions: cs.iter().filter(|c| c.requests >= LONG_SESSION).count(),
+        long_within_bound: cs
+            .iter()
+            .filter(|c| c.requests >= LONG_SESSION && c.error.abs() <= LONG_SESSION_BOUND)
+            .count(),
+        recorded_usd,
+        predicted_usd,
+        total_error: relative(predicted_usd, recorded_usd),
+        recorded,
+        predicted,
+        attributed: share(&|c| c != Cause::Unexplained),
+        attributed_without_rewrite: share(&|c| {
+            matches!(
+                c,
+                Cause::TtlExpiry
+                    | Cause::AgentCompaction
+                    | Cause::ModelSwitch
+                    | Cause::EarlyEviction
+            )
+        }),
+        misses,
+        miss_cache_write,
+        ttl_applied: cs.iter().filter(|c| c.ttl_applied).count(),
+        prices: prices_used(cs),
+        shared_reads: cs.iter().map(|c| c.shared_reads).sum(),
+        billed: billed_of(cs),
+    }
+}
+
+/// The rows of the price table the sessions' requests were billed at,
+/// most requests first.
+fn prices_used(cs: &[&SessionCheck]) -> Vec<PriceUsed> {
     let mut prices: Vec<PriceUsed> = Vec::new();
     for c in cs {
         for d in &c.detail {
@@ -944,108 +1131,174 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
                 p.nearest_for.push(d.model.clone());
             }
         }
-        recorded.add(&c.recorded);
-        predicted.add(&c.predicted);
-        recorded_usd += c.recorded_usd;
-        predicted_usd += c.predicted_usd;
-        for d in &c.detail {
-            if let Some(cause) = d.miss {
-                let m = misses.entry(cause).or_default();
-                m.requests += 1;
-                // Sent again: written to the cache, or plain input where
-                // the provider writes nothing (OpenAI, Gemini).
-                m.cache_write += d.recorded.cache_write() + d.recorded.input;
-            }
-        }
     }
     prices.sort_by(|a, b| b.requests.cmp(&a.requests).then(a.family.cmp(&b.family)));
-    let miss_cache_write: u64 = misses.values().map(|m| m.cache_write).sum();
-    let share = |keep: &dyn Fn(Cause) -> bool| {
-        if miss_cache_write == 0 {
-            1.0
-        } else {
-            misses
-                .iter()
-                .filter(|(c, _)| keep(**c))
-                .map(|(_, m)| m.cache_write)
-                .sum::<u64>() as f64
-                / miss_cache_write as f64
+    prices
+}
+
+/// The recorded misses by cause, with what they sent again.
+fn misses_of(cs: &[&SessionCheck]) -> BTreeMap<Cause, MissTotals> {
+    let mut misses: BTreeMap<Cause, MissTotals> = BTreeMap::new();
+    for d in cs.iter().flat_map(|c| &c.detail) {
+        if let Some(cause) = d.miss {
+            let m = misses.entry(cause).or_default();
+            m.requests += 1;
+            // Sent again: written to the cache, or plain input where
+            // the provider writes nothing (OpenAI, Gemini).
+            m.cache_write += d.recorded.cache_write() + d.recorded.input;
         }
-    };
+    }
+    misses
+}
+
+/// The recorded and predicted prices against what the log says was
+/// billed, where it says so.
+fn billed_of(cs: &[&SessionCheck]) -> Option<Billed> {
     let billed: Vec<(&SessionCheck, f64)> = cs
         .iter()
         .filter_map(|c| c.billed_usd.map(|b| (*c, b)))
         .collect();
-    let billed = (!billed.is_empty()).then(|| {
-        let total: f64 = billed.iter().map(|(_, b)| b).sum();
-        let priced: Vec<(&SessionCheck, f64)> = billed
+    if billed.is_empty() {
+        return None;
+    }
+    let total: f64 = billed.iter().map(|(_, b)| b).sum();
+    let against = |price: &dyn Fn(&SessionCheck) -> f64| -> Vec<(&SessionCheck, f64)> {
+        billed
             .iter()
-            .map(|(c, b)| (*c, relative(c.recorded_usd, *b)))
-            .collect();
-        let pred: Vec<(&SessionCheck, f64)> = billed
+            .map(|(c, b)| (*c, relative(price(c), *b)))
+            .collect()
+    };
+    let priced = against(&|c| c.recorded_usd);
+    let pred = against(&|c| c.predicted_usd);
+    let median = |v: &[(&SessionCheck, f64)]| {
+        median_of(&mut v.iter().map(|x| x.1.abs()).collect::<Vec<_>>()).unwrap_or(f64::NAN)
+    };
+    Some(Billed {
+        sessions: billed.len(),
+        billed_usd: total,
+        priced_median_error: median(&priced),
+        priced_worst: worst(priced.iter().copied()),
+        priced_total_error: relative(billed.iter().map(|(c, _)| c.recorded_usd).sum(), total),
+        predicted_median_error: median(&pred),
+        predicted_worst: worst(pred.iter().copied()),
+        predicted_total_error: relative(billed.iter().map(|(c, _)| c.predicted_usd).sum(), total),
+    })
+}
+
+/// What the short sessions at or above their p95 |error| are: how much
+/// they weigh and how much of their error is their first request, whose
+/// read the model can only guess (whether the fixed prompt, or the
+/// parent's context for a compaction agent, was still cached when the
+/// session opened; requests of the account outside the log keep it warm
+/// too).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ShortTail {
+    /// Sessions under [`LONG_SESSION`] requests at or above the p95 (and
+    /// above the median).
+    pub sessions: usize,
+    /// Their requests, on average.
+    pub mean_requests: f64,
+    /// Their recorded usage, and its share of the source's.
+    pub recorded_usd: f64,
+    pub share_of_usd: f64,
+    /// Share of their dollar error in their first request: its |error|
+    /// against that of the rest of their requests.
+    pub first_request_share: f64,
+    /// Of them: the first request read from the cache what the model took
+    /// to be cold (no session of the log had used the prompt within the
+    /// lifetime), or read less than the model expected.
+    pub first_read_unforeseen: usize,
+    pub first_read_overestimated: usize,
+    /// Of them: compaction agents (one request resending the parent's
+    /// context).
+    pub compaction_agents: usize,
+    /// The p95 |error| of the short sessions with each first request
+    /// priced as recorded: what the rest of their requests leave.
+    pub p95_error_first_as_recorded: f64,
+}
+
+impl ShortTail {
+    fn of(cs: &[&SessionCheck], source_usd: f64) -> Option<ShortTail> {
+        let short: Vec<&SessionCheck> = cs
             .iter()
-            .map(|(c, b)| (*c, relative(c.predicted_usd, *b)))
+            .copied()
+            .filter(|c| c.requests < LONG_SESSION && !c.detail.is_empty())
             .collect();
-        Billed {
-            sessions: billed.len(),
-            billed_usd: total,
-            priced_median_error: percentile_of(
-                &mut priced.iter().map(|x| x.1.abs()).collect::<Vec<_>>(),
-                50.0,
-            )
-            .unwrap_or(f64::NAN),
-            priced_worst: worst(priced.iter().copied()),
-            priced_total_error: relative(billed.iter().map(|(c, _)| c.recorded_usd).sum(), total),
-            predicted_median_error: percentile_of(
-                &mut pred.iter().map(|x| x.1.abs()).collect::<Vec<_>>(),
-                50.0,
-            )
-            .unwrap_or(f64::NAN),
-            predicted_worst: worst(pred.iter().copied()),
-            predicted_total_error: relative(
-                billed.iter().map(|(c, _)| c.predicted_usd).sum(),
-                total,
-            ),
+        let mut abs: Vec<f64> = short.iter().map(|c| c.error.abs()).collect();
+        if abs.is_empty() {
+            return None;
         }
-    });
-    Summary {
-        format: format.to_string(),
-        sessions: cs.len(),
-        requests: cs.iter().map(|c| c.requests).sum(),
-        // `NaN` for no sessions, as every percentile ([`crate::stats`]).
-        median_error: percentile_of(&mut abs, 50.0).unwrap_or(f64::NAN),
-        p95_error: percentile_of(&mut abs, 95.0).unwrap_or(f64::NAN),
-        worst: worst(cs.iter().map(|c| (*c, c.error))),
-        worst_long: worst(
-            cs.iter()
-                .filter(|c| c.requests >= LONG_SESSION)
-                .map(|c| (*c, c.error)),
-        ),
-        median_error_short: percentile_of(&mut short, 50.0),
-        p95_error_short: percentile_of(&mut short, 95.0),
-        long_sessions: cs.iter().filter(|c| c.requests >= LONG_SESSION).count(),
-        long_within_bound: cs
+        let p95 = percentile_of(&mut abs, 95.0)?;
+        let median = median_of(&mut abs)?;
+        // Above the median too, so that a bulk of equal errors is no tail.
+        let tail: Vec<&SessionCheck> = short
             .iter()
-            .filter(|c| c.requests >= LONG_SESSION && c.error.abs() <= LONG_SESSION_BOUND)
-            .count(),
-        recorded_usd,
-        predicted_usd,
-        total_error: relative(predicted_usd, recorded_usd),
-        recorded,
-        predicted,
-        attributed: share(&|c| c != Cause::Unexplained),
-        attributed_without_rewrite: share(&|c| {
-            matches!(
-                c,
-                Cause::TtlExpiry | Cause::AgentCompaction | Cause::ModelSwitch
-            )
-        }),
-        misses,
-        miss_cache_write,
-        ttl_applied: cs.iter().filter(|c| c.ttl_applied).count(),
-        prices,
-        shared_reads: cs.iter().map(|c| c.shared_reads).sum(),
-        billed,
+            .copied()
+            .filter(|c| c.error.abs() >= p95 && c.error.abs() > median)
+            .collect();
+        if tail.is_empty() {
+            return None;
+        }
+        let first_off = |c: &SessionCheck| c.detail[0].predicted_usd - c.detail[0].recorded_usd;
+        let first: f64 = tail.iter().map(|c| first_off(c).abs()).sum();
+        let rest_off: f64 = tail
+            .iter()
+            .map(|c| (c.predicted_usd - c.recorded_usd - first_off(c)).abs())
+            .sum();
+        let off = first + rest_off;
+        let recorded_usd: f64 = tail.iter().map(|c| c.recorded_usd).sum();
+        let mut rest: Vec<f64> = short
+            .iter()
+            .map(|c| {
+                let d = &c.detail[0];
+                relative(
+                    c.predicted_usd - d.predicted_usd + d.recorded_usd,
+                    c.recorded_usd,
+                )
+                .abs()
+            })
+            .collect();
+        let first_read = |c: &&SessionCheck| {
+            let d = &c.detail[0];
+            d.recorded.cache_read.cmp(&d.predicted.cache_read)
+        };
+        Some(ShortTail {
+            sessions: tail.len(),
+            mean_requests: tail.iter().map(|c| c.requests as f64).sum::<f64>() / tail.len() as f64,
+            recorded_usd,
+            share_of_usd: if source_usd > 0.0 {
+                recorded_usd / source_usd
+            } else {
+                0.0
+            },
+            first_request_share: if off > 0.0 { first / off } else { 0.0 },
+            first_read_unforeseen: tail
+                .iter()
+                .filter(|c| first_read(c) == std::cmp::Ordering::Greater)
+                .count(),
+            first_read_overestimated: tail
+                .iter()
+                .filter(|c| first_read(c) == std::cmp::Ordering::Less)
+                .count(),
+            compaction_agents: tail.iter().filter(|c| c.compaction_agent).count(),
+            p95_error_first_as_recorded: percentile_of(&mut rest, 95.0).unwrap_or(f64::NAN),
+        })
+    }
+
+    /// The tail in one sentence, for the printed check.
+    pub fn describe(&self) -> String {
+        format!(
+            "the short sessions at or above the p95: {} session(s) of {:.1} requests on average, ${:.2} of recorded usage ({:.1}% of the source's); {:.0}% of their dollar error is their first request, which read more than the model expected in {} and less in {} ({} compaction agent(s)); with each short session's first request priced as recorded their p95 is {:.1}%",
+            self.sessions,
+            self.mean_requests,
+            self.recorded_usd,
+            self.share_of_usd * 100.0,
+            self.first_request_share * 100.0,
+            self.first_read_unforeseen,
+            self.first_read_overestimated,
+            self.compaction_agents,
+            self.p95_error_first_as_recorded * 100.0,
+        )
     }
 }
 
@@ -1238,6 +1491,107 @@ mod tests {
         // Its writes and its plain input: all it sent again.
         assert_eq!(s.misses[&Cause::Unexplained].cache_write, 70_000 - 1000);
         assert!(s.attributed < 0.9);
+    }
+
+    #[test]
+    fn a_miss_that_reads_a_length_another_request_read_is_an_early_eviction() {
+        // Session b opens reading the fixed prompt (17 504 tokens) that a
+        // kept warm; later, with nothing changed and within the lifetime,
+        // a reads only that prefix again, then a length no one else read.
+        let files = vec![
+            session(
+                "a",
+                None,
+                vec![
+                    req(1, OPUS, 50_000, 0, 0, CacheTtl::FiveMinutes),
+                    req(3, OPUS, 60_000, 50_000, 30, CacheTtl::FiveMinutes),
+                    req(5, OPUS, 70_000, 17_504, 60, CacheTtl::FiveMinutes),
+                    req(7, OPUS, 80_000, 70_000, 90, CacheTtl::FiveMinutes),
+                    req(9, OPUS, 90_000, 23_456, 120, CacheTtl::FiveMinutes),
+                ],
+            ),
+            session(
+                "b",
+                None,
+                vec![req(1, OPUS, 40_000, 17_504, 10, CacheTtl::FiveMinutes)],
+            ),
+        ];
+        let checks = check(&inputs(&files), &AUTO);
+        let a = checks.iter().find(|c| c.session == "a").unwrap();
+        assert_eq!(a.detail[2].cold, None, "nothing in the log made it cold");
+        assert_eq!(a.detail[2].miss, Some(Cause::EarlyEviction));
+        assert_eq!(a.detail[4].miss, Some(Cause::Unexplained));
+        // The prediction does not know of it: the full previous prompt.
+        assert_eq!(a.detail[2].predicted.cache_read, 60_000);
+        let s = &summarize(&checks)[0];
+        assert_eq!(s.misses[&Cause::EarlyEviction].cache_write, 70_000 - 17_504);
+        // Read lengths in whole blocks (OpenAI's) are no evidence.
+        let mut openai = files.clone();
+        for f in &mut openai {
+            f.provider = Some("openai".into());
+            for r in &mut f.requests {
+                r.model = Some("gpt-5.4".into());
+            }
+        }
+        let checks = check(&inputs(&openai), &AUTO);
+        let a = checks.iter().find(|c| c.session == "a").unwrap();
+        assert_eq!(a.detail[2].miss, Some(Cause::Unexplained));
+    }
+
+    #[test]
+    fn the_short_tail_says_how_much_of_its_error_is_the_first_request() {
+        // Short sessions an hour apart: none finds another's prompt warm,
+        // yet "late" recorded reading 15 000 tokens at its first request.
+        let mut files: Vec<SessionFile> = (0..20)
+            .map(|k| {
+                session(
+                    &format!("s{k}"),
+                    None,
+                    vec![
+                        req(1, OPUS, 30_000, 0, 3600 * k, CacheTtl::FiveMinutes),
+                        req(
+                            3,
+                            OPUS,
+                            40_000,
+                            30_000,
+                            3600 * k + 20,
+                            CacheTtl::FiveMinutes,
+                        ),
+                    ],
+                )
+            })
+            .collect();
+        files.push(session(
+            "late",
+            None,
+            vec![
+                req(1, OPUS, 30_000, 15_000, 3600 * 30, CacheTtl::FiveMinutes),
+                req(
+                    3,
+                    OPUS,
+                    40_000,
+                    30_000,
+                    3600 * 30 + 20,
+                    CacheTtl::FiveMinutes,
+                ),
+            ],
+        ));
+        let checks = check(&inputs(&files), &AUTO);
+        let s = &summarize(&checks)[0];
+        let tail = s.short_tail.as_ref().unwrap();
+        let late = checks.iter().find(|c| c.session == "late").unwrap();
+        assert!(late.error > 0.1, "{}", late.error);
+        assert_eq!(tail.sessions, 1, "{tail:?}");
+        assert_eq!(tail.first_read_unforeseen, 1);
+        assert_eq!(tail.first_read_overestimated, 0);
+        // All but the rest's recorded 3 tokens of plain input per request.
+        assert!(tail.first_request_share > 0.999, "{tail:?}");
+        assert!((tail.recorded_usd - late.recorded_usd).abs() < 1e-12);
+        // The rest of every session is priced right.
+        assert!(tail.p95_error_first_as_recorded < 1e-3, "{tail:?}");
+        assert!(tail
+            .describe()
+            .contains("100% of their dollar error is their first request"));
     }
 
     /// A session `id` of `kind` made of `reqs`.

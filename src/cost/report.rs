@@ -65,6 +65,9 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
         writeln!(out, "{}", price_line(p))?;
     }
     writeln!(out, "{}", figures_table(s))?;
+    if let Some(tail) = &s.short_tail {
+        writeln!(out, "{}", tail.describe())?;
+    }
     writeln!(out, "{}", tokens_table(s))?;
     if s.miss_cache_write > 0 {
         writeln!(

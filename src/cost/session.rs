@@ -10,15 +10,22 @@
 //! the same requests, only compacted). smith's own `transcript.jsonl` has no
 //! times, so its sessions are priced without expiry and [`Priced::ttl_applied`]
 //! says so.
+//!
+//! Which prices: an imported session's requests name their models; smith's
+//! own `session.json` names the provider and model of the whole session
+//! ([`Recorded::of_smith`]), priced through [`price_for`]: Anthropic's rows
+//! with their explicit caching, OpenAI's automatic caching (cached input at
+//! the model's discount, no write premium, from the minimum prefix in whole
+//! increments), OpenRouter at the routed model's row (smith marks nothing
+//! for caching there, [`Recorded::caches_at`]), Ollama free. Only a session
+//! that names neither is priced at the default row.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::table::{
-    default_model, default_row, lookup_noted, ModelPrice, MODEL_PRICES, WRITE_1H_MULTIPLIER,
-};
+use super::table::{default_model, price_for, CacheKind, ModelPrice, WRITE_1H_MULTIPLIER};
 use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compactor, Stage, Strategy};
@@ -64,8 +71,15 @@ pub struct Recorded {
     /// Per answering message: time, model, output tokens.
     by_message: HashMap<usize, (Option<i64>, Option<String>, u64)>,
     model: Option<String>,
+    /// Who billed the requests (`anthropic`, `openai`, `openrouter`,
+    /// `ollama`), as `session.json` names it.
+    provider: Option<String>,
     /// The lifetime most cache-write tokens went to.
     tier: Option<CacheTtl>,
+    /// Whether the session was imported with its requests' records; false
+    /// for smith's own session, of which `session.json` names only the
+    /// provider and model.
+    imported: bool,
 }
 
 impl Recorded {
@@ -88,6 +102,8 @@ impl Recorded {
         Recorded {
             by_message,
             model: file.model.clone(),
+            provider: file.provider.clone(),
+            imported: true,
             tier: if w1 > w5 {
                 Some(CacheTtl::OneHour)
             } else if w5 > 0 {
@@ -107,6 +123,57 @@ impl Recorded {
         SessionFile::from_meta(raw).map(|f| Recorded::from_file(&f))
     }
 
+    /// The provider and model smith's own `session.json` names, which
+    /// price its requests; `None` for an imported session (see
+    /// [`Recorded::of_session`]) and for one that names neither, which is
+    /// priced at the default row.
+    pub fn of_smith(session: &crate::transcript::Session) -> Option<Recorded> {
+        let meta = session.meta.as_ref()?;
+        if meta.raw.as_ref().and_then(SessionFile::from_meta).is_some() {
+            return None;
+        }
+        Recorded::named(meta.provider.as_deref(), meta.model.as_deref())
+    }
+
+    /// A smith session billed by `provider` for `model`, without records of
+    /// its requests; `None` when both are missing or empty.
+    pub fn named(provider: Option<&str>, model: Option<&str>) -> Option<Recorded> {
+        let given = |x: Option<&str>| x.map(str::trim).filter(|x| !x.is_empty()).map(String::from);
+        let (provider, model) = (given(provider), given(model));
+        if provider.is_none() && model.is_none() {
+            return None;
+        }
+        Some(Recorded {
+            model,
+            provider,
+            ..Recorded::default()
+        })
+    }
+
+    /// The row of the price table a request of `model` (the session's own
+    /// where the request names none) is billed at, through the session's
+    /// provider; the default row where neither names anything.
+    pub fn row_for(&self, model: Option<&str>) -> &'static ModelPrice {
+        match (model.or(self.model.as_deref()), self.provider.as_deref()) {
+            (Some(m), p) => price_for(p, m),
+            (None, Some(p)) => price_for(Some(p), ""),
+            (None, None) => default_model(),
+        }
+    }
+
+    /// Whether the session's requests could be served from the prompt
+    /// cache at `row`. smith's OpenRouter client sends no `cache_control`
+    /// marks, so a model whose provider caches only what the client marks
+    /// (Anthropic's, routed) caches nothing there: every prompt token is
+    /// plain input. OpenAI's and Gemini's models cache on their own.
+    pub fn caches_at(&self, row: &ModelPrice) -> bool {
+        let openrouter = self
+            .provider
+            .as_deref()
+            .is_some_and(|p| p.eq_ignore_ascii_case("openrouter"));
+        self.imported || !openrouter || row.cache != CacheKind::Explicit
+    }
+
     /// When the request answered by message `index` was answered.
     pub fn time_of(&self, index: usize) -> Option<i64> {
         self.by_message.get(&index).and_then(|x| x.0)
@@ -116,6 +183,135 @@ impl Recorded {
     /// records say.
     pub fn tier(&self) -> Option<CacheTtl> {
         self.tier
+    }
+
+    /// Who billed the session, as its `session.json` names it.
+    pub fn provider(&self) -> Option<&str> {
+        self.provider.as_deref()
+    }
+
+    /// The provider and model smith's `session.json` (parsed) names, for
+    /// outputs that list the prices of sessions they have not loaded.
+    pub fn of_smith_json(raw: &serde_json::Value) -> Option<Recorded> {
+        if SessionFile::from_meta(raw).is_some() {
+            return None;
+        }
+        let s = |k: &str| raw.get(k).and_then(|v| v.as_str());
+        Recorded::named(s("provider"), s("model"))
+    }
+
+    /// The rows of the price table the session's requests are billed at,
+    /// each once, in the order first used.
+    pub fn rows(&self) -> Vec<&'static ModelPrice> {
+        let mut rows: Vec<&'static ModelPrice> = Vec::new();
+        let mut indices: Vec<&usize> = self.by_message.keys().collect();
+        indices.sort();
+        let models = indices
+            .into_iter()
+            .map(|i| self.by_message[i].1.as_deref())
+            .chain(self.by_message.is_empty().then_some(None));
+        for m in models {
+            let row = self.row_for(m);
+            if !rows.iter().any(|r| r.family == row.family) {
+                rows.push(row);
+            }
+        }
+        rows
+    }
+
+    /// The prices the session is billed at, in words: each row with how
+    /// it caches through the session's provider.
+    pub fn describe_prices(&self) -> String {
+        let by = self
+            .provider
+            .as_deref()
+            .map_or(String::new(), |p| format!(" (billed by {p})"));
+        let rows: Vec<String> = self
+            .rows()
+            .into_iter()
+            .map(|row| format!("{}; {}", row.describe(), self.caching_of(row)))
+            .collect();
+        format!("{}{by}", rows.join(" | "))
+    }
+
+    /// How the session's requests at `row` use the prompt cache, in words.
+    pub fn caching_of(&self, row: &ModelPrice) -> String {
+        if !self.caches_at(row) {
+            return "no caching: smith marks nothing for caching through OpenRouter, so every prompt token is plain input".into();
+        }
+        match row.cache {
+            CacheKind::Explicit => format!("explicit caching from {} tokens", row.min_cacheable),
+            CacheKind::Implicit => format!("implicit caching from {} tokens", row.min_cacheable),
+            CacheKind::Automatic => format!(
+                "automatic caching from {} tokens in {}-token steps, no write premium",
+                row.min_cacheable, row.cache_block
+            ),
+            CacheKind::Free => "free: nothing billed".into(),
+        }
+    }
+}
+
+/// The rows smith's own sessions are billed at, by the provider and model
+/// each `session.json` names, with how many sessions each: the part of a
+/// sweep's header about them.
+#[derive(Debug, Default)]
+pub struct SmithPrices {
+    /// Row, how it caches through the provider, sessions.
+    rows: Vec<(&'static ModelPrice, String, usize)>,
+}
+
+impl SmithPrices {
+    /// Counts the session whose `session.json` is `raw`; false when it is
+    /// not smith's own or names neither provider nor model.
+    pub fn add(&mut self, raw: Option<&serde_json::Value>) -> bool {
+        let Some(r) = raw.and_then(Recorded::of_smith_json) else {
+            return false;
+        };
+        let row = r.row_for(None);
+        let caching = r.caching_of(row);
+        match self
+            .rows
+            .iter_mut()
+            .find(|(x, c, _)| x.family == row.family && *c == caching)
+        {
+            Some(x) => x.2 += 1,
+            None => self.rows.push((row, caching, 1)),
+        }
+        true
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// One part per row, most sessions first.
+    pub fn describe(&self) -> Vec<String> {
+        let mut rows: Vec<&(&'static ModelPrice, String, usize)> = self.rows.iter().collect();
+        rows.sort_by_key(|r| std::cmp::Reverse(r.2));
+        rows.iter()
+            .map(|(row, caching, n)| {
+                let s = if *n == 1 { "" } else { "s" };
+                format!(
+                    "{} {} ({caching}; {n} smith session{s})",
+                    row.family,
+                    row.prices()
+                )
+            })
+            .collect()
+    }
+}
+
+/// The prices a session is billed at under `settings`, in words, for the
+/// outputs that name them: `--price`, else what [`Recorded::describe_prices`]
+/// says, else (a session that names no model) the default row.
+pub fn prices_named(recorded: Option<&Recorded>, settings: &Settings) -> String {
+    match (settings.prices, recorded) {
+        (Some(p), _) => format!("{p} (--price)"),
+        (None, Some(r)) => r.describe_prices(),
+        (None, None) => format!(
+            "{} (the session names no model)",
+            default_model().describe()
+        ),
     }
 }
 
@@ -161,15 +357,15 @@ pub struct Meter<'a> {
     summary_tokens: u64,
     settings: Settings,
     tier: CacheTtl,
-    /// Per row of [`MODEL_PRICES`] and rate (slot `2 × row`: the row's
-    /// own rates, `2 × row + 1`: its long-context rates).
-    buckets: Vec<(usize, Bucket)>,
+    /// Per row of the price table and rate (`true`: the row's
+    /// long-context rates).
+    buckets: Vec<(&'static ModelPrice, bool, Bucket)>,
     last: Option<i64>,
     cost: ModelCost,
     /// The model last looked up in the price table, and its row.
-    looked_up: Option<(&'a str, usize)>,
+    looked_up: Option<(Option<&'a str>, &'static ModelPrice)>,
     /// The row of the last request, which prices the expected re-fetches.
-    last_row: Option<usize>,
+    last_row: Option<&'static ModelPrice>,
 }
 
 impl<'a> Meter<'a> {
@@ -200,15 +396,18 @@ impl<'a> Meter<'a> {
         }
     }
 
-    /// The row of `model` in [`MODEL_PRICES`] (the nearest family's for
-    /// a model the table does not name, said once on stderr), looked up
-    /// again only when the model changes (a session keeps one for long
-    /// runs of requests, and a sweep meters every request once per config).
-    fn row_of(&mut self, model: &'a str) -> usize {
+    /// The row a request of `model` is billed at ([`Recorded::row_for`]:
+    /// through the session's provider, the nearest family's for a model the
+    /// table does not name, said once on stderr), looked up again only when
+    /// the model changes (a session keeps one for long runs of requests,
+    /// and a sweep meters every request once per config).
+    fn row_of(&mut self, model: Option<&'a str>) -> &'static ModelPrice {
         match self.looked_up {
             Some((last, row)) if last == model => row,
             _ => {
-                let row = lookup_noted(model).row;
+                let row = self
+                    .recorded
+                    .map_or_else(default_model, |r| r.row_for(model));
                 self.looked_up = Some((model, row));
                 row
             }
@@ -243,16 +442,15 @@ impl<'a> Meter<'a> {
             Some((t, m, o)) => (*t, m.as_deref().or(fallback), Some(*o)),
             None => (None, fallback, None),
         };
-        let row_at = model.map_or_else(default_row, |m| self.row_of(m));
-        self.last_row = Some(row_at);
-        let base = &MODEL_PRICES[row_at];
-        // An imported session's request above the long-context threshold
-        // is billed at the higher rates; smith's own sessions and `--price`
-        // keep the flat price of the sums.
+        let base = self.row_of(model);
+        self.last_row = Some(base);
+        // A request of a session that names its model (imported, or smith's
+        // own through `session.json`) above the long-context threshold is
+        // billed at the higher rates; a session that names nothing and
+        // `--price` keep the flat price of the sums.
         let long = self.recorded.is_some()
             && self.settings.prices.is_none()
             && base.is_long(r.after.max(0) as u64);
-        let slot = 2 * row_at + usize::from(long);
         let long_row;
         let row = if long {
             long_row = base.at(u64::MAX);
@@ -260,10 +458,10 @@ impl<'a> Meter<'a> {
         } else {
             base
         };
-        // An imported session takes its model's minimum (1024 where the
-        // table does not know the model); smith's own sessions, which record
-        // no model, have none unless one is given, so that their price stays
-        // the flat price of the sums.
+        // A session that names its model takes the model's minimum (the
+        // nearest family's where the table does not know it); one that names
+        // nothing has none unless one is given, so that its price stays the
+        // flat price of the sums.
         let min = self
             .settings
             .min_cacheable
@@ -281,15 +479,28 @@ impl<'a> Meter<'a> {
         if t.is_some() {
             self.last = t;
         }
-        let bucket = match self.buckets.iter().position(|(s, _)| *s == slot) {
-            Some(i) => &mut self.buckets[i].1,
+        let caches = self.recorded.is_none_or(|x| x.caches_at(base));
+        if self.settings.prices.is_none() && base.cache == CacheKind::Automatic {
+            // Automatic caching serves a prefix in whole increments: the
+            // rest of it is sent again at the input price.
+            let block = base.cache_block.max(1) as i64;
+            let served = read / block * block;
+            write += read - served;
+            read = served;
+        }
+        let at = self
+            .buckets
+            .iter()
+            .position(|(b, l, _)| b.family == base.family && *l == long);
+        let bucket = match at {
+            Some(i) => &mut self.buckets[i].2,
             None => {
-                self.buckets.push((slot, Bucket::default()));
-                &mut self.buckets.last_mut().expect("just pushed").1
+                self.buckets.push((base, long, Bucket::default()));
+                &mut self.buckets.last_mut().expect("just pushed").2
             }
         };
         bucket.sent += r.after;
-        if r.after < min {
+        if r.after < min || !caches {
             bucket.plain += r.after;
         } else {
             bucket.read += read;
@@ -326,10 +537,7 @@ impl<'a> Meter<'a> {
     /// re-fetches, known once the replay is over) priced at the last
     /// request's row.
     pub fn finish_with(self, refetch: &Refetch) -> ModelCost {
-        let row = self
-            .last_row
-            .and_then(|i| MODEL_PRICES.get(i))
-            .unwrap_or_else(default_model);
+        let row = self.last_row.unwrap_or_else(default_model);
         let (prices, output) = self.prices_of(row);
         let price_refetch = refetch_dollars(refetch, &prices, Some(output));
         ModelCost {
@@ -340,13 +548,8 @@ impl<'a> Meter<'a> {
 
     /// The replay's figures.
     pub fn finish(mut self) -> ModelCost {
-        for (slot, b) in &self.buckets {
-            let base = MODEL_PRICES.get(slot / 2).unwrap_or_else(default_model);
-            let row = if slot % 2 == 1 {
-                base.at(u64::MAX)
-            } else {
-                *base
-            };
+        for (base, long, b) in &self.buckets {
+            let row = if *long { base.at(u64::MAX) } else { **base };
             let (p, _) = self.prices_of(&row);
             self.cost.price += p.cached(b.read, b.write) + p.uncached(b.plain);
             self.cost.price_uncached += p.uncached(b.sent);

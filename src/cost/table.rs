@@ -680,11 +680,22 @@ mod tests {
         }
     }
 
-    /// Each family, by the ids the logs and smith's list use, at its input
-    /// and output price per million tokens.
+    /// Each model's row, by the ids the logs and smith's list use:
+    /// `(model id, family, input, output)`, prices per million tokens.
+    fn assert_rows(cases: &[(&str, &str, f64, f64)]) {
+        for &(model, family, input, output) in cases {
+            let p = model_price(model).unwrap_or_else(|| panic!("{model}: no row"));
+            assert_eq!(
+                (p.family, p.input, p.output),
+                (family, input, output),
+                "{model}"
+            );
+        }
+    }
+
     #[test]
-    fn every_family_prices_its_models() {
-        let cases: [(&str, &str, f64, f64); 33] = [
+    fn every_claude_family_prices_its_models() {
+        assert_rows(&[
             ("claude-fable-5", "Claude Fable 5", 10.0, 50.0),
             ("anthropic/claude-opus-5", "Claude Opus 5", 5.0, 25.0),
             ("claude-opus-4-8", "Claude Opus 4.8", 5.0, 25.0),
@@ -741,6 +752,12 @@ mod tests {
             ("claude-haiku-4-5-20251001", "Claude Haiku 4.5", 1.0, 5.0),
             ("claude-3-5-haiku-20241022", "Claude Haiku 3.5", 0.80, 4.0),
             ("claude-3-haiku-20240307", "Claude Haiku 3", 0.25, 1.25),
+        ]);
+    }
+
+    #[test]
+    fn every_openai_and_gemini_family_prices_its_models() {
+        assert_rows(&[
             ("gpt-5.5", "GPT-5.5", 5.0, 30.0),
             ("gpt-5.4", "GPT-5.4", 2.50, 15.0),
             ("openai/gpt-5.4-mini", "GPT-5.4 mini", 0.75, 4.50),
@@ -784,16 +801,11 @@ mod tests {
             ),
             ("gemini-2.5-pro", "Gemini 2.5 Pro", 1.25, 10.0),
             ("gemini-2.5-flash", "Gemini 2.5 Flash", 0.30, 2.50),
-        ];
-        for (model, family, input, output) in cases {
-            let p = model_price(model).unwrap_or_else(|| panic!("{model}: no row"));
-            assert_eq!(
-                (p.family, p.input, p.output),
-                (family, input, output),
-                "{model}"
-            );
-        }
-        // A row for every model smith's own list names.
+        ]);
+    }
+
+    #[test]
+    fn every_model_of_smiths_own_list_has_a_row() {
         for model in [
             "claude-fable-5",
             "claude-opus-5",

@@ -324,6 +324,8 @@ fn replay_session(
     // Tokenized once, by the first replay that lost something, for all.
     let index: OnceLock<RecordIndex> = OnceLock::new();
     let recorded = Recorded::of_session(&session);
+    // smith's own session is priced by the provider and model it names.
+    let named = Recorded::of_smith(&session);
     // A tokenizer estimator counts the session's texts once, before the
     // grid, and every config with that estimator shares the counts.
     let bound = estimators::bind(configs, &session.messages);
@@ -368,7 +370,7 @@ fn replay_session(
                 Some(cost) => {
                     let mut meter = Meter::new(
                         &session.messages,
-                        recorded.as_ref(),
+                        recorded.as_ref().or(named.as_ref()),
                         *e.budget(),
                         setup.config.summary_tokens,
                         cost,
