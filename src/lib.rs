@@ -16,6 +16,8 @@ pub mod engine;
 pub mod estimate;
 #[cfg(feature = "full")]
 pub mod export;
+#[cfg(test)]
+mod fn_length;
 pub mod format;
 pub mod import;
 pub(crate) mod interrupt;

@@ -277,8 +277,11 @@ fn fnv(bytes: &[u8]) -> u64 {
 /// estimator's, the last, with the comma before it): every other byte must
 /// be as before.
 fn without_refetch_figures(json: &[u8]) -> Vec<u8> {
-    // The estimator is the summary's last field.
-    let text = String::from_utf8_lossy(json).replace(",\n  \"estimator\": \"bytes4\"\n}", "\n}");
+    // The estimator is the summary's last field but for the prices (which
+    // the caller takes out).
+    let text = String::from_utf8_lossy(json)
+        .replace(",\n  \"estimator\": \"bytes4\"\n}", "\n}")
+        .replace("\n  \"estimator\": \"bytes4\",\n", "\n");
     let mut out = String::new();
     let mut in_block = false;
     for line in text.split_inclusive('\n') {

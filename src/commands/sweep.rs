@@ -1,17 +1,17 @@
 //! `smith-calibrate sweep`: many sessions under a grid of configs, ranked
 //! against smith's defaults.
 
-use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::Args;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::Cell;
 
 use crate::cost::Prices;
 use crate::estimate::Estimator;
+use crate::format::{money, right, table, tokens};
 use crate::policy::Policy;
 use crate::sweep::aggregate::{summarize, ConfigSummary, Delta};
 use crate::sweep::figures::Metric;
@@ -658,21 +658,15 @@ pub fn sessions_of(
 /// Resolves every PATH, reporting (and passing over) those that name
 /// nothing, keeping each transcript once.
 pub(crate) fn resolve(paths: &[String]) -> Vec<SessionRef> {
-    let mut seen = HashSet::new();
-    let mut refs = Vec::new();
-    for spec in paths {
-        match crate::import::direct::resolve(spec) {
-            Ok(found) => {
-                for r in found {
-                    if seen.insert(r.transcript.clone()) {
-                        refs.push(r);
-                    }
-                }
-            }
-            Err(e) => crate::note!("{e:#}; skipped"),
-        }
-    }
-    refs
+    // A PATH that names nothing is reported and passed over, so the
+    // resolver never fails.
+    transcript::locate::resolve_each(paths, |spec| {
+        Ok(crate::import::direct::resolve(spec).unwrap_or_else(|e| {
+            crate::note!("{e:#}; skipped");
+            Vec::new()
+        }))
+    })
+    .unwrap_or_default()
 }
 
 /// Where the data files go (`--out`, else `--report`), with both folders
@@ -719,38 +713,9 @@ pub(crate) fn prepare_out_dir(dir: &Path, refs: &[SessionRef]) -> Result<()> {
     Ok(())
 }
 
-/// Dollars: cents above a dollar, more digits below.
-fn money(v: f64) -> String {
-    if v.abs() >= 100.0 {
-        format!("${v:.0}")
-    } else if v.abs() >= 1.0 {
-        format!("${v:.2}")
-    } else {
-        format!("${v:.4}")
-    }
-}
-
-/// Tokens with a k/M suffix.
-fn tokens(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e9 {
-        format!("{:.2}G", v / 1e9)
-    } else if a >= 1e6 {
-        format!("{:.2}M", v / 1e6)
-    } else if a >= 1e4 {
-        format!("{:.1}k", v / 1e3)
-    } else {
-        format!("{v:.0}")
-    }
-}
-
 /// A change in percent, `=` for none and `new` for a change from zero.
 fn pct(d: Delta) -> String {
-    match d.pct {
-        Some(p) if p.abs() < 0.05 => "=".to_string(),
-        Some(p) => format!("{p:+.1}%"),
-        None => "new".to_string(),
-    }
+    crate::format::change(d.pct)
 }
 
 /// A change as a signed whole number.
@@ -834,8 +799,6 @@ fn terminal_table(
     prices: &str,
     sessions: usize,
 ) -> String {
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED);
     let extra = !COLUMNS.iter().any(|&(_, figure, _)| figure == rank_by);
     let mut header = vec![
         "#".to_string(),
@@ -856,7 +819,7 @@ fn terminal_table(
         4
     };
     header.insert(ci_at, format!("Δ {rank_by} 95% CI"));
-    table.set_header(header);
+    let mut table = table(header);
 
     let mut rows: Vec<usize> = order.iter().copied().take(top).collect();
     if let Some(base) = summaries.iter().position(|s| s.is_baseline) {
@@ -882,7 +845,7 @@ fn terminal_table(
             marks.push("tied");
         }
         let mut cells = vec![
-            Cell::new(s.rank).set_alignment(CellAlignment::Right),
+            right(s.rank),
             Cell::new(s.setup.policy),
             Cell::new(s.setup.knobs_label()),
             Cell::new(marks.join(" ")),
@@ -897,16 +860,13 @@ fn terminal_table(
             } else {
                 format!("{v:.0}")
             };
-            cells.push(Cell::new(v).set_alignment(CellAlignment::Right));
-            cells.push(Cell::new(pct(d)).set_alignment(CellAlignment::Right));
+            cells.push(right(v));
+            cells.push(right(pct(d)));
         }
         for &(_, figure, shows) in &COLUMNS {
-            cells.push(Cell::new(cell(s, figure, shows)).set_alignment(CellAlignment::Right));
+            cells.push(right(cell(s, figure, shows)));
         }
-        cells.insert(
-            ci_at,
-            Cell::new(interval_text(s, rank_by, base_total)).set_alignment(CellAlignment::Right),
-        );
+        cells.insert(ci_at, right(interval_text(s, rank_by, base_total)));
         table.add_row(cells);
     }
     format!(

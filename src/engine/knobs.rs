@@ -16,7 +16,7 @@ pub enum Scope {
     Every,
     /// Every policy, and the baseline too: a fact about the provider or the
     /// agent's fixed prompt, not policy, so a sweep's baseline is smith's
-    /// defaults under its first value (issue 16.5).
+    /// defaults under its first value.
     Measured,
 }
 

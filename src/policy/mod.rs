@@ -193,7 +193,7 @@ pub struct Setup {
     pub policy: Policy,
     pub config: Config,
     pub knobs: Knobs,
-    /// How smith's engine estimates tokens (issue 13); bytes4 is smith's.
+    /// How smith's engine estimates tokens; bytes4 is smith's.
     /// The other policies estimate bytes / 4 only.
     pub estimator: Estimator,
 }

@@ -503,57 +503,18 @@ pub(crate) mod every_field {
 
     /// Every field of `a` by name, and whether `b` differs there.
     pub fn compare(a: &SessionFacts, b: &SessionFacts) -> Vec<(&'static str, bool)> {
-        let SessionFacts {
-            messages,
-            requests,
-            triggered,
-            compactions,
-            stage_fires,
-            effects,
-            summaries,
-            drops,
-            target_misses,
-            exhausted,
-            peak_tokens,
-            peak_before,
-            tokens_sent,
-            cache_read,
-            cache_write,
-            results_lost,
-            needed_again,
-            refetched,
-            still_needed,
-            refetch,
-            misfire_grew,
-            misfire_repeated,
-            misfire_resummarized,
-            misfires,
-            thrash_window,
-            last_compaction,
-            calibration,
-            priced,
-        } = a;
-        let Effects {
-            reclaimed,
-            thinking_dropped,
-            attachments_removed,
-            reads_superseded,
-            results_truncated,
-            results_stubbed,
-            messages_summarized,
-        } = effects;
         let mut out = Vec::new();
-        macro_rules! cmp {
-            ($($field:ident),*) => {$(
-                out.push((stringify!($field), *$field != b.$field));
-            )*};
+        // The destructuring names every field, so a new one does not compile
+        // until it is listed here, and each listed field is compared.
+        macro_rules! compare_all {
+            ($($field:ident),* ; effects: $($effect:ident),*) => {
+                let SessionFacts { $($field,)* effects } = a;
+                let Effects { $($effect,)* } = effects;
+                $(out.push((stringify!($field), *$field != b.$field));)*
+                $(out.push((concat!("effects.", stringify!($effect)), *$effect != b.effects.$effect));)*
+            };
         }
-        macro_rules! cmp_effects {
-            ($($field:ident),*) => {$(
-                out.push((concat!("effects.", stringify!($field)), *$field != b.effects.$field));
-            )*};
-        }
-        cmp!(
+        compare_all!(
             messages,
             requests,
             triggered,
@@ -580,16 +541,8 @@ pub(crate) mod every_field {
             thrash_window,
             last_compaction,
             calibration,
-            priced
-        );
-        cmp_effects!(
-            reclaimed,
-            thinking_dropped,
-            attachments_removed,
-            reads_superseded,
-            results_truncated,
-            results_stubbed,
-            messages_summarized
+            priced;
+            effects: reclaimed, thinking_dropped, attachments_removed, reads_superseded, results_truncated, results_stubbed, messages_summarized
         );
         out
     }

@@ -297,30 +297,7 @@ fn replay_session(
     given: Given,
     say: &(dyn Fn(&str) + Sync),
 ) -> Outcome {
-    let session = transcript::load(r).map_err(|e| {
-        let reason = format!("{e:#}");
-        say(&format!("{reason}; session skipped\n"));
-        Unreadable {
-            path: r.transcript.clone(),
-            reason,
-        }
-    })?;
-    say(&skip_report(&session));
-    if session.messages.is_empty() {
-        let reason = format!(
-            "no message could be read ({} lines, {} skipped)",
-            session.log.lines,
-            session.log.skipped_count()
-        );
-        say(&format!(
-            "{}: {reason}; session skipped\n",
-            r.transcript.display()
-        ));
-        return Err(Unreadable {
-            path: r.transcript.clone(),
-            reason,
-        });
-    }
+    let session = load_session(r, say)?;
     // Tokenized once, by the first replay that lost something, for all.
     let index: OnceLock<RecordIndex> = OnceLock::new();
     let recorded = Recorded::of_session(&session);
@@ -410,6 +387,36 @@ fn replay_session(
         messages: session.messages.len(),
     };
     Ok((info, facts))
+}
+
+/// Loads one session for the sweep, reporting what was skipped in it, or
+/// why it is passed over (unreadable, or no message in it).
+fn load_session(r: &SessionRef, say: &(dyn Fn(&str) + Sync)) -> Result<Session, Unreadable> {
+    let session = transcript::load(r).map_err(|e| {
+        let reason = format!("{e:#}");
+        say(&format!("{reason}; session skipped\n"));
+        Unreadable {
+            path: r.transcript.clone(),
+            reason,
+        }
+    })?;
+    say(&skip_report(&session));
+    if session.messages.is_empty() {
+        let reason = format!(
+            "no message could be read ({} lines, {} skipped)",
+            session.log.lines,
+            session.log.skipped_count()
+        );
+        say(&format!(
+            "{}: {reason}; session skipped\n",
+            r.transcript.display()
+        ));
+        return Err(Unreadable {
+            path: r.transcript.clone(),
+            reason,
+        });
+    }
+    Ok(session)
 }
 
 /// What `commands::report_skips` prints for a session, as one string so that
