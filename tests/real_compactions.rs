@@ -83,6 +83,20 @@ const USAGE: [u64; 4] = [3, 1000, 200, 50];
 const SUMMARY: &str = "Summary: the user asked to fix the failing test gamma_case_7. \
 We read src/alpha_module.rs and ran the tests.";
 
+/// The log of [`write_log`] imported into `dir/imports`, which it returns.
+fn imported_log(dir: &Path) -> PathBuf {
+    let log = write_log(dir);
+    let out = dir.join("imports");
+    common::ok(common::run(&[
+        "import".as_ref(),
+        "claude-code".as_ref(),
+        log.parent().unwrap().as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]));
+    out
+}
+
 /// The hand-made session: four results before a full compaction (a file
 /// read fetched again after it, a command whose token the summary keeps, a
 /// read of a file edited before the compaction and read again after, the
@@ -359,15 +373,7 @@ fn the_refetch_model_is_fitted_per_kind_and_flag_and_falls_back_on_thin_cells() 
 #[test]
 fn calibrate_prints_and_exports_the_real_compactions() {
     let tmp = tempfile::tempdir().unwrap();
-    let log = write_log(tmp.path());
-    let out = tmp.path().join("imports");
-    common::ok(common::run(&[
-        "import".as_ref(),
-        "claude-code".as_ref(),
-        log.parent().unwrap().as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]));
+    let out = imported_log(tmp.path());
     let text = common::ok(common::run(&["calibrate".as_ref(), out.as_os_str()]));
     assert!(text.contains("real compactions: 2"), "{text}");
     assert!(
@@ -395,15 +401,7 @@ fn calibrate_prints_and_exports_the_real_compactions() {
 #[test]
 fn a_replay_prices_its_expected_refetches() {
     let tmp = tempfile::tempdir().unwrap();
-    let log = write_log(tmp.path());
-    let out = tmp.path().join("imports");
-    common::ok(common::run(&[
-        "import".as_ref(),
-        "claude-code".as_ref(),
-        log.parent().unwrap().as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]));
+    let out = imported_log(tmp.path());
     let session = fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -72,6 +72,22 @@ fn untimed(path: &Path) -> String {
         .join("\n")
 }
 
+/// The sweep's data files in `a` and `b`, byte for byte the same (`what`
+/// names the two for the message).
+fn same_data_files(a: &Path, b: &Path, what: &str) {
+    for name in [
+        "configs.csv",
+        "configs.parquet",
+        "sessions.csv",
+        "sessions.parquet",
+    ] {
+        assert!(
+            fs::read(a.join(name)).unwrap() == fs::read(b.join(name)).unwrap(),
+            "{name} differs between {what}"
+        );
+    }
+}
+
 fn paths_in(part: &Path) -> Vec<String> {
     let frame = ParquetReader::new(fs::File::open(part).unwrap())
         .finish()
@@ -136,17 +152,7 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
     assert!(err.contains("merged 4 shards (24 sessions"), "{err}");
     assert!(report.join("index.html").is_file());
 
-    for name in [
-        "configs.csv",
-        "configs.parquet",
-        "sessions.csv",
-        "sessions.parquet",
-    ] {
-        assert!(
-            fs::read(single.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
-            "{name} differs between one process and four shards"
-        );
-    }
+    same_data_files(&single, &sharded, "one process and four shards");
     // The bootstrap's intervals are among what the merge recomputes, and
     // they are drawn, not left empty.
     let configs = crate::common::read_csv(&sharded.join("configs.csv"));
@@ -232,17 +238,7 @@ fn four_shards_merged_give_the_outputs_of_one_process() {
             .output()
             .unwrap(),
     );
-    for name in [
-        "configs.csv",
-        "configs.parquet",
-        "sessions.csv",
-        "sessions.parquet",
-    ] {
-        assert!(
-            fs::read(again.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
-            "{name}"
-        );
-    }
+    same_data_files(&again, &sharded, "the two merges");
 }
 
 #[test]
@@ -362,17 +358,7 @@ fn more_shards_than_sessions_still_merge_to_the_single_run() {
         "finished shards keep no journal"
     );
     ok_stderr(bin().arg("merge").arg(&sharded).output().unwrap());
-    for name in [
-        "configs.csv",
-        "configs.parquet",
-        "sessions.csv",
-        "sessions.parquet",
-    ] {
-        assert!(
-            fs::read(single.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
-            "{name}"
-        );
-    }
+    same_data_files(&single, &sharded, "one process and the merged shards");
     assert_eq!(
         untimed(&single.join("summary.json")),
         untimed(&sharded.join("summary.json"))
@@ -421,17 +407,7 @@ fn any_number_of_shards_merged_give_the_outputs_of_one_process() {
         }
         let err = ok_stderr(bin().arg("merge").arg(&sharded).output().unwrap());
         assert!(err.contains(&format!("merged {n} shards")), "{err}");
-        for name in [
-            "configs.csv",
-            "configs.parquet",
-            "sessions.csv",
-            "sessions.parquet",
-        ] {
-            assert!(
-                fs::read(single.join(name)).unwrap() == fs::read(sharded.join(name)).unwrap(),
-                "{name} differs between one process and {n} shards"
-            );
-        }
+        same_data_files(&single, &sharded, &format!("one process and {n} shards"));
         assert_eq!(
             untimed(&single.join("summary.json")),
             untimed(&sharded.join("summary.json")),

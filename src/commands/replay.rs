@@ -95,9 +95,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let chosen = for_session(&setup, args.engine.knobs.given(), &session);
     let setup = chosen.setup;
     let settings = args.cost.settings(args.price);
-    let recorded = Recorded::of_session(&session);
     // smith's own session is priced by the provider and model it names.
-    let named = Recorded::of_smith(&session);
+    let (recorded, named) = Recorded::of_session_or_smith(&session);
     let own = setup.compactor_for(&session.messages);
     let cold = cold::for_session(
         &setup,

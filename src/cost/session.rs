@@ -123,6 +123,18 @@ impl Recorded {
         SessionFile::from_meta(raw).map(|f| Recorded::from_file(&f))
     }
 
+    /// What prices the session: an imported session's records, else (smith's
+    /// own) the provider and model its `session.json` names; at most one is
+    /// `Some`. `session.json` is parsed once either way.
+    pub fn of_session_or_smith(
+        session: &crate::transcript::Session,
+    ) -> (Option<Recorded>, Option<Recorded>) {
+        match Recorded::of_session(session) {
+            Some(recorded) => (Some(recorded), None),
+            None => (None, Recorded::of_smith(session)),
+        }
+    }
+
     /// The provider and model smith's own `session.json` names, which
     /// price its requests; `None` for an imported session (see
     /// [`Recorded::of_session`]) and for one that names neither, which is
@@ -290,11 +302,11 @@ impl SmithPrices {
         rows.sort_by_key(|r| std::cmp::Reverse(r.2));
         rows.iter()
             .map(|(row, caching, n)| {
-                let s = if *n == 1 { "" } else { "s" };
                 format!(
-                    "{} {} ({caching}; {n} smith session{s})",
+                    "{} {} ({caching}; {})",
                     row.family,
-                    row.prices()
+                    row.prices(),
+                    crate::format::plural(*n, "smith session")
                 )
             })
             .collect()

@@ -36,7 +36,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{absolute, mtime, plain_id, ImportedSession, NO_RESULT_TEXT};
+use super::{absolute, json_object, mtime, plain_id, str_field, ImportedSession, NO_RESULT_TEXT};
 use crate::transcript::json::value_to_string;
 use crate::transcript::reader::for_each_line;
 use crate::transcript::session_file::{
@@ -378,10 +378,6 @@ struct Converter {
     model: Option<String>,
 }
 
-fn str_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
-    obj.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
 fn flag(obj: &Map<String, Value>, key: &str) -> bool {
     obj.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
@@ -410,12 +406,9 @@ impl Converter {
     }
 
     fn line(&mut self, line: usize, text: &str) {
-        let value: Value = match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) => return self.skip(line, format!("not valid JSON: {e}")),
-        };
-        let Value::Object(obj) = value else {
-            return self.skip(line, "not a JSON object");
+        let obj = match json_object(text) {
+            Ok(obj) => obj,
+            Err(reason) => return self.skip(line, reason),
         };
         if !self.subagent && flag(&obj, "isSidechain") {
             self.sidechain.push((

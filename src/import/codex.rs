@@ -34,7 +34,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{absolute, mtime, plain_id, ImportedSession, NO_RESULT_TEXT};
+use super::{absolute, json_object, mtime, plain_id, str_field, ImportedSession, NO_RESULT_TEXT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::transcript::json::value_to_string;
 use crate::transcript::reader::for_each_line;
@@ -109,10 +109,6 @@ struct Converter {
     notes: Vec<Skip>,
 }
 
-fn str_of(obj: &Map<String, Value>, key: &str) -> Option<String> {
-    obj.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
 /// The text of a message's content: its `input_text` / `output_text` /
 /// `text` parts, joined.
 fn content_text(content: Option<&Value>) -> String {
@@ -145,14 +141,11 @@ impl Converter {
     }
 
     fn line(&mut self, line: usize, text: &str) {
-        let value: Value = match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) => return self.skip(line, format!("not valid JSON: {e}")),
+        let obj = match json_object(text) {
+            Ok(obj) => obj,
+            Err(reason) => return self.skip(line, reason),
         };
-        let Value::Object(obj) = value else {
-            return self.skip(line, "not a JSON object");
-        };
-        let time = str_of(&obj, "timestamp");
+        let time = str_field(&obj, "timestamp");
         if let Some(t) = &time {
             self.first_time.get_or_insert_with(|| t.clone());
             self.last_time = Some(t.clone());
@@ -163,7 +156,7 @@ impl Converter {
         match obj.get("type").and_then(Value::as_str) {
             Some("session_meta") => self.meta(payload),
             Some("turn_context") => {
-                if let Some(m) = str_of(payload, "model") {
+                if let Some(m) = str_field(payload, "model") {
                     self.first_model.get_or_insert_with(|| m.clone());
                     self.model = Some(m);
                 }
@@ -181,9 +174,12 @@ impl Converter {
     }
 
     fn meta(&mut self, p: &Map<String, Value>) {
-        self.session_id = self.session_id.take().or_else(|| str_of(p, "id"));
-        self.cwd = self.cwd.take().or_else(|| str_of(p, "cwd"));
-        self.provider = self.provider.take().or_else(|| str_of(p, "model_provider"));
+        self.session_id = self.session_id.take().or_else(|| str_field(p, "id"));
+        self.cwd = self.cwd.take().or_else(|| str_field(p, "cwd"));
+        self.provider = self
+            .provider
+            .take()
+            .or_else(|| str_field(p, "model_provider"));
         if let Some(t) = p
             .get("base_instructions")
             .and_then(|b| b.get("text"))
@@ -236,7 +232,7 @@ impl Converter {
                     Block {
                         kind: BlockType::RedactedThinking,
                         text: Some(
-                            str_of(p, "encrypted_content")
+                            str_field(p, "encrypted_content")
                                 .unwrap_or_default()
                                 .into_bytes()
                                 .into(),
@@ -253,7 +249,7 @@ impl Converter {
                 self.open.push(block);
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => {
-                let Some(id) = str_of(p, "call_id") else {
+                let Some(id) = str_field(p, "call_id") else {
                     return self.skip(line, format!("{kind} without a call_id, not imported"));
                 };
                 self.start_answer();
@@ -277,7 +273,7 @@ impl Converter {
                 self.calls.push(id.into());
             }
             "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
-                let Some(id) = str_of(p, "call_id") else {
+                let Some(id) = str_field(p, "call_id") else {
                     return self.skip(line, format!("{kind} without a call_id, not imported"));
                 };
                 self.close_answer();
@@ -411,7 +407,7 @@ impl Converter {
                 .map(|item| content_text(item.get("content")).len() as u64)
                 .sum()
         });
-        let message = str_of(p, "message").filter(|m| !m.is_empty());
+        let message = str_field(p, "message").filter(|m| !m.is_empty());
         // The summary is the replacement history's last message that the
         // user did not type, else the payload's own message.
         let summary = history

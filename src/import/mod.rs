@@ -154,6 +154,28 @@ impl ImportedSession {
     }
 }
 
+/// A line of an agent's log as the JSON object each line is, or the
+/// reason it is not, as the line's skip reports it.
+pub(crate) fn json_object(
+    text: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    match serde_json::from_str(text) {
+        Ok(serde_json::Value::Object(obj)) => Ok(obj),
+        Ok(_) => Err("not a JSON object".to_string()),
+        Err(e) => Err(format!("not valid JSON: {e}")),
+    }
+}
+
+/// The string at `key` of a log line's object.
+pub(crate) fn str_field(
+    obj: &serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Option<String> {
+    obj.get(key)
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
+}
+
 /// smith's `first_prompt`: the first user message's first text, trimmed, cut
 /// to 60 characters with an ellipsis.
 pub fn first_prompt(messages: &[Message]) -> String {

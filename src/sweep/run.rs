@@ -300,9 +300,8 @@ fn replay_session(
     let session = load_session(r, say)?;
     // Tokenized once, by the first replay that lost something, for all.
     let index: OnceLock<RecordIndex> = OnceLock::new();
-    let recorded = Recorded::of_session(&session);
     // smith's own session is priced by the provider and model it names.
-    let named = Recorded::of_smith(&session);
+    let (recorded, named) = Recorded::of_session_or_smith(&session);
     // A tokenizer estimator counts the session's texts once, before the
     // grid, and every config with that estimator shares the counts.
     let bound = estimators::bind(configs, &session.messages);
