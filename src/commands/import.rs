@@ -27,35 +27,20 @@ pub enum ImportFormat {
     MiniSweAgent(MiniSweAgentArgs),
 }
 
-/// Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`,
-/// with `subagents/agent-*.jsonl` as sessions of their own).
-#[derive(Args, Debug)]
-#[command(
-    after_help = "Each log becomes OUT/<id>/transcript.jsonl and OUT/<id>/session.json \
+/// What `import claude-code --help` says after the flags.
+const CLAUDE_CODE_HELP: &str =
+    "Each log becomes OUT/<id>/transcript.jsonl and OUT/<id>/session.json \
 (where it came from, the provider's usage per request, Claude Code's own compactions), and \
 OUT/index.json lists them. A re-run replaces its own output; the input is only read.
 
 Examples:
   smith-calibrate import claude-code --out ~/imports/claude
   smith-calibrate import claude-code ~/.claude/projects/-home-me-myproject --out imports
-  smith-calibrate calibrate imports"
-)]
-pub struct ClaudeCodeArgs {
-    /// Log files or directories searched for *.jsonl [default: ~/.claude/projects]
-    #[arg(value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-    /// Directory to write the sessions into (created if missing)
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Print the totals as one JSON object
-    #[arg(long)]
-    pub json: bool,
-}
+  smith-calibrate calibrate imports";
 
-/// Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
-#[derive(Args, Debug)]
-#[command(
-    after_help = "Each rollout becomes OUT/<id>/transcript.jsonl and OUT/<id>/session.json \
+/// What `import codex --help` says after the flags.
+const CODEX_HELP: &str =
+    "Each rollout becomes OUT/<id>/transcript.jsonl and OUT/<id>/session.json \
 (the model of each turn, OpenAI's usage per request with its cached input, Codex's own \
 compactions with their summaries, the base instructions' size as overhead), and OUT/index.json \
 lists them. A re-run replaces its own output; the input is only read.
@@ -63,19 +48,30 @@ lists them. A re-run replaces its own output; the input is only read.
 Examples:
   smith-calibrate import codex --out ~/imports/codex
   smith-calibrate import codex ~/.codex/sessions/2026/03 --out imports
-  smith-calibrate calibrate imports"
-)]
+  smith-calibrate calibrate imports";
+
+/// Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`,
+/// with `subagents/agent-*.jsonl` as sessions of their own).
+#[derive(Args, Debug)]
+#[command(after_help = CLAUDE_CODE_HELP)]
+pub struct ClaudeCodeArgs {
+    /// Log files or directories searched for *.jsonl [default: ~/.claude/projects]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub to: ImportTo,
+}
+
+/// Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+#[derive(Args, Debug)]
+#[command(after_help = CODEX_HELP)]
 pub struct CodexArgs {
     /// Rollout files or directories searched for rollout-*.jsonl [default:
     /// ~/.codex/sessions]
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Directory to write the sessions into (created if missing)
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Print the totals as one JSON object
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub to: ImportTo,
 }
 
 /// mini-swe-agent trajectories (`*.traj.json`, format mini-swe-agent-1).
@@ -113,6 +109,32 @@ pub struct MiniSweAgentArgs {
     pub json: bool,
 }
 
+/// Where `import` writes and how it reports, the same for every format.
+#[derive(Args, Debug)]
+pub struct ImportTo {
+    /// Directory to write the sessions into (created if missing)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print the totals as one JSON object
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl ImportTo {
+    /// Converts `files` as `format` into `out` and reports what it did.
+    fn import(
+        &self,
+        format: Format,
+        files: &[PathBuf],
+        results: Option<&Path>,
+        options: mini_swe_agent::Options,
+    ) -> Result<()> {
+        let converter = Converter::new(format, files, results, options)?;
+        let outcome = import::import_files_multi(files, &self.out, |f| converter.convert(f))?;
+        finish(&outcome, &self.out, self.json)
+    }
+}
+
 pub fn run(args: ImportArgs) -> Result<()> {
     match args.format {
         ImportFormat::ClaudeCode(a) => run_claude_code(a),
@@ -123,18 +145,21 @@ pub fn run(args: ImportArgs) -> Result<()> {
 
 fn run_claude_code(args: ClaudeCodeArgs) -> Result<()> {
     let paths = or_under_home(args.paths, &[".claude", "projects"]);
-    let files = discover(&paths, &args.out, &claude_code::is_session_log, "*.jsonl")?;
-    let converter = Converter::new(Format::ClaudeCode, &files, None, Default::default())?;
-    let outcome = import::import_files_multi(&files, &args.out, |f| converter.convert(f))?;
-    finish(&outcome, &args.out, args.json)
+    let files = discover(
+        &paths,
+        &args.to.out,
+        &claude_code::is_session_log,
+        "*.jsonl",
+    )?;
+    args.to
+        .import(Format::ClaudeCode, &files, None, Default::default())
 }
 
 fn run_codex(args: CodexArgs) -> Result<()> {
     let paths = or_under_home(args.paths, &[".codex", "sessions"]);
-    let files = discover(&paths, &args.out, &codex::is_rollout, "rollout-*.jsonl")?;
-    let converter = Converter::new(Format::Codex, &files, None, Default::default())?;
-    let outcome = import::import_files_multi(&files, &args.out, |f| converter.convert(f))?;
-    finish(&outcome, &args.out, args.json)
+    let files = discover(&paths, &args.to.out, &codex::is_rollout, "rollout-*.jsonl")?;
+    args.to
+        .import(Format::Codex, &files, None, Default::default())
 }
 
 fn run_mini_swe_agent(args: MiniSweAgentArgs) -> Result<()> {
@@ -147,14 +172,18 @@ fn run_mini_swe_agent(args: MiniSweAgentArgs) -> Result<()> {
     let options = mini_swe_agent::Options {
         classify_commands: args.classify_commands,
     };
-    let converter = Converter::new(
+    // Its --json comes after its own flags in the help, so it is not
+    // flattened from `ImportTo`.
+    let to = ImportTo {
+        out: args.out,
+        json: args.json,
+    };
+    to.import(
         Format::MiniSweAgent,
         &files,
         args.results.as_deref(),
         options,
-    )?;
-    let outcome = import::import_files_multi(&files, &args.out, |f| converter.convert(f))?;
-    finish(&outcome, &args.out, args.json)
+    )
 }
 
 /// `paths`, or where the agent keeps its logs under `$HOME` when none is

@@ -77,17 +77,8 @@ of the baseline's (2%), or any.
 are swept only with --for-maintainers, and a note then says what a
 maintainer would change. The snippet holds only what config.toml can say.")]
 pub struct RecommendArgs {
-    /// Transcripts, session directories, trees of them, session ids or
-    /// names, or other agents' logs where they are (Claude Code projects,
-    /// mini-swe-agent trajectories) [default: $SMITH_HOME/sessions]
-    #[arg(value_name = "PATHS")]
-    pub paths: Vec<String>,
     #[command(flatten)]
-    pub select: super::select_args::SelectArgs,
-
-    /// smith's knobs, each a list (from the knob table).
-    #[command(flatten)]
-    pub knobs: super::knob_args::Given<Knob>,
+    pub swept: super::sweep::Swept,
     /// Also sweep --window and --result-cap, which are constants in
     /// smith's code: for smith's maintainers, not for a config.toml
     #[arg(long, help_heading = "Grid")]
@@ -155,7 +146,7 @@ impl RecommendArgs {
     /// the flags.
     fn spec(&self, baseline: &Config) -> Result<GridSpec> {
         for k in MAINTAINERS_KNOBS {
-            if self.knobs.get(k).is_some() && !self.for_maintainers {
+            if self.swept.knobs.get(k).is_some() && !self.for_maintainers {
                 return Err(usage(format!(
                     "--{} is a constant in smith's code, not a setting of config.toml; sweep it with --for-maintainers",
                     k.flag()
@@ -169,7 +160,7 @@ impl RecommendArgs {
             .map_err(usage)?;
         spec.set(Knob::MaxTokens, &baseline.max_tokens.to_string())
             .map_err(usage)?;
-        super::sweep::overridden_by_flags(spec, &self.knobs)
+        self.swept.overridden(spec)
     }
 }
 
@@ -203,7 +194,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
     let objective = Metric::from_name(&args.objective)
         .ok_or_else(|| usage(format!("--objective: no figure named {}", args.objective)))?;
 
-    let (paths, refs) = super::sweep::sessions_of(&args.paths, &args.select)?;
+    let (paths, refs) = args.swept.sessions()?;
     let data_dir = super::sweep::prepare_dirs(args.out.as_deref(), args.report.as_deref(), &refs)?;
 
     let options = Options::for_terminal(args.jobs.map(|j| j as usize));

@@ -106,17 +106,8 @@ continues from them when the same sweep is run again after being killed
 (even by SIGKILL); a sweep whose sessions, grid or prices changed refuses to
 resume. The journal is removed once the outputs are written.")]
 pub struct SweepArgs {
-    /// Transcripts, session directories, trees of them, session ids or
-    /// names, or other agents' logs where they are (Claude Code projects,
-    /// mini-swe-agent trajectories) [default: $SMITH_HOME/sessions]
-    #[arg(value_name = "PATHS")]
-    pub paths: Vec<String>,
     #[command(flatten)]
-    pub select: super::select_args::SelectArgs,
-
-    /// smith's knobs, each a list (from the knob table).
-    #[command(flatten)]
-    pub knobs: super::knob_args::Given<Knob>,
+    pub swept: Swept,
     /// A TOML file of knob values (keys as the flags above)
     #[arg(long, value_name = "FILE", help_heading = "Grid")]
     pub grid: Option<PathBuf>,
@@ -189,6 +180,23 @@ pub struct SweepArgs {
     pub test_pause_after: Option<usize>,
 }
 
+/// What a command that sweeps reads: the sessions and smith's knobs, the
+/// same flags for `sweep` and `recommend`.
+#[derive(Args, Debug)]
+pub struct Swept {
+    /// Transcripts, session directories, trees of them, session ids or
+    /// names, or other agents' logs where they are (Claude Code projects,
+    /// mini-swe-agent trajectories) [default: $SMITH_HOME/sessions]
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<String>,
+    #[command(flatten)]
+    pub select: super::select_args::SelectArgs,
+
+    /// smith's knobs, each a list (from the knob table).
+    #[command(flatten)]
+    pub knobs: super::knob_args::Given<Knob>,
+}
+
 /// Rows of the terminal table when `--top` is not given.
 const DEFAULT_TOP: usize = 20;
 
@@ -211,20 +219,8 @@ impl SweepArgs {
             }
             None => GridSpec::default(),
         };
-        overridden_by_flags(spec, &self.knobs)
+        self.swept.overridden(spec)
     }
-}
-
-/// `spec` with each knob the flags give replaced by the flags' values.
-pub(crate) fn overridden_by_flags(
-    spec: GridSpec,
-    flags: &super::knob_args::Given<Knob>,
-) -> Result<GridSpec> {
-    let mut given = GridSpec::default();
-    for (knob, text) in &flags.0 {
-        given.set(*knob, text).map_err(usage)?;
-    }
-    Ok(spec.overridden_by(&given))
 }
 
 /// A sweep checked and resolved before any session is read, so that a bad
@@ -281,7 +277,7 @@ fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
     let (grid, plan, given) = configs_of(args)?;
     let rank_by = Metric::from_name(&args.rank_by)
         .ok_or_else(|| usage(format!("--rank-by: no figure named {}", args.rank_by)))?;
-    let (paths, refs) = sessions_of(&args.paths, &args.select)?;
+    let (paths, refs) = args.swept.sessions()?;
 
     let shard = super::sweep_dist::shard_of(args.shard.as_deref())?;
     if shard.is_some() && (args.out.is_none() || args.report.is_some()) {
@@ -625,34 +621,41 @@ fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> Str
     format!("{per}: {}", parts.join("; "))
 }
 
-/// The sessions a command that sweeps reads: those PATHS name (by default
-/// `$SMITH_HOME/sessions`), as the selection flags keep them; with the
-/// paths as given, for the outputs that record them. Nothing found is an
-/// error (exit 1).
-pub fn sessions_of(
-    paths: &[String],
-    select: &super::select_args::SelectArgs,
-) -> Result<(Vec<String>, Vec<SessionRef>)> {
-    let paths: Vec<String> = if paths.is_empty() {
-        let dir = transcript::locate::sessions_dir();
-        if !dir.is_dir() {
+impl Swept {
+    /// `spec` with each knob the flags give replaced by the flags' values.
+    pub fn overridden(&self, spec: GridSpec) -> Result<GridSpec> {
+        let mut given = GridSpec::default();
+        for (knob, text) in &self.knobs.0 {
+            given.set(*knob, text).map_err(usage)?;
+        }
+        Ok(spec.overridden_by(&given))
+    }
+
+    /// The sessions: those PATHS name (by default `$SMITH_HOME/sessions`),
+    /// as the selection flags keep them; with the paths as given, for the
+    /// outputs that record them. Nothing found is an error (exit 1).
+    pub fn sessions(&self) -> Result<(Vec<String>, Vec<SessionRef>)> {
+        let paths: Vec<String> = if self.paths.is_empty() {
+            let dir = transcript::locate::sessions_dir();
+            if !dir.is_dir() {
+                return Err(nothing_read(format!(
+                    "{}: no sessions directory; give PATHS, or set SMITH_HOME to where smith keeps its sessions",
+                    dir.display()
+                )));
+            }
+            vec![dir.display().to_string()]
+        } else {
+            self.paths.clone()
+        };
+        let refs = self.select.apply(resolve(&paths))?;
+        if refs.is_empty() {
             return Err(nothing_read(format!(
-                "{}: no sessions directory; give PATHS, or set SMITH_HOME to where smith keeps its sessions",
-                dir.display()
+                "no transcript found in {}",
+                paths.join(", ")
             )));
         }
-        vec![dir.display().to_string()]
-    } else {
-        paths.to_vec()
-    };
-    let refs = select.apply(resolve(&paths))?;
-    if refs.is_empty() {
-        return Err(nothing_read(format!(
-            "no transcript found in {}",
-            paths.join(", ")
-        )));
+        Ok((paths, refs))
     }
-    Ok((paths, refs))
 }
 
 /// Resolves every PATH, reporting (and passing over) those that name

@@ -36,7 +36,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{absolute, json_object, mtime, plain_id, str_field, ImportedSession, NO_RESULT_TEXT};
+use super::{absolute, line_object, mtime, plain_id, str_field, ImportedSession, NO_RESULT_TEXT};
 use crate::transcript::json::value_to_string;
 use crate::transcript::reader::for_each_line;
 use crate::transcript::session_file::{
@@ -399,16 +399,12 @@ fn text_block(text: &str) -> Block {
 
 impl Converter {
     fn skip(&mut self, line: usize, reason: impl Into<String>) {
-        self.skips.push(Skip {
-            line,
-            reason: reason.into(),
-        });
+        self.skips.push(Skip::new(line, reason));
     }
 
     fn line(&mut self, line: usize, text: &str) {
-        let obj = match json_object(text) {
-            Ok(obj) => obj,
-            Err(reason) => return self.skip(line, reason),
+        let Some(obj) = line_object(line, text, &mut self.skips) else {
+            return;
         };
         if !self.subagent && flag(&obj, "isSidechain") {
             self.sidechain.push((
@@ -883,7 +879,7 @@ impl Converter {
         if kind == Kind::Main {
             link_compaction_files(path, &mut boundaries, &self.boundary_times);
         }
-        let file = SessionFile {
+        let mut file = SessionFile {
             id,
             name: None,
             created_at: self.first_time.or_else(|| fallback_time.clone()),
@@ -907,16 +903,8 @@ impl Converter {
             compact_boundaries: boundaries,
             ..SessionFile::default()
         };
-        let mut session = ImportedSession {
-            file,
-            messages: self.messages,
-            log,
-            notes: self.notes,
-            parent_path,
-        };
-        session.file.import.synthetic_results = self.synthetic_results;
-        session.finish();
-        session
+        file.import.synthetic_results = self.synthetic_results;
+        ImportedSession::new(file, self.messages, log, self.notes, parent_path)
     }
 }
 

@@ -34,7 +34,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{absolute, json_object, mtime, plain_id, str_field, ImportedSession, NO_RESULT_TEXT};
+use super::{absolute, line_object, mtime, plain_id, str_field, ImportedSession, NO_RESULT_TEXT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::transcript::json::value_to_string;
 use crate::transcript::reader::for_each_line;
@@ -134,16 +134,12 @@ fn output_text(v: Option<&Value>) -> String {
 
 impl Converter {
     fn skip(&mut self, line: usize, reason: impl Into<String>) {
-        self.skips.push(Skip {
-            line,
-            reason: reason.into(),
-        });
+        self.skips.push(Skip::new(line, reason));
     }
 
     fn line(&mut self, line: usize, text: &str) {
-        let obj = match json_object(text) {
-            Ok(obj) => obj,
-            Err(reason) => return self.skip(line, reason),
+        let Some(obj) = line_object(line, text, &mut self.skips) else {
+            return;
         };
         let time = str_field(&obj, "timestamp");
         if let Some(t) = &time {
@@ -450,7 +446,7 @@ impl Converter {
         let mut log = log;
         log.skipped.append(&mut self.skips);
         log.skipped.sort_by_key(|s| s.line);
-        let file = SessionFile {
+        let mut file = SessionFile {
             id,
             created_at: self.first_time.or_else(|| fallback.clone()),
             updated_at: self.last_time.or(fallback),
@@ -474,16 +470,8 @@ impl Converter {
             }),
             ..SessionFile::default()
         };
-        let mut session = ImportedSession {
-            file,
-            messages: self.messages,
-            log,
-            notes: self.notes,
-            parent_path: None,
-        };
-        session.file.import.synthetic_results = self.synthetic_results;
-        session.finish();
-        session
+        file.import.synthetic_results = self.synthetic_results;
+        ImportedSession::new(file, self.messages, log, self.notes, None)
     }
 }
 

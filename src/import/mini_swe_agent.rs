@@ -587,17 +587,9 @@ pub fn convert(
         synthetic_results,
         ..
     } = b;
-    let file = session_file(traj, path, walked, results, &mut notes);
-    let mut session = ImportedSession {
-        file,
-        messages,
-        log,
-        notes,
-        parent_path: None,
-    };
-    session.file.import.synthetic_results = synthetic_results;
-    session.finish();
-    Ok(session)
+    let mut file = session_file(traj, path, walked, results, &mut notes);
+    file.import.synthetic_results = synthetic_results;
+    Ok(ImportedSession::new(file, messages, log, notes, None))
 }
 
 /// How the harness's answers open when they are not a command's output:

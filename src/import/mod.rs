@@ -77,9 +77,28 @@ impl ImportedSession {
         Ok(meta)
     }
 
-    /// Fills the counts, the usage totals and the first prompt from the
-    /// messages, once the converter is done.
-    pub fn finish(&mut self) {
+    /// A converter's finished session, its counts and usage totals filled
+    /// in from the messages.
+    pub fn new(
+        file: SessionFile,
+        messages: Vec<Message>,
+        log: ReadLog,
+        notes: Vec<Skip>,
+        parent_path: Option<String>,
+    ) -> ImportedSession {
+        let mut session = ImportedSession {
+            file,
+            messages,
+            log,
+            notes,
+            parent_path,
+        };
+        session.count();
+        session
+    }
+
+    /// Fills the counts and the usage totals from the messages.
+    fn count(&mut self) {
         let c = &mut self.file.import;
         c.messages = self.messages.len();
         c.tool_calls = self
@@ -154,11 +173,25 @@ impl ImportedSession {
     }
 }
 
+/// Line `line` of an agent's log as the JSON object each line is, or
+/// `None` with the reason it is not recorded in `skips`.
+pub(crate) fn line_object(
+    line: usize,
+    text: &str,
+    skips: &mut Vec<Skip>,
+) -> Option<serde_json::Map<String, serde_json::Value>> {
+    match json_object(text) {
+        Ok(obj) => Some(obj),
+        Err(reason) => {
+            skips.push(Skip { line, reason });
+            None
+        }
+    }
+}
+
 /// A line of an agent's log as the JSON object each line is, or the
 /// reason it is not, as the line's skip reports it.
-pub(crate) fn json_object(
-    text: &str,
-) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+fn json_object(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
     match serde_json::from_str(text) {
         Ok(serde_json::Value::Object(obj)) => Ok(obj),
         Ok(_) => Err("not a JSON object".to_string()),

@@ -224,24 +224,29 @@ fn setup_columns(out: &mut Vec<Column>) {
     out.extend(Knob::ALL.map(Column::Knob));
 }
 
+/// A table's columns up to its figures: its own `head`, the setup's, its
+/// own `tail`, then every figure.
+fn through_figures(head: &[Col], tail: &[Col]) -> Vec<Column> {
+    let mut out: Vec<Column> = head.iter().copied().map(Column::Id).collect();
+    setup_columns(&mut out);
+    out.extend(tail.iter().copied().map(Column::Id));
+    out.extend(Metric::ALL.map(Column::Figure));
+    out
+}
+
 /// The columns of `sessions.*`, in file order: one row per session and
 /// config. A shard's part file adds [`Col::Ordinal`].
 pub fn sessions_columns() -> Vec<Column> {
-    let mut out: Vec<Column> = [Col::Session, Col::Path, Col::Config, Col::ConfigLabel]
-        .map(Column::Id)
-        .to_vec();
-    setup_columns(&mut out);
-    out.extend(
-        [
+    let mut out = through_figures(
+        &[Col::Session, Col::Path, Col::Config, Col::ConfigLabel],
+        &[
             Col::RatioMode,
             Col::RatioStart,
             Col::RatioEnd,
             Col::OverheadUsed,
             Col::IsBaseline,
-        ]
-        .map(Column::Id),
+        ],
     );
-    out.extend(Metric::ALL.map(Column::Figure));
     out.extend([Col::LinesSkipped, Col::Bytes].map(Column::Id));
     out
 }
@@ -249,19 +254,16 @@ pub fn sessions_columns() -> Vec<Column> {
 /// The columns of `configs.*` (and of each object of `sweep --json`), in
 /// file order: one row per config.
 pub fn configs_columns() -> Vec<Column> {
-    let mut out: Vec<Column> = [Col::Config, Col::ConfigLabel].map(Column::Id).to_vec();
-    setup_columns(&mut out);
-    out.extend(
-        [
+    let mut out = through_figures(
+        &[Col::Config, Col::ConfigLabel],
+        &[
             Col::RatioMode,
             Col::TriggerTokens,
             Col::TargetTokens,
             Col::IsBaseline,
             Col::Sessions,
-        ]
-        .map(Column::Id),
+        ],
     );
-    out.extend(Metric::ALL.map(Column::Figure));
     for m in Metric::ALL.into_iter().filter(|m| m.stats()) {
         out.extend(Stat::ALL.map(|s| Column::Stat(m, s)));
     }

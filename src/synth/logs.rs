@@ -66,13 +66,7 @@ pub fn test_run(project: &Project, rng: &mut Rng, target: usize, failing: bool) 
     for (i, name) in failed.iter().enumerate() {
         let expected = rng.range(0, 5000);
         let got = expected + rng.range(1, 300);
-        let file = format!(
-            "{}/{}/{}.{}",
-            project.lang.src_dir,
-            rng.pick(DIRS),
-            rng.pick(NOUNS),
-            project.lang.ext
-        );
+        let file = source_path(project, rng);
         let line = rng.range(10, 900);
         match runner {
             Runner::Cargo => out.push_str(&format!("\n---- {name} stdout ----\nthread '{name}' panicked at {file}:{line}:9:\nassertion `left == right` failed\n  left: {got}\n right: {expected}\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n")),
@@ -95,19 +89,20 @@ pub fn test_run(project: &Project, rng: &mut Rng, target: usize, failing: bool) 
     out
 }
 
+/// A path a log points at: shaped like the project's sources, though not
+/// one of its files.
+fn source_path(project: &Project, rng: &mut Rng) -> String {
+    let (dir, noun) = (rng.pick(DIRS), rng.pick(NOUNS));
+    format!("{}/{dir}/{noun}.{}", project.lang.src_dir, project.lang.ext)
+}
+
 /// Output of a build or lint command: compiler progress, warnings with
 /// their source excerpt, and errors when `failing`.
 pub fn build_run(project: &Project, rng: &mut Rng, target: usize, failing: bool) -> String {
     let mut out = String::with_capacity(target + 256);
     let mut line = String::new();
     while out.len() < target {
-        let file = format!(
-            "{}/{}/{}.{}",
-            project.lang.src_dir,
-            rng.pick(DIRS),
-            rng.pick(NOUNS),
-            project.lang.ext
-        );
+        let file = source_path(project, rng);
         let row = rng.range(1, 1200);
         let col = rng.range(1, 60);
         let error = failing && rng.chance(0.3);

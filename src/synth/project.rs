@@ -254,6 +254,22 @@ impl File {
     }
 }
 
+/// Adds between `count.0` and `count.1` files of `kind` to `specs`, each
+/// with a size spread log-uniformly over `size`, drawn before its `name`.
+fn add_files(
+    specs: &mut Vec<(String, FileKind, u64)>,
+    rng: &mut Rng,
+    count: (u64, u64),
+    size: (u64, u64),
+    kind: FileKind,
+    name: fn(&mut Rng) -> String,
+) {
+    for _ in 0..rng.range(count.0, count.1) {
+        let bytes = rng.log_uniform(size.0, size.1);
+        specs.push((name(rng), kind, bytes));
+    }
+}
+
 /// The project: where it lives, its language and its files.
 #[derive(Debug)]
 pub struct Project {
@@ -318,35 +334,35 @@ impl Project {
             FileKind::Markdown,
             rng.log_uniform(2_000, 60_000),
         ));
-        for _ in 0..rng.range(1, 4) {
-            let bytes = rng.log_uniform(1_000, 30_000);
-            specs.push((
-                format!("docs/{}.md", rng.pick(NOUNS)),
-                FileKind::Markdown,
-                bytes,
-            ));
-        }
+        add_files(
+            &mut specs,
+            rng,
+            (1, 4),
+            (1_000, 30_000),
+            FileKind::Markdown,
+            |rng| format!("docs/{}.md", rng.pick(NOUNS)),
+        );
         specs.push((
             lang.manifest.into(),
             FileKind::Manifest,
             rng.range(300, 2_500),
         ));
-        for _ in 0..rng.range(1, 4) {
-            let bytes = rng.log_uniform(8_000, 900_000);
-            specs.push((
-                format!("assets/{}-{}.png", rng.pick(NOUNS), rng.pick(ADJ_SUFFIX)),
-                FileKind::Image,
-                bytes,
-            ));
-        }
-        for _ in 0..rng.range(0, 2) {
-            let bytes = rng.log_uniform(40_000, 3_000_000);
-            specs.push((
-                format!("docs/{}-spec.pdf", rng.pick(NOUNS)),
-                FileKind::Pdf,
-                bytes,
-            ));
-        }
+        add_files(
+            &mut specs,
+            rng,
+            (1, 4),
+            (8_000, 900_000),
+            FileKind::Image,
+            |rng| format!("assets/{}-{}.png", rng.pick(NOUNS), rng.pick(ADJ_SUFFIX)),
+        );
+        add_files(
+            &mut specs,
+            rng,
+            (0, 2),
+            (40_000, 3_000_000),
+            FileKind::Pdf,
+            |rng| format!("docs/{}-spec.pdf", rng.pick(NOUNS)),
+        );
         // Duplicate paths (two dirs drawing the same stem) would make two
         // files answer to one name; keep the first.
         let mut seen = std::collections::HashSet::new();

@@ -130,31 +130,32 @@ impl Rng {
 
     /// `n` lower-case hex digits.
     pub fn hex(&mut self, n: usize) -> String {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut out = String::with_capacity(n);
-        let mut bits = 0u64;
-        for i in 0..n {
-            if i % 16 == 0 {
-                bits = self.next_u64();
-            }
-            out.push(HEX[(bits & 15) as usize] as char);
-            bits >>= 4;
-        }
-        out
+        self.digits(n, b"0123456789abcdef")
     }
 
     /// `n` characters of standard base64 alphabet (no padding): what
     /// signatures and redacted thinking look like.
     pub fn base64(&mut self, n: usize) -> String {
-        const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        self.digits(
+            n,
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+        )
+    }
+
+    /// `n` characters of `alphabet` (of a power-of-two length): each draw
+    /// gives as many whole characters as its 64 bits hold, low bits first.
+    fn digits<const N: usize>(&mut self, n: usize, alphabet: &[u8; N]) -> String {
+        let width = N.trailing_zeros();
+        let per_draw = (64 / width) as usize;
+        let mask = (N - 1) as u64;
         let mut out = String::with_capacity(n);
         let mut bits = 0u64;
         for i in 0..n {
-            if i % 10 == 0 {
+            if i % per_draw == 0 {
                 bits = self.next_u64();
             }
-            out.push(B64[(bits & 63) as usize] as char);
-            bits >>= 6;
+            out.push(alphabet[(bits & mask) as usize] as char);
+            bits >>= width;
         }
         out
     }

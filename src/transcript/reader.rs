@@ -30,6 +30,15 @@ pub struct Skip {
     pub reason: String,
 }
 
+impl Skip {
+    pub fn new(line: usize, reason: impl Into<String>) -> Skip {
+        Skip {
+            line,
+            reason: reason.into(),
+        }
+    }
+}
+
 /// What reading one file found besides its messages.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReadLog {
