@@ -194,7 +194,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
 
 /// The session summary as JSON: the policy and config, what was read, the
 /// sums and the loss measure.
-pub fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde_json::Value {
+fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde_json::Value {
     let budget = setup.budget();
     let stages: serde_json::Map<String, serde_json::Value> = Stage::ALL
         .iter()
@@ -288,7 +288,7 @@ fn cost_json(f: &SessionFacts) -> serde_json::Value {
 
 /// The readable summary: the session and its budget, the figures, and
 /// what each stage did.
-pub fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> String {
+fn summary_table(session: &Session, setup: &Setup, f: &SessionFacts) -> String {
     format!(
         "{}\n{}\n{}{}",
         head_table(session, setup, f),

@@ -81,7 +81,7 @@ impl SelectArgs {
 
 /// The local time zone: `TZ` when it names one, else the zone
 /// `/etc/localtime` links to, else `/etc/timezone`, else UTC.
-pub fn local_zone() -> Tz {
+fn local_zone() -> Tz {
     let named = |s: &str| Tz::from_str(s.trim().trim_start_matches(':')).ok();
     if let Some(tz) = std::env::var("TZ").ok().as_deref().and_then(named) {
         return tz;

@@ -18,10 +18,10 @@ use crate::view::web::{self, AgentCompaction, Link, Recorded, RecordedRequest};
 use super::{check_read, usage};
 
 /// The name of the index page of a set.
-pub const INDEX_PAGE: &str = "index.html";
+const INDEX_PAGE: &str = "index.html";
 
 /// What the session's `session.json` recorded, for its page.
-pub fn recorded_of(session: &Session) -> Recorded {
+fn recorded_of(session: &Session) -> Recorded {
     let Some(file) = import_file(session) else {
         return Recorded::default();
     };

@@ -197,11 +197,6 @@ impl Recorded {
         self.tier
     }
 
-    /// Who billed the session, as its `session.json` names it.
-    pub fn provider(&self) -> Option<&str> {
-        self.provider.as_deref()
-    }
-
     /// The provider and model smith's `session.json` (parsed) names, for
     /// outputs that list the prices of sessions they have not loaded.
     pub fn of_smith_json(raw: &serde_json::Value) -> Option<Recorded> {

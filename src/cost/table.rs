@@ -8,9 +8,9 @@
 //! quote them; the cache columns are written out rather than derived from
 //! multipliers so that each figure is the provider's own (and `0.30` stays
 //! `0.30`, not `3 × 0.1`). A test holds the Anthropic rows to the documented
-//! multipliers ([`WRITE_5M_MULTIPLIER`], [`WRITE_1H_MULTIPLIER`],
-//! [`READ_MULTIPLIER`]), Claude Haiku 3 excepted, whose published cache
-//! prices are rounded.
+//! multipliers (1.25 × input for a five-minute write,
+//! [`WRITE_1H_MULTIPLIER`] for an hour's, 0.1 × input for a read), Claude
+//! Haiku 3 excepted, whose published cache prices are rounded.
 //!
 //! A model id picks its row by substring ([`ModelPrice::ids`], first match
 //! wins). An id no row names is priced as the nearest family
@@ -25,16 +25,10 @@ use serde::Serialize;
 
 use super::Prices;
 
-/// Anthropic's five-minute cache write, as a multiple of the input price.
-pub const WRITE_5M_MULTIPLIER: f64 = 1.25;
-/// Anthropic's one-hour cache write, as a multiple of the input price.
+/// Anthropic's one-hour cache write, as a multiple of the input price: what
+/// an hour's write costs under `--price`, which names only the five-minute
+/// one.
 pub const WRITE_1H_MULTIPLIER: f64 = 2.0;
-/// A cache read, as a multiple of the input price (Anthropic, Gemini and
-/// OpenAI's GPT-5 family alike).
-pub const READ_MULTIPLIER: f64 = 0.1;
-
-/// The cacheable prefix assumed for a model the table does not know.
-pub const DEFAULT_MIN_CACHEABLE: u64 = 1024;
 
 /// How a provider caches prompts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -634,6 +628,12 @@ impl ModelPrice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Anthropic's five-minute cache write, as a multiple of the input price.
+    const WRITE_5M_MULTIPLIER: f64 = 1.25;
+    /// A cache read, as a multiple of the input price (Anthropic, Gemini and
+    /// OpenAI's GPT-5 family alike).
+    const READ_MULTIPLIER: f64 = 0.1;
 
     fn near(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9

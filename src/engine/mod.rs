@@ -476,8 +476,3 @@ impl Compactor for Engine {
 pub fn reclaimed_charged(budget: &Budget, from: u64, to: u64) -> i64 {
     budget.charged(from) - budget.charged(to)
 }
-
-/// Compacts `messages` under `config`: the whole engine in one call.
-pub fn compact(messages: &[Arc<Message>], config: &Config) -> Compaction {
-    Engine::new(*config).compact(messages)
-}

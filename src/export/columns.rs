@@ -86,16 +86,6 @@ impl Columns {
         self.columns.push((name, values));
     }
 
-    /// Number of rows.
-    pub fn rows(&self) -> usize {
-        self.columns.first().map_or(0, |(_, v)| v.len())
-    }
-
-    /// The column names, in order.
-    pub fn names(&self) -> Vec<&str> {
-        self.columns.iter().map(|(n, _)| n.as_str()).collect()
-    }
-
     /// The column named `name`.
     pub fn get(&self, name: &str) -> Option<&Values> {
         self.columns.iter().find(|(n, _)| n == name).map(|(_, v)| v)

@@ -14,7 +14,7 @@ use anyhow::Result;
 
 use super::data::{SweepOutput, CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
 use super::policies::{Comparison, PolicyRow, COLUMNS};
-use super::{palette, Figure, Loss, Metric, SessionSection, TOP_CONFIGS};
+use super::{palette, Figure, Loss, SessionSection, TOP_CONFIGS};
 use crate::engine::Stage;
 use crate::format::{change, count, escape_html, money, plural, tokens, window};
 use crate::policy::{Policy, PolicyKnob};
@@ -43,7 +43,6 @@ pub struct Page<'a> {
     pub data: &'a SweepOutput,
     /// Index of the chosen config.
     pub chosen: usize,
-    pub metric: Metric,
     /// What the cost-against-loss chart and the distribution count.
     pub loss: Loss,
     /// The policies compared and their chart, when the sweep had several.

@@ -18,14 +18,14 @@
 //! the others, and every chart names the policy of the configs it shows;
 //! [`palette`] gives every policy one colour and marker too.
 
-pub mod bill;
+pub(crate) mod bill;
 pub mod context_curve;
 pub mod cost_loss;
 pub mod data;
 pub(crate) mod distribution;
 pub(crate) mod draw;
 pub mod heatmap;
-pub mod html;
+pub(crate) mod html;
 pub(crate) mod misfires;
 pub mod palette;
 pub mod policies;
@@ -451,7 +451,6 @@ pub fn write(
         bill: bill::section(data),
         data,
         chosen,
-        metric,
         loss,
         comparison: comparison.as_ref().zip(policy_figure.as_ref()),
         overview: &overview,

@@ -10,8 +10,6 @@
 //! ones whatever the sweep varied; the README's table of columns is made
 //! from them ([`markdown`]) and a test holds the two together.
 
-use std::fmt::Write as _;
-
 use crate::policy::PolicyKnob;
 
 use super::figures::Metric;
@@ -288,7 +286,9 @@ pub fn configs_columns() -> Vec<Column> {
 
 /// The README's table of columns: every [`Col`] with the tables it is in,
 /// then the families of knob and figure columns.
-pub fn markdown() -> String {
+#[cfg(test)]
+fn markdown() -> String {
+    use std::fmt::Write as _;
     let sessions = sessions_columns();
     let configs = configs_columns();
     let mut s = String::from("| column | in | what it holds |\n| --- | --- | --- |\n");

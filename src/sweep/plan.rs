@@ -82,6 +82,7 @@ pub struct Plan {
 
 impl Plan {
     /// Configs of `policy`.
+    #[cfg(test)]
     pub fn count(&self, policy: Policy) -> usize {
         self.setups.iter().filter(|s| s.policy == policy).count()
     }

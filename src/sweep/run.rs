@@ -141,7 +141,7 @@ type Outcome = std::result::Result<(SessionInfo, Vec<SessionFacts>), Unreadable>
 /// quiet) and listed in [`Sweep::unreadable`]; only failing to start the
 /// worker threads is an error.
 pub fn run(refs: &[SessionRef], configs: &[Setup], opts: &Options) -> Result<Sweep> {
-    run_resumable(refs, configs, opts, Vec::new(), &|_, _, _| Ok(()))
+    run_priced(refs, configs, opts, None, Vec::new(), &|_, _, _| Ok(()))
 }
 
 /// A session's rows known before the run: its info and one replay's facts
@@ -152,24 +152,14 @@ pub type Done = (SessionInfo, Vec<SessionFacts>);
 /// before it takes the next: where a resumable sweep makes the rows durable.
 pub type OnDone<'a> = dyn Fn(usize, &SessionInfo, &[SessionFacts]) -> Result<()> + Sync + 'a;
 
-/// [`run`], taking the sessions of `done` (indexed as `refs`; empty for
-/// none) as already replayed, and handing every session replayed now to
-/// `on_done`. The first error `on_done` returns stops the run at the next
-/// session and is returned. The sweep is the same, row for row, as one
-/// [`run`] over all of `refs`.
-pub fn run_resumable(
-    refs: &[SessionRef],
-    configs: &[Setup],
-    opts: &Options,
-    done: Vec<Option<Done>>,
-    on_done: &OnDone,
-) -> Result<Sweep> {
-    run_priced(refs, configs, opts, None, done, on_done)
-}
-
-/// [`run_resumable`], pricing every replay with the cost model under `cost`
+/// [`run`], pricing every replay with the cost model under `cost`
 /// (lifetime, minimum prefix, `--price`), as `sweep` does; `None` leaves
-/// the rows to the flat price of their sums (what [`run`] gives).
+/// the rows to the flat price of their sums (what [`run`] gives). The
+/// sessions of `done` (indexed as `refs`; empty for none) are taken as
+/// already replayed, and every session replayed now is handed to
+/// `on_done`; the first error `on_done` returns stops the run at the next
+/// session and is returned. The sweep is the same, row for row, as one
+/// run over all of `refs`.
 pub fn run_priced(
     refs: &[SessionRef],
     configs: &[Setup],

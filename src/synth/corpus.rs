@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
@@ -105,7 +105,6 @@ pub struct SessionStats {
     /// Bytes of `transcript.jsonl`.
     pub bytes: u64,
     pub turns: u32,
-    pub dir: PathBuf,
 }
 
 /// What was written for a corpus.
@@ -206,7 +205,6 @@ fn write_named_session(
         shape: planned.spec.shape,
         bytes,
         turns: generator.turns(),
-        dir: session_dir,
     })
 }
 

@@ -167,8 +167,6 @@ pub struct IndexEntry {
     pub updated_at: Option<String>,
     #[serde(default)]
     pub message_count: Option<u64>,
-    #[serde(default)]
-    pub parent_id: Option<String>,
 }
 
 /// smith's `name` of an index entry for a first prompt: its first five

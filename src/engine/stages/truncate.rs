@@ -27,16 +27,18 @@ pub enum Shortened {
     Stub(Vec<u8>),
 }
 
-/// smith's `shorten`, with the head size as a knob (`result_cap`, 512).
-///
-/// The head is exactly `cap` bytes even when that splits a character: the
-/// accounting counts those bytes, and only output replaces the broken
-/// sequence with U+FFFD.
+/// [`shorten_marked`], finding the marker itself.
+#[cfg(test)]
 pub fn shorten(text: &[u8], cap: usize) -> Shortened {
     shorten_marked(text, cap, has_marker(text))
 }
 
-/// [`shorten`] of a text already known to hold a marker or not.
+/// smith's `shorten`, with the head size as a knob (`result_cap`, 512), of
+/// a text already known to hold a marker or not.
+///
+/// The head is exactly `cap` bytes even when that splits a character: the
+/// accounting counts those bytes, and only output replaces the broken
+/// sequence with U+FFFD.
 fn shorten_marked(text: &[u8], cap: usize, marked: bool) -> Shortened {
     if marked {
         return Shortened::Stub(
