@@ -143,7 +143,7 @@ impl Converter {
     fn line(&mut self, line: usize, text: &str) {
         let obj = match json_object(text) {
             Ok(obj) => obj,
-            Err(reason) => return self.skip(line, reason),
+            Err(reason) => return self.skip(line, reason.to_string()),
         };
         let time = str_field(&obj, "timestamp");
         if let Some(t) = &time {
