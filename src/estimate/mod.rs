@@ -236,7 +236,7 @@ pub enum PatternError {
     #[error("unexpected pre-tokenization pattern (it should end in {0})")]
     Ending(&'static str),
     #[error("pattern: {0}")]
-    Regex(regex_automata::meta::BuildError),
+    Regex(Box<regex_automata::meta::BuildError>),
 }
 
 /// Unicode scalar values in UTF-8 text: every byte that does not continue a

@@ -180,7 +180,8 @@ pub fn lookahead_tokenizer(bpe: BytePairEncoding, pattern: &str) -> Result<Count
         return Err(PatternError::Ending(ending));
     };
     let main = format!(r"{head}\s+$");
-    let split = Regex::new_many(&[main.as_str(), r"\s+\s", r"\s+"]).map_err(PatternError::Regex)?;
+    let split = Regex::new_many(&[main.as_str(), r"\s+\s", r"\s+"])
+        .map_err(|e| PatternError::Regex(Box::new(e)))?;
     Ok(Counter {
         bpe,
         split,
