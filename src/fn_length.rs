@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 const LONGEST: usize = 120;
 
 /// Every `.rs` file under `dir`.
-fn sources(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn sources(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -29,7 +29,7 @@ fn sources(dir: &Path) -> Vec<PathBuf> {
 
 /// The text with comments, strings and character literals blanked out
 /// (newlines kept), so that braces and `fn` are only ever code.
-fn code_only(text: &str) -> Vec<u8> {
+pub(crate) fn code_only(text: &str) -> Vec<u8> {
     let b = text.as_bytes();
     let mut out = b.to_vec();
     let blank = |out: &mut Vec<u8>, from: usize, to: usize| {

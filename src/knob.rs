@@ -81,7 +81,7 @@ pub struct Def<T: 'static, O: 'static> {
     /// Whom it applies to.
     pub applies: O,
     /// Rejects a value the knob cannot take, saying what it takes instead.
-    pub check: fn(f64) -> Result<(), String>,
+    pub check: fn(f64) -> Result<(), ValueError>,
     /// Its value in `T`.
     pub get: fn(&T) -> f64,
     /// Its value in `T` as labels write it: the field's own `Display`, so
@@ -181,24 +181,58 @@ impl Number for usize {
     }
 }
 
+/// Why a knob, or a config or policy made of knobs, refuses a value; the
+/// message says what it takes instead.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    #[error("{0} is not a whole number of 0 or more")]
+    NotWhole(f64),
+    #[error("{0} is too large")]
+    TooLarge(f64),
+    /// A cap below `least`, which would keep no head and tail.
+    #[error("{value} is below {least}: a cap must leave a head and a tail")]
+    NoHeadAndTail { value: f64, least: f64 },
+    #[error("ratio must be a positive number, not {0}")]
+    Ratio(f64),
+    /// `compact-at` or `compact-to` (`name`) outside the window.
+    #[error("{name} must be a fraction of the window such as 0.8, not {value}")]
+    Fraction { name: &'static str, value: f64 },
+    #[error("max-tokens must be between 1 and {most} (smith keeps it in an Int32), not {0}", most = i32::MAX)]
+    Window(u64),
+    #[error("{0} is not a fraction of the window above 0 and at most 1")]
+    Threshold(f64),
+    #[error("{0} is not a fraction of the window of 0 (off) or more and below 1")]
+    Cold(f64),
+    /// A value that is no finite number.
+    #[error("{0} is not a number")]
+    NotFinite(f64),
+    /// Text that is no number (trimmed).
+    #[error("{0:?} is not a number")]
+    NotNumber(String),
+    /// Text that is neither a number nor one of the knob's `words`.
+    #[error("{text:?} is not a number or {}", words.join(" or "))]
+    NotNumberOrWord {
+        text: String,
+        words: Vec<&'static str>,
+    },
+}
+
 /// Accepts any value: the knob's limits are checked with its struct
 /// (`Config::validate`).
-pub fn any(_: f64) -> Result<(), String> {
+pub fn any(_: f64) -> Result<(), ValueError> {
     Ok(())
 }
 
 /// Accepts a whole number from `least` to `most`.
-pub fn whole(v: f64, least: f64, most: f64) -> Result<(), String> {
+pub fn whole(v: f64, least: f64, most: f64) -> Result<(), ValueError> {
     if v < 0.0 || v.fract() != 0.0 {
-        return Err(format!("{v} is not a whole number of 0 or more"));
+        return Err(ValueError::NotWhole(v));
     }
     if v > most {
-        return Err(format!("{v} is too large"));
+        return Err(ValueError::TooLarge(v));
     }
     if v < least {
-        return Err(format!(
-            "{v} is below {least}: a cap must leave a head and a tail"
-        ));
+        return Err(ValueError::NoHeadAndTail { value: v, least });
     }
     Ok(())
 }

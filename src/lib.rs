@@ -13,6 +13,8 @@ pub mod calibrate;
 pub mod commands;
 pub mod cost;
 pub mod engine;
+#[cfg(test)]
+mod error_style;
 pub mod estimate;
 #[cfg(feature = "full")]
 pub mod export;

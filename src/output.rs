@@ -156,28 +156,22 @@ impl<W: Write> Write for Watched<W> {
 
 /// A writer's error whose own chain lost the I/O error under it: its
 /// message, and that I/O error as its source.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{}", without_io(.writer, .io))]
 struct WriterError {
     writer: anyhow::Error,
+    #[source]
     io: io::Error,
 }
 
-impl std::fmt::Display for WriterError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The writer's text often ends with the I/O error's, which the
-        // chain then names as the cause.
-        let text = format!("{:#}", self.writer);
-        let io = self.io.to_string();
-        let text = text
-            .strip_suffix(io.as_str())
-            .map_or(text.as_str(), |t| t.trim_end_matches([':', ' ']));
-        f.write_str(text)
-    }
-}
-
-impl std::error::Error for WriterError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.io)
+/// The writer's message with its causes, less the I/O error's text it
+/// often ends with, which the chain then names as the cause.
+fn without_io(writer: &anyhow::Error, io: &io::Error) -> String {
+    let text = format!("{writer:#}");
+    let io = io.to_string();
+    match text.strip_suffix(io.as_str()) {
+        Some(t) => t.trim_end_matches([':', ' ']).to_string(),
+        None => text,
     }
 }
 

@@ -208,7 +208,8 @@ fn a_sweep_varies_cold_compact_at_with_off_first_and_labels_it() {
     let mut bad = smith_calibrate::sweep::plan::PolicySpec::default();
     let e = bad
         .set(smith_calibrate::policy::PolicyKnob::ColdCompactAt, "1.5")
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("--cold-compact-at"), "{e}");
 }
 

@@ -472,7 +472,7 @@ fn policies_other_than_smith_refuse_another_estimator() {
         Default::default(),
     )
     .with_estimator(Estimator::O200k);
-    let e = s.validate().unwrap_err();
+    let e = s.validate().unwrap_err().to_string();
     assert_text(
         &e,
         "--estimator o200k applies to smith's engine only; policy masking estimates bytes / 4",

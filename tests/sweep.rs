@@ -190,7 +190,7 @@ fn grid_integer_range_steps_by_one_unless_told() {
 
 #[test]
 fn grid_rejects_values_a_knob_cannot_take() {
-    let err = |k, t| parse_values(k, t).unwrap_err();
+    let err = |k, t| parse_values(k, t).unwrap_err().to_string();
     let errors = [
         err(Knob::CompactAt, "0.4..0.6"),
         err(Knob::CompactAt, "0.4..0.6:0"),
@@ -208,6 +208,7 @@ fn grid_rejects_values_a_knob_cannot_take() {
     assert!(spec
         .set(Knob::CompactTo, "x")
         .unwrap_err()
+        .to_string()
         .starts_with("--compact-to: "));
 }
 
@@ -232,14 +233,20 @@ window_turns = [1, 3]
     assert_eq!(merged.get(Knob::Window).unwrap(), &[1.0, 3.0]);
     assert_eq!(merged.product_len(), 3 * 3 * 2);
 
-    let unknown = GridSpec::from_toml(Path::new("g.toml"), "compact_from = [0.5]").unwrap_err();
+    let unknown = GridSpec::from_toml(Path::new("g.toml"), "compact_from = [0.5]")
+        .unwrap_err()
+        .to_string();
     assert_text(&unknown, "g.toml: unknown key `compact_from`; the keys are max-tokens, compact-at, compact-to, result-cap, window, overhead, ratio, summary-tokens");
-    let bad = GridSpec::from_toml(Path::new("g.toml"), "ratio = [true]").unwrap_err();
+    let bad = GridSpec::from_toml(Path::new("g.toml"), "ratio = [true]")
+        .unwrap_err()
+        .to_string();
     assert_text(
         &bad,
         "g.toml: `ratio`: expected numbers or a string such as \"0.4..0.6:0.05\", found boolean",
     );
-    let broken = GridSpec::from_toml(Path::new("g.toml"), "ratio = [").unwrap_err();
+    let broken = GridSpec::from_toml(Path::new("g.toml"), "ratio = [")
+        .unwrap_err()
+        .to_string();
     assert_fixture(&broken, "sweep/toml_broken.txt");
 }
 
@@ -294,6 +301,15 @@ fn grid_above_the_limit_is_refused_before_it_is_built() {
     spec.set(Knob::CompactAt, "0.6..0.9:0.1").unwrap();
     spec.set(Knob::CompactTo, "0.2..0.5:0.1").unwrap();
     let err = grid::build(&spec, 10).unwrap_err();
+    assert!(matches!(
+        err,
+        grid::SpecError::TooManyConfigs {
+            total: Some(16),
+            limit: 10,
+            ..
+        }
+    ));
+    let err = err.to_string();
     assert_text(&err, "the grid has 16 configs (4 compact-at × 4 compact-to), more than the limit of 10; use fewer values or larger steps, or raise --max-configs");
     assert!(grid::build(&spec, 16).is_ok());
 }

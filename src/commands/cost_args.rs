@@ -5,7 +5,7 @@
 use clap::Args;
 
 use crate::cost::session::Settings;
-use crate::cost::{CacheTtl, Prices};
+use crate::cost::{CacheTtl, Prices, UnknownTtl};
 
 /// `--cache-ttl` and `--cache-min-tokens`.
 #[derive(Args, Debug, Clone, Default)]
@@ -29,13 +29,16 @@ pub struct CostArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtlChoice(pub Option<CacheTtl>);
 
+/// Parses `--cache-ttl`, for clap (whose value parsers may fail with text).
 fn parse_ttl(s: &str) -> Result<TtlChoice, String> {
     match s.trim() {
         "auto" => Ok(TtlChoice(None)),
         other => other
             .parse::<CacheTtl>()
             .map(|t| TtlChoice(Some(t)))
-            .map_err(|e| e.replace("5m, 1h or none", "5m, 1h, none or auto")),
+            .map_err(|UnknownTtl(text)| {
+                format!("{text:?}: give a cache lifetime of 5m, 1h, none or auto")
+            }),
     }
 }
 

@@ -9,6 +9,7 @@ use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 
 use crate::engine::knobs::{Knob, Typed};
 use crate::engine::Config;
+use crate::knob::ValueError;
 use crate::policy::PolicyKnob;
 
 /// smith's knobs, one value each with smith's default: the config they
@@ -16,7 +17,7 @@ use crate::policy::PolicyKnob;
 /// why a number given for a knob that takes words cannot be (a ratio of 0,
 /// which is how `learn` is held).
 #[derive(Clone, Debug, Default)]
-pub struct ConfigArgs(pub Config, pub Vec<Knob>, pub Option<String>);
+pub struct ConfigArgs(pub Config, pub Vec<Knob>, pub Option<ValueError>);
 
 impl ConfigArgs {
     /// Which of the knobs a session may choose the command line set.

@@ -35,55 +35,63 @@ use crate::estimate::Estimator;
 use crate::policy::Setup;
 use crate::transcript::Session;
 
-/// Exit statuses shared by every command.
-pub mod exit {
-    /// Something could be read and the work was done.
-    pub const OK: u8 = 0;
-    /// Nothing could be read, or `--strict` met a bad line.
-    pub const NOTHING_READ: u8 = 1;
-    /// Bad arguments (clap uses the same code).
-    pub const USAGE: u8 = 2;
+/// How a command failed, which decides its exit status. The library's
+/// errors are typed by area (`SpecError`, `PolicyError`, …) and say what
+/// went wrong; a command decides which of these it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Nothing could be read, `--strict` met a bad line, or the work
+    /// failed: 1, also for every error not marked otherwise.
+    Failed,
+    /// Bad arguments: 2, as clap's own.
+    Usage,
+    /// Stopped by Ctrl-C: 130 (128 + SIGINT), as shells use.
+    Interrupted,
 }
 
-/// An error that carries its exit status.
-#[derive(Debug)]
-pub struct Failure {
-    pub code: u8,
-    pub message: String,
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+impl Exit {
+    /// The process's exit status.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Failed => 1,
+            Exit::Usage => 2,
+            Exit::Interrupted => crate::interrupt::EXIT_INTERRUPTED,
+        }
     }
 }
 
-impl std::error::Error for Failure {}
+/// An error marked with how the command failed; its message is the whole
+/// error with its causes.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Failure {
+    pub exit: Exit,
+    pub message: String,
+}
 
 /// A usage error (exit 2).
-pub fn usage(message: impl Into<String>) -> anyhow::Error {
+pub fn usage(message: impl std::fmt::Display) -> anyhow::Error {
     Failure {
-        code: exit::USAGE,
-        message: message.into(),
+        exit: Exit::Usage,
+        message: message.to_string(),
     }
     .into()
 }
 
 /// Nothing could be read (exit 1).
-pub fn nothing_read(message: impl Into<String>) -> anyhow::Error {
+pub fn nothing_read(message: impl std::fmt::Display) -> anyhow::Error {
     Failure {
-        code: exit::NOTHING_READ,
-        message: message.into(),
+        exit: Exit::Failed,
+        message: message.to_string(),
     }
     .into()
 }
 
-/// The exit status for an error: its own if it carries one, else 1.
+/// The exit status for an error, the one place it is decided: the
+/// [`Exit`] it was marked with, else [`Exit::Failed`].
 pub fn exit_code(e: &anyhow::Error) -> ExitCode {
-    ExitCode::from(
-        e.downcast_ref::<Failure>()
-            .map_or(exit::NOTHING_READ, |f| f.code),
-    )
+    let exit = e.downcast_ref::<Failure>().map_or(Exit::Failed, |f| f.exit);
+    ExitCode::from(exit.code())
 }
 
 /// The engine's knobs, shared by `replay` and `transcript show --at`.
@@ -103,7 +111,7 @@ impl EngineArgs {
     /// The config these flags describe, or a usage error.
     pub fn config(&self) -> Result<Config> {
         if let Some(why) = &self.knobs.2 {
-            return Err(usage(why.clone()));
+            return Err(usage(why));
         }
         let config = self.knobs.0;
         config.validate().map_err(usage)?;

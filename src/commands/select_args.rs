@@ -102,16 +102,16 @@ fn local_zone() -> Tz {
 
 /// The instant `text` names in `zone`; a bare date is its first second, or
 /// with `end_of_day` the first second of the next day.
-fn instant(text: &str, zone: Tz, end_of_day: bool) -> Result<Unix, String> {
+fn instant(text: &str, zone: Tz, end_of_day: bool) -> Result<Unix, NoInstant> {
     let t = text.trim();
     if let Some(unix) = parse_rfc3339(t) {
         return Ok(unix);
     }
-    let local = |naive: NaiveDateTime| -> Result<Unix, String> {
+    let local = |naive: NaiveDateTime| -> Result<Unix, NoInstant> {
         zone.from_local_datetime(&naive)
             .earliest()
             .map(|d| d.timestamp())
-            .ok_or_else(|| format!("does not exist in {}", zone.name()))
+            .ok_or(NoInstant::NotInZone(zone))
     };
     for form in ["%Y-%m-%d", "%Y%m%d"] {
         if let Ok(day) = NaiveDate::parse_from_str(t, form) {
@@ -133,7 +133,17 @@ fn instant(text: &str, zone: Tz, end_of_day: bool) -> Result<Unix, String> {
             return local(naive);
         }
     }
-    Err("not a date: use YYYY-MM-DD, YYYYMMDD, YYYY-MM-DDTHH:MM[:SS] or RFC 3339".into())
+    Err(NoInstant::NotADate)
+}
+
+/// Why `--since` or `--until` names no instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+enum NoInstant {
+    /// A local time the zone skips (a clock moved forward).
+    #[error("does not exist in {}", .0.name())]
+    NotInZone(Tz),
+    #[error("not a date: use YYYY-MM-DD, YYYYMMDD, YYYY-MM-DDTHH:MM[:SS] or RFC 3339")]
+    NotADate,
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ use crate::sweep::tables::{self, SummaryInput};
 use crate::transcript::{self, SessionRef};
 
 use super::policy_args::PolicyArgs;
-use super::{nothing_read, usage, Failure};
+use super::{nothing_read, usage, Exit, Failure};
 
 /// Replay many sessions under a grid of configs and rank the configs.
 ///
@@ -448,7 +448,7 @@ pub(crate) fn finished(
 ) -> Result<()> {
     if crate::interrupt::interrupted() {
         return Err(Failure {
-            code: crate::interrupt::EXIT_INTERRUPTED,
+            exit: Exit::Interrupted,
             message: format!(
                 "interrupted after {} of {asked} sessions: nothing was written{kept}",
                 sweep.sessions.len() + sweep.unreadable.len(),

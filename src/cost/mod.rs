@@ -47,17 +47,20 @@ impl CacheTtl {
     }
 }
 
-impl FromStr for CacheTtl {
-    type Err = String;
+/// A cache lifetime that is none of [`CacheTtl`]'s; the text, trimmed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?}: give a cache lifetime of 5m, 1h or none")]
+pub struct UnknownTtl(pub String);
 
-    fn from_str(s: &str) -> Result<CacheTtl, String> {
+impl FromStr for CacheTtl {
+    type Err = UnknownTtl;
+
+    fn from_str(s: &str) -> Result<CacheTtl, UnknownTtl> {
         match s.trim() {
             "5m" => Ok(CacheTtl::FiveMinutes),
             "1h" => Ok(CacheTtl::OneHour),
             "none" => Ok(CacheTtl::None),
-            other => Err(format!(
-                "{other:?}: give a cache lifetime of 5m, 1h or none"
-            )),
+            other => Err(UnknownTtl(other.to_string())),
         }
     }
 }

@@ -41,34 +41,19 @@ impl Default for Prices {
 
 /// Why a `--price` value is no prices: not three of them, or one that is
 /// not a number of 0 or more. Each carries the whole value as given.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PriceError {
+    #[error("{0:?}: give three prices per million tokens, input,cache_write,cache_read (e.g. 3,3.75,0.3)")]
     NotThree(String),
     /// The value, which price (`input`, `cache_write`, `cache_read`), and
     /// its text.
+    #[error("{value:?}: the {name} price {text:?} is not a number of 0 or more")]
     Bad {
         value: String,
         name: &'static str,
         text: String,
     },
 }
-
-impl fmt::Display for PriceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PriceError::NotThree(s) => write!(
-                f,
-                "{s:?}: give three prices per million tokens, input,cache_write,cache_read (e.g. 3,3.75,0.3)"
-            ),
-            PriceError::Bad { value, name, text } => write!(
-                f,
-                "{value:?}: the {name} price {text:?} is not a number of 0 or more"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for PriceError {}
 
 impl FromStr for Prices {
     type Err = PriceError;

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::constants::{defaults, OLD_RESULT_BYTES, RECENCY_WINDOW_TURNS};
+use crate::knob::ValueError;
 
 /// Every knob the replay can turn. [`Config::default`] is smith's own
 /// configuration, the baseline of every sweep.
@@ -58,30 +59,21 @@ impl Config {
 
     /// Checks what arithmetic alone would reject: a ratio that is not a
     /// positive number, fractions that are not fractions, a window of 0.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ValueError> {
         let fixed_ratio = self.ratio.is_finite() && self.ratio > 0.0;
         if !(self.learns_ratio() || fixed_ratio) {
-            return Err(format!(
-                "ratio must be a positive number, not {}",
-                self.ratio
-            ));
+            return Err(ValueError::Ratio(self.ratio));
         }
         for (name, v) in [
             ("compact-at", self.compact_at),
             ("compact-to", self.compact_to),
         ] {
             if !(v.is_finite() && v >= 0.0) {
-                return Err(format!(
-                    "{name} must be a fraction of the window such as 0.8, not {v}"
-                ));
+                return Err(ValueError::Fraction { name, value: v });
             }
         }
         if self.max_tokens == 0 || self.max_tokens > i32::MAX as u64 {
-            return Err(format!(
-                "max-tokens must be between 1 and {} (smith keeps it in an Int32), not {}",
-                i32::MAX,
-                self.max_tokens
-            ));
+            return Err(ValueError::Window(self.max_tokens));
         }
         Ok(())
     }

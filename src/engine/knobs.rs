@@ -5,7 +5,7 @@
 
 use super::budget::LEARN;
 use super::Config;
-use crate::knob::{any, knob_table, whole, Kind, Label};
+use crate::knob::{any, knob_table, whole, Kind, Label, ValueError};
 
 /// Whom one of smith's knobs applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,16 +21,16 @@ pub enum Scope {
 }
 
 /// A ratio given as a number: above 0 (0 is how [`LEARN`] is held).
-fn positive(v: f64) -> Result<(), String> {
+fn positive(v: f64) -> Result<(), ValueError> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(format!("ratio must be a positive number, not {v}"))
+        Err(ValueError::Ratio(v))
     }
 }
 
 /// A count of smith's: whole, and at most what a sweep's grid can hold.
-fn count(v: f64) -> Result<(), String> {
+fn count(v: f64) -> Result<(), ValueError> {
     whole(v, 0.0, u32::MAX as f64)
 }
 
@@ -144,7 +144,7 @@ impl Knob {
 
     /// `text` as a value of the knob: one of its words, else a number
     /// (checked later, with the config).
-    pub fn parse_one(self, text: &str) -> Result<Typed, String> {
+    pub fn parse_one(self, text: &str) -> Result<Typed, ValueError> {
         let text = text.trim();
         if let Some((_, v)) = self
             .words()
@@ -153,10 +153,12 @@ impl Knob {
         {
             return Ok(Typed::Word(*v));
         }
-        text.parse().map(Typed::Number).map_err(|_| {
-            let words: Vec<&str> = self.words().iter().map(|(w, _)| *w).collect();
-            format!("{text:?} is not a number or {}", words.join(" or "))
-        })
+        text.parse()
+            .map(Typed::Number)
+            .map_err(|_| ValueError::NotNumberOrWord {
+                text: text.to_string(),
+                words: self.words().iter().map(|(w, _)| *w).collect(),
+            })
     }
 
     /// Its value in `config` as text: its word, or the field's own
@@ -216,7 +218,7 @@ impl Knob {
     /// Rejects a value the knob cannot take, saying what it takes instead:
     /// its own check, then the config's with the value in smith's defaults.
     /// A word's value passes.
-    pub fn check(self, v: f64) -> Result<(), String> {
+    pub fn check(self, v: f64) -> Result<(), ValueError> {
         if self.word(v).is_some() {
             return Ok(());
         }

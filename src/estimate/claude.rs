@@ -16,11 +16,14 @@ use unicode_normalization::UnicodeNormalization;
 
 /// The vocabulary file, unchanged.
 const VOCAB: &str = include_str!("../../assets/tokenizers/claude.json");
+/// Its name, as its errors start.
+const FILE: &str = "claude.json";
 
 /// `bpe-openai`'s hash factor (see [`super::openai::HASH_FACTOR`]) keeps
 /// the 64 995 tokens' 32-bit hashes apart too; `tests/estimators.rs` builds
 /// the tokenizer, which would fail on a collision.
 use super::openai::{lookahead_tokenizer, Counter, HASH_FACTOR};
+use super::VocabularyError;
 
 #[derive(Deserialize)]
 struct File {
@@ -34,26 +37,35 @@ struct Claude {
     specials: Vec<String>,
 }
 
-static CLAUDE: LazyLock<Result<Claude, String>> = LazyLock::new(build);
+static CLAUDE: LazyLock<Result<Claude, VocabularyError>> = LazyLock::new(build);
 
 /// Builds the tokenizer from the vocabulary (a few hundred milliseconds,
 /// once per process).
-fn build() -> Result<Claude, String> {
-    let file: File =
-        serde_json::from_str(VOCAB).map_err(|e| format!("claude.json is not valid: {e}"))?;
+fn build() -> Result<Claude, VocabularyError> {
+    let name = || FILE.to_string();
+    let file: File = serde_json::from_str(VOCAB).map_err(|error| VocabularyError::NotJson {
+        file: name(),
+        error,
+    })?;
     // Lines of `<first> <offset> <token> <token> ...`, base64 tokens ranked
     // from the offset on.
     let mut ranked: Vec<(u32, Vec<u8>)> = Vec::new();
     for line in file.bpe_ranks.lines().filter(|l| !l.is_empty()) {
         let mut parts = line.split(' ');
         let _first = parts.next();
-        let offset: u32 = parts
-            .next()
-            .and_then(|o| o.parse().ok())
-            .ok_or_else(|| format!("claude.json: a rank line without an offset: {line:.40}"))?;
+        let offset: u32 =
+            parts
+                .next()
+                .and_then(|o| o.parse().ok())
+                .ok_or_else(|| VocabularyError::NoOffset {
+                    file: name(),
+                    line: line.to_string(),
+                })?;
         for (i, token) in parts.enumerate() {
-            let bytes =
-                base64(token).ok_or_else(|| format!("claude.json: {token:?} is not base64"))?;
+            let bytes = base64(token).ok_or_else(|| VocabularyError::NotBase64 {
+                file: name(),
+                token: token.to_string(),
+            })?;
             ranked.push((offset + i as u32, bytes));
         }
     }
@@ -61,7 +73,10 @@ fn build() -> Result<Claude, String> {
     let bpe =
         BytePairEncoding::from_dictionary(ranked.into_iter().map(|(_, t)| t), Some(HASH_FACTOR));
     let tokenizer =
-        lookahead_tokenizer(bpe, &file.pat_str).map_err(|e| format!("claude.json: {e}"))?;
+        lookahead_tokenizer(bpe, &file.pat_str).map_err(|error| VocabularyError::Pattern {
+            file: name(),
+            error,
+        })?;
     Ok(Claude {
         tokenizer,
         specials: file.special_tokens.into_keys().collect(),
@@ -101,8 +116,8 @@ fn base64(text: &str) -> Option<Vec<u8>> {
 /// Tokens of `text` under the legacy Claude tokenizer: NFKC-normalised, a
 /// special token's text counted as that one token. `Err` only if the
 /// compiled-in vocabulary could not be read, which the tests rule out.
-pub fn count(text: &str) -> Result<u64, String> {
-    let claude = CLAUDE.as_ref().map_err(Clone::clone)?;
+pub fn count(text: &str) -> Result<u64, &'static VocabularyError> {
+    let claude = CLAUDE.as_ref()?;
     let normalized: String = text.nfkc().collect();
     let mut rest = normalized.as_str();
     let mut n = 0u64;

@@ -193,33 +193,51 @@ impl std::str::FromStr for Estimator {
 
 /// Why `--estimator` (or a data file's `estimator` column) names no
 /// estimator: a name that is none of them, or an empty item in a list.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EstimatorError {
     /// The name, trimmed.
+    #[error("unknown estimator {0:?}; the estimators are {names}", names = Estimator::names())]
     Unknown(String),
     /// The whole list with the empty item.
+    #[error("empty item in {0:?}; write estimators as bytes4,o200k")]
     EmptyItem(String),
 }
 
-impl std::fmt::Display for EstimatorError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EstimatorError::Unknown(t) => write!(
-                f,
-                "unknown estimator {t:?}; the estimators are {}",
-                Estimator::names()
-            ),
-            EstimatorError::EmptyItem(text) => {
-                write!(
-                    f,
-                    "empty item in {text:?}; write estimators as bytes4,o200k"
-                )
-            }
-        }
-    }
+/// Why a compiled-in vocabulary could not be built: a broken build, never a
+/// property of the input. `file` is the vocabulary's file name.
+#[derive(Debug, thiserror::Error)]
+pub enum VocabularyError {
+    #[error("{file}: cannot gunzip: {error}")]
+    Gunzip { file: String, error: std::io::Error },
+    /// A line of a tiktoken file that is no base64 token and rank.
+    #[error("{file}: {error}")]
+    Tiktoken {
+        file: String,
+        error: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("{file} is not valid: {error}")]
+    NotJson {
+        file: String,
+        error: serde_json::Error,
+    },
+    /// A rank line without its offset; `line` is its start.
+    #[error("{file}: a rank line without an offset: {line:.40}")]
+    NoOffset { file: String, line: String },
+    #[error("{file}: {token:?} is not base64")]
+    NotBase64 { file: String, token: String },
+    #[error("{file}: {error}")]
+    Pattern { file: String, error: PatternError },
 }
 
-impl std::error::Error for EstimatorError {}
+/// Why a tiktoken pre-tokenization pattern cannot be counted through.
+#[derive(Debug, thiserror::Error)]
+pub enum PatternError {
+    /// It does not end in `ending`, the look-ahead it rewrites.
+    #[error("unexpected pre-tokenization pattern (it should end in {0})")]
+    Ending(&'static str),
+    #[error("pattern: {0}")]
+    Regex(Box<regex_automata::meta::BuildError>),
+}
 
 /// Unicode scalar values in UTF-8 text: every byte that does not continue a
 /// sequence. A broken sequence counts once per lead byte, as a decoder that

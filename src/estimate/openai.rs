@@ -22,6 +22,8 @@ use bpe::byte_pair_encoding::{read_tiktoken, BytePairEncoding};
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
 
+use super::{PatternError, VocabularyError};
+
 /// A multiplier under which the vocabularies' 32-bit token hashes do not
 /// collide (`BytePairEncoding` keys its table by them): the one
 /// `bpe-openai` builds its own o200k and cl100k encoders with.
@@ -52,9 +54,9 @@ pub const O200K_PATTERN: &str = concat!(
 const O200K_GZ: &[u8] = include_bytes!("../../assets/tokenizers/o200k_base.tiktoken.gz");
 const CL100K_GZ: &[u8] = include_bytes!("../../assets/tokenizers/cl100k_base.tiktoken.gz");
 
-static O200K: LazyLock<Result<Counter, String>> =
+static O200K: LazyLock<Result<Counter, VocabularyError>> =
     LazyLock::new(|| build("o200k_base", O200K_GZ, O200K_PATTERN));
-static CL100K: LazyLock<Result<Counter, String>> =
+static CL100K: LazyLock<Result<Counter, VocabularyError>> =
     LazyLock::new(|| build("cl100k_base", CL100K_GZ, CL100K_PATTERN));
 
 /// A byte-pair encoding and the pre-tokenisation it counts through: the
@@ -136,42 +138,50 @@ impl Counter {
 }
 
 /// The o200k_base tokenizer, built on first use.
-pub fn o200k() -> Result<&'static Counter, String> {
-    O200K.as_ref().map_err(Clone::clone)
+pub fn o200k() -> Result<&'static Counter, &'static VocabularyError> {
+    O200K.as_ref()
 }
 
 /// The cl100k_base tokenizer, built on first use.
-pub fn cl100k() -> Result<&'static Counter, String> {
-    CL100K.as_ref().map_err(Clone::clone)
+pub fn cl100k() -> Result<&'static Counter, &'static VocabularyError> {
+    CL100K.as_ref()
 }
 
 /// Gunzips a tiktoken file (a base64 token and its rank per line, in rank
 /// order) and builds its encoder and pre-tokeniser.
-fn build(name: &str, gz: &[u8], pattern: &str) -> Result<Counter, String> {
+fn build(name: &str, gz: &[u8], pattern: &str) -> Result<Counter, VocabularyError> {
+    let file = format!("{name}.tiktoken.gz");
     let mut text = String::new();
-    flate2::read::GzDecoder::new(gz)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("{name}.tiktoken.gz: cannot gunzip: {e}"))?;
-    let tokens = read_tiktoken(&text).map_err(|e| format!("{name}.tiktoken.gz: {e}"))?;
+    if let Err(error) = flate2::read::GzDecoder::new(gz).read_to_string(&mut text) {
+        return Err(VocabularyError::Gunzip { file, error });
+    }
+    let tokens = match read_tiktoken(&text) {
+        Ok(tokens) => tokens,
+        Err(error) => {
+            let error = Box::new(error);
+            return Err(VocabularyError::Tiktoken { file, error });
+        }
+    };
     let bpe = BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR));
-    lookahead_tokenizer(bpe, pattern).map_err(|e| format!("{name}: {e}"))
+    lookahead_tokenizer(bpe, pattern).map_err(|error| VocabularyError::Pattern {
+        file: name.to_string(),
+        error,
+    })
 }
 
 /// A tokenizer for a tiktoken pattern ending in `\s+(?!\S)|\s+`. The regex
 /// engine has no look-ahead, so that ending is rewritten as `bpe-openai`
 /// does: a whitespace run at the end of the text, a whitespace run plus one
 /// character it gives back (`\s+\s`), and a whitespace run.
-pub fn lookahead_tokenizer(bpe: BytePairEncoding, pattern: &str) -> Result<Counter, String> {
+pub fn lookahead_tokenizer(bpe: BytePairEncoding, pattern: &str) -> Result<Counter, PatternError> {
     static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
     let ending = r"\s+(?!\S)|\s+";
     let Some(head) = pattern.strip_suffix(ending) else {
-        return Err(format!(
-            "unexpected pre-tokenization pattern (it should end in {ending})"
-        ));
+        return Err(PatternError::Ending(ending));
     };
     let main = format!(r"{head}\s+$");
-    let split =
-        Regex::new_many(&[main.as_str(), r"\s+\s", r"\s+"]).map_err(|e| format!("pattern: {e}"))?;
+    let split = Regex::new_many(&[main.as_str(), r"\s+\s", r"\s+"])
+        .map_err(|e| PatternError::Regex(Box::new(e)))?;
     Ok(Counter {
         bpe,
         split,

@@ -296,32 +296,18 @@ fn chains(lines: Vec<SideLine>) -> Vec<Vec<SideLine>> {
 /// A `tool_result` block the importer cannot file with a call: the block
 /// is dropped with this as its reason, and the three cases differ in what
 /// the log lost (an id, the call, or nothing: a duplicate).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 enum OrphanResult {
     /// The block names no call.
+    #[error("tool_result without a tool_use_id")]
     NoId,
     /// The call it names was not made by the response before it.
+    #[error("result for tool call {0}, which the response before it did not make")]
     NoCall(String),
     /// The call already has a result, which is kept.
+    #[error("a second result for tool call {0}, first one kept")]
     Second(String),
 }
-
-impl std::fmt::Display for OrphanResult {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OrphanResult::NoId => f.write_str("tool_result without a tool_use_id"),
-            OrphanResult::NoCall(id) => write!(
-                f,
-                "result for tool call {id}, which the response before it did not make"
-            ),
-            OrphanResult::Second(id) => {
-                write!(f, "a second result for tool call {id}, first one kept")
-            }
-        }
-    }
-}
-
-impl std::error::Error for OrphanResult {}
 
 /// One model response being assembled from its lines.
 #[derive(Default)]

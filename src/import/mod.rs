@@ -183,19 +183,30 @@ pub(crate) fn line_object(
     match json_object(text) {
         Ok(obj) => Some(obj),
         Err(reason) => {
-            skips.push(Skip { line, reason });
+            skips.push(Skip::new(line, reason.to_string()));
             None
         }
     }
 }
 
-/// A line of an agent's log as the JSON object each line is, or the
-/// reason it is not, as the line's skip reports it.
-fn json_object(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+/// Why a line of an agent's log is not the JSON object each line is, as
+/// the line's skip reports it.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotAnObject {
+    #[error("not a JSON object")]
+    OtherValue,
+    #[error("not valid JSON: {0}")]
+    NotJson(serde_json::Error),
+}
+
+/// A line of an agent's log as the JSON object each line is, or why not.
+pub(crate) fn json_object(
+    text: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>, NotAnObject> {
     match serde_json::from_str(text) {
         Ok(serde_json::Value::Object(obj)) => Ok(obj),
-        Ok(_) => Err("not a JSON object".to_string()),
-        Err(e) => Err(format!("not valid JSON: {e}")),
+        Ok(_) => Err(NotAnObject::OtherValue),
+        Err(e) => Err(NotAnObject::NotJson(e)),
     }
 }
 

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::Policy;
-use crate::knob::{knob_table, whole, Kind, Label};
+use crate::knob::{knob_table, whole, Kind, Label, ValueError};
 
 /// The knobs of the policies other than smith (smith's are in
 /// [`crate::engine::Config`]). [`Knobs::default`] is each policy's documented default.
@@ -84,34 +84,30 @@ impl Knobs {
 }
 
 /// A count of a policy's: whole, and within smith's `Int32`s.
-fn count(v: f64) -> Result<(), String> {
+fn count(v: f64) -> Result<(), ValueError> {
     whole(v, 0.0, i32::MAX as f64)
 }
 
 /// A cap on a result: it must leave a head and a tail.
-fn cap(v: f64) -> Result<(), String> {
+fn cap(v: f64) -> Result<(), ValueError> {
     whole(v, 2.0, i32::MAX as f64)
 }
 
 /// codex's threshold: a fraction of the window it can reach.
-fn threshold(v: f64) -> Result<(), String> {
+fn threshold(v: f64) -> Result<(), ValueError> {
     if v > 0.0 && v <= 1.0 {
         Ok(())
     } else {
-        Err(format!(
-            "{v} is not a fraction of the window above 0 and at most 1"
-        ))
+        Err(ValueError::Threshold(v))
     }
 }
 
 /// smith's cold-cache threshold: 0 is off, 1 would never act.
-fn cold(v: f64) -> Result<(), String> {
+fn cold(v: f64) -> Result<(), ValueError> {
     if (0.0..1.0).contains(&v) {
         Ok(())
     } else {
-        Err(format!(
-            "{v} is not a fraction of the window of 0 (off) or more and below 1"
-        ))
+        Err(ValueError::Cold(v))
     }
 }
 
@@ -364,22 +360,22 @@ impl PolicyKnob {
 
     /// One value of the knob (`replay`, `show --at`), checked. `None`
     /// when `text` is a list or a range, which only `sweep` takes.
-    pub fn parse_one(self, text: &str) -> Option<Result<f64, String>> {
+    pub fn parse_one(self, text: &str) -> Option<Result<f64, ValueError>> {
         let text = text.trim();
         if text.contains(',') || text.contains("..") {
             return None;
         }
         let v = match text.parse::<f64>() {
             Ok(v) if v.is_finite() => v,
-            _ => return Some(Err(format!("{text:?} is not a number"))),
+            _ => return Some(Err(ValueError::NotNumber(text.to_string()))),
         };
         Some(self.check(v).map(|()| v))
     }
 
     /// Rejects a value the knob cannot take, saying what it takes.
-    pub fn check(self, v: f64) -> Result<(), String> {
+    pub fn check(self, v: f64) -> Result<(), ValueError> {
         if !v.is_finite() {
-            return Err(format!("{v} is not a number"));
+            return Err(ValueError::NotFinite(v));
         }
         (self.def().check)(v)
     }

@@ -76,6 +76,7 @@ use crate::engine::record::{Recorder, Summarized};
 use crate::engine::working::Working;
 use crate::engine::{Budget, Compaction, Compactor, Config, EditKind, Engine, Stage};
 use crate::estimate::{Estimator, Measure};
+use crate::knob::ValueError;
 use crate::transcript::{Block, BlockType, Message, Role, Str};
 
 pub use crate::engine::stages::summarize::Summarizer;
@@ -122,16 +123,11 @@ impl Policy {
     }
 
     /// A comma-separated list of policies, each kept once in the order given.
-    pub fn parse_list(text: &str) -> Result<Vec<Policy>, String> {
+    pub fn parse_list(text: &str) -> Result<Vec<Policy>, PolicyError> {
         let mut out = Vec::new();
         for item in text.split(',') {
-            let p = Policy::parse(item).ok_or_else(|| {
-                format!(
-                    "{:?} is not a policy; the policies are {}",
-                    item.trim(),
-                    Policy::names()
-                )
-            })?;
+            let p =
+                Policy::parse(item).ok_or_else(|| PolicyError::Unknown(item.trim().to_string()))?;
             if !out.contains(&p) {
                 out.push(p);
             }
@@ -172,16 +168,31 @@ impl fmt::Display for Policy {
 }
 
 impl FromStr for Policy {
-    type Err = String;
+    type Err = PolicyError;
 
-    fn from_str(s: &str) -> Result<Policy, String> {
-        Policy::parse(s).ok_or_else(|| {
-            format!(
-                "{s:?} is not a policy; the policies are {}",
-                Policy::names()
-            )
-        })
+    fn from_str(s: &str) -> Result<Policy, PolicyError> {
+        Policy::parse(s).ok_or_else(|| PolicyError::Unknown(s.to_string()))
     }
+}
+
+/// Why a policy's name or setup is refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PolicyError {
+    /// A name that is no policy, as given.
+    #[error("{0:?} is not a policy; the policies are {names}", names = Policy::names())]
+    Unknown(String),
+    /// smith's knobs refuse the config.
+    #[error(transparent)]
+    Config(#[from] ValueError),
+    /// An estimator other than bytes4 for a policy that estimates bytes / 4.
+    #[error("--estimator {estimator} applies to smith's engine only; policy {policy} estimates bytes / 4")]
+    Estimator {
+        estimator: Estimator,
+        policy: Policy,
+    },
+    /// A policy knob's value refused; `name` is its flag or its column.
+    #[error("{name}: {error}")]
+    Knob { name: String, error: ValueError },
 }
 
 /// One complete thing to replay: a policy, the config it runs under, and
@@ -244,7 +255,7 @@ impl Setup {
         config: Config,
         knob: impl Fn(PolicyKnob) -> Option<f64>,
         exclude_tools: &str,
-    ) -> Result<Setup, String> {
+    ) -> Result<Setup, PolicyError> {
         let policy: Policy = policy.parse()?;
         let mut knobs = Knobs {
             exclude_tools: Knobs::parse_tools(exclude_tools),
@@ -252,7 +263,10 @@ impl Setup {
         };
         for k in PolicyKnob::ALL.into_iter().filter(|k| k.policy() == policy) {
             if let Some(v) = knob(k).filter(|v| !v.is_nan()) {
-                k.check(v).map_err(|e| format!("{}: {e}", k.field()))?;
+                k.check(v).map_err(|error| PolicyError::Knob {
+                    name: k.field(),
+                    error,
+                })?;
                 k.set(&mut knobs, v);
             }
         }
@@ -268,17 +282,20 @@ impl Setup {
     }
 
     /// Checks the config and the knobs of its policy.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), PolicyError> {
         self.config.validate()?;
         if self.policy != Policy::Smith && self.estimator != Estimator::Bytes4 {
-            return Err(format!(
-                "--estimator {} applies to smith's engine only; policy {} estimates bytes / 4",
-                self.estimator, self.policy
-            ));
+            return Err(PolicyError::Estimator {
+                estimator: self.estimator,
+                policy: self.policy,
+            });
         }
         for k in self.own_knobs() {
             k.check(k.get(&self.knobs))
-                .map_err(|e| format!("{}: {e}", k.flag()))?;
+                .map_err(|error| PolicyError::Knob {
+                    name: k.flag().to_string(),
+                    error,
+                })?;
         }
         Ok(())
     }
@@ -603,6 +620,8 @@ mod tests {
             vec![Policy::Smith, Policy::Masking]
         );
         let err = Policy::parse_list("smith,gpt").unwrap_err();
+        assert_eq!(err, PolicyError::Unknown("gpt".to_string()));
+        let err = err.to_string();
         assert!(err.contains("\"gpt\" is not a policy"), "{err}");
     }
 

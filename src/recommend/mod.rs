@@ -81,13 +81,17 @@ impl MaxLoss {
     }
 }
 
-impl FromStr for MaxLoss {
-    type Err = String;
+/// A `--max-loss` that is none of [`MaxLoss`]'s forms; the text, trimmed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?}: write baseline, any, a count such as 5, or a percentage such as 2%")]
+pub struct MaxLossError(pub String);
 
-    fn from_str(s: &str) -> Result<MaxLoss, String> {
+impl FromStr for MaxLoss {
+    type Err = MaxLossError;
+
+    fn from_str(s: &str) -> Result<MaxLoss, MaxLossError> {
         let s = s.trim();
-        let bad =
-            || format!("{s:?}: write baseline, any, a count such as 5, or a percentage such as 2%");
+        let bad = || MaxLossError(s.to_string());
         match s {
             "baseline" => Ok(MaxLoss::Baseline),
             "any" => Ok(MaxLoss::Any),
@@ -653,7 +657,11 @@ mod tests {
         assert_eq!("3".parse(), Ok(MaxLoss::Extra(3.0)));
         assert_eq!("2.5%".parse(), Ok(MaxLoss::Percent(2.5)));
         assert!("-1".parse::<MaxLoss>().is_err());
-        assert!("lots".parse::<MaxLoss>().unwrap_err().contains("baseline"));
+        assert!("lots"
+            .parse::<MaxLoss>()
+            .unwrap_err()
+            .to_string()
+            .contains("baseline"));
         let iv = Interval { lo: -1.0, hi: 2.0 };
         assert!(!MaxLoss::Baseline.allows(&iv, 100.0));
         assert!(MaxLoss::Extra(2.0).allows(&iv, 100.0));

@@ -131,29 +131,15 @@ pub fn lines(f: &super::SessionFacts) -> String {
 }
 
 /// Why a `--thrash-window` value is no window.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ThrashWindowError {
     /// Not a whole number: the text given.
+    #[error("{0:?} is not a number of requests")]
     NotANumber(String),
     /// Outside 1 to [`MAX_THRASH_WINDOW`].
+    #[error("{0} is out of range: a compaction repeated within 1 to {MAX_THRASH_WINDOW} requests")]
     OutOfRange(usize),
 }
-
-impl std::fmt::Display for ThrashWindowError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ThrashWindowError::NotANumber(text) => {
-                write!(f, "{text:?} is not a number of requests")
-            }
-            ThrashWindowError::OutOfRange(n) => write!(
-                f,
-                "{n} is out of range: a compaction repeated within 1 to {MAX_THRASH_WINDOW} requests"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ThrashWindowError {}
 
 /// Parses `--thrash-window`: 1 to [`MAX_THRASH_WINDOW`] requests.
 pub fn parse_thrash_window(text: &str) -> Result<usize, ThrashWindowError> {

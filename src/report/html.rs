@@ -907,7 +907,7 @@ impl Page<'_> {
                     let _ = writeln!(
                         h,
                         "<p class=\"warning\">No context curve: {}</p>",
-                        escape_html(why)
+                        escape_html(&why.0)
                     );
                 }
             }

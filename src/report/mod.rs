@@ -311,8 +311,14 @@ fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
 pub struct SessionSection {
     /// Index into [`SweepOutput::sessions`].
     pub session: usize,
-    pub figure: std::result::Result<Figure, String>,
+    pub figure: std::result::Result<Figure, NoCurve>,
 }
+
+/// Why a chosen session has no context curve: the error that stopped it,
+/// with its causes, as the warning and the page print it.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NoCurve(pub String);
 
 /// What [`write()`] wrote.
 #[derive(Clone, Debug)]
@@ -424,7 +430,7 @@ pub fn write(
         }
         used.push(stem.clone());
         let figure = session_figure(data, s, chosen, stem).map_err(|e| {
-            let why = format!("{e:#}");
+            let why = NoCurve(format!("{e:#}"));
             warnings.push(format!("{why}; its context curve is left out"));
             why
         });

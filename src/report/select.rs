@@ -13,69 +13,43 @@ use crate::sweep::figures;
 /// Why `--config` or `--session` picks nothing, or the default sessions
 /// cannot be found: the first five are the user's to fix (a usage error),
 /// the last is the sweep's files'.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum SelectionError {
     /// `--config N` beyond the sweep's `count` configs.
+    #[error("--config {spec}: the sweep ranked {count} configs; give a rank from 1 to {count} or a config label")]
     NoRank { spec: String, count: usize },
     /// `--config POLICY` for a policy the sweep did not run; the ones it
     /// ran.
+    #[error("--config {spec:?}: the sweep ran no config of {policy}; its policies are {}", .swept.join(", "))]
     NoPolicy {
         spec: String,
         policy: Policy,
         swept: Vec<&'static str>,
     },
     /// `--config LABEL` that is no config's label; the best few labels.
+    #[error("--config {spec:?}: no config has that label; give a rank (1 = best), a policy, or a label such as {}", quoted(.examples))]
     NoLabel { spec: String, examples: Vec<String> },
     /// `--session LABEL` that `count` sessions share.
+    #[error(
+        "--session {spec:?}: {count} sessions have that label; give the transcript path instead"
+    )]
     SharedLabel { spec: String, count: usize },
     /// `--session` that is no session's label or transcript; a few labels.
+    #[error("--session {spec:?}: the sweep has no session with that label or transcript path; its sessions include {}", quoted(.examples))]
     NoSession { spec: String, examples: Vec<String> },
     /// The sessions that changed most could not be read from the files.
+    #[error("{0:#}")]
     Data(anyhow::Error),
 }
 
-impl std::fmt::Display for SelectionError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let quoted = |v: &[String]| {
-            v.iter()
-                .map(|l| format!("{l:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        match self {
-            SelectionError::NoRank { spec, count } => write!(
-                f,
-                "--config {spec}: the sweep ranked {count} configs; give a rank from 1 to {count} or a config label"
-            ),
-            SelectionError::NoPolicy {
-                spec,
-                policy,
-                swept,
-            } => write!(
-                f,
-                "--config {spec:?}: the sweep ran no config of {policy}; its policies are {}",
-                swept.join(", ")
-            ),
-            SelectionError::NoLabel { spec, examples } => write!(
-                f,
-                "--config {spec:?}: no config has that label; give a rank (1 = best), a policy, or a label such as {}",
-                quoted(examples)
-            ),
-            SelectionError::SharedLabel { spec, count } => write!(
-                f,
-                "--session {spec:?}: {count} sessions have that label; give the transcript path instead"
-            ),
-            SelectionError::NoSession { spec, examples } => write!(
-                f,
-                "--session {spec:?}: the sweep has no session with that label or transcript path; its sessions include {}",
-                quoted(examples)
-            ),
-            SelectionError::Data(e) => write!(f, "{e:#}"),
-        }
-    }
+/// Labels as an error lists them: each quoted, joined by commas.
+fn quoted(labels: &[String]) -> String {
+    labels
+        .iter()
+        .map(|l| format!("{l:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
-
-impl std::error::Error for SelectionError {}
 
 /// The config a report compares with the baseline unless told: for a
 /// sweep ranked by a price, the one whose price with its expected

@@ -9,9 +9,10 @@
 //! config is compared with.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::engine::{Budget, Config};
+use crate::knob::ValueError;
 
 /// The largest grid a sweep runs unless told otherwise. Each config replays
 /// every session once, so a grid beyond this is hours of work and gigabytes
@@ -24,6 +25,88 @@ const MAX_DECIMALS: u32 = 9;
 
 pub use crate::engine::knobs::Knob;
 
+/// Why a grid (or a policy's list of values) is refused: where, and what
+/// it takes instead.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SpecError {
+    /// A knob's value refused, or an item that is no number.
+    #[error(transparent)]
+    Value(#[from] ValueError),
+    /// An empty item in the list `text`.
+    #[error("empty item in {0:?}; write values as 0.7,0.8 or ranges as 0.4..0.6:0.05")]
+    EmptyItem(String),
+    /// A range of a fractional knob without its step.
+    #[error("range {range:?} needs a step for a fractional knob, as in {start}..{end}:0.05")]
+    NoStep {
+        range: String,
+        start: String,
+        end: String,
+    },
+    #[error("range {0:?}: the step must be above 0")]
+    StepNotAboveZero(String),
+    #[error("range {0:?}: the end is below the start")]
+    EndBelowStart(String),
+    #[error("range {0:?}: at most {MAX_DECIMALS} decimals")]
+    TooManyDecimals(String),
+    #[error("range {0:?}: numbers too large for a range")]
+    RangeTooLarge(String),
+    #[error("range {range:?} has {count} values, more than a sweep runs ({MAX_CONFIGS}); use a larger step")]
+    TooManyValues { range: String, count: i64 },
+    /// An error in the values of the flag `--flag`.
+    #[error("--{flag}: {error}")]
+    Flag {
+        flag: &'static str,
+        error: Box<SpecError>,
+    },
+    #[error("{}: not a valid TOML grid: {error}", .file.display())]
+    NotToml {
+        file: PathBuf,
+        error: toml::de::Error,
+    },
+    /// A key of a grid file that names no knob; `keys` are the knobs' flags.
+    #[error("{}: unknown key `{key}`; the keys are {}", .file.display(), .keys.join(", "))]
+    UnknownKey {
+        file: PathBuf,
+        key: String,
+        keys: Vec<&'static str>,
+    },
+    /// A value of a grid file that is neither numbers nor a string;
+    /// `found` is its TOML type.
+    #[error("{}: `{key}`: expected numbers or a string such as \"0.4..0.6:0.05\", found {found}", .file.display())]
+    NotNumbers {
+        file: PathBuf,
+        key: String,
+        found: &'static str,
+    },
+    /// An error in the values of a grid file's `key`.
+    #[error("{}: `{key}`: {error}", .file.display())]
+    Key {
+        file: PathBuf,
+        key: String,
+        error: Box<SpecError>,
+    },
+    #[error("{}: `{key}` is an empty list; give at least one value or leave the key out", .file.display())]
+    EmptyList { file: PathBuf, key: String },
+    /// A product of `total` configs (`None`: beyond counting) above `limit`;
+    /// `sizes` says how many values each varied knob has.
+    #[error(
+        "the grid has {} configs ({sizes}), more than the limit of {limit}; use fewer values or larger steps, or raise --max-configs",
+        .total.map_or_else(|| "too many".to_string(), |t| t.to_string())
+    )]
+    TooManyConfigs {
+        total: Option<usize>,
+        sizes: String,
+        limit: usize,
+    },
+    /// A plan of `total` configs across `policies` policies above `limit`.
+    #[error("the sweep has {total} configs across {policies} policies, more than the limit of {limit}; use fewer values, or raise --max-configs")]
+    TooManySetups {
+        total: usize,
+        policies: usize,
+        limit: usize,
+    },
+}
+
 /// The values asked for each knob; a knob left unset keeps smith's default.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GridSpec {
@@ -33,8 +116,11 @@ pub struct GridSpec {
 impl GridSpec {
     /// Parses `text` (a list, a range or both) as the values of `knob`,
     /// replacing any earlier ones. The error names the flag.
-    pub fn set(&mut self, knob: Knob, text: &str) -> Result<(), String> {
-        let values = parse_values(knob, text).map_err(|e| format!("--{}: {e}", knob.flag()))?;
+    pub fn set(&mut self, knob: Knob, text: &str) -> Result<(), SpecError> {
+        let values = parse_values(knob, text).map_err(|e| SpecError::Flag {
+            flag: knob.flag(),
+            error: Box::new(e),
+        })?;
         self.values[knob as usize] = Some(values);
         Ok(())
     }
@@ -47,19 +133,18 @@ impl GridSpec {
     /// Reads a TOML grid file. Each key is a knob (`compact-at` or
     /// `compact_at`); each value a number, an array of numbers, or a string in
     /// the command-line syntax (`"0.4..0.6:0.05"`); arrays may mix both.
-    pub fn from_toml(path: &Path, text: &str) -> Result<GridSpec, String> {
-        let at = path.display();
-        let table: toml::Table = text
-            .parse()
-            .map_err(|e| format!("{at}: not a valid TOML grid: {e}"))?;
+    pub fn from_toml(path: &Path, text: &str) -> Result<GridSpec, SpecError> {
+        let file = || path.to_path_buf();
+        let table: toml::Table = text.parse().map_err(|error| SpecError::NotToml {
+            file: file(),
+            error,
+        })?;
         let mut spec = GridSpec::default();
         for (key, value) in &table {
-            let knob = Knob::from_key(key).ok_or_else(|| {
-                let known: Vec<&str> = Knob::ALL.iter().map(|k| k.flag()).collect();
-                format!(
-                    "{at}: unknown key `{key}`; the keys are {}",
-                    known.join(", ")
-                )
+            let knob = Knob::from_key(key).ok_or_else(|| SpecError::UnknownKey {
+                file: file(),
+                key: key.clone(),
+                keys: Knob::ALL.iter().map(|k| k.flag()).collect(),
             })?;
             let items = match value {
                 toml::Value::Array(items) => items.iter().collect(),
@@ -72,19 +157,24 @@ impl GridSpec {
                     toml::Value::Float(f) => format!("{f}"),
                     toml::Value::String(s) => s.clone(),
                     other => {
-                        return Err(format!(
-                            "{at}: `{key}`: expected numbers or a string such as \"0.4..0.6:0.05\", found {}",
-                            other.type_str()
-                        ))
+                        return Err(SpecError::NotNumbers {
+                            file: file(),
+                            key: key.clone(),
+                            found: other.type_str(),
+                        })
                     }
                 };
-                values
-                    .extend(parse_values(knob, &text).map_err(|e| format!("{at}: `{key}`: {e}"))?);
+                values.extend(parse_values(knob, &text).map_err(|e| SpecError::Key {
+                    file: file(),
+                    key: key.clone(),
+                    error: Box::new(e),
+                })?);
             }
             if values.is_empty() {
-                return Err(format!(
-                    "{at}: `{key}` is an empty list; give at least one value or leave the key out"
-                ));
+                return Err(SpecError::EmptyList {
+                    file: file(),
+                    key: key.clone(),
+                });
             }
             dedup(&mut values);
             spec.values[knob as usize] = Some(values);
@@ -118,7 +208,7 @@ impl GridSpec {
 /// `:step`, meaning 1). Repeated values are kept once, in first-seen order.
 /// Every value is checked against what the knob accepts.
 /// A knob's words (the ratio's `learn`) are items too, in the order given.
-pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, String> {
+pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, SpecError> {
     // A number is checked as a number: 0 is no ratio, even though it is
     // how `learn` is held.
     let check = |v: f64| (knob.def().check)(v).and_then(|()| knob.check(v));
@@ -145,15 +235,13 @@ pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, String> {
 pub fn parse_list(
     text: &str,
     integer: bool,
-    check: impl Fn(f64) -> Result<(), String>,
-) -> Result<Vec<f64>, String> {
+    check: impl Fn(f64) -> Result<(), ValueError>,
+) -> Result<Vec<f64>, SpecError> {
     let mut values = Vec::new();
     for item in text.split(',') {
         let item = item.trim();
         if item.is_empty() {
-            return Err(format!(
-                "empty item in {text:?}; write values as 0.7,0.8 or ranges as 0.4..0.6:0.05"
-            ));
+            return Err(SpecError::EmptyItem(text.to_string()));
         }
         if let Some((start, rest)) = item.split_once("..") {
             let (end, step) = match rest.split_once(':') {
@@ -172,11 +260,11 @@ pub fn parse_list(
     Ok(values)
 }
 
-fn number(text: &str) -> Result<f64, String> {
+fn number(text: &str) -> Result<f64, ValueError> {
     let text = text.trim();
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(format!("{text:?} is not a number")),
+        _ => Err(ValueError::NotNumber(text.to_string())),
     }
 }
 
@@ -190,7 +278,7 @@ fn decimals(v: f64) -> u32 {
 /// 10^decimals so that `0.4..0.6:0.05` gives exactly 0.4, 0.45, 0.5, 0.55,
 /// 0.6 (adding 0.05 five times in floating point gives 0.6000000000000001,
 /// which would miss the end and print as noise).
-fn range(integer: bool, start: &str, end: &str, step: Option<&str>) -> Result<Vec<f64>, String> {
+fn range(integer: bool, start: &str, end: &str, step: Option<&str>) -> Result<Vec<f64>, SpecError> {
     let whole = format!(
         "{start}..{end}{}",
         step.map(|s| format!(":{s}")).unwrap_or_default()
@@ -201,35 +289,38 @@ fn range(integer: bool, start: &str, end: &str, step: Option<&str>) -> Result<Ve
         Some(s) => number(s)?,
         None if integer => 1.0,
         None => {
-            return Err(format!(
-                "range {whole:?} needs a step for a fractional knob, as in {start}..{end}:0.05"
-            ))
+            return Err(SpecError::NoStep {
+                range: whole,
+                start: start.to_string(),
+                end: end.to_string(),
+            })
         }
     };
     if step <= 0.0 {
-        return Err(format!("range {whole:?}: the step must be above 0"));
+        return Err(SpecError::StepNotAboveZero(whole));
     }
     if b < a {
-        return Err(format!("range {whole:?}: the end is below the start"));
+        return Err(SpecError::EndBelowStart(whole));
     }
     let d = decimals(a).max(decimals(b)).max(decimals(step));
     if d > MAX_DECIMALS {
-        return Err(format!("range {whole:?}: at most {MAX_DECIMALS} decimals"));
+        return Err(SpecError::TooManyDecimals(whole));
     }
     let scale = 10f64.powi(d as i32);
-    let scaled = |v: f64| -> Result<i64, String> {
+    let scaled = |v: f64| -> Result<i64, SpecError> {
         let s = (v * scale).round();
         if s.abs() >= 9.0e15 {
-            return Err(format!("range {whole:?}: numbers too large for a range"));
+            return Err(SpecError::RangeTooLarge(whole.clone()));
         }
         Ok(s as i64)
     };
     let (ai, bi, si) = (scaled(a)?, scaled(b)?, scaled(step)?);
     let count = (bi - ai) / si + 1;
     if count as u128 > MAX_CONFIGS as u128 {
-        return Err(format!(
-            "range {whole:?} has {count} values, more than a sweep runs ({MAX_CONFIGS}); use a larger step"
-        ));
+        return Err(SpecError::TooManyValues {
+            range: whole,
+            count,
+        });
     }
     Ok((0..count).map(|i| (ai + i * si) as f64 / scale).collect())
 }
@@ -280,7 +371,7 @@ pub fn is_impossible(c: &Config) -> bool {
 /// slowest), without impossible combinations, with smith's defaults first
 /// whether or not the product contains them. Refuses a product above
 /// `limit` configs before building any of it.
-pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, String> {
+pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, SpecError> {
     // The baseline is smith's defaults under the sweep's calibration: ratio
     // and overhead are facts about the provider and the agent's fixed
     // prompt, not policy, so it takes their (first) values, and its label
@@ -296,7 +387,7 @@ pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, String> {
 
 /// [`build`] with `baseline` as config 0 instead of smith's defaults: a
 /// user's own configuration, which every config is then compared with.
-pub fn build_around(spec: &GridSpec, limit: usize, baseline: Config) -> Result<Grid, String> {
+pub fn build_around(spec: &GridSpec, limit: usize, baseline: Config) -> Result<Grid, SpecError> {
     let axes: Vec<(Knob, Vec<f64>)> = Knob::ALL
         .into_iter()
         .map(|k| {
@@ -318,10 +409,11 @@ pub fn build_around(spec: &GridSpec, limit: usize, baseline: Config) -> Result<G
                 k.flag()
             );
         }
-        return Err(format!(
-            "the grid has {} configs ({sizes}), more than the limit of {limit}; use fewer values or larger steps, or raise --max-configs",
-            if total == usize::MAX { "too many".to_string() } else { total.to_string() },
-        ));
+        return Err(SpecError::TooManyConfigs {
+            total: (total != usize::MAX).then_some(total),
+            sizes,
+            limit,
+        });
     }
     let mut configs = Vec::with_capacity(total + 1);
     configs.push(baseline);

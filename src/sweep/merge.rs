@@ -250,33 +250,30 @@ const SAME: [Agreement; 7] = [
 
 /// The grid, plan and prices a shard's summary describes.
 fn rebuild(s: &ShardSummary) -> Result<(Grid, Plan, Prices)> {
-    let bad = |what: String| anyhow!("{}: {what}", s.file.display());
+    let bad = |what: &dyn std::fmt::Display| anyhow!("{}: {what}", s.file.display());
     let r = &s.shard.rebuild;
     let mut spec = GridSpec::default();
     for (flag, values) in &r.knobs.0 {
-        let knob = Knob::from_key(flag).ok_or_else(|| bad(format!("no knob {flag}")))?;
-        spec.set(knob, values).map_err(bad)?;
+        let knob = Knob::from_key(flag).ok_or_else(|| bad(&format!("no knob {flag}")))?;
+        spec.set(knob, values).map_err(|e| bad(&e))?;
     }
-    let grid = grid::build(&spec, usize::MAX).map_err(bad)?;
+    let grid = grid::build(&spec, usize::MAX).map_err(|e| bad(&e))?;
     let mut policies = PolicySpec::default();
     policies.policies = r
         .policies
         .iter()
-        .map(|p| p.parse::<Policy>().map_err(bad))
+        .map(|p| p.parse::<Policy>().map_err(|e| bad(&e)))
         .collect::<Result<_>>()?;
     for (flag, values) in &r.policy_knobs.0 {
         let knob = PolicyKnob::ALL
             .into_iter()
             .find(|k| k.flag() == flag)
-            .ok_or_else(|| bad(format!("no policy knob {flag}")))?;
-        policies.set(knob, values).map_err(bad)?;
+            .ok_or_else(|| bad(&format!("no policy knob {flag}")))?;
+        policies.set(knob, values).map_err(|e| bad(&e))?;
     }
     policies.exclude_tools = r.exclude_tools.clone();
-    let plan = plan::build(&grid, &policies, usize::MAX).map_err(bad)?;
-    let prices: Prices = r
-        .prices
-        .parse()
-        .map_err(|e: PriceError| bad(e.to_string()))?;
+    let plan = plan::build(&grid, &policies, usize::MAX).map_err(|e| bad(&e))?;
+    let prices: Prices = r.prices.parse().map_err(|e: PriceError| bad(&e))?;
     Ok((grid, plan, prices))
 }
 

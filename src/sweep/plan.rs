@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::engine::Config;
 use crate::policy::{Knobs, Policy, PolicyKnob, Setup};
 
-use super::grid::{self, Grid, Knob};
+use super::grid::{self, Grid, Knob, SpecError};
 
 /// The policies asked for, and the values asked for each policy's knobs.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,9 +39,13 @@ impl Default for PolicySpec {
 impl PolicySpec {
     /// Parses `text` (a list, a range or both, as for smith's knobs) as the
     /// values of `knob`. The error names the flag.
-    pub fn set(&mut self, knob: PolicyKnob, text: &str) -> Result<(), String> {
-        let values = grid::parse_list(text, knob.is_integer(), |v| knob.check(v))
-            .map_err(|e| format!("--{}: {e}", knob.flag()))?;
+    pub fn set(&mut self, knob: PolicyKnob, text: &str) -> Result<(), SpecError> {
+        let values = grid::parse_list(text, knob.is_integer(), |v| knob.check(v)).map_err(|e| {
+            SpecError::Flag {
+                flag: knob.flag(),
+                error: Box::new(e),
+            }
+        })?;
         self.values[knob as usize] = Some(values);
         Ok(())
     }
@@ -90,7 +94,7 @@ impl Plan {
 
 /// Builds the plan from smith's `grid` and the policies of `spec`; refuses
 /// one above `limit` configs before building it.
-pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, String> {
+pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, SpecError> {
     let shared: Vec<(Knob, Vec<f64>)> = grid
         .axes
         .iter()
@@ -123,10 +127,11 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, Strin
         policy_axes.extend(own);
     }
     if total > limit {
-        return Err(format!(
-            "the sweep has {total} configs across {} policies, more than the limit of {limit}; use fewer values, or raise --max-configs",
-            spec.policies.len()
-        ));
+        return Err(SpecError::TooManySetups {
+            total,
+            policies: spec.policies.len(),
+            limit,
+        });
     }
     let mut setups: Vec<Setup> = if spec.policies.contains(&Policy::Smith) {
         cold.iter()
@@ -269,6 +274,8 @@ mod tests {
         };
         spec.set(PolicyKnob::MaskWindow, "1..20").unwrap();
         let err = build(&grid, &spec, 10).unwrap_err();
+        assert!(matches!(err, SpecError::TooManySetups { total: 21, .. }));
+        let err = err.to_string();
         assert!(err.contains("21 configs"), "{err}");
     }
 }

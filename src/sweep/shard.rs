@@ -41,66 +41,41 @@ pub const SYNTAX: &str = "K/N (1 <= K <= N), auto, or auto/N";
 /// Why a `--shard` value or the scheduler's environment gives no shard: a
 /// job script can tell a typo in the flag from a job that was not started
 /// as an array, and the scheduler's case from the flag's.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ShardError {
     /// The value is none of [`SYNTAX`].
+    #[error("{0:?}: give {SYNTAX}, e.g. 3/8")]
     Syntax(String),
     /// A count or a variable (`N`, `SLURM_ARRAY_TASK_ID`…) that is no
     /// whole number.
+    #[error("{name}={text:?} is not a whole number")]
     NotANumber { name: String, text: String },
     /// `K` outside `1..=N`.
+    #[error("shard {index}/{count}: K must be between 1 and N (shards are numbered from 1)")]
     OutOfRange { index: u32, count: u32 },
     /// `auto` in a Slurm array that does not give the count.
+    #[error("--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; give the count as --shard auto/N")]
     SlurmNoCount,
     /// `auto` in a Slurm array whose task id is below its first task's.
+    #[error("--shard auto: SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}")]
     SlurmBelowMin { id: u32, min: u32 },
     /// `auto` in a Slurm array with a step, which would leave shards out.
+    #[error(
+        "--shard auto: the Slurm array runs tasks {min}-{max} but the count is {count}; use a contiguous array without a step (--array=0-{})",
+        .count.saturating_sub(1)
+    )]
     SlurmStepped { min: u32, max: u32, count: u32 },
     /// `auto` in a Kubernetes Indexed Job that does not give the count.
+    #[error("--shard auto: JOB_COMPLETION_INDEX is set but not the shard count; set {COUNT_VAR} to the Job's completions, or give --shard auto/N")]
     IndexedJobNoCount,
     /// `auto` with neither scheduler's variables set.
+    #[error("--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm job array) nor JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set; give --shard K/N")]
     NoScheduler,
     /// The shard the scheduler's variables give is out of range: `Slurm`
     /// or `JOB_COMPLETION_INDEX=K`, and the error.
+    #[error("--shard auto ({0}): {1}")]
     Scheduler(String, Box<ShardError>),
 }
-
-impl fmt::Display for ShardError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ShardError::Syntax(text) => write!(f, "{text:?}: give {SYNTAX}, e.g. 3/8"),
-            ShardError::NotANumber { name, text } => {
-                write!(f, "{name}={text:?} is not a whole number")
-            }
-            ShardError::OutOfRange { index, count } => write!(
-                f,
-                "shard {index}/{count}: K must be between 1 and N (shards are numbered from 1)"
-            ),
-            ShardError::SlurmNoCount => f.write_str(
-                "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; give the count as --shard auto/N",
-            ),
-            ShardError::SlurmBelowMin { id, min } => write!(
-                f,
-                "--shard auto: SLURM_ARRAY_TASK_ID={id} is below SLURM_ARRAY_TASK_MIN={min}"
-            ),
-            ShardError::SlurmStepped { min, max, count } => write!(
-                f,
-                "--shard auto: the Slurm array runs tasks {min}-{max} but the count is {count}; use a contiguous array without a step (--array=0-{})",
-                count.saturating_sub(1)
-            ),
-            ShardError::IndexedJobNoCount => write!(
-                f,
-                "--shard auto: JOB_COMPLETION_INDEX is set but not the shard count; set {COUNT_VAR} to the Job's completions, or give --shard auto/N"
-            ),
-            ShardError::NoScheduler => f.write_str(
-                "--shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm job array) nor JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set; give --shard K/N",
-            ),
-            ShardError::Scheduler(which, e) => write!(f, "--shard auto ({which}): {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ShardError {}
 
 impl Shard {
     /// Parses `--shard`: `K/N`; `auto` (the index and count from Slurm's

@@ -371,9 +371,28 @@ pub struct SessionMeta {
     pub raw: Option<serde_json::Value>,
 }
 
+/// Why a `session.json` gives no metadata; `path` is the file (or, for a
+/// log read where it is, the transcript it stands for). Each message holds
+/// its cause, as the note the reader writes for it.
+#[derive(Debug, thiserror::Error)]
+pub enum MetaError {
+    #[error("{}: cannot read: {error}", .path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{}: not valid JSON, metadata ignored: {error}", .path.display())]
+    NotJson {
+        path: PathBuf,
+        error: serde_json::Error,
+    },
+    #[error("{}: not a JSON object, metadata ignored", .path.display())]
+    NotObject { path: PathBuf },
+}
+
 /// Reads `session.json` beside a transcript. Missing is `Ok(None)`; a file that
 /// cannot be read or parsed is an error the caller reports and goes on from.
-pub fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>> {
+pub fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>, MetaError> {
     if let Some(c) = &session.converted {
         return meta_from_bytes(&c.meta, &session.transcript).map(Some);
     }
@@ -381,17 +400,22 @@ pub fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>> {
     let bytes = match fs::read(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("{}: cannot read", path.display())),
+        Err(error) => return Err(MetaError::Read { path, error }),
     };
     meta_from_bytes(&bytes, &path).map(Some)
 }
 
 /// Parses the bytes of a `session.json` read from (or standing for) `path`.
-fn meta_from_bytes(bytes: &[u8], path: &Path) -> Result<SessionMeta> {
-    let value: serde_json::Value = serde_json::from_slice(bytes)
-        .with_context(|| format!("{}: not valid JSON, metadata ignored", path.display()))?;
+fn meta_from_bytes(bytes: &[u8], path: &Path) -> Result<SessionMeta, MetaError> {
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|error| MetaError::NotJson {
+            path: path.to_path_buf(),
+            error,
+        })?;
     let Some(obj) = value.as_object() else {
-        bail!("{}: not a JSON object, metadata ignored", path.display());
+        return Err(MetaError::NotObject {
+            path: path.to_path_buf(),
+        });
     };
     let s = |k: &str| obj.get(k).and_then(|v| v.as_str()).map(str::to_string);
     Ok(SessionMeta {

@@ -44,21 +44,14 @@ pub const MAX_NESTING: usize = 512;
 /// Why a line is no message, and where: the reader skips the line with
 /// this as its reason, and a caller that wants to point at the byte has the
 /// column apart from the text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what} (column {column})")]
 pub struct LineError {
     /// 1-based column (byte offset + 1) where the line stopped making sense.
     pub column: usize,
     /// What was wrong there, naming the field it was in.
     pub what: String,
 }
-
-impl std::fmt::Display for LineError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} (column {})", self.what, self.column)
-    }
-}
-
-impl std::error::Error for LineError {}
 
 /// Parses one line (without its newline) into a message, or says why not.
 /// The line may be any bytes: broken UTF-8 inside a string is smith's too.

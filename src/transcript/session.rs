@@ -94,7 +94,7 @@ pub fn load(source: &SessionRef) -> Result<Session> {
     .with_context(|| format!("{}: cannot read", source.transcript.display()))?;
     let (meta, meta_error) = match read_meta(source) {
         Ok(meta) => (meta, None),
-        Err(e) => (None, Some(format!("{e:#}"))),
+        Err(e) => (None, Some(e.to_string())),
     };
     Ok(Session {
         source: source.clone(),

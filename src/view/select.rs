@@ -47,26 +47,36 @@ impl TurnRange {
     }
 }
 
-impl FromStr for TurnRange {
-    type Err = String;
+/// Why a `--turn` is no [`TurnRange`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TurnRangeError {
+    /// A part that is no turn number, trimmed.
+    #[error("{0:?} is not a turn number; write N, A..B, A.. or ..B (turns count from 1)")]
+    NotATurn(String),
+    #[error("an empty turn; write N, A..B, A.. or ..B")]
+    Empty,
+    /// A range, as given, whose first turn comes after its last.
+    #[error("turn range {0:?} is empty: its first turn comes after its last")]
+    Backwards(String),
+}
 
-    fn from_str(s: &str) -> Result<TurnRange, String> {
-        let number = |part: &str, default: usize| -> Result<usize, String> {
+impl FromStr for TurnRange {
+    type Err = TurnRangeError;
+
+    fn from_str(s: &str) -> Result<TurnRange, TurnRangeError> {
+        let number = |part: &str, default: usize| -> Result<usize, TurnRangeError> {
             let part = part.trim();
             if part.is_empty() {
                 return Ok(default);
             }
-            part.parse::<usize>().map_err(|_| {
-                format!(
-                    "{part:?} is not a turn number; write N, A..B, A.. or ..B (turns count from 1)"
-                )
-            })
+            part.parse::<usize>()
+                .map_err(|_| TurnRangeError::NotATurn(part.to_string()))
         };
         let range = match s.split_once("..") {
             None => {
                 let n = number(s, usize::MAX)?;
                 if n == usize::MAX {
-                    return Err("an empty turn; write N, A..B, A.. or ..B".into());
+                    return Err(TurnRangeError::Empty);
                 }
                 TurnRange { first: n, last: n }
             }
@@ -76,21 +86,20 @@ impl FromStr for TurnRange {
             },
         };
         if range.first > range.last {
-            return Err(format!(
-                "turn range {s:?} is empty: its first turn comes after its last"
-            ));
+            return Err(TurnRangeError::Backwards(s.to_string()));
         }
         Ok(range)
     }
 }
 
-/// Parses `--role`, for clap.
+/// Parses `--role`, for clap (whose value parsers may fail with text).
 pub fn parse_role(s: &str) -> Result<Role, String> {
     Role::parse(s)
         .ok_or_else(|| format!("{s:?} is not a role; use user, assistant, tool or system"))
 }
 
-/// Builds the `--grep` pattern: a regular expression, case-insensitive.
+/// Builds the `--grep` pattern: a regular expression, case-insensitive;
+/// clap's value parser (which may fail with text).
 pub fn grep_pattern(pattern: &str) -> Result<Regex, String> {
     RegexBuilder::new(pattern)
         .case_insensitive(true)
