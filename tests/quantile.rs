@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use smith_calibrate::calibrate::{self, Point};
-use smith_calibrate::cost::bill::{self, SessionCheck, Tokens};
+use smith_calibrate::cost::bill::{self, Kind, SessionCheck, Tokens};
 use smith_calibrate::stats::{median_of, percentile_of};
 use smith_calibrate::sweep::aggregate::stats;
 
@@ -36,6 +36,7 @@ fn session(i: usize, error: f64) -> SessionCheck {
         unpriced_models: Vec::new(),
         shared_reads: 0,
         compaction_agent: false,
+        kind: Kind::Main,
         detail: Vec::new(),
     }
 }

@@ -114,6 +114,16 @@ fn the_report_checks_imported_sessions_bill_as_calibrate_does() {
         assert!(sec.contains(&shown), "{shown} not in {sec}");
     }
     assert!(!s["misses"].as_object().unwrap().is_empty());
+    // The shares of the account's cache beyond the log the check priced
+    // by, per kind of session, as calibrate counts them.
+    for u in s["unlogged"].as_array().unwrap() {
+        let w = &u["warm_elsewhere"];
+        let shown = format!("{} sessions", u["kind"].as_str().unwrap());
+        assert!(sec.contains(&shown), "{shown} not in {sec}");
+        let shown = format!("{} of {} requests", w["events"], w["seen"]);
+        assert!(sec.contains(&shown), "{shown} not in {sec}");
+    }
+    assert!(!s["unlogged"].as_array().unwrap().is_empty());
 }
 
 #[test]

@@ -34,9 +34,12 @@ the re-fetch model refitted on these logs, and each source's model predicting th
 Then the bill check: every request priced as the source agent sent it (cache lifetime and \
 tiers, minimum cacheable prefix, output, per-model prices from the table in src/cost/table.rs) \
 against the recorded usage and, where the log has it, the billed cost; recorded cache misses \
-by cause (ttl_expiry, agent_compaction, model_switch, harness_rewrite, unexplained). The \
-sessions are priced on one timeline sharing the account's prompt cache (--per-session-cache: \
-each alone), and the check names the rows of the price table it billed at.
+by cause (ttl_expiry, agent_compaction, model_switch, harness_rewrite, early_eviction, \
+unexplained). The sessions are priced on one timeline sharing the account's prompt cache \
+(--per-session-cache: each alone), and by the shares of the account's cache beyond the logs \
+that the other sessions show: cold requests finding the fixed prompt cached through work \
+outside the logs, warm prefixes lost to early evictions (--log-alone: without them). The check \
+names the rows of the price table it billed at.
 
 Examples:
   smith-calibrate import claude-code --out ~/imports/claude
@@ -82,6 +85,13 @@ pub struct CalibrateArgs {
     /// and tools another one cached). Example: --per-session-cache
     #[arg(long)]
     pub per_session_cache: bool,
+    /// Bill check: price every request by what the logs show alone, without
+    /// the account's cache beyond them: the share of cold requests that find
+    /// the fixed prompt cached through work outside the logs, and the share
+    /// of warm prefixes lost to early evictions, each session priced by the
+    /// shares of the others. Example: --log-alone
+    #[arg(long)]
+    pub log_alone: bool,
     /// Also fit each of these token estimators (bytes4, chars4, o200k,
     /// cl100k, claude2, or all) and compare their errors before and after the fit and
     /// their counting time. Example: --estimator bytes4,o200k
@@ -264,6 +274,7 @@ fn bill_check(sessions: &[Loaded], fits: &[FormatFit], args: &CalibrateArgs) -> 
         ttl: args.cache_ttl,
         min_cacheable: args.cache_min_tokens,
         per_session: args.per_session_cache,
+        log_alone: args.log_alone,
     };
     let sessions = bill::check(&inputs, &settings);
     BillCheck {

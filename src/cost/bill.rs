@@ -47,6 +47,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::table::{lookup, price_for, ModelPrice, MODEL_PRICES};
+use super::unlogged::{self, gap_bucket, Chance, Expect, Unlogged};
 use super::{CacheTtl, TOKENS_PER_PRICE_UNIT};
 use crate::stats::{median_of, percentile_of};
 use crate::time::parse_rfc3339;
@@ -80,6 +81,9 @@ pub struct Settings {
     /// Each session priced alone, with a cache of its own, instead of all
     /// on one timeline sharing the account's cache.
     pub per_session: bool,
+    /// Priced by the log alone, without the shares of the account's cache
+    /// beyond it ([`unlogged`]).
+    pub log_alone: bool,
 }
 
 /// The role of a session, which decides the system prompt and tools it
@@ -222,6 +226,9 @@ pub struct RequestCheck {
     /// The cause of a recorded cache miss here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub miss: Option<Cause>,
+    /// What it can show about the account's cache beyond the log.
+    #[serde(skip)]
+    pub chance: Option<Chance>,
 }
 
 /// One session, recorded and predicted.
@@ -230,6 +237,7 @@ pub struct SessionCheck {
     pub session: String,
     /// A compaction agent's session (see [`Kind::Compaction`]).
     pub compaction_agent: bool,
+    pub kind: Kind,
     pub format: String,
     pub requests: usize,
     /// Whether timestamps let the cache lifetime apply.
@@ -313,9 +321,21 @@ pub struct Summary {
     pub prices: Vec<PriceUsed>,
     /// Requests that read the fixed prompt another session cached.
     pub shared_reads: usize,
+    /// The account's cache beyond the log, per kind of session: what the
+    /// shares each session is priced by are fitted on.
+    pub unlogged: Vec<UnloggedFit>,
     /// Against what the source says was billed, where it says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub billed: Option<Billed>,
+}
+
+/// What the requests of one kind of session show of the account's cache
+/// beyond the log ([`unlogged`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UnloggedFit {
+    pub kind: Kind,
+    #[serde(flatten)]
+    pub fit: Unlogged,
 }
 
 /// A row of the price table and the requests billed at it.
@@ -595,6 +615,9 @@ pub struct Shared<'a> {
     /// How many requests of the account's log read exactly so many tokens
     /// from the cache, per length: the evidence of [`Cause::EarlyEviction`].
     pub cached_lengths: Option<&'a HashMap<u64, usize>>,
+    /// The shares of the account's cache beyond the log this session is
+    /// priced by; `None`: the log alone.
+    pub expect: Option<Expect>,
 }
 
 impl Shared<'_> {
@@ -693,8 +716,13 @@ struct Step<'s> {
     prev: Option<(usize, u64)>,
     here: Option<Warm>,
     cold: Option<Cause>,
-    /// The fixed prompt, when another session of the account kept it warm.
-    from_others: &'s dyn Fn() -> u64,
+    /// The fixed prompt another session of the account kept warm, in
+    /// tokens, and whether a logged session did; else its expected part
+    /// found warm through requests outside the log.
+    from_others: &'s dyn Fn() -> (u64, bool),
+    /// Of a warm prefix past the fixed prompt, the expected part lost to an
+    /// early eviction.
+    evicted: f64,
 }
 
 /// The tokens the model predicts a request reads from the cache, before
@@ -716,14 +744,19 @@ fn predicted_read(
                 Some(p) => parent_prefix(p, model, t, settings),
                 None => prompt.saturating_sub(own_instruction(input)),
             };
-            let f = (step.from_others)();
+            let (f, _) = (step.from_others)();
             (from_parent.max(f).min(prompt), f > from_parent)
         }
         (None, _, _) | (_, None, _) | (_, _, Some(Cause::TtlExpiry)) => {
-            let f = (step.from_others)().min(prompt);
-            (f, f > 0)
+            let (f, logged) = (step.from_others)();
+            let f = f.min(prompt);
+            (f, logged && f > 0)
         }
-        (_, Some(w), None) => (w.prompt.min(prompt), false),
+        (_, Some(w), None) => {
+            let full = w.prompt.min(prompt);
+            let lost = (full - fixed_prefix.min(full)) as f64 * step.evicted;
+            (full - lost.round() as u64, false)
+        }
         (_, Some(w), Some(Cause::AgentCompaction | Cause::HarnessRewrite)) => {
             (fixed_prefix.min(w.prompt).min(prompt), false)
         }
@@ -825,18 +858,44 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
             Some(_) => t,
         };
         let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
+        let logged_warm = shared.fixed_prompt_warm(file, &model, sent, ttl);
+        let kind = Kind::of(file);
+        let expect = shared.expect.unwrap_or_default();
         let from_others = || {
-            if shared.fixed_prompt_warm(file, &model, sent, ttl) {
-                fixed_prefix
+            if logged_warm {
+                (fixed_prefix, true)
+            } else if kind == Kind::Compaction {
+                (0, false)
             } else {
-                0
+                let f = fixed_prefix as f64 * expect.warm_elsewhere;
+                (f.round() as u64, false)
             }
+        };
+        let gap = here.and_then(|w| Some(t? - w.at?));
+        let cold_start = prev.is_none() || here.is_none() || cold == Some(Cause::TtlExpiry);
+        let chance = match (prompt >= min, cold, gap) {
+            (false, _, _) => None,
+            _ if cold_start => {
+                (kind != Kind::Compaction && !logged_warm).then_some(Chance::ColdUnshared)
+            }
+            (true, None, Some(g)) => here.map(|w| {
+                let full = w.prompt.min(prompt);
+                Chance::Warm {
+                    bucket: gap_bucket(g),
+                    at_risk: full - fixed_prefix.min(full),
+                }
+            }),
+            _ => None,
         };
         let step = Step {
             prev,
             here,
             cold,
             from_others: &from_others,
+            evicted: match chance {
+                Some(Chance::Warm { bucket, .. }) => expect.evicted[bucket],
+                _ => 0.0,
+            },
         };
         let (read, shared_read) = predicted_read(input, shared, settings, &step, prompt, &model, t);
         let block = row.cache_block.max(1);
@@ -862,7 +921,7 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
             family: row.family,
             long_context: row.is_long(prompt),
             timestamp: rec.and_then(|x| x.timestamp.clone()),
-            gap_seconds: here.and_then(|w| Some(t? - w.at?)),
+            gap_seconds: gap,
             recorded_usd: recorded.dollars(&price),
             predicted_usd: predicted.dollars(&price),
             recorded,
@@ -870,6 +929,7 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
             billed_usd: rec.and_then(|x| x.cost),
             cold,
             miss: miss_cause(r, row, prev, cold, shared),
+            chance,
         });
         if prompt >= min {
             warm.insert(model, Warm { prompt, at: t, ttl });
@@ -909,6 +969,7 @@ impl Walk {
         SessionCheck {
             session: input.label.clone(),
             compaction_agent: Kind::of(file) == Kind::Compaction,
+            kind: Kind::of(file),
             format: file.source.format.clone(),
             requests: detail.len(),
             ttl_applied: self.ttl_applied,
@@ -945,57 +1006,102 @@ pub fn relative(x: f64, truth: f64) -> f64 {
 /// request whose own cache is cold finds the agent's fixed prompt cached
 /// when another session of the same kind and model used it within the
 /// lifetime. The fixed prompt is fitted per format and kind
-/// ([`fit_fixed_prefix`]).
+/// ([`fit_fixed_prefix`]). Then each session is checked again, priced by
+/// the account's cache beyond the log as the other sessions show it
+/// ([`unlogged`]).
 pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
-    use rayon::prelude::*;
-    let by_id: HashMap<&str, &Input> = inputs.iter().map(|i| (i.file.id.as_str(), i)).collect();
-    let mut fixed: HashMap<(&str, Kind), Option<u64>> = HashMap::new();
-    for i in inputs {
-        let format = i.file.source.format.as_str();
-        let kind = Kind::of(i.file).prompt();
-        fixed.entry((format, kind)).or_insert_with(|| {
-            let of = |want: Option<Kind>| {
-                let files: Vec<&SessionFile> = inputs
-                    .iter()
-                    .filter(|j| j.file.source.format == format)
-                    .filter(|j| want.is_none_or(|k| Kind::of(j.file).prompt() == k))
-                    .map(|j| j.file)
-                    .collect();
-                fit_fixed_prefix(&files)
-            };
-            of(Some(kind)).or_else(|| of(None))
-        });
+    let account = Account::new(inputs, settings);
+    let (at, log_alone): (Vec<usize>, Vec<SessionCheck>) = account.check(None).into_iter().unzip();
+    if settings.log_alone {
+        return log_alone;
     }
-    let timeline = (!settings.per_session).then(|| Timeline::new(inputs));
-    let mut cached_lengths: HashMap<u64, usize> = HashMap::new();
-    for r in inputs.iter().flat_map(|i| &i.file.requests) {
-        if r.cache_read_input_tokens > 0 {
-            *cached_lengths.entry(r.cache_read_input_tokens).or_default() += 1;
+    let mut expect: Vec<Option<Expect>> = vec![None; inputs.len()];
+    for (k, e) in at.iter().zip(unlogged::leave_one_out(&log_alone)) {
+        expect[*k] = Some(e);
+    }
+    account
+        .check(Some(&expect))
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// What every session of a check can find of the others.
+struct Account<'a> {
+    inputs: &'a [Input<'a>],
+    settings: &'a Settings,
+    by_id: HashMap<&'a str, &'a Input<'a>>,
+    fixed: HashMap<(&'a str, Kind), Option<u64>>,
+    timeline: Option<Timeline>,
+    cached_lengths: HashMap<u64, usize>,
+}
+
+impl<'a> Account<'a> {
+    fn new(inputs: &'a [Input<'a>], settings: &'a Settings) -> Account<'a> {
+        let by_id = inputs.iter().map(|i| (i.file.id.as_str(), i)).collect();
+        let mut fixed: HashMap<(&str, Kind), Option<u64>> = HashMap::new();
+        for i in inputs {
+            let format = i.file.source.format.as_str();
+            let kind = Kind::of(i.file).prompt();
+            fixed.entry((format, kind)).or_insert_with(|| {
+                let of = |want: Option<Kind>| {
+                    let files: Vec<&SessionFile> = inputs
+                        .iter()
+                        .filter(|j| j.file.source.format == format)
+                        .filter(|j| want.is_none_or(|k| Kind::of(j.file).prompt() == k))
+                        .map(|j| j.file)
+                        .collect();
+                    fit_fixed_prefix(&files)
+                };
+                of(Some(kind)).or_else(|| of(None))
+            });
+        }
+        let mut cached_lengths: HashMap<u64, usize> = HashMap::new();
+        for r in inputs.iter().flat_map(|i| &i.file.requests) {
+            if r.cache_read_input_tokens > 0 {
+                *cached_lengths.entry(r.cache_read_input_tokens).or_default() += 1;
+            }
+        }
+        Account {
+            inputs,
+            settings,
+            by_id,
+            fixed,
+            timeline: (!settings.per_session).then(|| Timeline::new(inputs)),
+            cached_lengths,
         }
     }
-    inputs
-        .par_iter()
-        .enumerate()
-        .filter(|(_, i)| i.file.requests.iter().any(|r| r.prompt_tokens() > 0))
-        .map(|(me, i)| {
-            let kind = Kind::of(i.file).prompt();
-            let shared = Shared {
-                parent: i
-                    .file
-                    .parent_id
-                    .as_deref()
-                    .and_then(|p| by_id.get(p).copied()),
-                timeline: timeline.as_ref(),
-                me,
-                fixed_prefix: fixed
-                    .get(&(i.file.source.format.as_str(), kind))
-                    .copied()
-                    .flatten(),
-                cached_lengths: Some(&cached_lengths),
-            };
-            check_session(i, &shared, settings)
-        })
-        .collect()
+
+    /// The sessions with usage, each with its position in the inputs,
+    /// priced by `expect[position]` (none: the log alone).
+    fn check(&self, expect: Option<&[Option<Expect>]>) -> Vec<(usize, SessionCheck)> {
+        use rayon::prelude::*;
+        self.inputs
+            .par_iter()
+            .enumerate()
+            .filter(|(_, i)| i.file.requests.iter().any(|r| r.prompt_tokens() > 0))
+            .map(|(me, i)| {
+                let kind = Kind::of(i.file).prompt();
+                let shared = Shared {
+                    parent: i
+                        .file
+                        .parent_id
+                        .as_deref()
+                        .and_then(|p| self.by_id.get(p).copied()),
+                    timeline: self.timeline.as_ref(),
+                    me,
+                    fixed_prefix: self
+                        .fixed
+                        .get(&(i.file.source.format.as_str(), kind))
+                        .copied()
+                        .flatten(),
+                    cached_lengths: Some(&self.cached_lengths),
+                    expect: expect.and_then(|e| e[me]),
+                };
+                (me, check_session(i, &shared, self.settings))
+            })
+            .collect()
+    }
 }
 
 fn worst<'a>(it: impl Iterator<Item = (&'a SessionCheck, f64)>) -> Option<Worst> {
@@ -1090,6 +1196,10 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
         ttl_applied: cs.iter().filter(|c| c.ttl_applied).count(),
         prices: prices_used(cs),
         shared_reads: cs.iter().map(|c| c.shared_reads).sum(),
+        unlogged: unlogged::totals(cs.iter().copied())
+            .into_iter()
+            .map(|((_, kind), fit)| UnloggedFit { kind, fit })
+            .collect(),
         billed: billed_of(cs),
     }
 }
@@ -1369,6 +1479,7 @@ mod tests {
         ttl: None,
         min_cacheable: None,
         per_session: false,
+        log_alone: false,
     };
 
     #[test]
@@ -1618,6 +1729,127 @@ mod tests {
                 ratio: 1.0,
             })
             .collect()
+    }
+
+    /// A session `id` of a first request at `second` reading `first_read`,
+    /// then `warm` requests ten seconds apart each reading the previous
+    /// prompt, except those in `evicted`, which read only 20 000 tokens.
+    fn run_of(
+        id: &str,
+        second: i64,
+        first_read: u64,
+        warm: usize,
+        evicted: &[usize],
+    ) -> SessionFile {
+        let mut reqs = vec![req(
+            1,
+            OPUS,
+            30_000,
+            first_read,
+            second,
+            CacheTtl::FiveMinutes,
+        )];
+        for k in 1..=warm {
+            let prompt = 30_000 + 1_000 * k as u64;
+            let read = if evicted.contains(&k) {
+                20_000
+            } else {
+                prompt - 1_000
+            };
+            let at = second + 10 * k as i64;
+            reqs.push(req(
+                2 * k + 1,
+                OPUS,
+                prompt,
+                read,
+                at,
+                CacheTtl::FiveMinutes,
+            ));
+        }
+        session(id, None, reqs)
+    }
+
+    #[test]
+    fn a_cold_request_reads_the_fixed_prompt_as_often_as_the_other_sessions_did() {
+        // 22 sessions an hour apart, so none keeps another's prompt warm;
+        // all but s0 found the fixed prompt cached all the same.
+        let files: Vec<SessionFile> = (0..22)
+            .map(|k| {
+                run_of(
+                    &format!("s{k}"),
+                    3600 * k,
+                    if k == 0 { 0 } else { 20_000 },
+                    2,
+                    &[],
+                )
+            })
+            .collect();
+        let checks = check(&inputs(&files), &AUTO);
+        let of = |id: &str| checks.iter().find(|c| c.session == id).unwrap();
+        // s0 is priced by the 21 others (all read it), not by its own record.
+        assert_eq!(of("s0").detail[0].predicted.cache_read, 20_000);
+        // s1 by s0's miss and the 20 others' reads.
+        assert_eq!(of("s1").detail[0].predicted.cache_read, 19_048);
+        assert_eq!(of("s1").detail[0].cold, None);
+        // None of it counts as a read another logged session cached.
+        assert_eq!(of("s1").shared_reads, 0);
+        let s = &summarize(&checks)[0];
+        let main = s.unlogged.iter().find(|u| u.kind == Kind::Main).unwrap();
+        assert_eq!(
+            (main.fit.warm_elsewhere.seen, main.fit.warm_elsewhere.events),
+            (22, 21)
+        );
+        // Alone on the log, the first request reads what the log shows.
+        let alone = check(&inputs(&files[..1]), &AUTO);
+        assert_eq!(alone[0].detail[0].predicted.cache_read, 0);
+        let plain = check(
+            &inputs(&files),
+            &Settings {
+                log_alone: true,
+                ..AUTO
+            },
+        );
+        assert_eq!(plain[1].session, "s1");
+        assert_eq!(plain[1].detail[0].predicted.cache_read, 0);
+    }
+
+    #[test]
+    fn early_evictions_are_priced_by_the_share_the_other_sessions_lost() {
+        let files = vec![
+            run_of("a", 0, 0, 30, &[14, 16, 18, 20, 22]),
+            run_of("b", 3600, 0, 30, &[]),
+            run_of("c", 7200, 0, 30, &[]),
+        ];
+        let checks = check(&inputs(&files), &AUTO);
+        let of = |id: &str| checks.iter().find(|c| c.session == id).unwrap();
+        // a's own evictions do not price a: each warm request reads all
+        // of the previous prompt.
+        let a = of("a");
+        assert_eq!(a.detail[14].miss, Some(Cause::EarlyEviction));
+        for k in 1..=30 {
+            assert_eq!(a.detail[k].predicted.cache_read, 29_000 + 1_000 * k as u64);
+        }
+        // b and c are priced by a's: of every warm prefix past the fixed
+        // prompt, the share a lost of its own.
+        let (b, c) = (of("b"), of("c"));
+        for k in 1..=30 {
+            let full = 29_000 + 1_000 * k as u64;
+            assert!(b.detail[k].predicted.cache_read < full, "{k}");
+            assert_eq!(b.detail[k].predicted, c.detail[k].predicted, "{k}");
+        }
+        // The share is what a lost of what a, b and c held warm, less b's
+        // own (none lost): lost / (a's + c's at risk).
+        let at_risk: u64 = (1..=30u64).map(|k| 9_000 + 1_000 * k).sum();
+        let lost: u64 = [14u64, 16, 18, 20, 22]
+            .iter()
+            .map(|k| 9_000 + 1_000 * k)
+            .sum();
+        let share = lost as f64 / (2 * at_risk) as f64;
+        let k = 5;
+        let full = 29_000 + 1_000 * k as u64;
+        let expect = full - ((full - 20_000) as f64 * share).round() as u64;
+        assert_eq!(b.detail[k].predicted.cache_read, expect);
+        assert!(b.predicted_usd > b.recorded_usd);
     }
 
     #[test]

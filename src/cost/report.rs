@@ -5,7 +5,10 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, Table};
 
-use super::bill::{Billed, Cause, PriceUsed, SessionCheck, Summary, Worst, LONG_SESSION};
+use super::bill::{
+    Billed, Cause, Kind, PriceUsed, SessionCheck, Summary, UnloggedFit, Worst, LONG_SESSION,
+};
+use super::unlogged::{Tally, GAP_BUCKETS};
 use crate::format::{money, or_none, percent, right, signed_percent, table};
 
 fn worst(w: &Option<Worst>) -> String {
@@ -68,6 +71,9 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
     if let Some(tail) = &s.short_tail {
         writeln!(out, "{}", tail.describe())?;
     }
+    for u in &s.unlogged {
+        writeln!(out, "{}", unlogged_line(u))?;
+    }
     writeln!(out, "{}", tokens_table(s))?;
     if s.miss_cache_write > 0 {
         writeln!(
@@ -82,6 +88,43 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
         writeln!(out, "{}", billed_line(b))?;
     }
     writeln!(out)
+}
+
+/// The account's cache beyond the log, as one kind of session shows it.
+pub(crate) fn unlogged_line(u: &UnloggedFit) -> String {
+    let share = |t: Tally| {
+        if t.seen == 0 {
+            return "none seen".to_string();
+        }
+        let of = t.affected as f64 / t.tokens.max(1) as f64;
+        format!(
+            "{} of {} requests, {} of the tokens{}",
+            t.events,
+            t.seen,
+            percent(of),
+            if t.share().is_some() {
+                ""
+            } else {
+                " (too few to use)"
+            }
+        )
+    };
+    let kind = match u.kind {
+        Kind::Main => "main",
+        Kind::Subagent => "subagent",
+        Kind::Compaction => "compaction",
+    };
+    let [under, within, beyond] = u.fit.evicted;
+    format!(
+        "the account's cache beyond the log, {kind} sessions (each session priced by what the others show): the fixed prompt found cached when no logged session kept it warm: {}; warm prefixes lost early, idle under {} s: {}; {}–{} s: {}; longer: {}",
+        share(u.fit.warm_elsewhere),
+        GAP_BUCKETS[0],
+        share(under),
+        GAP_BUCKETS[0],
+        GAP_BUCKETS[1],
+        share(within),
+        share(beyond),
+    )
 }
 
 fn price_line(p: &PriceUsed) -> String {

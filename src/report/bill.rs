@@ -72,6 +72,7 @@ pub fn section(data: &SweepOutput) -> String {
         ttl: None,
         min_cacheable: None,
         per_session: false,
+        log_alone: false,
     };
     let summaries = bill::summarize(&bill::check(&inputs, &settings));
     if summaries.is_empty() {
@@ -118,6 +119,13 @@ pub fn section(data: &SweepOutput) -> String {
             );
         }
         h.push_str("</tbody></table>\n");
+        for u in summaries.iter().flat_map(|s| &s.unlogged) {
+            let _ = writeln!(
+                h,
+                "<p class=\"bill-unlogged\">{}</p>",
+                escape_html(&crate::cost::report::unlogged_line(u))
+            );
+        }
     }
     real_compactions(&mut h, &loaded);
     if unreadable > 0 {
