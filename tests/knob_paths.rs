@@ -16,7 +16,7 @@ use serde_json::Value as Json;
 use smith_calibrate::policy::{Knobs, Policy, PolicyKnob, Value};
 use smith_calibrate::synth::{self, CorpusSpec, SizeSpec};
 
-use crate::common::{bin, ok_stderr, read_csv, start_paused, stop, Stop};
+use crate::common::{bin, ok_stderr, read_csv, start_paused, stop, sweep_configs, Stop};
 
 const SESSIONS: usize = 6;
 
@@ -185,8 +185,7 @@ fn every_policy_knob_survives_every_exporter_the_journal_a_merge_and_the_report(
             .unwrap();
         every_knob_in(&frame, name);
     }
-    let printed: Json = serde_json::from_str(&json).unwrap();
-    let rows = printed.as_array().expect("sweep --json: the configs");
+    let rows = sweep_configs(json.as_bytes());
     for k in PolicyKnob::ALL {
         let v = other(k);
         assert!(

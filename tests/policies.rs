@@ -1028,8 +1028,7 @@ fn sweep_with_several_policies_ranks_them_together_and_writes_the_policy_column(
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = rows.as_array().unwrap();
+    let rows = common::sweep_configs(&out.stdout);
     assert_eq!(rows.len(), 4, "baseline, masking M1 and M2, codex");
     let policies: Vec<&str> = rows.iter().map(|r| r["policy"].as_str().unwrap()).collect();
     assert!(policies.contains(&"masking") && policies.contains(&"codex"));

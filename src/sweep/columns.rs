@@ -17,8 +17,9 @@ use crate::policy::PolicyKnob;
 use super::figures::Metric;
 use super::grid::Knob;
 
-/// The version of the layout of `summary.json` and of the tables: what a
-/// reader checks before it trusts a field or a column to be there.
+/// The version of the layout of `summary.json`, of the tables and of
+/// `sweep --json` (whose configs are rows of `configs.*`): what a reader
+/// checks before it trusts a field or a column to be there.
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// The columns that are neither a knob nor a figure.
