@@ -1,8 +1,9 @@
 //! The knob tables' shape: what one definition of a knob carries, and the
 //! macro that turns a table of them into a knob enum.
 //!
-//! A knob is a number the replay can be run under: one of smith's
-//! (`crate::engine::knobs`) or of a policy (`crate::policy::knobs`). Each is
+//! A knob is a value the replay can be run under: one of smith's
+//! (`crate::engine::knobs`, numbers) or of a policy (`crate::policy::knobs`,
+//! numbers and one list of names, [`Value`]). Each is
 //! defined once, in its table, with its flag, field, help, value name, kind,
 //! label and accessors; the flags of `replay`, `transcript show` and `sweep`,
 //! the help defaults, the grid-file keys, the config labels and the columns
@@ -13,7 +14,7 @@
 
 use clap::{Arg, ArgMatches};
 
-/// What numbers a knob takes, and how its default is written in help.
+/// What values a knob takes, and how its default is written in help.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// Whole numbers (tokens, bytes, turns, results).
@@ -23,6 +24,10 @@ pub enum Kind {
     /// A factor (the ratio); written with its point (`1.0`), so that it
     /// reads as a multiplier and not a count.
     Factor,
+    /// A list of names (tools), comma-separated, blanks ignored: one list
+    /// in every command, a sweep's axis of one value; text in the data
+    /// files, empty where the knob does not apply.
+    Names,
 }
 
 impl Kind {
@@ -36,7 +41,69 @@ impl Kind {
     pub fn show(self, v: f64) -> String {
         match self {
             Kind::Factor => format!("{v:?}"),
-            Kind::Count | Kind::Fraction => format!("{v}"),
+            Kind::Count | Kind::Fraction | Kind::Names => format!("{v}"),
+        }
+    }
+}
+
+/// A policy knob's value: a number, or the names of a [`Kind::Names`] knob.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    Number(f64),
+    Names(Vec<String>),
+}
+
+impl Value {
+    /// The number, if it is one.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Value::Number(v) => Some(*v),
+            Value::Names(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Value {
+    /// As the command line takes it back: the number as Rust writes it,
+    /// the names comma-separated.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Number(v) => write!(f, "{v}"),
+            Value::Names(n) => f.write_str(&n.join(",")),
+        }
+    }
+}
+
+/// Names as the command line and the data files write them:
+/// comma-separated, blanks ignored.
+pub fn names(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// The value type of a knob table (`f64` for smith's, [`Value`] for the
+/// policies'), as help writes a default.
+pub trait Shown: std::fmt::Display + 'static {
+    /// As `[default: …]` writes it for a knob of `kind`.
+    fn shown(&self, kind: Kind) -> String;
+}
+
+impl Shown for f64 {
+    fn shown(&self, kind: Kind) -> String {
+        kind.show(*self)
+    }
+}
+
+impl Shown for Value {
+    fn shown(&self, kind: Kind) -> String {
+        match self {
+            Value::Number(v) => kind.show(*v),
+            Value::Names(n) if n.is_empty() => "none".to_string(),
+            Value::Names(n) => n.join(","),
         }
     }
 }
@@ -61,8 +128,9 @@ pub enum Label {
 
 /// One knob of a struct `T` that a run reads (`Config`, `Knobs`), with
 /// what every part of the tool needs to know about it. `O` says whom it
-/// applies to (a scope for smith's knobs, a policy for the policies').
-pub struct Def<T: 'static, O: 'static> {
+/// applies to (a scope for smith's knobs, a policy for the policies'), `V`
+/// is the value the accessors move (`f64`, or [`Value`]).
+pub struct Def<T: 'static, O: 'static, V: 'static> {
     /// The command-line flag without `--`; also a key of a grid file.
     pub flag: &'static str,
     /// The field of `T`: the column name in every output file; also a key
@@ -80,15 +148,16 @@ pub struct Def<T: 'static, O: 'static> {
     pub label: Label,
     /// Whom it applies to.
     pub applies: O,
-    /// Rejects a value the knob cannot take, saying what it takes instead.
+    /// Rejects a number the knob cannot take, saying what it takes
+    /// instead (a [`Kind::Names`] knob takes any names).
     pub check: fn(f64) -> Result<(), ValueError>,
     /// Its value in `T`.
-    pub get: fn(&T) -> f64,
+    pub get: fn(&T) -> V,
     /// Its value in `T` as labels write it: the field's own `Display`, so
     /// that no count passes through a float on its way to a label.
     pub text: fn(&T) -> String,
-    /// Sets it in `T` to a value [`Def::check`] accepted.
-    pub set: fn(&mut T, f64),
+    /// Sets it in `T` to a value of its kind that [`Def::check`] accepted.
+    pub set: fn(&mut T, V),
     /// Copies it from one `T` into another, exactly (no float between).
     pub copy: fn(&mut T, &T),
     /// The one-value flag's parser: the field's own type, so that a bad
@@ -98,9 +167,9 @@ pub struct Def<T: 'static, O: 'static> {
     pub read: fn(&ArgMatches, &str, &mut T),
 }
 
-impl<T: Default + 'static, O: 'static> Def<T, O> {
+impl<T: Default + 'static, O: 'static, V: Shown> Def<T, O, V> {
     /// Its default: its value in `T::default()`, the one definition.
-    pub fn default_value(&self) -> f64 {
+    pub fn default_value(&self) -> V {
         (self.get)(&T::default())
     }
 
@@ -111,7 +180,10 @@ impl<T: Default + 'static, O: 'static> Def<T, O> {
         } else {
             self.list_help
         };
-        format!("{help} [default: {}]", self.kind.show(self.default_value()))
+        format!(
+            "{help} [default: {}]",
+            self.default_value().shown(self.kind)
+        )
     }
 
     /// Help of the one-value flag.
@@ -147,37 +219,81 @@ impl<T: Default + 'static, O: 'static> Def<T, O> {
     }
 }
 
-/// A value of a knob's field, as the table's accessors move it: every knob
-/// is a number, and a sweep's values are `f64`s checked to fit the field.
-pub trait Number: Copy {
-    fn to_f64(self) -> f64;
-    fn from_f64(v: f64) -> Self;
+/// A field a knob sets: how a label writes it and how its one-value flag
+/// parses it (the field's own type, so that a bad value is refused by clap).
+pub trait Field: Sized + Clone + 'static {
+    fn text(&self) -> String;
+    fn typed(arg: Arg) -> Arg;
+    fn read(m: &ArgMatches, id: &str) -> Option<Self>;
 }
 
-impl Number for f64 {
-    fn to_f64(self) -> f64 {
-        self
+/// A field that holds a value of `V`, as the table's accessors move it: a
+/// sweep's values are checked to fit the field before they are put.
+pub trait Holds<V>: Field {
+    fn value(&self) -> V;
+    fn put(&mut self, v: V);
+}
+
+macro_rules! number_field {
+    ($($ty:ty),*) => {$(
+        impl Field for $ty {
+            fn text(&self) -> String {
+                self.to_string()
+            }
+            fn typed(arg: Arg) -> Arg {
+                arg.value_parser(clap::value_parser!($ty))
+            }
+            fn read(m: &ArgMatches, id: &str) -> Option<$ty> {
+                m.get_one::<$ty>(id).copied()
+            }
+        }
+
+        impl Holds<f64> for $ty {
+            fn value(&self) -> f64 {
+                *self as f64
+            }
+            fn put(&mut self, v: f64) {
+                *self = v as $ty;
+            }
+        }
+
+        impl Holds<Value> for $ty {
+            fn value(&self) -> Value {
+                Value::Number(*self as f64)
+            }
+            /// Names never reach a number: the knob's kind says which it takes.
+            fn put(&mut self, v: Value) {
+                if let Value::Number(v) = v {
+                    *self = v as $ty;
+                }
+            }
+        }
+    )*};
+}
+
+number_field!(f64, u64, usize);
+
+impl Field for Vec<String> {
+    fn text(&self) -> String {
+        self.join(",")
     }
-    fn from_f64(v: f64) -> f64 {
-        v
+    fn typed(arg: Arg) -> Arg {
+        arg
+    }
+    fn read(m: &ArgMatches, id: &str) -> Option<Vec<String>> {
+        m.get_one::<String>(id).map(|t| names(t))
     }
 }
 
-impl Number for u64 {
-    fn to_f64(self) -> f64 {
-        self as f64
+impl Holds<Value> for Vec<String> {
+    fn value(&self) -> Value {
+        Value::Names(self.clone())
     }
-    fn from_f64(v: f64) -> u64 {
-        v as u64
-    }
-}
-
-impl Number for usize {
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    fn from_f64(v: f64) -> usize {
-        v as usize
+    /// A number never reaches names: the knob's kind says which it takes.
+    fn put(&mut self, v: Value) {
+        if let Value::Names(n) = v {
+            *self = n;
+        }
     }
 }
 
@@ -209,6 +325,10 @@ pub enum ValueError {
     /// Text that is no number (trimmed).
     #[error("{0:?} is not a number")]
     NotNumber(String),
+    /// A value of the other kind (a number for a list of names, or names
+    /// for a number).
+    #[error("{value} is not a value of {field}")]
+    WrongKind { value: String, field: String },
     /// Text that is neither a number nor one of the knob's `words`.
     #[error("{text:?} is not a number or {}", words.join(" or "))]
     NotNumberOrWord {
@@ -237,7 +357,7 @@ pub fn whole(v: f64, least: f64, most: f64) -> Result<(), ValueError> {
     Ok(())
 }
 
-/// Declares a knob table: `pub enum Name: Def<Struct, Scope>;` then one
+/// Declares a knob table: `pub enum Name: Def<Struct, Scope, Value>;` then one
 /// entry per knob, `Variant(field: type) { flag: …, … }` with the other
 /// fields of [`Def`]. Generates the enum (its variants in table order, which
 /// is the order of flags, columns and grid axes), `Name::ALL` and
@@ -245,7 +365,7 @@ pub fn whole(v: f64, least: f64, most: f64) -> Result<(), ValueError> {
 macro_rules! knob_table {
     (
         $(#[$meta:meta])*
-        pub enum $Name:ident: Def<$T:ty, $O:ty>;
+        pub enum $Name:ident: Def<$T:ty, $O:ty, $V:ty>;
         $(
             $(#[doc = $doc:expr])*
             $Variant:ident($field:ident: $ty:ty) { $($key:ident: $value:expr),* $(,)? }
@@ -263,18 +383,18 @@ macro_rules! knob_table {
             pub const ALL: [$Name; [$(stringify!($Variant)),*].len()] = [$($Name::$Variant),*];
 
             /// Its entry in the table.
-            pub fn def(self) -> &'static $crate::knob::Def<$T, $O> {
-                static TABLE: [$crate::knob::Def<$T, $O>; [$(stringify!($Variant)),*].len()] = [$(
+            pub fn def(self) -> &'static $crate::knob::Def<$T, $O, $V> {
+                static TABLE: [$crate::knob::Def<$T, $O, $V>; [$(stringify!($Variant)),*].len()] = [$(
                     $crate::knob::Def {
                         field: stringify!($field),
-                        get: |t: &$T| $crate::knob::Number::to_f64(t.$field),
-                        text: |t: &$T| t.$field.to_string(),
-                        copy: |to: &mut $T, from: &$T| to.$field = from.$field,
-                        set: |t: &mut $T, v: f64| t.$field = $crate::knob::Number::from_f64(v),
-                        typed: |arg: clap::Arg| arg.value_parser(clap::value_parser!($ty)),
+                        get: |t: &$T| -> $V { <$ty as $crate::knob::Holds<$V>>::value(&t.$field) },
+                        text: |t: &$T| $crate::knob::Field::text(&t.$field),
+                        copy: |to: &mut $T, from: &$T| to.$field.clone_from(&from.$field),
+                        set: |t: &mut $T, v: $V| <$ty as $crate::knob::Holds<$V>>::put(&mut t.$field, v),
+                        typed: <$ty as $crate::knob::Field>::typed,
                         read: |m: &clap::ArgMatches, id: &str, t: &mut $T| {
-                            if let Some(v) = m.get_one::<$ty>(id) {
-                                t.$field = *v;
+                            if let Some(v) = <$ty as $crate::knob::Field>::read(m, id) {
+                                t.$field = v;
                             }
                         },
                         $($key: $value,)*

@@ -279,7 +279,15 @@ fn fnv(bytes: &[u8]) -> u64 {
 fn without_refetch_figures(json: &[u8]) -> Vec<u8> {
     // The estimator is the summary's last field but for the prices (which
     // the caller takes out).
-    let text = String::from_utf8_lossy(json)
+    // The schema version opens the summary.
+    let version = format!(
+        "{{\n  \"schema_version\": {},\n",
+        smith_calibrate::commands::replay::JSON_SCHEMA_VERSION
+    );
+    let text = String::from_utf8_lossy(json);
+    assert!(text.starts_with(&version), "replay --json: {text:.40}");
+    let text = text
+        .replacen(&version, "{\n", 1)
         .replace(",\n  \"estimator\": \"bytes4\"\n}", "\n}")
         .replace("\n  \"estimator\": \"bytes4\",\n", "\n");
     let mut out = String::new();
@@ -388,8 +396,9 @@ fn bytes4_outputs_on_the_dataset_are_byte_identical_to_before_estimators() {
                 "{a:?}: {}",
                 String::from_utf8_lossy(&o.stderr)
             );
-            // The summary has gained the re-fetch model's figures, one
-            // misfire kind, `resummarized`, and the prices it names since:
+            // The summary has gained its schema version, the re-fetch
+            // model's figures, one misfire kind, `resummarized`, and the
+            // prices it names since:
             // without them it is the bytes of then.
             let bytes = if what == "json" {
                 let text =
@@ -594,8 +603,7 @@ fn a_sweep_varies_the_estimator_like_a_knob() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-    let rows = rows.as_array().expect("rows");
+    let rows = crate::common::sweep_configs(&o.stdout);
     // The grid (the 120k baseline, 32k, 64k) under each of 3 estimators.
     assert_eq!(rows.len(), 9);
     let csv = std::fs::read_to_string(out.join("configs.csv")).expect("configs.csv");

@@ -1028,8 +1028,7 @@ fn sweep_with_several_policies_ranks_them_together_and_writes_the_policy_column(
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = rows.as_array().unwrap();
+    let rows = common::sweep_configs(&out.stdout);
     assert_eq!(rows.len(), 4, "baseline, masking M1 and M2, codex");
     let policies: Vec<&str> = rows.iter().map(|r| r["policy"].as_str().unwrap()).collect();
     assert!(policies.contains(&"masking") && policies.contains(&"codex"));
@@ -1068,7 +1067,7 @@ fn sweep_with_several_policies_ranks_them_together_and_writes_the_policy_column(
 fn a_setup_reads_back_from_the_configs_table() {
     use smith_calibrate::cost::Prices;
     use smith_calibrate::export::Values;
-    use smith_calibrate::policy::PolicyKnob;
+    use smith_calibrate::policy::{PolicyKnob, Value};
     use smith_calibrate::sweep::figures::Metric;
     use smith_calibrate::sweep::grid::Knob;
     use smith_calibrate::sweep::run::{self, Options};
@@ -1124,12 +1123,19 @@ fn a_setup_reads_back_from_the_configs_table() {
                 Knob::SummaryTokens => config.summary_tokens = v as u64,
             }
         }
-        let back = Setup::from_columns(
-            &text("policy", i),
-            config,
-            |k: PolicyKnob| float(&k.field(), i),
-            &text("exclude_tools", i),
-        )
+        // Each policy knob read back as its kind says, from its column alone.
+        let back = Setup::from_columns(&text("policy", i), config, |k: PolicyKnob| {
+            match k.get(&Knobs::default()) {
+                Value::Names(_) => Some(Value::Names(
+                    text(&k.field(), i)
+                        .split(',')
+                        .filter(|t| !t.is_empty())
+                        .map(String::from)
+                        .collect(),
+                )),
+                Value::Number(_) => float(&k.field(), i).map(Value::Number),
+            }
+        })
         .unwrap();
         assert_eq!(&back, expected);
         assert_eq!(

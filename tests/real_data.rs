@@ -157,8 +157,7 @@ fn sweep_and_show_at_work_on_imported_real_sessions() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let rows = rows.as_array().unwrap();
+    let rows = crate::common::sweep_configs(&o.stdout);
     assert!(rows.len() >= 3, "baseline plus two windows");
     assert!(rows.iter().all(|r| r["sessions"] == sessions.len()));
     // The 64k window makes the long Claude Code sessions compact.

@@ -871,7 +871,7 @@ fn json_flag_prints_the_ranked_config_table() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = sweep_configs(&o.stdout);
     assert_eq!(rows.len(), 9);
     let ranks: Vec<i64> = rows.iter().map(|r| r["rank"].as_i64().unwrap()).collect();
     assert_eq!(ranks, (1..=9).collect::<Vec<_>>(), "best first");
@@ -894,7 +894,7 @@ fn json_flag_prints_the_ranked_config_table() {
         .args(["--json", "--top", "2"])
         .output()
         .unwrap();
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&top.stdout).unwrap();
+    let rows = sweep_configs(&top.stdout);
     assert_eq!(rows.len(), 2);
 }
 
@@ -1011,7 +1011,7 @@ fn grid_file_on_the_command_line() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = sweep_configs(&o.stdout);
     // baseline + 1 max-tokens × 2 compact-at × 2 compact-to
     assert_eq!(rows.len(), 5);
     assert!(rows

@@ -31,6 +31,8 @@ mod import_sidechain;
 mod install;
 #[path = "interrupt.rs"]
 mod interrupt;
+#[path = "knob_paths.rs"]
+mod knob_paths;
 #[path = "learned_ratio.rs"]
 mod learned_ratio;
 #[path = "policies.rs"]

@@ -171,7 +171,8 @@ mod tests {
 
     use super::*;
     use crate::export::{Columns, Values};
-    use crate::policy::{Knobs, Setup};
+    use crate::knob::{Kind, Shown};
+    use crate::policy::{Knobs, Setup, Value};
     use crate::sweep::grid::GridSpec;
     use crate::sweep::tables::{knob_columns, policy_columns};
 
@@ -181,13 +182,18 @@ mod tests {
             .unwrap_or_else(|| panic!("no --{flag}"))
     }
 
-    /// The value `[default: …]` states in a flag's help.
-    fn stated_default(arg: &Arg) -> f64 {
+    /// The value `[default: …]` states in a flag's help, as written.
+    fn stated_text(arg: &Arg) -> String {
         let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
         let (_, tail) = help
             .rsplit_once("[default: ")
             .unwrap_or_else(|| panic!("no default in {help:?}"));
-        tail.trim_end_matches(']').parse().expect("a number")
+        tail.trim_end_matches(']').to_string()
+    }
+
+    /// The number `[default: …]` states in a flag's help.
+    fn stated_default(arg: &Arg) -> f64 {
+        stated_text(arg).parse().expect("a number")
     }
 
     /// A value of the knob other than its default that it accepts.
@@ -249,15 +255,28 @@ mod tests {
         }
     }
 
+    /// A value of a policy knob other than its default that it accepts.
+    fn other_value(k: PolicyKnob, default: &Value) -> Value {
+        match default {
+            Value::Number(d) => Value::Number(other(k.is_integer(), *d)),
+            Value::Names(_) => Value::Names(vec!["Memory".into(), "todo".into()]),
+        }
+    }
+
     #[test]
     fn every_policy_knob_has_a_flag_a_column_its_default_and_a_round_trip() {
         let cmd = Given::<PolicyKnob>::augment_args(Command::new("t"));
         let defaults = Knobs::default();
         for k in PolicyKnob::ALL {
             let default = k.get(&defaults);
-            assert_eq!(stated_default(find(&cmd, k.flag())), default);
-            let v = other(k.is_integer(), default);
-            k.check(v).unwrap();
+            assert_eq!(
+                stated_text(find(&cmd, k.flag())),
+                default.shown(k.kind()),
+                "--{}",
+                k.flag()
+            );
+            let v = other_value(k, &default);
+            k.check(&v).unwrap();
             // The flag, as replay reads it, the setter and the getter agree.
             let m = cmd
                 .clone()
@@ -266,20 +285,28 @@ mod tests {
             let args = crate::commands::policy_args::PolicyArgs {
                 policy: Some(k.policy().to_string()),
                 knobs: Given::from_arg_matches(&m).unwrap(),
-                ..Default::default()
             };
             let setup = args.setup(Config::default()).unwrap();
             let mut set = Knobs::default();
-            k.set(&mut set, v);
+            k.set(&mut set, v.clone());
             assert_eq!(setup.knobs, set, "--{}", k.flag());
             assert_eq!(k.get(&set), v);
+            // sweep's list of it gives the value, and the plan puts it in
+            // its policy's configs.
+            let mut spec = crate::sweep::plan::PolicySpec::default();
+            spec.policies = vec![k.policy()];
+            spec.set(k, &v.to_string()).unwrap();
+            let grid = crate::sweep::grid::build(&GridSpec::default(), 10).unwrap();
+            let plan = crate::sweep::plan::build(&grid, &spec, 10).unwrap();
+            assert!(plan.setups.contains(&setup), "--{}", k.flag());
             // Its column carries it, and the label tells it apart.
             let mut columns = Columns::new();
             policy_columns(&mut columns, &[&setup]);
-            let column = if k.is_integer() {
-                Values::OptInt(vec![Some(v as i64)])
-            } else {
-                Values::OptFloat(vec![Some(v)])
+            let column = match (k.kind(), &v) {
+                (Kind::Names, v) => Values::Str(vec![v.to_string()]),
+                (Kind::Count, Value::Number(x)) => Values::OptInt(vec![Some(*x as i64)]),
+                (_, Value::Number(x)) => Values::OptFloat(vec![Some(*x)]),
+                (_, v) => panic!("{}: {v:?}", k.field()),
             };
             assert_eq!(columns.get(&k.field()), Some(&column), "{}", k.field());
             let plain = Setup::new(k.policy(), Config::default(), Knobs::default());

@@ -24,10 +24,6 @@ pub struct PolicyArgs {
     /// Each policy's knobs, as text (from the knob table).
     #[command(flatten)]
     pub knobs: Given<PolicyKnob>,
-    /// context-editing: tools whose results are never cleared,
-    /// comma-separated (any case) [default: none]
-    #[arg(long, value_name = "TOOLS", help_heading = "Policies")]
-    pub exclude_tools: Option<String>,
 }
 
 /// `a, b, c or d`.
@@ -57,13 +53,6 @@ fn policy_help() -> String {
 }
 
 impl PolicyArgs {
-    fn exclude_tools(&self) -> Vec<String> {
-        self.exclude_tools
-            .as_deref()
-            .map(Knobs::parse_tools)
-            .unwrap_or_default()
-    }
-
     /// For `replay` and `show --at`: one policy under `config`, one value
     /// per knob, or a usage error.
     pub fn setup(&self, config: Config) -> Result<Setup> {
@@ -81,10 +70,7 @@ impl PolicyArgs {
                 }
             }
         };
-        let mut knobs = Knobs {
-            exclude_tools: self.exclude_tools(),
-            ..Knobs::default()
-        };
+        let mut knobs = Knobs::default();
         for (knob, text) in &self.knobs.0 {
             let knob = *knob;
             match knob.parse_one(text) {
@@ -113,7 +99,6 @@ impl PolicyArgs {
         for (knob, text) in &self.knobs.0 {
             spec.set(*knob, text).map_err(usage)?;
         }
-        spec.exclude_tools = self.exclude_tools();
         Ok(spec)
     }
 }
@@ -121,6 +106,7 @@ impl PolicyArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::knob::Shown;
     use clap::Command;
 
     #[test]
@@ -133,7 +119,7 @@ mod tests {
                 .find(|a| a.get_long() == Some(k.flag()))
                 .unwrap_or_else(|| panic!("no --{}", k.flag()));
             let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
-            let default = format!("[default: {}]", k.get(&defaults));
+            let default = format!("[default: {}]", k.get(&defaults).shown(k.kind()));
             assert!(help.contains(&default), "--{}: {help}", k.flag());
         }
     }
@@ -143,7 +129,6 @@ mod tests {
         let args = PolicyArgs {
             policy: Some("masking".into()),
             knobs: Given(vec![(PolicyKnob::MaskWindow, "4".into())]),
-            ..PolicyArgs::default()
         };
         let s = args.setup(Config::default()).unwrap();
         assert_eq!((s.policy, s.knobs.mask_window), (Policy::Masking, 4));

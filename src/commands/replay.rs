@@ -66,7 +66,8 @@ pub struct ReplayArgs {
     /// One JSON object per request (docs/engine.md §6)
     #[arg(long, conflicts_with_all = ["json", "emit_history_at"])]
     pub trace: bool,
-    /// The session summary as one JSON object
+    /// The session summary as one JSON object, starting with its
+    /// "schema_version"
     #[arg(long, conflicts_with = "emit_history_at")]
     pub json: bool,
     /// The working history at request K (0-based) after its compaction, as
@@ -192,9 +193,13 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     Ok(())
 }
 
-/// The session summary as JSON: the policy and config, what was read, the
-/// sums and the loss measure.
-fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde_json::Value {
+/// The version of the layout of `replay --json`: what a reader checks
+/// before it trusts a field to be there.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// The session summary as JSON: its schema version, the policy and config,
+/// what was read, the sums and the loss measure.
+pub(crate) fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde_json::Value {
     let budget = setup.budget();
     let stages: serde_json::Map<String, serde_json::Value> = Stage::ALL
         .iter()
@@ -212,6 +217,7 @@ fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde_jso
         "output_tokens": f.refetch.output_tokens,
     });
     let mut value = json!({
+        "schema_version": JSON_SCHEMA_VERSION,
         "session": session.label(),
         "path": PathBuf::from(&session.source.transcript),
         "policy": setup.policy,

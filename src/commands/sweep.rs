@@ -47,7 +47,7 @@ use super::{nothing_read, usage, Exit, Failure};
   smith-calibrate sweep datasets/ --compact-at 0.7,0.8,0.9 --compact-to 0.4..0.6:0.05
   smith-calibrate sweep --max-tokens 64000,120000,200000 --result-cap 256,512,2048 --top 10
   smith-calibrate sweep ~/.smith/sessions --grid grid.toml --out results/ --rank-by results_mangled
-  smith-calibrate sweep datasets/ --window 1..5 --json | jq '.[0]'
+  smith-calibrate sweep datasets/ --window 1..5 --json | jq '.configs[0]'
   smith-calibrate sweep datasets/ --policy smith,masking,claude-code,codex,opencode,context-editing --max-tokens 200000
   smith-calibrate sweep datasets/ --policy masking --mask-window 5,10,20 --rank-by needed_again
   smith-calibrate sweep datasets/ --estimator bytes4,o200k --compact-at 0.7,0.8
@@ -147,7 +147,8 @@ pub struct SweepArgs {
     /// into DIR; the data files go there too unless --out is given
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
-    /// Print the config table as a JSON array of objects, best first
+    /// Print the config table as JSON: an object of its "schema_version"
+    /// and its "configs", one object per config, best first
     #[arg(long)]
     pub json: bool,
     /// Fail (exit 1, writing nothing) if any line or session had to be
@@ -533,8 +534,9 @@ pub(crate) fn draw_report(data: Option<&Path>, report: Option<&Path>) -> Result<
     Ok(())
 }
 
-/// The ranked configs on stdout: a JSON array with `--json`, else the
-/// terminal table and the cost model's note.
+/// The ranked configs on stdout: with `--json` an object of the schema
+/// version and the configs' rows, else the terminal table and the cost
+/// model's note.
 fn print(p: &Planned, args: &SweepArgs, sweep: &Sweep, summaries: &[ConfigSummary]) -> Result<()> {
     let order = tables::rank_order(summaries);
     let stdout = io::stdout();
@@ -543,7 +545,11 @@ fn print(p: &Planned, args: &SweepArgs, sweep: &Sweep, summaries: &[ConfigSummar
         let top = args.top.unwrap_or(order.len());
         let shown: Vec<usize> = order.iter().copied().take(top).collect();
         let table = tables::configs_table(summaries);
-        serde_json::to_writer_pretty(&mut out, &table.rows_json(&shown))
+        let printed = serde_json::json!({
+            "schema_version": crate::sweep::columns::SCHEMA_VERSION,
+            "configs": table.rows_json(&shown),
+        });
+        serde_json::to_writer_pretty(&mut out, &printed)
             .map_err(io::Error::from)
             .and_then(|()| writeln!(out))
     } else {

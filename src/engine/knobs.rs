@@ -36,7 +36,7 @@ fn count(v: f64) -> Result<(), ValueError> {
 
 knob_table! {
     /// A knob of [`Config`] that a run can turn and a sweep can vary.
-    pub enum Knob: Def<Config, Scope>;
+    pub enum Knob: Def<Config, Scope, f64>;
     MaxTokens(max_tokens: u64) {
         flag: "max-tokens",
         value_name: "N",

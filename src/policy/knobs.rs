@@ -1,13 +1,14 @@
 //! The policies' knobs: one entry each, from which their flags (one value
 //! for `replay` and `transcript show`, lists for `sweep`), the help
-//! defaults, the label tags and the data files' columns are made (see
-//! [`crate::knob`]). Their defaults are [`Knobs::default`]'s, the
-//! policies' documented ones.
+//! defaults, the label tags, the data files' columns and `summary.json`'s
+//! axes are made (see [`crate::knob`]). Their defaults are
+//! [`Knobs::default`]'s, the policies' documented ones.
 
 use serde::Serialize;
 
 use super::Policy;
-use crate::knob::{knob_table, whole, Kind, Label, ValueError};
+pub use crate::knob::Value;
+use crate::knob::{any, knob_table, whole, Kind, Label, ValueError};
 
 /// The knobs of the policies other than smith (smith's are in
 /// [`crate::engine::Config`]). [`Knobs::default`] is each policy's documented default.
@@ -71,18 +72,6 @@ impl Default for Knobs {
     }
 }
 
-impl Knobs {
-    /// `exclude_tools` as the command line and the data files' column
-    /// write it: comma-separated names, blanks ignored.
-    pub fn parse_tools(text: &str) -> Vec<String> {
-        text.split(',')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(String::from)
-            .collect()
-    }
-}
-
 /// A count of a policy's: whole, and within smith's `Int32`s.
 fn count(v: f64) -> Result<(), ValueError> {
     whole(v, 0.0, i32::MAX as f64)
@@ -112,9 +101,9 @@ fn cold(v: f64) -> Result<(), ValueError> {
 }
 
 knob_table! {
-    /// A numeric knob of a policy: what the command line takes (one value
-    /// for `replay`, a list for `sweep`) and what the output files name.
-    pub enum PolicyKnob: Def<Knobs, Policy>;
+    /// A knob of a policy: what the command line takes (one value for
+    /// `replay`, a list for `sweep`) and what the output files name.
+    pub enum PolicyKnob: Def<Knobs, Policy, Value>;
     MaskWindow(mask_window: usize) {
         flag: "mask-window",
         value_name: "M",
@@ -265,6 +254,16 @@ knob_table! {
         applies: Policy::Smith,
         check: cold,
     }
+    ExcludeTools(exclude_tools: Vec<String>) {
+        flag: "exclude-tools",
+        value_name: "TOOLS",
+        help: "context-editing: tools whose results are never cleared, comma-separated (any case)",
+        list_help: "",
+        kind: Kind::Names,
+        label: Label::Changed("excl:"),
+        applies: Policy::ContextEditing,
+        check: any,
+    }
 }
 
 /// The values a policy's description names, knob by knob, and how it
@@ -282,7 +281,7 @@ impl<'a> Described<'a> {
     pub fn values(&self, k: PolicyKnob) -> Vec<f64> {
         let v = (self.values)(k);
         if v.is_empty() {
-            vec![k.def().default_value()]
+            k.def().default_value().number().into_iter().collect()
         } else {
             v
         }
@@ -348,19 +347,28 @@ impl PolicyKnob {
         self.def().kind.is_integer()
     }
 
+    /// What values it takes.
+    pub fn kind(self) -> Kind {
+        self.def().kind
+    }
+
     /// Its value in `knobs`.
-    pub fn get(self, k: &Knobs) -> f64 {
+    pub fn get(self, k: &Knobs) -> Value {
         (self.def().get)(k)
     }
 
     /// Sets it in `knobs` to a value [`PolicyKnob::check`] accepted.
-    pub fn set(self, k: &mut Knobs, v: f64) {
+    pub fn set(self, k: &mut Knobs, v: Value) {
         (self.def().set)(k, v)
     }
 
     /// One value of the knob (`replay`, `show --at`), checked. `None`
-    /// when `text` is a list or a range, which only `sweep` takes.
-    pub fn parse_one(self, text: &str) -> Option<Result<f64, ValueError>> {
+    /// when `text` is a list or a range of numbers, which only `sweep`
+    /// takes; names are one value, comma-separated.
+    pub fn parse_one(self, text: &str) -> Option<Result<Value, ValueError>> {
+        if self.kind() == Kind::Names {
+            return Some(Ok(Value::Names(crate::knob::names(text))));
+        }
         let text = text.trim();
         if text.contains(',') || text.contains("..") {
             return None;
@@ -369,14 +377,23 @@ impl PolicyKnob {
             Ok(v) if v.is_finite() => v,
             _ => return Some(Err(ValueError::NotNumber(text.to_string()))),
         };
-        Some(self.check(v).map(|()| v))
+        Some(self.check(&Value::Number(v)).map(|()| Value::Number(v)))
     }
 
     /// Rejects a value the knob cannot take, saying what it takes.
-    pub fn check(self, v: f64) -> Result<(), ValueError> {
-        if !v.is_finite() {
-            return Err(ValueError::NotFinite(v));
+    pub fn check(self, v: &Value) -> Result<(), ValueError> {
+        match (v, self.kind()) {
+            (Value::Names(_), Kind::Names) => Ok(()),
+            (Value::Number(v), kind) if kind != Kind::Names => {
+                if !v.is_finite() {
+                    return Err(ValueError::NotFinite(*v));
+                }
+                (self.def().check)(*v)
+            }
+            (v, _) => Err(ValueError::WrongKind {
+                value: format!("{v:?}"),
+                field: self.field(),
+            }),
         }
-        (self.def().check)(v)
     }
 }

@@ -60,7 +60,7 @@ pub(crate) mod knobs;
 pub mod masking;
 pub mod opencode;
 
-pub use knobs::{Described, Knobs, PolicyKnob};
+pub use knobs::{Described, Knobs, PolicyKnob, Value};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -157,7 +157,7 @@ impl Policy {
 
     /// [`Policy::describe`] of a run under `knobs`.
     pub fn describe_knobs(self, knobs: &Knobs) -> String {
-        self.describe(&|k| vec![k.get(knobs)])
+        self.describe(&|k| k.get(knobs).number().into_iter().collect())
     }
 }
 
@@ -247,23 +247,18 @@ impl Setup {
     }
 
     /// A setup read back from a sweep's output files: the `policy` column,
-    /// smith's knob columns as `config`, each policy knob's column
-    /// ([`PolicyKnob::field`], `None` where null: the default) and the
-    /// `exclude_tools` column (comma-separated).
+    /// smith's knob columns as `config` and each policy knob's column
+    /// ([`PolicyKnob::field`], `None` where null: the default).
     pub fn from_columns(
         policy: &str,
         config: Config,
-        knob: impl Fn(PolicyKnob) -> Option<f64>,
-        exclude_tools: &str,
+        knob: impl Fn(PolicyKnob) -> Option<Value>,
     ) -> Result<Setup, PolicyError> {
         let policy: Policy = policy.parse()?;
-        let mut knobs = Knobs {
-            exclude_tools: Knobs::parse_tools(exclude_tools),
-            ..Knobs::default()
-        };
+        let mut knobs = Knobs::default();
         for k in PolicyKnob::ALL.into_iter().filter(|k| k.policy() == policy) {
-            if let Some(v) = knob(k).filter(|v| !v.is_nan()) {
-                k.check(v).map_err(|error| PolicyError::Knob {
+            if let Some(v) = knob(k) {
+                k.check(&v).map_err(|error| PolicyError::Knob {
                     name: k.field(),
                     error,
                 })?;
@@ -291,7 +286,7 @@ impl Setup {
             });
         }
         for k in self.own_knobs() {
-            k.check(k.get(&self.knobs))
+            k.check(&k.get(&self.knobs))
                 .map_err(|error| PolicyError::Knob {
                     name: k.flag().to_string(),
                     error,
@@ -300,7 +295,7 @@ impl Setup {
         Ok(())
     }
 
-    /// The numeric knobs of its policy.
+    /// The knobs of its policy.
     pub fn own_knobs(&self) -> impl Iterator<Item = PolicyKnob> + '_ {
         PolicyKnob::ALL
             .into_iter()
@@ -434,12 +429,7 @@ impl Setup {
             return label;
         }
         let shared = self.config.label_parts(Knob::is_shared, false);
-        let mut s = shared.always + &self.own_label();
-        if self.policy == Policy::ContextEditing && !self.knobs.exclude_tools.is_empty() {
-            s.push_str(&format!(" excl:{}", self.knobs.exclude_tools.join(",")));
-        }
-        s.push_str(&shared.changed);
-        s
+        shared.always + &self.own_label() + &shared.changed
     }
 }
 

@@ -13,7 +13,7 @@ use anyhow::{anyhow, Context, Result};
 use polars::prelude::{DataFrame, DataType, ParquetReader, SerReader};
 
 use crate::engine::Config;
-use crate::policy::{Policy, PolicyKnob, Setup};
+use crate::policy::{Policy, PolicyKnob, Setup, Value};
 use crate::recommend::Verdict;
 use crate::sweep::aggregate::{Changes, Delta, Stats};
 use crate::sweep::bootstrap::Interval;
@@ -99,6 +99,21 @@ fn strings(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<String>> {
         .collect())
 }
 
+/// A policy knob's column as its values, `None` where null (the default).
+fn policy_knob(frame: &DataFrame, file: &str, k: PolicyKnob) -> Result<Vec<Option<Value>>> {
+    Ok(if k.kind() == crate::knob::Kind::Names {
+        strings(frame, file, &k.field())?
+            .iter()
+            .map(|t| Some(Value::Names(crate::knob::names(t))))
+            .collect()
+    } else {
+        floats(frame, file, &k.field())?
+            .into_iter()
+            .map(|v| (!v.is_nan()).then_some(Value::Number(v)))
+            .collect()
+    })
+}
+
 fn bools(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<bool>> {
     Ok(column(frame, file, name)?
         .bool()
@@ -160,11 +175,10 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigSummary>> {
         .map(|k| floats(frame, file, k.field()))
         .collect::<Result<_>>()?;
     let policies = strings(frame, file, Col::Policy.name())?;
-    let policy_knobs: Vec<Vec<f64>> = PolicyKnob::ALL
-        .iter()
-        .map(|k| floats(frame, file, &k.field()))
+    let policy_knobs: Vec<Vec<Option<Value>>> = PolicyKnob::ALL
+        .into_iter()
+        .map(|k| policy_knob(frame, file, k))
         .collect::<Result<_>>()?;
-    let exclude_tools = strings(frame, file, Col::ExcludeTools.name())?;
     let estimators = strings(frame, file, Col::Estimator.name())?;
     let baseline = bools(frame, file, Col::IsBaseline.name())?;
     let pareto = bools(frame, file, Col::Pareto.name())?;
@@ -205,12 +219,9 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigSummary>> {
             for (k, column) in Knob::ALL.into_iter().zip(&knobs) {
                 k.set(&mut config, column[r]);
             }
-            let setup = Setup::from_columns(
-                &policies[r],
-                config,
-                |k| policy_knobs[k as usize][r].into(),
-                &exclude_tools[r],
-            )
+            let setup = Setup::from_columns(&policies[r], config, |k| {
+                policy_knobs[k as usize][r].clone()
+            })
             .map_err(|e| anyhow!("{file}: config {}: {e}", index[r]))?;
             let setup = setup.with_estimator(
                 crate::estimate::Estimator::parse(&estimators[r])

@@ -558,19 +558,6 @@ impl Page<'_> {
                 }
             );
         }
-        let excluded: Vec<String> = s
-            .grid
-            .exclude_tools
-            .iter()
-            .map(|t| escape_html(t))
-            .collect();
-        if !excluded.is_empty() {
-            let _ = writeln!(
-                h,
-                "<dt><code>exclude_tools</code></dt><dd>{}</dd>",
-                excluded.join(", ")
-            );
-        }
     }
 
     fn verdict(
@@ -994,9 +981,10 @@ fn swept_values(s: &crate::sweep::summary::Summary, k: PolicyKnob) -> Vec<f64> {
     values
         .into_iter()
         .flatten()
-        .map(|v| match *v {
-            crate::sweep::summary::AxisValue::Int(i) => i as f64,
-            crate::sweep::summary::AxisValue::Float(f) => f,
+        .filter_map(|v| match *v {
+            crate::sweep::summary::AxisValue::Int(i) => Some(i as f64),
+            crate::sweep::summary::AxisValue::Float(f) => Some(f),
+            crate::sweep::summary::AxisValue::Names(_) => None,
         })
         .collect()
 }

@@ -15,8 +15,9 @@ use crate::policy::PolicyKnob;
 use super::figures::Metric;
 use super::grid::Knob;
 
-/// The version of the layout of `summary.json` and of the tables: what a
-/// reader checks before it trusts a field or a column to be there.
+/// The version of the layout of `summary.json`, of the tables and of
+/// `sweep --json` (whose configs are rows of `configs.*`): what a reader
+/// checks before it trusts a field or a column to be there.
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// The columns that are neither a knob nor a figure.
@@ -28,7 +29,6 @@ pub enum Col {
     ConfigLabel,
     Policy,
     Estimator,
-    ExcludeTools,
     RatioMode,
     RatioStart,
     RatioEnd,
@@ -50,14 +50,13 @@ pub enum Col {
 }
 
 impl Col {
-    pub const ALL: [Col; 25] = [
+    pub const ALL: [Col; 24] = [
         Col::Session,
         Col::Path,
         Col::Config,
         Col::ConfigLabel,
         Col::Policy,
         Col::Estimator,
-        Col::ExcludeTools,
         Col::RatioMode,
         Col::RatioStart,
         Col::RatioEnd,
@@ -87,7 +86,6 @@ impl Col {
             Col::ConfigLabel => "config_label",
             Col::Policy => "policy",
             Col::Estimator => "estimator",
-            Col::ExcludeTools => "exclude_tools",
             Col::RatioMode => "ratio_mode",
             Col::RatioStart => "ratio_start",
             Col::RatioEnd => "ratio_end",
@@ -118,9 +116,6 @@ impl Col {
             Col::ConfigLabel => "the config's label, as the table prints it",
             Col::Policy => "the compaction policy",
             Col::Estimator => "how text becomes tokens (`bytes4`, `o200k`, …)",
-            Col::ExcludeTools => {
-                "context-editing's tools never cleared, comma-separated (empty for other policies)"
-            }
             Col::RatioMode => {
                 "`fixed` (the config's ratio), `saved` (the session's `context_ratio`) or `learned`"
             }
@@ -212,13 +207,11 @@ impl Column {
 }
 
 /// The columns both tables start with, after the row's own: the policy,
-/// the estimator, the policies' knobs and `exclude_tools`, then smith's
-/// knobs.
+/// the estimator, the policies' knobs, then smith's knobs.
 fn setup_columns(out: &mut Vec<Column>) {
     out.push(Column::Id(Col::Policy));
     out.push(Column::Id(Col::Estimator));
     out.extend(PolicyKnob::ALL.map(Column::PolicyKnob));
-    out.push(Column::Id(Col::ExcludeTools));
     out.extend(Knob::ALL.map(Column::Knob));
 }
 
@@ -317,7 +310,7 @@ fn markdown() -> String {
     );
     let _ = writeln!(
         s,
-        "| {} | sessions, configs | the other policies' own knobs, null in the rows of other policies |",
+        "| {} | sessions, configs | the policies' own knobs, null in the rows of other policies (a list of names, such as context-editing's tools never cleared, comma-separated, empty) |",
         policy.join(", ")
     );
     let _ = writeln!(

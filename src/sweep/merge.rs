@@ -74,12 +74,12 @@ pub fn has_shards(dir: &Path) -> bool {
 /// The grid, policies and prices as text that parses back to the same
 /// values (Rust prints the shortest decimal that reads back exactly).
 pub fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
-    let list = |v: &[f64]| {
+    fn list<T: ToString>(v: &[T]) -> String {
         v.iter()
             .map(|x| x.to_string())
             .collect::<Vec<_>>()
             .join(",")
-    };
+    }
     Rebuild {
         knobs: Ordered(
             grid.axes
@@ -94,7 +94,6 @@ pub fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
                 .map(|(k, v)| (k.flag().to_string(), list(v)))
                 .collect(),
         ),
-        exclude_tools: plan.exclude_tools.clone(),
         prices: format!(
             "{},{},{}",
             prices.input, prices.cache_write, prices.cache_read
@@ -271,7 +270,6 @@ fn rebuild(s: &ShardSummary) -> Result<(Grid, Plan, Prices)> {
             .ok_or_else(|| bad(&format!("no policy knob {flag}")))?;
         policies.set(knob, values).map_err(|e| bad(&e))?;
     }
-    policies.exclude_tools = r.exclude_tools.clone();
     let plan = plan::build(&grid, &policies, usize::MAX).map_err(|e| bad(&e))?;
     let prices: Prices = r.prices.parse().map_err(|e: PriceError| bad(&e))?;
     Ok((grid, plan, prices))

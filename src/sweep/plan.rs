@@ -12,7 +12,8 @@
 use serde::Serialize;
 
 use crate::engine::Config;
-use crate::policy::{Knobs, Policy, PolicyKnob, Setup};
+use crate::knob::Kind;
+use crate::policy::{Knobs, Policy, PolicyKnob, Setup, Value};
 
 use super::grid::{self, Grid, Knob, SpecError};
 
@@ -20,9 +21,7 @@ use super::grid::{self, Grid, Knob, SpecError};
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicySpec {
     pub policies: Vec<Policy>,
-    values: [Option<Vec<f64>>; PolicyKnob::ALL.len()],
-    /// context-editing's `exclude_tools` (one list, not an axis).
-    pub exclude_tools: Vec<String>,
+    values: [Option<Vec<Value>>; PolicyKnob::ALL.len()],
 }
 
 impl Default for PolicySpec {
@@ -31,34 +30,39 @@ impl Default for PolicySpec {
         PolicySpec {
             policies: vec![Policy::Smith],
             values: Default::default(),
-            exclude_tools: Vec::new(),
         }
     }
 }
 
 impl PolicySpec {
-    /// Parses `text` (a list, a range or both, as for smith's knobs) as the
-    /// values of `knob`. The error names the flag.
+    /// Parses `text` (a list, a range or both, as for smith's knobs; names
+    /// are one value) as the values of `knob`. The error names the flag.
     pub fn set(&mut self, knob: PolicyKnob, text: &str) -> Result<(), SpecError> {
-        let values = grid::parse_list(text, knob.is_integer(), |v| knob.check(v)).map_err(|e| {
-            SpecError::Flag {
-                flag: knob.flag(),
-                error: Box::new(e),
-            }
-        })?;
+        let values = if knob.kind() == Kind::Names {
+            vec![Value::Names(crate::knob::names(text))]
+        } else {
+            grid::parse_list(text, knob.is_integer(), |v| knob.check(&Value::Number(v)))
+                .map_err(|e| SpecError::Flag {
+                    flag: knob.flag(),
+                    error: Box::new(e),
+                })?
+                .into_iter()
+                .map(Value::Number)
+                .collect()
+        };
         self.values[knob as usize] = Some(values);
         Ok(())
     }
 
     /// The values given for `knob`, if any.
-    pub fn get(&self, knob: PolicyKnob) -> Option<&[f64]> {
+    pub fn get(&self, knob: PolicyKnob) -> Option<&[Value]> {
         self.values[knob as usize].as_deref()
     }
 
     /// The values of `knob` a sweep runs: those given, else the default.
-    pub fn values(&self, knob: PolicyKnob) -> Vec<f64> {
+    pub fn values(&self, knob: PolicyKnob) -> Vec<Value> {
         self.get(knob)
-            .map_or_else(|| vec![knob.get(&Knobs::default())], <[f64]>::to_vec)
+            .map_or_else(|| vec![knob.get(&Knobs::default())], <[Value]>::to_vec)
     }
 
     /// Knobs given for policies not in the list: worth a warning, since
@@ -80,8 +84,7 @@ pub struct Plan {
     pub setups: Vec<Setup>,
     pub policies: Vec<Policy>,
     /// The values each asked-for policy's knobs took.
-    pub policy_axes: Vec<(PolicyKnob, Vec<f64>)>,
-    pub exclude_tools: Vec<String>,
+    pub policy_axes: Vec<(PolicyKnob, Vec<Value>)>,
 }
 
 impl Plan {
@@ -102,29 +105,25 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, SpecE
         .cloned()
         .collect();
     let shared_len: usize = shared.iter().map(|(_, v)| v.len()).product();
-    // smith's own policy knob (compacting while the cache is cold): off
-    // always comes first, so that the baseline stays smith's defaults.
-    let mut cold = vec![0.0];
-    cold.extend(
-        spec.values(PolicyKnob::ColdCompactAt)
-            .into_iter()
-            .filter(|v| *v != 0.0),
-    );
-    let mut total = if spec.policies.contains(&Policy::Smith) {
-        grid.configs.len().saturating_mul(cold.len())
-    } else {
-        1
-    };
+    let mut total: usize = 0;
     let mut policy_axes = Vec::new();
-    for &p in spec.policies.iter().filter(|&&p| p != Policy::Smith) {
-        let own: Vec<(PolicyKnob, Vec<f64>)> = PolicyKnob::ALL
+    for &p in &spec.policies {
+        let own: Vec<(PolicyKnob, Vec<Value>)> = PolicyKnob::ALL
             .into_iter()
             .filter(|k| k.policy() == p)
-            .map(|k| (k, spec.values(k)))
+            .map(|k| (k, own_values(spec, k)))
             .collect();
         let n: usize = own.iter().map(|(_, v)| v.len()).product();
-        total = total.saturating_add(shared_len.saturating_mul(n));
+        let configs = if p == Policy::Smith {
+            grid.configs.len()
+        } else {
+            shared_len
+        };
+        total = total.saturating_add(configs.saturating_mul(n));
         policy_axes.extend(own);
+    }
+    if !spec.policies.contains(&Policy::Smith) {
+        total = total.saturating_add(1);
     }
     if total > limit {
         return Err(SpecError::TooManySetups {
@@ -134,13 +133,15 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, SpecE
         });
     }
     let mut setups: Vec<Setup> = if spec.policies.contains(&Policy::Smith) {
-        cold.iter()
-            .flat_map(|&f| {
+        // smith's own knobs (compacting while the cache is cold) vary
+        // outermost, smith's grid within.
+        let axes = own_axes(&policy_axes, Policy::Smith);
+        product(&axes)
+            .into_iter()
+            .flat_map(|point| {
+                let knobs = own_knobs(&axes, &point);
                 grid.configs.iter().map(move |c| Setup {
-                    knobs: Knobs {
-                        cold_compact_at: f,
-                        ..Knobs::default()
-                    },
+                    knobs: knobs.clone(),
                     ..Setup::smith(*c)
                 })
             })
@@ -152,26 +153,16 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, SpecE
         let axes: Vec<Axis> = shared
             .iter()
             .map(|(k, v)| Axis::Shared(*k, v.clone()))
-            .chain(
-                policy_axes
-                    .iter()
-                    .filter(|(k, _)| k.policy() == p)
-                    .map(|(k, v)| Axis::Own(*k, v.clone())),
-            )
+            .chain(own_axes(&policy_axes, p))
             .collect();
         for point in product(&axes) {
             let mut config = Config::default();
-            let mut knobs = Knobs {
-                exclude_tools: spec.exclude_tools.clone(),
-                ..Knobs::default()
-            };
-            for (axis, v) in axes.iter().zip(point) {
-                match axis {
-                    Axis::Shared(k, _) => k.set(&mut config, v),
-                    Axis::Own(k, _) => k.set(&mut knobs, v),
+            for (axis, &i) in axes.iter().zip(&point) {
+                if let Axis::Shared(k, v) = axis {
+                    k.set(&mut config, v[i]);
                 }
             }
-            let setup = Setup::new(p, config, knobs);
+            let setup = Setup::new(p, config, own_knobs(&axes, &point));
             if !setups.contains(&setup) {
                 setups.push(setup);
             }
@@ -181,34 +172,69 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, SpecE
         setups,
         policies: spec.policies.clone(),
         policy_axes,
-        exclude_tools: spec.exclude_tools.clone(),
     })
+}
+
+/// The values a sweep runs of `k`: those given, else its default; for
+/// smith's own knobs the default always first, so that the baseline stays
+/// smith's defaults.
+fn own_values(spec: &PolicySpec, k: PolicyKnob) -> Vec<Value> {
+    let values = spec.values(k);
+    if k.policy() != Policy::Smith {
+        return values;
+    }
+    let default = k.get(&Knobs::default());
+    let mut out = vec![default.clone()];
+    out.extend(values.into_iter().filter(|v| *v != default));
+    out
+}
+
+/// The axes of `policy`'s own knobs.
+fn own_axes(policy_axes: &[(PolicyKnob, Vec<Value>)], policy: Policy) -> Vec<Axis> {
+    policy_axes
+        .iter()
+        .filter(|(k, _)| k.policy() == policy)
+        .map(|(k, v)| Axis::Own(*k, v.clone()))
+        .collect()
+}
+
+/// The knobs at `point` of `axes` (its own knobs set, the others default).
+fn own_knobs(axes: &[Axis], point: &[usize]) -> Knobs {
+    let mut knobs = Knobs::default();
+    for (axis, &i) in axes.iter().zip(point) {
+        if let Axis::Own(k, v) = axis {
+            k.set(&mut knobs, v[i].clone());
+        }
+    }
+    knobs
 }
 
 /// One dimension of a policy's product.
 enum Axis {
     Shared(Knob, Vec<f64>),
-    Own(PolicyKnob, Vec<f64>),
+    Own(PolicyKnob, Vec<Value>),
 }
 
 impl Axis {
-    fn values(&self) -> &[f64] {
+    fn len(&self) -> usize {
         match self {
-            Axis::Shared(_, v) | Axis::Own(_, v) => v,
+            Axis::Shared(_, v) => v.len(),
+            Axis::Own(_, v) => v.len(),
         }
     }
 }
 
-/// Every combination of the axes' values, the last axis varying fastest.
-fn product(axes: &[Axis]) -> Vec<Vec<f64>> {
-    let mut out: Vec<Vec<f64>> = vec![Vec::new()];
+/// Every combination of the axes' values, as the index of each axis's
+/// value, the last axis varying fastest.
+fn product(axes: &[Axis]) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new()];
     for axis in axes {
         out = out
             .into_iter()
             .flat_map(|prefix| {
-                axis.values().iter().map(move |&v| {
+                (0..axis.len()).map(move |i| {
                     let mut p = prefix.clone();
-                    p.push(v);
+                    p.push(i);
                     p
                 })
             })

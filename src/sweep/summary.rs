@@ -146,18 +146,19 @@ pub struct GridRecord {
     /// The policies asked for.
     #[serde(deserialize_with = "parse_all")]
     pub policies: Vec<Policy>,
-    /// The other policies' knobs and their values, by field name.
+    /// The asked-for policies' knobs and their values, by field name.
     pub policy_axes: Ordered<Vec<AxisValue>>,
-    pub exclude_tools: Vec<String>,
 }
 
 /// A knob's value on an axis: integers as integers (`512`), fractions as
-/// numbers with a point (`0.8`, `1.0`), as the knob's type says.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// numbers with a point (`0.8`, `1.0`), as the knob's type says; names as
+/// a list of strings.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AxisValue {
     Int(i64),
     Float(f64),
+    Names(Vec<String>),
 }
 
 impl AxisValue {
@@ -176,7 +177,11 @@ impl<'de> Deserialize<'de> for AxisValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AxisValue, D::Error> {
         let raw = <Box<RawValue>>::deserialize(d)?;
         let text = raw.get();
-        if text.contains(['.', 'e', 'E']) || text == "null" {
+        if text.starts_with('[') {
+            serde_json::from_str(text)
+                .map(AxisValue::Names)
+                .map_err(|e| de::Error::custom(format!("{text} is not a list of names: {e}")))
+        } else if text.contains(['.', 'e', 'E']) || text == "null" {
             number(text).map(AxisValue::Float)
         } else {
             text.parse()
@@ -187,9 +192,12 @@ impl<'de> Deserialize<'de> for AxisValue {
 }
 
 impl fmt::Display for AxisValue {
-    /// As the file writes it (`1.0`, not `1`).
+    /// As the file writes it (`1.0`, not `1`); names comma-separated,
+    /// `none` when there are none.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            AxisValue::Names(n) if n.is_empty() => f.write_str("none"),
+            AxisValue::Names(n) => f.write_str(&n.join(", ")),
             AxisValue::Int(v) => write!(f, "{v}"),
             AxisValue::Float(v) => match serde_json::Number::from_f64(*v) {
                 Some(n) => write!(f, "{n}"),
@@ -301,9 +309,8 @@ pub struct Rebuild {
     /// smith's knobs by flag: `"compact-at": "0.6,0.8"`.
     pub knobs: Ordered<String>,
     pub policies: Vec<String>,
-    /// The other policies' knobs by flag.
+    /// The asked-for policies' knobs by flag.
     pub policy_knobs: Ordered<String>,
-    pub exclude_tools: Vec<String>,
     /// `input,cache_write,cache_read`.
     pub prices: String,
 }

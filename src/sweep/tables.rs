@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::engine::{Budget, Config};
 use crate::export::{Columns, Export, Values};
-use crate::policy::{Policy, PolicyKnob, Setup};
+use crate::knob::Kind as KnobKind;
+use crate::policy::{PolicyKnob, Setup, Value as KnobValue};
 
 use super::aggregate::ConfigSummary;
 use super::columns::{Col, Column, Stat, SCHEMA_VERSION};
@@ -107,9 +108,9 @@ fn ratio_mode_column(out: &mut Columns, configs: &[&Config]) {
     );
 }
 
-/// The `policy` and `estimator` columns, each policy's own knobs (null
-/// where the row is another policy's) and `exclude_tools`
-/// (comma-separated, empty where it does not apply).
+/// The `policy` and `estimator` columns and each policy's own knobs: null
+/// where the row is another policy's, names comma-separated (empty where
+/// they do not apply).
 pub(crate) fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
     out.push(
         Col::Policy,
@@ -121,28 +122,23 @@ pub(crate) fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
     );
     for k in PolicyKnob::ALL {
         let value = |s: &&Setup| (s.policy == k.policy()).then(|| k.get(&s.knobs));
-        let values = if k.is_integer() {
-            Values::OptInt(setups.iter().map(|s| value(s).map(|v| v as i64)).collect())
-        } else {
-            Values::OptFloat(setups.iter().map(value).collect())
+        let number = |s: &&Setup| value(s).as_ref().and_then(KnobValue::number);
+        let values = match k.kind() {
+            KnobKind::Names => Values::Str(
+                setups
+                    .iter()
+                    .map(|s| value(s).map_or_else(String::new, |v| v.to_string()))
+                    .collect(),
+            ),
+            KnobKind::Count => {
+                Values::OptInt(setups.iter().map(|s| number(s).map(|v| v as i64)).collect())
+            }
+            KnobKind::Fraction | KnobKind::Factor => {
+                Values::OptFloat(setups.iter().map(number).collect())
+            }
         };
         out.push(k.field(), values);
     }
-    out.push(
-        Col::ExcludeTools,
-        Values::Str(
-            setups
-                .iter()
-                .map(|s| {
-                    if s.policy == Policy::ContextEditing {
-                        s.knobs.exclude_tools.join(",")
-                    } else {
-                        String::new()
-                    }
-                })
-                .collect(),
-        ),
-    );
 }
 
 /// A figure's column from its values: whole numbers as integers.
@@ -444,6 +440,17 @@ fn axis(values: &[f64], integer: bool) -> Vec<AxisValue> {
     values.iter().map(|&x| AxisValue::new(x, integer)).collect()
 }
 
+/// A policy knob's axis as the summary writes it.
+fn policy_axis(k: PolicyKnob, values: &[KnobValue]) -> Vec<AxisValue> {
+    values
+        .iter()
+        .map(|v| match v {
+            KnobValue::Number(x) => AxisValue::new(*x, k.is_integer()),
+            KnobValue::Names(n) => AxisValue::Names(n.clone()),
+        })
+        .collect()
+}
+
 /// `summary.json`: what was swept (paths, sessions read and skipped, the
 /// grid's axes, prices), the baseline, the best config by rank, and the
 /// Pareto front.
@@ -480,10 +487,9 @@ pub fn summary(sweep: &SweepCounts, summaries: &[ConfigSummary], input: &Summary
                     .plan
                     .policy_axes
                     .iter()
-                    .map(|(k, v)| (k.field().to_string(), axis(v, k.is_integer())))
+                    .map(|(k, v)| (k.field(), policy_axis(*k, v)))
                     .collect(),
             ),
-            exclude_tools: input.plan.exclude_tools.clone(),
         },
         prices: PriceRecord {
             input: input.prices.input,

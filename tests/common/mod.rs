@@ -372,3 +372,17 @@ pub fn stop(mut child: Child, mut err: BufReader<ChildStderr>, how: Stop) -> (Op
     err.read_to_string(&mut rest).unwrap();
     (child.wait().unwrap().code(), rest)
 }
+
+/// The configs `sweep --json` printed, once its schema version is checked.
+pub fn sweep_configs(stdout: &[u8]) -> Vec<serde_json::Value> {
+    let printed: serde_json::Value = serde_json::from_slice(stdout).expect("sweep --json: JSON");
+    assert_eq!(
+        printed["schema_version"],
+        smith_calibrate::sweep::columns::SCHEMA_VERSION,
+        "sweep --json: schema_version"
+    );
+    printed["configs"]
+        .as_array()
+        .expect("sweep --json: configs")
+        .clone()
+}
