@@ -199,7 +199,11 @@ pub const JSON_SCHEMA_VERSION: u32 = 1;
 
 /// The session summary as JSON: its schema version, the policy and config,
 /// what was read, the sums and the loss measure.
-pub(crate) fn summary_json(session: &Session, setup: &Setup, f: &SessionFacts) -> serde_json::Value {
+pub(crate) fn summary_json(
+    session: &Session,
+    setup: &Setup,
+    f: &SessionFacts,
+) -> serde_json::Value {
     let budget = setup.budget();
     let stages: serde_json::Map<String, serde_json::Value> = Stage::ALL
         .iter()
