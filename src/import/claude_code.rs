@@ -36,7 +36,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{absolute, line_object, mtime, plain_id, str_field, ImportedSession, NO_RESULT_TEXT};
+use super::{absolute, mtime, plain_id, str_field, ImportedSession, SkipsLines, NO_RESULT_TEXT};
 use crate::transcript::json::value_to_string;
 use crate::transcript::reader::for_each_line;
 use crate::transcript::session_file::{
@@ -383,13 +383,15 @@ fn text_block(text: &str) -> Block {
     Block::text(text.as_bytes().to_vec())
 }
 
-impl Converter {
-    fn skip(&mut self, line: usize, reason: impl Into<String>) {
-        self.skips.push(Skip::new(line, reason));
+impl SkipsLines for Converter {
+    fn skips(&mut self) -> &mut Vec<Skip> {
+        &mut self.skips
     }
+}
 
+impl Converter {
     fn line(&mut self, line: usize, text: &str) {
-        let Some(obj) = line_object(line, text, &mut self.skips) else {
+        let Some(obj) = self.object(line, text) else {
             return;
         };
         if !self.subagent && flag(&obj, "isSidechain") {

@@ -173,18 +173,30 @@ impl ImportedSession {
     }
 }
 
-/// Line `line` of an agent's log as the JSON object each line is, or
-/// `None` with the reason it is not recorded in `skips`.
-pub(crate) fn line_object(
-    line: usize,
-    text: &str,
-    skips: &mut Vec<Skip>,
-) -> Option<serde_json::Map<String, serde_json::Value>> {
-    match json_object(text) {
-        Ok(obj) => Some(obj),
-        Err(reason) => {
-            skips.push(Skip::new(line, reason.to_string()));
-            None
+/// A converter of an agent's log that reads it line by line and records
+/// the lines it skips, with why.
+pub(crate) trait SkipsLines {
+    /// Where the skipped lines go.
+    fn skips(&mut self) -> &mut Vec<Skip>;
+
+    /// Records line `line` as skipped for `reason`.
+    fn skip(&mut self, line: usize, reason: impl Into<String>) {
+        self.skips().push(Skip::new(line, reason));
+    }
+
+    /// Line `line` as the JSON object each line is, or `None`, the line
+    /// recorded as skipped with why it is not.
+    fn object(
+        &mut self,
+        line: usize,
+        text: &str,
+    ) -> Option<serde_json::Map<String, serde_json::Value>> {
+        match json_object(text) {
+            Ok(obj) => Some(obj),
+            Err(reason) => {
+                self.skip(line, reason.to_string());
+                None
+            }
         }
     }
 }

@@ -304,10 +304,10 @@ impl SweepOutput {
     pub fn read(dir: &Path) -> Result<SweepOutput> {
         let summary_path = dir.join(SUMMARY_FILE);
         let text = std::fs::read_to_string(&summary_path).with_context(|| {
-            format!(
-                "{}: cannot read it; is {} the folder `smith-calibrate sweep --out` wrote?",
-                summary_path.display(),
-                dir.display()
+            crate::sweep::merge::not_the_folder(
+                &summary_path,
+                dir,
+                "the folder `smith-calibrate sweep --out` wrote",
             )
         })?;
         let summary: Summary = serde_json::from_str(&text).map_err(|e| {
@@ -495,22 +495,16 @@ mod tests {
     use super::*;
     use crate::replay::every_field;
     use crate::sweep::aggregate::summarize;
-    use crate::sweep::grid::{self, GridSpec};
-    use crate::sweep::plan::{self, PolicySpec};
     use crate::sweep::run::{Row, SessionInfo, Sweep};
-    use crate::sweep::tables::{self, SummaryInput};
+    use crate::sweep::tables;
 
     /// What the sweep summarised, written and read back, is the same
     /// [`ConfigSummary`] in every field: rows whose every fact is set, over
     /// two of smith's configs and two other policies.
     #[test]
     fn the_configs_read_back_are_the_summaries_written() {
-        let mut spec = GridSpec::default();
-        spec.set(Knob::CompactAt, "0.7,0.8").unwrap();
-        let grid = grid::build(&spec, usize::MAX).unwrap();
-        let mut policies = PolicySpec::default();
-        policies.policies = vec![Policy::Smith, Policy::Masking, Policy::Codex];
-        let plan = plan::build(&grid, &policies, usize::MAX).unwrap();
+        let fixture = tables::Fixture::new(&[Policy::Smith, Policy::Masking, Policy::Codex]);
+        let (plan, prices, input) = (&fixture.plan, &fixture.prices, fixture.input());
         let configs = &plan.setups;
         let sessions = 4;
         let mut rows = Vec::new();
@@ -540,18 +534,8 @@ mod tests {
             elapsed: Duration::from_millis(1),
             threads: 1,
         };
-        let prices: crate::cost::Prices = "3,3.75,0.3".parse().unwrap();
-        let paths = vec!["/corpus".to_string()];
-        let input = SummaryInput {
-            paths: &paths,
-            grid_file: None,
-            grid: &grid,
-            plan: &plan,
-            prices: &prices,
-            rank_by: Metric::Price,
-        };
-        let written = summarize(&sweep, &prices, Metric::Price);
-        let export = tables::export(&sweep, &written, &prices, &input).unwrap();
+        let written = summarize(&sweep, prices, Metric::Price);
+        let export = tables::export(&sweep, &written, prices, &input).unwrap();
         let tmp = tempfile::tempdir().unwrap();
         crate::export::write_all(tmp.path(), &export).unwrap();
         let read = SweepOutput::read(tmp.path()).unwrap();

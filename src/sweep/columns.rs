@@ -262,19 +262,18 @@ pub fn configs_columns() -> Vec<Column> {
         out.push(Column::Delta(m));
         out.push(Column::DeltaPct(m));
     }
-    out.extend(
-        [
-            Col::ObjectiveDeltaLo,
-            Col::ObjectiveDeltaHi,
-            Col::LossDeltaLo,
-            Col::LossDeltaHi,
-            Col::Tied,
-            Col::Pareto,
-            Col::Rank,
-        ]
-        .map(Column::Id),
-    );
+    out.extend(ranking().iter().copied().map(Column::Id));
     out
+}
+
+/// The columns of the ranking as [`Col::ALL`] orders them: the intervals
+/// of the objective and the loss, the tie, the Pareto front, the rank.
+fn ranking() -> &'static [Col] {
+    let at = |c: Col| Col::ALL.iter().position(|x| *x == c);
+    match (at(Col::ObjectiveDeltaLo), at(Col::Rank)) {
+        (Some(from), Some(to)) => &Col::ALL[from..=to],
+        _ => &[],
+    }
 }
 
 /// The README's table of columns: every [`Col`] with the tables it is in,

@@ -181,15 +181,19 @@ struct ShardSummary {
     shard: ShardRecord,
 }
 
+/// What reading `path` in `dir` failed for: `dir` is not `folder`.
+pub(crate) fn not_the_folder(path: &Path, dir: &Path, folder: &str) -> String {
+    format!(
+        "{}: cannot read it; is {} {folder}?",
+        path.display(),
+        dir.display()
+    )
+}
+
 fn read_summaries(dir: &Path) -> Result<Vec<ShardSummary>> {
     let root = dir.join(SUMMARIES_DIR);
-    let entries = std::fs::read_dir(&root).with_context(|| {
-        format!(
-            "{}: cannot read it; is {} the --out folder of `sweep --shard K/N`?",
-            root.display(),
-            dir.display()
-        )
-    })?;
+    let entries = std::fs::read_dir(&root)
+        .with_context(|| not_the_folder(&root, dir, "the --out folder of `sweep --shard K/N`"))?;
     let mut out = Vec::new();
     for entry in entries {
         let entry = entry.with_context(|| format!("{}: cannot read", root.display()))?;
@@ -664,23 +668,9 @@ mod tests {
     /// with the value of the facts it came from.
     #[test]
     fn a_merge_keeps_every_figure_of_every_row() {
-        let mut spec = GridSpec::default();
-        spec.set(Knob::CompactAt, "0.7,0.8").unwrap();
-        let grid = grid::build(&spec, usize::MAX).unwrap();
-        let mut policies = PolicySpec::default();
-        policies.policies = vec![Policy::Smith, Policy::Masking];
-        let plan = plan::build(&grid, &policies, usize::MAX).unwrap();
-        let prices: Prices = "3,3.75,0.3".parse().unwrap();
-        let paths = vec!["/corpus".to_string()];
-        let rank_by = Metric::Price;
-        let input = SummaryInput {
-            paths: &paths,
-            grid_file: None,
-            grid: &grid,
-            plan: &plan,
-            prices: &prices,
-            rank_by,
-        };
+        let fixture = tables::Fixture::new(&[Policy::Smith, Policy::Masking]);
+        let (plan, prices, input) = (&fixture.plan, &fixture.prices, fixture.input());
+        let rank_by = input.rank_by;
         let configs = &plan.setups;
         assert!(configs.len() >= 3, "{}", configs.len());
         let tmp = tempfile::tempdir().unwrap();

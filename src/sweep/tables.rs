@@ -365,6 +365,45 @@ pub struct SummaryInput<'a> {
     pub rank_by: Metric,
 }
 
+/// What the data files' round-trip tests write: smith's grid at compact-at
+/// 0.7 and 0.8 under some policies, at fixed prices, ranked by price.
+#[cfg(test)]
+pub(crate) struct Fixture {
+    pub grid: Grid,
+    pub plan: super::plan::Plan,
+    pub prices: Prices,
+    pub paths: Vec<String>,
+}
+
+#[cfg(test)]
+impl Fixture {
+    pub(crate) fn new(policies: &[crate::policy::Policy]) -> Fixture {
+        let mut spec = super::grid::GridSpec::default();
+        spec.set(Knob::CompactAt, "0.7,0.8").unwrap();
+        let grid = super::grid::build(&spec, usize::MAX).unwrap();
+        let mut spec = super::plan::PolicySpec::default();
+        spec.policies = policies.to_vec();
+        let plan = super::plan::build(&grid, &spec, usize::MAX).unwrap();
+        Fixture {
+            grid,
+            plan,
+            prices: "3,3.75,0.3".parse().unwrap(),
+            paths: vec!["/corpus".to_string()],
+        }
+    }
+
+    pub(crate) fn input(&self) -> SummaryInput<'_> {
+        SummaryInput {
+            paths: &self.paths,
+            grid_file: None,
+            grid: &self.grid,
+            plan: &self.plan,
+            prices: &self.prices,
+            rank_by: Metric::Price,
+        }
+    }
+}
+
 /// The counts `summary.json` gives about the sessions of a sweep: from a
 /// [`Sweep`] run here, or added up over the shards of a sharded one.
 #[derive(Clone, Debug)]
