@@ -677,8 +677,8 @@ mod tests {
 
         let all: Vec<usize> = (0..SESSIONS).collect();
         let single = sweep_of(configs, &all, &[SESSIONS]);
-        let summaries = summarize(&single, &prices, rank_by);
-        let export = tables::export(&single, &summaries, &prices, &input).unwrap();
+        let summaries = summarize(&single, prices, rank_by);
+        let export = tables::export(&single, &summaries, prices, &input).unwrap();
         let one = tmp.path().join("one");
         crate::export::write_all(&one, &export).unwrap();
 
@@ -686,7 +686,7 @@ mod tests {
         let listed = SESSIONS + 1;
         for (k, take, broken) in [(1, vec![0, 2, 4], vec![]), (2, vec![1, 3], vec![SESSIONS])] {
             let part = sweep_of(configs, &take, &broken);
-            let summaries = summarize(&part, &prices, rank_by);
+            let summaries = summarize(&part, prices, rank_by);
             let place = ShardPlace {
                 shard: Shard::new(k, 2).unwrap(),
                 ordinals: &take,
@@ -701,7 +701,7 @@ mod tests {
         for m in Metric::ALL {
             let column = floats(&merged.export.sessions, "merged", m.name()).unwrap();
             for (r, row) in single.rows.iter().enumerate() {
-                let want = figures::values(&row.facts, &prices)[m.index()];
+                let want = figures::values(&row.facts, prices)[m.index()];
                 assert!(want != 0.0, "{m} is 0 in the rows under test: set it");
                 assert!(
                     column[r] == want,
