@@ -680,10 +680,20 @@ mod tests {
         }
     }
 
-    /// Each model's row, by the ids the logs and smith's list use:
-    /// `(model id, family, input, output)`, prices per million tokens.
-    fn assert_rows(cases: &[(&str, &str, f64, f64)]) {
-        for &(model, family, input, output) in cases {
+    /// Each model's row, by the ids the logs and smith's list use: one case
+    /// a line, `model id | family | input | output`, prices per million
+    /// tokens; `#` begins a comment.
+    fn assert_rows(cases: &str) {
+        let cases = cases
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'));
+        for case in cases {
+            let cells: Vec<&str> = case.split('|').map(str::trim).collect();
+            let [model, family, input, output] = cells[..] else {
+                panic!("{case}: not 4 cells");
+            };
+            let (input, output): (f64, f64) = (input.parse().unwrap(), output.parse().unwrap());
             let p = model_price(model).unwrap_or_else(|| panic!("{model}: no row"));
             assert_eq!(
                 (p.family, p.input, p.output),
@@ -695,113 +705,52 @@ mod tests {
 
     #[test]
     fn every_claude_family_prices_its_models() {
-        assert_rows(&[
-            ("claude-fable-5", "Claude Fable 5", 10.0, 50.0),
-            ("anthropic/claude-opus-5", "Claude Opus 5", 5.0, 25.0),
-            ("claude-opus-4-8", "Claude Opus 4.8", 5.0, 25.0),
-            // Under the Opus 4 row this was $15 per million input.
-            ("claude-opus-4-7", "Claude Opus 4.7", 5.0, 25.0),
-            ("claude-opus-4-7-20260301", "Claude Opus 4.7", 5.0, 25.0),
-            ("claude-opus-4-6", "Claude Opus 4.5 / 4.6", 5.0, 25.0),
-            (
-                "claude-opus-4-5-20251101",
-                "Claude Opus 4.5 / 4.6",
-                5.0,
-                25.0,
-            ),
-            (
-                "anthropic/claude-opus-4.6",
-                "Claude Opus 4.5 / 4.6",
-                5.0,
-                25.0,
-            ),
-            (
-                "claude-opus-4-1-20250805",
-                "Claude Opus 4 / 4.1",
-                15.0,
-                75.0,
-            ),
-            ("claude-opus-4-20250514", "Claude Opus 4 / 4.1", 15.0, 75.0),
-            ("claude-3-opus-20240229", "Claude 3 Opus", 15.0, 75.0),
-            ("claude-sonnet-5", "Claude Sonnet 5", 3.0, 15.0),
-            ("claude-sonnet-4-6", "Claude Sonnet 4.6", 3.0, 15.0),
-            (
-                "claude-sonnet-4-5-20250929",
-                "Claude Sonnet 4 / 4.5",
-                3.0,
-                15.0,
-            ),
-            (
-                "claude-sonnet-4-20250514",
-                "Claude Sonnet 4 / 4.5",
-                3.0,
-                15.0,
-            ),
-            (
-                "claude-3-7-sonnet-20250219",
-                "Claude Sonnet 3.5 / 3.7",
-                3.0,
-                15.0,
-            ),
-            (
-                "claude-3-5-sonnet-20241022",
-                "Claude Sonnet 3.5 / 3.7",
-                3.0,
-                15.0,
-            ),
-            ("claude-haiku-4-5-20251001", "Claude Haiku 4.5", 1.0, 5.0),
-            ("claude-3-5-haiku-20241022", "Claude Haiku 3.5", 0.80, 4.0),
-            ("claude-3-haiku-20240307", "Claude Haiku 3", 0.25, 1.25),
-        ]);
+        assert_rows(
+            "
+        claude-fable-5 | Claude Fable 5 | 10.0 | 50.0
+        anthropic/claude-opus-5 | Claude Opus 5 | 5.0 | 25.0
+        claude-opus-4-8 | Claude Opus 4.8 | 5.0 | 25.0
+        # Under the Opus 4 row this was $15 per million input.
+        claude-opus-4-7 | Claude Opus 4.7 | 5.0 | 25.0
+        claude-opus-4-7-20260301 | Claude Opus 4.7 | 5.0 | 25.0
+        claude-opus-4-6 | Claude Opus 4.5 / 4.6 | 5.0 | 25.0
+        claude-opus-4-5-20251101 | Claude Opus 4.5 / 4.6 | 5.0 | 25.0
+        anthropic/claude-opus-4.6 | Claude Opus 4.5 / 4.6 | 5.0 | 25.0
+        claude-opus-4-1-20250805 | Claude Opus 4 / 4.1 | 15.0 | 75.0
+        claude-opus-4-20250514 | Claude Opus 4 / 4.1 | 15.0 | 75.0
+        claude-3-opus-20240229 | Claude 3 Opus | 15.0 | 75.0
+        claude-sonnet-5 | Claude Sonnet 5 | 3.0 | 15.0
+        claude-sonnet-4-6 | Claude Sonnet 4.6 | 3.0 | 15.0
+        claude-sonnet-4-5-20250929 | Claude Sonnet 4 / 4.5 | 3.0 | 15.0
+        claude-sonnet-4-20250514 | Claude Sonnet 4 / 4.5 | 3.0 | 15.0
+        claude-3-7-sonnet-20250219 | Claude Sonnet 3.5 / 3.7 | 3.0 | 15.0
+        claude-3-5-sonnet-20241022 | Claude Sonnet 3.5 / 3.7 | 3.0 | 15.0
+        claude-haiku-4-5-20251001 | Claude Haiku 4.5 | 1.0 | 5.0
+        claude-3-5-haiku-20241022 | Claude Haiku 3.5 | 0.80 | 4.0
+        claude-3-haiku-20240307 | Claude Haiku 3 | 0.25 | 1.25
+        ",
+        );
     }
 
     #[test]
     fn every_openai_and_gemini_family_prices_its_models() {
-        assert_rows(&[
-            ("gpt-5.5", "GPT-5.5", 5.0, 30.0),
-            ("gpt-5.4", "GPT-5.4", 2.50, 15.0),
-            ("openai/gpt-5.4-mini", "GPT-5.4 mini", 0.75, 4.50),
-            ("gpt-5.4-nano", "GPT-5.4 nano", 0.20, 1.25),
-            (
-                "gpt-5.3-codex",
-                "GPT-5.2 / 5.3, and their Codex models",
-                1.75,
-                14.0,
-            ),
-            (
-                "gpt-5.2-codex",
-                "GPT-5.2 / 5.3, and their Codex models",
-                1.75,
-                14.0,
-            ),
-            (
-                "gpt-5.2",
-                "GPT-5.2 / 5.3, and their Codex models",
-                1.75,
-                14.0,
-            ),
-            (
-                "gpt-5.1-codex-max",
-                "GPT-5 / 5.1, and their Codex models",
-                1.25,
-                10.0,
-            ),
-            (
-                "gpt-5-codex",
-                "GPT-5 / 5.1, and their Codex models",
-                1.25,
-                10.0,
-            ),
-            ("gpt-5-mini", "GPT-5 mini", 0.25, 2.0),
-            (
-                "google/gemini-3-pro-preview",
-                "Gemini 3 Pro (preview)",
-                2.0,
-                12.0,
-            ),
-            ("gemini-2.5-pro", "Gemini 2.5 Pro", 1.25, 10.0),
-            ("gemini-2.5-flash", "Gemini 2.5 Flash", 0.30, 2.50),
-        ]);
+        assert_rows(
+            "
+        gpt-5.5 | GPT-5.5 | 5.0 | 30.0
+        gpt-5.4 | GPT-5.4 | 2.50 | 15.0
+        openai/gpt-5.4-mini | GPT-5.4 mini | 0.75 | 4.50
+        gpt-5.4-nano | GPT-5.4 nano | 0.20 | 1.25
+        gpt-5.3-codex | GPT-5.2 / 5.3, and their Codex models | 1.75 | 14.0
+        gpt-5.2-codex | GPT-5.2 / 5.3, and their Codex models | 1.75 | 14.0
+        gpt-5.2 | GPT-5.2 / 5.3, and their Codex models | 1.75 | 14.0
+        gpt-5.1-codex-max | GPT-5 / 5.1, and their Codex models | 1.25 | 10.0
+        gpt-5-codex | GPT-5 / 5.1, and their Codex models | 1.25 | 10.0
+        gpt-5-mini | GPT-5 mini | 0.25 | 2.0
+        google/gemini-3-pro-preview | Gemini 3 Pro (preview) | 2.0 | 12.0
+        gemini-2.5-pro | Gemini 2.5 Pro | 1.25 | 10.0
+        gemini-2.5-flash | Gemini 2.5 Flash | 0.30 | 2.50
+        ",
+        );
     }
 
     #[test]
