@@ -16,7 +16,9 @@ use serde_json::Value as Json;
 use smith_calibrate::policy::{Knobs, Policy, PolicyKnob, Value};
 use smith_calibrate::synth::{self, CorpusSpec, SizeSpec};
 
-use crate::common::{bin, ok_stderr, read_csv, start_paused, stop, sweep_configs, Stop};
+use crate::common::{
+    bin, ok_stderr, read_csv, start_paused, stop, sweep_configs, untimed, Stop, DATA_FILES,
+};
 
 const SESSIONS: usize = 6;
 
@@ -136,33 +138,15 @@ fn every_knob_in(frame: &DataFrame, what: &str) {
 /// The data files and summary of `dir`, summary.json without its timing
 /// lines.
 fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    [
-        "configs.csv",
-        "configs.parquet",
-        "sessions.csv",
-        "sessions.parquet",
-        "summary.json",
-    ]
-    .into_iter()
-    .map(|name| {
-        let bytes = fs::read(dir.join(name)).unwrap();
-        let bytes = if name == "summary.json" {
-            String::from_utf8(bytes)
-                .unwrap()
-                .lines()
-                .filter(|l| {
-                    let l = l.trim_start();
-                    !l.starts_with("\"elapsed_seconds\"") && !l.starts_with("\"threads\"")
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-                .into_bytes()
-        } else {
-            bytes
-        };
-        (name.to_string(), bytes)
-    })
-    .collect()
+    let mut out: Vec<(String, Vec<u8>)> = DATA_FILES
+        .into_iter()
+        .map(|name| (name.to_string(), fs::read(dir.join(name)).unwrap()))
+        .collect();
+    out.push((
+        "summary.json".to_string(),
+        untimed(&dir.join("summary.json")).into_bytes(),
+    ));
+    out
 }
 
 #[test]

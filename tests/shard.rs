@@ -13,7 +13,7 @@ use smith_calibrate::synth::{self, CorpusSpec, SizeSpec};
 
 use crate::common::{
     assert_fixture, assert_text, bin, column_f64, ok_stderr, read_csv, scrub, start_paused, stderr,
-    stop, Stop,
+    stop, untimed, Stop, DATA_FILES,
 };
 
 /// Mixed sessions in two project folders, and one transcript that cannot
@@ -58,29 +58,10 @@ fn sweep(corpus: &Path, out: &Path, extra: &[&str]) -> Output {
         .unwrap()
 }
 
-/// summary.json without its timing fields, which only say how long and on
-/// how many threads the work ran.
-fn untimed(path: &Path) -> String {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| {
-            let l = l.trim_start();
-            !l.starts_with("\"elapsed_seconds\"") && !l.starts_with("\"threads\"")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// The sweep's data files in `a` and `b`, byte for byte the same (`what`
 /// names the two for the message).
 fn same_data_files(a: &Path, b: &Path, what: &str) {
-    for name in [
-        "configs.csv",
-        "configs.parquet",
-        "sessions.csv",
-        "sessions.parquet",
-    ] {
+    for name in DATA_FILES {
         assert!(
             fs::read(a.join(name)).unwrap() == fs::read(b.join(name)).unwrap(),
             "{name} differs between {what}"

@@ -109,6 +109,14 @@ impl Kind {
         }
     }
 
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Main => "main",
+            Kind::Subagent => "subagent",
+            Kind::Compaction => "compaction",
+        }
+    }
+
     /// The kind whose system prompt and tools this kind sends: a
     /// compaction agent resends its parent's context under the parent's.
     pub fn prompt(self) -> Kind {
@@ -723,6 +731,9 @@ struct Step<'s> {
     /// Of a warm prefix past the fixed prompt, the expected part lost to an
     /// early eviction.
     evicted: f64,
+    /// The session's fixed prompt, and its kind.
+    fixed_prefix: u64,
+    kind: Kind,
 }
 
 /// The tokens the model predicts a request reads from the cache, before
@@ -737,9 +748,9 @@ fn predicted_read(
     model: &str,
     t: Option<i64>,
 ) -> (u64, bool) {
-    let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
+    let fixed_prefix = step.fixed_prefix;
     match (step.prev, step.here, step.cold) {
-        (None, _, _) if Kind::of(input.file) == Kind::Compaction => {
+        (None, _, _) if step.kind == Kind::Compaction => {
             let from_parent = match shared.parent {
                 Some(p) => parent_prefix(p, model, t, settings),
                 None => prompt.saturating_sub(own_instruction(input)),
@@ -829,6 +840,9 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
     let mut prev: Option<(usize, u64)> = None;
     let mut walk = Walk::default();
     let started = file.created_at.as_deref().and_then(parse_rfc3339);
+    let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
+    let kind = Kind::of(file);
+    let expect = shared.expect.unwrap_or_default();
     for (i, r) in file.requests.iter().enumerate() {
         let prompt = r.prompt_tokens();
         if prompt == 0 {
@@ -857,10 +871,10 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
             None => started.filter(|s| t.is_none_or(|t| *s <= t)).or(t),
             Some(_) => t,
         };
-        let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
-        let logged_warm = shared.fixed_prompt_warm(file, &model, sent, ttl);
-        let kind = Kind::of(file);
-        let expect = shared.expect.unwrap_or_default();
+        let cold_start = prev.is_none() || here.is_none() || cold == Some(Cause::TtlExpiry);
+        // Only a request whose own cache is cold looks for the fixed
+        // prompt another session kept warm.
+        let logged_warm = cold_start && shared.fixed_prompt_warm(file, &model, sent, ttl);
         let from_others = || {
             if logged_warm {
                 (fixed_prefix, true)
@@ -872,7 +886,6 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
             }
         };
         let gap = here.and_then(|w| Some(t? - w.at?));
-        let cold_start = prev.is_none() || here.is_none() || cold == Some(Cause::TtlExpiry);
         let chance = match (prompt >= min, cold, gap) {
             (false, _, _) => None,
             _ if cold_start => {
@@ -896,6 +909,8 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
                 Some(Chance::Warm { bucket, .. }) => expect.evicted[bucket],
                 _ => 0.0,
             },
+            fixed_prefix,
+            kind,
         };
         let (read, shared_read) = predicted_read(input, shared, settings, &step, prompt, &model, t);
         let block = row.cache_block.max(1);
@@ -936,7 +951,7 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         }
         prev = Some((r.message_index, prompt));
     }
-    walk.finish(input, shared.fixed_prefix.unwrap_or(input.fixed_prefix))
+    walk.finish(input, fixed_prefix)
 }
 
 /// What the walk of one session gathers beside the requests' own checks.

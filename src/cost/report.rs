@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use comfy_table::{Cell, Table};
 
 use super::bill::{
-    Billed, Cause, Kind, PriceUsed, SessionCheck, Summary, UnloggedFit, Worst, LONG_SESSION,
+    Billed, Cause, PriceUsed, SessionCheck, Summary, UnloggedFit, Worst, LONG_SESSION,
 };
 use super::unlogged::{Tally, GAP_BUCKETS};
 use crate::format::{money, or_none, percent, right, signed_percent, table};
@@ -96,12 +96,11 @@ pub(crate) fn unlogged_line(u: &UnloggedFit) -> String {
         if t.seen == 0 {
             return "none seen".to_string();
         }
-        let of = t.affected as f64 / t.tokens.max(1) as f64;
         format!(
             "{} of {} requests, {} of the tokens{}",
             t.events,
             t.seen,
-            percent(of),
+            percent(t.fraction()),
             if t.share().is_some() {
                 ""
             } else {
@@ -109,11 +108,7 @@ pub(crate) fn unlogged_line(u: &UnloggedFit) -> String {
             }
         )
     };
-    let kind = match u.kind {
-        Kind::Main => "main",
-        Kind::Subagent => "subagent",
-        Kind::Compaction => "compaction",
-    };
+    let kind = u.kind.as_str();
     let [under, within, beyond] = u.fit.evicted;
     format!(
         "the account's cache beyond the log, {kind} sessions (each session priced by what the others show): the fixed prompt found cached when no logged session kept it warm: {}; warm prefixes lost early, idle under {} s: {}; {}–{} s: {}; longer: {}",

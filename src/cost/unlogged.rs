@@ -82,11 +82,15 @@ impl Tally {
         }
     }
 
-    /// The share of the tokens affected, once [`MIN_SEEN`] requests were
-    /// seen.
+    /// The share of the tokens affected, however few requests were seen
+    /// (0 of none).
+    pub fn fraction(self) -> f64 {
+        self.affected as f64 / self.tokens.max(1) as f64
+    }
+
+    /// [`Tally::fraction`], once [`MIN_SEEN`] requests were seen.
     pub fn share(self) -> Option<f64> {
-        (self.seen >= MIN_SEEN && self.tokens > 0)
-            .then(|| self.affected as f64 / self.tokens as f64)
+        (self.seen >= MIN_SEEN && self.tokens > 0).then(|| self.fraction())
     }
 }
 
@@ -167,21 +171,25 @@ fn group(c: &SessionCheck) -> Group {
     (c.format.clone(), c.kind.prompt())
 }
 
-/// The totals per format and kind of the sessions `checks`.
-pub fn totals<'a>(checks: impl IntoIterator<Item = &'a SessionCheck>) -> Vec<(Group, Unlogged)> {
+fn by_group<'a>(checks: impl IntoIterator<Item = &'a SessionCheck>) -> HashMap<Group, Unlogged> {
     let mut by: HashMap<Group, Unlogged> = HashMap::new();
     for c in checks {
         let e = by.entry(group(c)).or_default();
         *e = e.plus(Unlogged::of(c));
     }
-    let mut v: Vec<(Group, Unlogged)> = by.into_iter().collect();
+    by
+}
+
+/// The totals per format and kind of the sessions `checks`, in that order.
+pub fn totals<'a>(checks: impl IntoIterator<Item = &'a SessionCheck>) -> Vec<(Group, Unlogged)> {
+    let mut v: Vec<(Group, Unlogged)> = by_group(checks).into_iter().collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
 }
 
 /// Each session's shares, fitted on the other sessions of its group.
 pub fn leave_one_out(checks: &[SessionCheck]) -> Vec<Expect> {
-    let totals: HashMap<Group, Unlogged> = totals(checks).into_iter().collect();
+    let totals = by_group(checks);
     checks
         .iter()
         .map(|c| {

@@ -373,6 +373,28 @@ pub fn stop(mut child: Child, mut err: BufReader<ChildStderr>, how: Stop) -> (Op
     (child.wait().unwrap().code(), rest)
 }
 
+/// The data files a sweep writes.
+pub const DATA_FILES: [&str; 4] = [
+    "configs.csv",
+    "configs.parquet",
+    "sessions.csv",
+    "sessions.parquet",
+];
+
+/// summary.json at `path` without its timing fields, which only say how
+/// long and on how many threads the work ran.
+pub fn untimed(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start();
+            !l.starts_with("\"elapsed_seconds\"") && !l.starts_with("\"threads\"")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The configs `sweep --json` printed, once its schema version is checked.
 pub fn sweep_configs(stdout: &[u8]) -> Vec<serde_json::Value> {
     let printed: serde_json::Value = serde_json::from_slice(stdout).expect("sweep --json: JSON");
