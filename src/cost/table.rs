@@ -98,6 +98,7 @@ const ANTHROPIC_LONG_CONTEXT: &str = "prices (long context above 200k input toke
 const SMITH_PRICING: &str = "smith's own list (src/smith/pricing.cr, webmatze/smith e533ff4) and https://platform.claude.com/docs/en/about-claude/pricing; minimum cacheable prompt: https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
 const OPENAI_PRICING: &str = "prices: https://developers.openai.com/api/docs/pricing (standard tier); caching from 1024 tokens in 128-token steps: https://platform.openai.com/docs/guides/prompt-caching";
 const GEMINI_PRICING: &str = "https://ai.google.dev/gemini-api/docs/pricing (and the per-response `cost` OpenRouter recorded in the trajectories)";
+const GEMINI_CACHING: &str = "https://ai.google.dev/gemini-api/docs/pricing; minimum for implicit caching: https://ai.google.dev/gemini-api/docs/caching";
 
 /// The model whose prices are the sweep's default `--price`.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
@@ -121,14 +122,15 @@ pub const FREE: ModelPrice = ModelPrice {
     as_of: "2026-12",
 };
 
-/// An Anthropic row at the documented multipliers of `input`.
+/// An Anthropic row: `prices` are input, output, the 5-minute and 1-hour
+/// cache writes and the cache read, as the pricing page lists them.
 const fn claude(
     family: &'static str,
-    ids: &'static [&'static str],
     prices: [f64; 5],
     min_cacheable: u64,
     source: &'static str,
     as_of: &'static str,
+    ids: &'static [&'static str],
 ) -> ModelPrice {
     let [input, output, cache_write_5m, cache_write_1h, cache_read] = prices;
     ModelPrice {
@@ -152,11 +154,11 @@ const fn claude(
 /// An OpenAI row: cached input at `cached`, writes at plain input.
 const fn openai(
     family: &'static str,
-    ids: &'static [&'static str],
     input: f64,
     cached: f64,
     output: f64,
     as_of: &'static str,
+    ids: &'static [&'static str],
 ) -> ModelPrice {
     ModelPrice {
         family,
@@ -176,6 +178,44 @@ const fn openai(
     }
 }
 
+/// A Google row: the columns of an Anthropic one ([`claude`]) and the
+/// block its cache hits come in, billed by Google's implicit caching.
+const fn gemini(
+    family: &'static str,
+    prices: [f64; 5],
+    min_cacheable: u64,
+    cache_block: u64,
+    source: &'static str,
+    as_of: &'static str,
+    ids: &'static [&'static str],
+) -> ModelPrice {
+    ModelPrice {
+        provider: "google",
+        cache_block,
+        cache: CacheKind::Implicit,
+        ..claude(family, prices, min_cacheable, source, as_of, ids)
+    }
+}
+
+impl ModelPrice {
+    /// The row with long-context rates: `prices` (input, output, 5-minute
+    /// and 1-hour writes, read) for a prompt above `above` tokens.
+    const fn above(self, above: u64, prices: [f64; 5]) -> ModelPrice {
+        let [input, output, cache_write_5m, cache_write_1h, cache_read] = prices;
+        ModelPrice {
+            long_context: Some(LongContext {
+                above,
+                input,
+                output,
+                cache_write_5m,
+                cache_write_1h,
+                cache_read,
+            }),
+            ..self
+        }
+    }
+}
+
 /// The table, most specific rows first. Anthropic rows: the pricing page's
 /// base input, output, 5-minute and 1-hour cache writes and cache hits, the
 /// prompt-caching page's minimum cacheable length, and the long-context
@@ -184,271 +224,49 @@ const fn openai(
 /// standard tier, GPT-5.4's long-context rates above 272k. Gemini: the
 /// Gemini API pricing page, as OpenRouter passes it on for the
 /// mini-swe-agent run.
+///
+/// One row a line, in the columns of its provider's helper (named in a
+/// comment above each provider's rows); `.above(n, [..])` adds the
+/// long-context rates, in the order of the row's own, of a prompt above n
+/// tokens.
+#[rustfmt::skip]
 pub const MODEL_PRICES: [ModelPrice; 25] = [
-    claude(
-        "Claude Fable 5",
-        &["fable-5"],
-        [10.0, 50.0, 12.5, 20.0, 1.0],
-        512,
-        SMITH_PRICING,
-        "2026-12",
-    ),
-    claude(
-        "Claude Opus 5",
-        &["opus-5"],
-        [5.0, 25.0, 6.25, 10.0, 0.50],
-        512,
-        SMITH_PRICING,
-        "2026-12",
-    ),
-    claude(
-        "Claude Opus 4.8",
-        &["opus-4-8", "opus-4.8"],
-        [5.0, 25.0, 6.25, 10.0, 0.50],
-        1024,
-        SMITH_PRICING,
-        "2026-12",
-    ),
-    claude(
-        "Claude Opus 4.7",
-        &["opus-4-7", "opus-4.7"],
-        [5.0, 25.0, 6.25, 10.0, 0.50],
-        2048,
-        SMITH_PRICING,
-        "2026-12",
-    ),
-    claude(
-        "Claude Opus 4.5 / 4.6",
-        &["opus-4-5", "opus-4-6", "opus-4.5", "opus-4.6"],
-        [5.0, 25.0, 6.25, 10.0, 0.50],
-        4096,
-        ANTHROPIC_PRICING,
-        "2026-02",
-    ),
-    claude(
-        "Claude Opus 4 / 4.1",
-        &["opus-4-1", "opus-4.1", "opus-4"],
-        [15.0, 75.0, 18.75, 30.0, 1.50],
-        1024,
-        ANTHROPIC_PRICING,
-        "2026-02",
-    ),
-    claude(
-        "Claude 3 Opus",
-        &["3-opus", "opus-3"],
-        [15.0, 75.0, 18.75, 30.0, 1.50],
-        1024,
-        ANTHROPIC_PRICING,
-        "2026-12",
-    ),
-    claude(
-        "Claude Sonnet 5",
-        &["sonnet-5"],
-        [3.0, 15.0, 3.75, 6.0, 0.30],
-        1024,
-        SMITH_PRICING,
-        "2026-12",
-    ),
-    claude(
-        "Claude Sonnet 4.6",
-        &["sonnet-4-6", "sonnet-4.6"],
-        [3.0, 15.0, 3.75, 6.0, 0.30],
-        1024,
-        SMITH_PRICING,
-        "2026-12",
-    ),
-    ModelPrice {
-        long_context: Some(LongContext {
-            above: 200_000,
-            input: 6.0,
-            output: 22.50,
-            cache_write_5m: 7.50,
-            cache_write_1h: 12.0,
-            cache_read: 0.60,
-        }),
-        ..claude(
-            "Claude Sonnet 4 / 4.5",
-            &["sonnet-4-5", "sonnet-4.5", "sonnet-4"],
-            [3.0, 15.0, 3.75, 6.0, 0.30],
-            1024,
-            ANTHROPIC_LONG_CONTEXT,
-            "2026-12",
-        )
-    },
-    claude(
-        "Claude Sonnet 3.5 / 3.7",
-        &[
-            "3-5-sonnet",
-            "3-7-sonnet",
-            "3.5-sonnet",
-            "3.7-sonnet",
-            "sonnet-3-5",
-            "sonnet-3-7",
-            "sonnet-3.5",
-            "sonnet-3.7",
-        ],
-        [3.0, 15.0, 3.75, 6.0, 0.30],
-        1024,
-        ANTHROPIC_PRICING,
-        "2026-12",
-    ),
-    claude(
-        "Claude Haiku 4.5",
-        &["haiku-4-5", "haiku-4.5"],
-        [1.0, 5.0, 1.25, 2.0, 0.10],
-        4096,
-        ANTHROPIC_PRICING,
-        "2026-02",
-    ),
-    claude(
-        "Claude Haiku 3.5",
-        &["haiku-3-5", "haiku-3.5", "3-5-haiku", "3.5-haiku"],
-        [0.80, 4.0, 1.0, 1.6, 0.08],
-        2048,
-        ANTHROPIC_PRICING,
-        "2026-12",
-    ),
+    // Anthropic: family, [input, output, 5-minute write, 1-hour write,
+    // cache read], minimum cacheable prompt, source, as of, ids.
+    claude("Claude Fable 5",          [10.0,  50.0,  12.5, 20.0,  1.0], 512,  SMITH_PRICING,          "2026-12", &["fable-5"]),
+    claude("Claude Opus 5",           [ 5.0,  25.0,  6.25, 10.0, 0.50], 512,  SMITH_PRICING,          "2026-12", &["opus-5"]),
+    claude("Claude Opus 4.8",         [ 5.0,  25.0,  6.25, 10.0, 0.50], 1024, SMITH_PRICING,          "2026-12", &["opus-4-8", "opus-4.8"]),
+    claude("Claude Opus 4.7",         [ 5.0,  25.0,  6.25, 10.0, 0.50], 2048, SMITH_PRICING,          "2026-12", &["opus-4-7", "opus-4.7"]),
+    claude("Claude Opus 4.5 / 4.6",   [ 5.0,  25.0,  6.25, 10.0, 0.50], 4096, ANTHROPIC_PRICING,      "2026-02", &["opus-4-5", "opus-4-6", "opus-4.5", "opus-4.6"]),
+    claude("Claude Opus 4 / 4.1",     [15.0,  75.0, 18.75, 30.0, 1.50], 1024, ANTHROPIC_PRICING,      "2026-02", &["opus-4-1", "opus-4.1", "opus-4"]),
+    claude("Claude 3 Opus",           [15.0,  75.0, 18.75, 30.0, 1.50], 1024, ANTHROPIC_PRICING,      "2026-12", &["3-opus", "opus-3"]),
+    claude("Claude Sonnet 5",         [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, SMITH_PRICING,          "2026-12", &["sonnet-5"]),
+    claude("Claude Sonnet 4.6",       [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, SMITH_PRICING,          "2026-12", &["sonnet-4-6", "sonnet-4.6"]),
+    claude("Claude Sonnet 4 / 4.5",   [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, ANTHROPIC_LONG_CONTEXT, "2026-12", &["sonnet-4-5", "sonnet-4.5", "sonnet-4"]).above(200_000, [ 6.0, 22.50,  7.50, 12.0, 0.60]),
+    claude("Claude Sonnet 3.5 / 3.7", [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, ANTHROPIC_PRICING,      "2026-12", &["3-5-sonnet", "3-7-sonnet", "3.5-sonnet", "3.7-sonnet", "sonnet-3-5", "sonnet-3-7", "sonnet-3.5", "sonnet-3.7"]),
+    claude("Claude Haiku 4.5",        [ 1.0,   5.0,  1.25,  2.0, 0.10], 4096, ANTHROPIC_PRICING,      "2026-02", &["haiku-4-5", "haiku-4.5"]),
+    claude("Claude Haiku 3.5",        [0.80,   4.0,   1.0,  1.6, 0.08], 2048, ANTHROPIC_PRICING,      "2026-12", &["haiku-3-5", "haiku-3.5", "3-5-haiku", "3.5-haiku"]),
     // The pricing page rounds this row's cache prices (0.30, not 0.3125).
-    claude(
-        "Claude Haiku 3",
-        &["3-haiku", "haiku-3"],
-        [0.25, 1.25, 0.30, 0.50, 0.03],
-        2048,
-        ANTHROPIC_PRICING,
-        "2026-12",
-    ),
-    openai(
-        "GPT-5.5",
-        &["gpt-5.5"],
-        5.0,
-        0.50,
-        30.0,
-        "2026-12",
-    ),
-    openai(
-        "GPT-5.4 mini",
-        &["gpt-5.4-mini"],
-        0.75,
-        0.075,
-        4.50,
-        "2026-12",
-    ),
-    openai(
-        "GPT-5.4 nano",
-        &["gpt-5.4-nano"],
-        0.20,
-        0.02,
-        1.25,
-        "2026-12",
-    ),
-    ModelPrice {
-        long_context: Some(LongContext {
-            above: 272_000,
-            input: 5.0,
-            output: 22.50,
-            cache_write_5m: 5.0,
-            cache_write_1h: 5.0,
-            cache_read: 0.50,
-        }),
-        ..openai("GPT-5.4", &["gpt-5.4"], 2.50, 0.25, 15.0, "2026-12")
-    },
-    openai(
-        "GPT-5.2 / 5.3, and their Codex models",
-        &["gpt-5.2", "gpt-5.3"],
-        1.75,
-        0.175,
-        14.0,
-        "2026-12",
-    ),
-    openai(
-        "GPT-5 mini",
-        &["gpt-5-mini"],
-        0.25,
-        0.025,
-        2.0,
-        "2026-12",
-    ),
-    openai(
-        "GPT-5 nano",
-        &["gpt-5-nano"],
-        0.05,
-        0.005,
-        0.40,
-        "2026-12",
-    ),
-    openai(
-        "GPT-5 / 5.1, and their Codex models",
-        &["gpt-5.1", "gpt-5-codex", "gpt-5"],
-        1.25,
-        0.125,
-        10.0,
-        "2026-12",
-    ),
-    ModelPrice {
-        family: "Gemini 3 Pro (preview)",
-        provider: "google",
-        ids: &["gemini-3-pro", "gemini-3.1-pro"],
-        input: 2.0,
-        output: 12.0,
-        // Implicit caching: what is not read from the cache is plain input.
-        cache_write_5m: 2.0,
-        cache_write_1h: 2.0,
-        cache_read: 0.20,
-        long_context: Some(LongContext {
-            above: 200_000,
-            input: 4.0,
-            output: 18.0,
-            cache_write_5m: 4.0,
-            cache_write_1h: 4.0,
-            cache_read: 0.40,
-        }),
-        min_cacheable: 4096,
-        // Not documented: the recorded hits of the mini-swe-agent run are
-        // whole multiples of 2048 tokens, less a few dozen.
-        cache_block: 2048,
-        cache: CacheKind::Implicit,
-        source: GEMINI_PRICING,
-        as_of: "2025-11",
-    },
-    ModelPrice {
-        family: "Gemini 2.5 Pro",
-        provider: "google",
-        ids: &["gemini-2.5-pro"],
-        input: 1.25,
-        output: 10.0,
-        cache_write_5m: 1.25,
-        cache_write_1h: 1.25,
-        cache_read: 0.125,
-        long_context: Some(LongContext {
-            above: 200_000,
-            input: 2.50,
-            output: 15.0,
-            cache_write_5m: 2.50,
-            cache_write_1h: 2.50,
-            cache_read: 0.25,
-        }),
-        min_cacheable: 2048,
-        cache_block: 1,
-        cache: CacheKind::Implicit,
-        source: "https://ai.google.dev/gemini-api/docs/pricing; minimum for implicit caching: https://ai.google.dev/gemini-api/docs/caching",
-        as_of: "2026-12",
-    },
-    ModelPrice {
-        family: "Gemini 2.5 Flash",
-        provider: "google",
-        ids: &["gemini-2.5-flash"],
-        input: 0.30,
-        output: 2.50,
-        cache_write_5m: 0.30,
-        cache_write_1h: 0.30,
-        cache_read: 0.03,
-        long_context: None,
-        min_cacheable: 1024,
-        cache_block: 1,
-        cache: CacheKind::Implicit,
-        source: "https://ai.google.dev/gemini-api/docs/pricing; minimum for implicit caching: https://ai.google.dev/gemini-api/docs/caching",
-        as_of: "2026-12",
-    },
+    claude("Claude Haiku 3",          [0.25,  1.25,  0.30, 0.50, 0.03], 2048, ANTHROPIC_PRICING,      "2026-12", &["3-haiku", "haiku-3"]),
+
+    // OpenAI: family, input, cached input, output, as of, ids.
+    openai("GPT-5.5",                                5.0,  0.50, 30.0, "2026-12", &["gpt-5.5"]),
+    openai("GPT-5.4 mini",                          0.75, 0.075, 4.50, "2026-12", &["gpt-5.4-mini"]),
+    openai("GPT-5.4 nano",                          0.20,  0.02, 1.25, "2026-12", &["gpt-5.4-nano"]),
+    openai("GPT-5.4",                               2.50,  0.25, 15.0, "2026-12", &["gpt-5.4"]).above(272_000, [5.0, 22.50, 5.0, 5.0, 0.50]),
+    openai("GPT-5.2 / 5.3, and their Codex models", 1.75, 0.175, 14.0, "2026-12", &["gpt-5.2", "gpt-5.3"]),
+    openai("GPT-5 mini",                            0.25, 0.025,  2.0, "2026-12", &["gpt-5-mini"]),
+    openai("GPT-5 nano",                            0.05, 0.005, 0.40, "2026-12", &["gpt-5-nano"]),
+    openai("GPT-5 / 5.1, and their Codex models",   1.25, 0.125, 10.0, "2026-12", &["gpt-5.1", "gpt-5-codex", "gpt-5"]),
+
+    // Google: family, [input, output, 5-minute write, 1-hour write, cache
+    // read], minimum cacheable prompt, cache block, source, as of, ids.
+    // Implicit caching: what is not read from the cache is plain input.
+    // The cache block is not documented: the recorded hits of the
+    // mini-swe-agent run are whole multiples of 2048 tokens, less a few dozen.
+    gemini("Gemini 3 Pro (preview)", [ 2.0, 12.0,  2.0,  2.0,  0.20], 4096, 2048, GEMINI_PRICING, "2025-11", &["gemini-3-pro", "gemini-3.1-pro"]).above(200_000, [ 4.0, 18.0,  4.0,  4.0,  0.40]),
+    gemini("Gemini 2.5 Pro",         [1.25, 10.0, 1.25, 1.25, 0.125], 2048, 1,    GEMINI_CACHING, "2026-12", &["gemini-2.5-pro"]).above(200_000, [2.50, 15.0, 2.50, 2.50,  0.25]),
+    gemini("Gemini 2.5 Flash",       [0.30, 2.50, 0.30, 0.30,  0.03], 1024, 1,    GEMINI_CACHING, "2026-12", &["gemini-2.5-flash"]),
 ];
 
 /// Where a model id the table does not name is priced: the first word of
