@@ -36,9 +36,10 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{absolute, mtime, plain_id, str_field, ImportedSession, SkipsLines, NO_RESULT_TEXT};
+use super::{
+    absolute, for_each_object, mtime, plain_id, str_field, ImportedSession, Skipped, NO_RESULT_TEXT,
+};
 use crate::transcript::json::value_to_string;
-use crate::transcript::reader::for_each_line;
 use crate::transcript::session_file::{
     CompactBoundary, RequestRecord, RequestUsage, SessionFile, Source, FORMAT_CLAUDE_CODE,
     MICROCOMPACT,
@@ -182,23 +183,15 @@ pub fn convert_all<R: Read>(reader: R, path: &Path) -> io::Result<Vec<ImportedSe
         path: path.to_path_buf(),
         ..ReadLog::default()
     };
-    for_each_line(reader, &mut log, |line_no, text, _| c.line(line_no, text))?;
+    for_each_object(reader, &mut log, |line_no, obj| c.line(line_no, obj))?;
     c.close();
     if kind == Kind::Main && c.messages.is_empty() && !c.sidechain.is_empty() {
         // Nothing but subagent lines: a subagent's own log under another
         // name (copies renamed `<day>-<project>-agent-<id>.jsonl`), read as
         // a file of the older layout's `agent-<id>.jsonl` would be.
-        let mut sub = Converter {
-            subagent: true,
-            ..Converter::default()
-        };
-        for (line_no, text, _, _, _) in &c.sidechain {
-            sub.line(*line_no, text);
-        }
-        sub.close();
-        log.skipped.append(&mut c.skips);
-        log.skipped.append(&mut sub.skips);
-        log.skipped.sort_by_key(|s| s.line);
+        let mut sub = Converter::of_sidechain(std::mem::take(&mut c.sidechain));
+        c.skipped.move_to(&mut log);
+        sub.skipped.move_to(&mut log);
         return Ok(vec![sub.finish(path, Kind::Subagent { parent: None }, log)]);
     }
     let sidechain = std::mem::take(&mut c.sidechain);
@@ -213,10 +206,9 @@ pub fn convert_all<R: Read>(reader: R, path: &Path) -> io::Result<Vec<ImportedSe
             ),
         });
     }
-    // Lines that were not UTF-8 (in the log already) and lines that were not
-    // usable, in file order.
-    log.skipped.append(&mut c.skips);
-    log.skipped.sort_by_key(|s| s.line);
+    // Lines that were not UTF-8 or not an object (in the log already) and
+    // lines that were not usable, in file order.
+    c.skipped.move_to(&mut log);
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -228,17 +220,10 @@ pub fn convert_all<R: Read>(reader: R, path: &Path) -> io::Result<Vec<ImportedSe
         .collect();
     let mut out = vec![c.finish(path, kind, log)];
     for (k, chain) in chains.into_iter().enumerate() {
-        let mut sub = Converter {
-            subagent: true,
-            ..Converter::default()
-        };
-        for (line_no, text, _, _, _) in &chain {
-            sub.line(*line_no, text);
-        }
-        sub.close();
+        let mut sub = Converter::of_sidechain(chain);
         // Named after its agent; the chain's number keeps two chains of one
         // agent (or of none) apart.
-        sub.name = Some(match chain.iter().find_map(|l| l.4.as_deref()) {
+        sub.name = Some(match agents[k].as_deref() {
             Some(a) if agents.iter().filter(|x| x.as_deref() == Some(a)).count() == 1 => {
                 format!("agent-{a}")
             }
@@ -250,8 +235,7 @@ pub fn convert_all<R: Read>(reader: R, path: &Path) -> io::Result<Vec<ImportedSe
             lines,
             ..ReadLog::default()
         };
-        sub_log.skipped.append(&mut sub.skips);
-        sub_log.skipped.sort_by_key(|s| s.line);
+        sub.skipped.move_to(&mut sub_log);
         out.push(sub.finish(
             path,
             Kind::Subagent {
@@ -263,10 +247,10 @@ pub fn convert_all<R: Read>(reader: R, path: &Path) -> io::Result<Vec<ImportedSe
     Ok(out)
 }
 
-/// A line set aside: number, text, uuid, parentUuid, agentId.
+/// A line set aside: number, object, uuid, parentUuid, agentId.
 type SideLine = (
     usize,
-    String,
+    Map<String, Value>,
     Option<String>,
     Option<String>,
     Option<String>,
@@ -336,7 +320,7 @@ struct Converter {
     /// The session's name when it is not the file's stem (an inline
     /// subagent).
     name: Option<String>,
-    skips: Vec<Skip>,
+    skipped: Skipped,
     notes: Vec<Skip>,
     messages: Vec<Message>,
     requests: Vec<RequestUsage>,
@@ -383,32 +367,37 @@ fn text_block(text: &str) -> Block {
     Block::text(text.as_bytes().to_vec())
 }
 
-impl SkipsLines for Converter {
-    fn skips(&mut self) -> &mut Vec<Skip> {
-        &mut self.skips
-    }
-}
-
 impl Converter {
-    fn line(&mut self, line: usize, text: &str) {
-        let Some(obj) = self.object(line, text) else {
-            return;
+    /// A subagent's session read from the lines set aside for it.
+    fn of_sidechain(lines: Vec<SideLine>) -> Converter {
+        let mut sub = Converter {
+            subagent: true,
+            ..Converter::default()
         };
+        for (line, obj, _, _, _) in lines {
+            sub.line(line, obj);
+        }
+        sub.close();
+        sub
+    }
+
+    fn line(&mut self, line: usize, obj: Map<String, Value>) {
         if !self.subagent && flag(&obj, "isSidechain") {
-            self.sidechain.push((
-                line,
-                text.to_string(),
+            let (uuid, parent, agent) = (
                 str_field(&obj, "uuid"),
                 str_field(&obj, "parentUuid"),
                 str_field(&obj, "agentId"),
-            ));
+            );
+            self.sidechain.push((line, obj, uuid, parent, agent));
             return;
         }
         let uuid = str_field(&obj, "uuid");
         if let Some(u) = &uuid {
             if let Some(first) = self.uuids.get(u) {
                 let first = *first;
-                return self.skip(line, format!("repeats line {first} (same uuid)"));
+                return self
+                    .skipped
+                    .add(line, format!("repeats line {first} (same uuid)"));
             }
             self.uuids.insert(u.clone(), line);
         }
@@ -441,7 +430,9 @@ impl Converter {
             // progress, file-history-snapshot, queue-operation, other system
             // lines, summaries, titles: the harness's own bookkeeping.
             Some(_) => {}
-            None => self.skip(line, "no \"type\": not a line of a Claude Code log"),
+            None => self
+                .skipped
+                .add(line, "no \"type\": not a line of a Claude Code log"),
         }
     }
 
@@ -452,7 +443,7 @@ impl Converter {
             }
         }
         let Some(message) = obj.get("message").and_then(Value::as_object) else {
-            return self.skip(line, "no \"message\" object");
+            return self.skipped.add(line, "no \"message\" object");
         };
         // A plain string is one text block.
         let wrapped;
@@ -462,7 +453,11 @@ impl Converter {
                 &wrapped
             }
             Some(Value::Array(a)) => a,
-            _ => return self.skip(line, "message.content is neither a string nor a list"),
+            _ => {
+                return self
+                    .skipped
+                    .add(line, "message.content is neither a string nor a list")
+            }
         };
         if obj.get("type").and_then(Value::as_str) == Some("assistant") {
             self.assistant(line, message, blocks, uuid)
@@ -480,7 +475,7 @@ impl Converter {
     ) {
         let model = str_field(message, "model");
         if model.as_deref() == Some(SYNTHETIC_MODEL) {
-            return self.skip(
+            return self.skipped.add(
                 line,
                 "written by Claude Code itself (model \"<synthetic>\"), not a model response",
             );
@@ -490,7 +485,7 @@ impl Converter {
             .unwrap_or_else(|| format!("line {line}"));
         if let Some(first) = self.closed.get(&key) {
             let first = *first;
-            return self.skip(
+            return self.skipped.add(
                 line,
                 format!("a late line of the response begun on line {first}, which another response followed"),
             );
@@ -573,7 +568,7 @@ impl Converter {
             });
         }
         for reason in skips {
-            self.skip(line, reason);
+            self.skipped.add(line, reason);
         }
     }
 
@@ -605,7 +600,7 @@ impl Converter {
             }
         }
         for reason in skips {
-            self.skip(line, reason);
+            self.skipped.add(line, reason);
         }
         if content.is_empty() {
             return;

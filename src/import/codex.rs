@@ -34,10 +34,11 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{absolute, mtime, plain_id, str_field, ImportedSession, SkipsLines, NO_RESULT_TEXT};
+use super::{
+    absolute, for_each_object, mtime, plain_id, str_field, ImportedSession, Skipped, NO_RESULT_TEXT,
+};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::transcript::json::value_to_string;
-use crate::transcript::reader::for_each_line;
 use crate::transcript::session_file::{
     CompactBoundary, Overhead, RequestRecord, RequestUsage, SessionFile, Source, FORMAT_CODEX,
 };
@@ -105,7 +106,7 @@ struct Converter {
     first_time: Option<String>,
     last_time: Option<String>,
     synthetic_results: usize,
-    skips: Vec<Skip>,
+    skipped: Skipped,
     notes: Vec<Skip>,
 }
 
@@ -132,24 +133,50 @@ fn output_text(v: Option<&Value>) -> String {
     }
 }
 
-impl SkipsLines for Converter {
-    fn skips(&mut self) -> &mut Vec<Skip> {
-        &mut self.skips
+/// A `reasoning` item as a thinking block: its summary's text.
+fn reasoning(p: &Map<String, Value>) -> Block {
+    let summary: Vec<&str> = p
+        .get("summary")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.get("text").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    if summary.is_empty() {
+        // Only the encrypted reasoning, sent back with the
+        // history: its size is what the model is charged.
+        Block {
+            kind: BlockType::RedactedThinking,
+            text: Some(
+                str_field(p, "encrypted_content")
+                    .unwrap_or_default()
+                    .into_bytes()
+                    .into(),
+            ),
+            ..Block::default()
+        }
+    } else {
+        Block {
+            kind: BlockType::Thinking,
+            text: Some(summary.join("\n").into_bytes().into()),
+            ..Block::default()
+        }
     }
 }
 
 impl Converter {
-    fn line(&mut self, line: usize, text: &str) {
-        let Some(obj) = self.object(line, text) else {
-            return;
-        };
+    fn line(&mut self, line: usize, obj: Map<String, Value>) {
         let time = str_field(&obj, "timestamp");
         if let Some(t) = &time {
             self.first_time.get_or_insert_with(|| t.clone());
             self.last_time = Some(t.clone());
         }
         let Some(payload) = obj.get("payload").and_then(Value::as_object) else {
-            return self.skip(line, "no \"payload\" object: not a line of a Codex rollout");
+            return self
+                .skipped
+                .add(line, "no \"payload\" object: not a line of a Codex rollout");
         };
         match obj.get("type").and_then(Value::as_str) {
             Some("session_meta") => self.meta(payload),
@@ -167,7 +194,9 @@ impl Converter {
             }
             Some("compacted") => self.compacted(line, payload),
             Some(_) => {}
-            None => self.skip(line, "no \"type\": not a line of a Codex rollout"),
+            None => self
+                .skipped
+                .add(line, "no \"type\": not a line of a Codex rollout"),
         }
     }
 
@@ -210,49 +239,26 @@ impl Converter {
                             None,
                         ));
                     }
-                    other => self.skip(line, format!("message of role {other:?} not imported")),
+                    other => self
+                        .skipped
+                        .add(line, format!("message of role {other:?} not imported")),
                 }
             }
             "reasoning" => {
                 self.start_answer();
-                let summary: Vec<&str> = p
-                    .get("summary")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|s| s.get("text").and_then(Value::as_str))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let block = if summary.is_empty() {
-                    // Only the encrypted reasoning, sent back with the
-                    // history: its size is what the model is charged.
-                    Block {
-                        kind: BlockType::RedactedThinking,
-                        text: Some(
-                            str_field(p, "encrypted_content")
-                                .unwrap_or_default()
-                                .into_bytes()
-                                .into(),
-                        ),
-                        ..Block::default()
-                    }
-                } else {
-                    Block {
-                        kind: BlockType::Thinking,
-                        text: Some(summary.join("\n").into_bytes().into()),
-                        ..Block::default()
-                    }
-                };
-                self.open.push(block);
+                self.open.push(reasoning(p));
             }
             "function_call" | "custom_tool_call" | "local_shell_call" => {
                 let Some(id) = str_field(p, "call_id") else {
-                    return self.skip(line, format!("{kind} without a call_id, not imported"));
+                    return self
+                        .skipped
+                        .add(line, format!("{kind} without a call_id, not imported"));
                 };
                 self.start_answer();
                 if self.calls.iter().any(|c| **c == *id) {
-                    return self.skip(line, format!("tool call {id} repeated, kept once"));
+                    return self
+                        .skipped
+                        .add(line, format!("tool call {id} repeated, kept once"));
                 }
                 let name = smith_tool_name(p.get("name").and_then(Value::as_str).unwrap_or(
                     if kind == "local_shell_call" {
@@ -272,11 +278,13 @@ impl Converter {
             }
             "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
                 let Some(id) = str_field(p, "call_id") else {
-                    return self.skip(line, format!("{kind} without a call_id, not imported"));
+                    return self
+                        .skipped
+                        .add(line, format!("{kind} without a call_id, not imported"));
                 };
                 self.close_answer();
                 if !self.waiting.iter().any(|c| **c == *id) {
-                    return self.skip(
+                    return self.skipped.add(
                         line,
                         format!(
                             "output of tool call {id}, which the response before it did not make"
@@ -284,7 +292,7 @@ impl Converter {
                     );
                 }
                 if self.results.contains_key(&id) {
-                    return self.skip(
+                    return self.skipped.add(
                         line,
                         format!("a second output for tool call {id}, first one kept"),
                     );
@@ -295,7 +303,9 @@ impl Converter {
                     Block::tool_result(Some(id.as_str().into()), text.into_bytes(), false),
                 );
             }
-            other => self.skip(line, format!("response item {other:?} not imported")),
+            other => self
+                .skipped
+                .add(line, format!("response item {other:?} not imported")),
         }
     }
 
@@ -367,12 +377,14 @@ impl Converter {
             return;
         }
         let Some(last) = info.get("last_token_usage").and_then(Value::as_object) else {
-            return self.skip(line, "token_count without last_token_usage");
+            return self
+                .skipped
+                .add(line, "token_count without last_token_usage");
         };
         let n = |k: &str| last.get(k).and_then(Value::as_u64).unwrap_or(0);
         self.close_answer();
         let Some((index, false)) = self.last_answer else {
-            return self.skip(
+            return self.skipped.add(
                 line,
                 "token_count with no response since the last one: its usage is not kept",
             );
@@ -446,8 +458,7 @@ impl Converter {
         ));
         let fallback = mtime(path);
         let mut log = log;
-        log.skipped.append(&mut self.skips);
-        log.skipped.sort_by_key(|s| s.line);
+        self.skipped.move_to(&mut log);
         let mut file = SessionFile {
             id,
             created_at: self.first_time.or_else(|| fallback.clone()),
@@ -486,7 +497,7 @@ pub fn convert<R: Read>(reader: R, path: &Path) -> io::Result<ImportedSession> {
         path: path.to_path_buf(),
         ..ReadLog::default()
     };
-    for_each_line(reader, &mut log, |line_no, text, _| c.line(line_no, text))?;
+    for_each_object(reader, &mut log, |line_no, obj| c.line(line_no, obj))?;
     Ok(c.finish(path, log))
 }
 

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use super::{absolute, mtime, plain_id, rfc3339, ImportedSession, NO_RESULT_TEXT};
+use super::{absolute, mtime, plain_id, rfc3339, ImportedSession, Skipped, NO_RESULT_TEXT};
 use crate::transcript::json::value_to_string;
 use crate::transcript::session_file::{
     Overhead, RequestRecord, RequestUsage, SessionFile, Source, FORMAT_MINI_SWE_AGENT,
@@ -432,7 +432,7 @@ enum Answer {
 #[derive(Default)]
 struct Builder {
     messages: Vec<Message>,
-    log: ReadLog,
+    skipped: Skipped,
     notes: Vec<Skip>,
     synthetic_results: usize,
     classify_commands: bool,
@@ -443,10 +443,6 @@ fn text_message(role: Role, text: String, synthetic: bool) -> Message {
 }
 
 impl Builder {
-    fn skip(&mut self, line: usize, reason: String) {
-        self.log.skipped.push(Skip { line, reason });
-    }
-
     fn note(&mut self, line: usize, reason: String) {
         self.notes.push(Skip { line, reason });
     }
@@ -570,11 +566,6 @@ pub fn convert(
     }
     let config = traj.pointer("/info/config");
     let mut b = Builder {
-        log: ReadLog {
-            path: path.to_path_buf(),
-            lines: raw.len(),
-            ..ReadLog::default()
-        },
         notes,
         classify_commands: options.classify_commands,
         ..Builder::default()
@@ -582,11 +573,17 @@ pub fn convert(
     let walked = walk(raw, &Prefixes::of(config), &mut b);
     let Builder {
         messages,
-        log,
+        mut skipped,
         mut notes,
         synthetic_results,
         ..
     } = b;
+    let mut log = ReadLog {
+        path: path.to_path_buf(),
+        lines: raw.len(),
+        ..ReadLog::default()
+    };
+    skipped.move_to(&mut log);
     let mut file = session_file(traj, path, walked, results, &mut notes);
     file.import.synthetic_results = synthetic_results;
     Ok(ImportedSession::new(file, messages, log, notes, None))
@@ -652,7 +649,7 @@ fn walk(raw: &[Value], prefixes: &Prefixes, b: &mut Builder) -> Walked {
         let at = i + 1;
         i += 1;
         let Some(text) = content_text(m) else {
-            b.skip(at, "message without a text content".into());
+            b.skipped.add(at, "message without a text content");
             continue;
         };
         match m.get("role").and_then(Value::as_str).unwrap_or("") {
@@ -672,7 +669,7 @@ fn walk(raw: &[Value], prefixes: &Prefixes, b: &mut Builder) -> Walked {
                 w.request(m, b.messages.len());
                 b.assistant(at, text, answer);
             }
-            other => b.skip(
+            other => b.skipped.add(
                 at,
                 format!("role {other:?} not imported (only the first system prompt, user and assistant messages are)"),
             ),

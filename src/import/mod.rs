@@ -22,7 +22,7 @@ pub(crate) mod restore;
 use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -30,7 +30,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::transcript::locate::{SESSION_FILE, TRANSCRIPT_FILE};
-use crate::transcript::reader::SKIPS_DESCRIBED_PER_FILE;
+use crate::transcript::reader::{for_each_line, SKIPS_DESCRIBED_PER_FILE};
 use crate::transcript::session_file::{ImportCounts, SessionFile, SmithUsage};
 use crate::transcript::{BlockType, Message, ReadLog, Role, Skip};
 
@@ -173,38 +173,44 @@ impl ImportedSession {
     }
 }
 
-/// A converter of an agent's log that reads it line by line and records
-/// the lines it skips, with why.
-pub(crate) trait SkipsLines {
-    /// Where the skipped lines go.
-    fn skips(&mut self) -> &mut Vec<Skip>;
+/// The lines (or messages) of an agent's log a converter could not use,
+/// each with why, kept apart from the log until the session is finished.
+#[derive(Debug, Default)]
+pub(crate) struct Skipped(Vec<Skip>);
 
+impl Skipped {
     /// Records line `line` as skipped for `reason`.
-    fn skip(&mut self, line: usize, reason: impl Into<String>) {
-        self.skips().push(Skip::new(line, reason));
+    pub(crate) fn add(&mut self, line: usize, reason: impl Into<String>) {
+        self.0.push(Skip::new(line, reason));
     }
 
-    /// Line `line` as the JSON object each line is, or `None`, the line
-    /// recorded as skipped with why it is not.
-    fn object(
-        &mut self,
-        line: usize,
-        text: &str,
-    ) -> Option<serde_json::Map<String, serde_json::Value>> {
-        match json_object(text) {
-            Ok(obj) => Some(obj),
-            Err(reason) => {
-                self.skip(line, reason.to_string());
-                None
-            }
-        }
+    /// Moves the skipped lines into `log`, whose skipped lines are then all
+    /// in line order.
+    pub(crate) fn move_to(&mut self, log: &mut ReadLog) {
+        log.skipped.append(&mut self.0);
+        log.skipped.sort_by_key(|s| s.line);
     }
+}
+
+/// Calls `f` with each line of an agent's log whose lines are JSON objects,
+/// read as [`for_each_line`] reads them: the line's number and its object.
+/// A line that is no object is recorded in `log` as skipped, with why, as
+/// one that is not UTF-8 is.
+pub(crate) fn for_each_object<R: Read>(
+    reader: R,
+    log: &mut ReadLog,
+    mut f: impl FnMut(usize, serde_json::Map<String, serde_json::Value>),
+) -> std::io::Result<()> {
+    for_each_line(reader, log, |line, text, log| match json_object(text) {
+        Ok(obj) => f(line, obj),
+        Err(reason) => log.skipped.push(Skip::new(line, reason.to_string())),
+    })
 }
 
 /// Why a line of an agent's log is not the JSON object each line is, as
 /// the line's skip reports it.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum NotAnObject {
+enum NotAnObject {
     #[error("not a JSON object")]
     OtherValue,
     #[error("not valid JSON: {0}")]
@@ -212,9 +218,7 @@ pub(crate) enum NotAnObject {
 }
 
 /// A line of an agent's log as the JSON object each line is, or why not.
-pub(crate) fn json_object(
-    text: &str,
-) -> Result<serde_json::Map<String, serde_json::Value>, NotAnObject> {
+fn json_object(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, NotAnObject> {
     match serde_json::from_str(text) {
         Ok(serde_json::Value::Object(obj)) => Ok(obj),
         Ok(_) => Err(NotAnObject::OtherValue),
