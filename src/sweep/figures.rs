@@ -8,8 +8,8 @@
 //! file says (`summary.json`'s `rank_by`); a typo in the code is then a
 //! compile error instead of a panic at run time.
 
-use crate::engine::Stage;
-use crate::replay::{MisfireKind, SessionFacts};
+use crate::engine::{Effects, Stage};
+use crate::replay::{MisfireKind, ModelCost, SessionFacts};
 
 use crate::cost::Prices;
 
@@ -58,10 +58,16 @@ impl Unit {
 /// Declares [`Metric`] from one table: each row is a variant, its column
 /// name, its [`Kind`], its [`Unit`], its label in the report's tables,
 /// whether the configs table gives its distribution over sessions
-/// (`stats`), and whether it is compared against the baseline and so can
-/// rank configs (`delta`). The row order is the column order.
+/// (`stats`), whether it is compared against the baseline and so can rank
+/// configs (`delta`), and its value in one session (`value`), an
+/// expression of the names the table's first line gives the session's
+/// facts, their effects, its cost under the cost model and the flat
+/// prices. The row order is the column order.
 macro_rules! metrics {
-    ($($(#[$doc:meta])* $variant:ident = $name:literal, $kind:expr, $unit:ident, $label:literal, stats $stats:literal, delta $delta:literal;)*) => {
+    (
+        value($f:ident, $e:ident, $m:ident, $prices:ident);
+        $($(#[$doc:meta])* $variant:ident = $name:literal, $kind:expr, $unit:ident, $label:literal, stats $stats:literal, delta $delta:literal, value $value:expr;)*
+    ) => {
         /// One figure of a replayed session (and, summed or maximised over
         /// sessions, of a config). Every figure is lower-is-better: a config
         /// ranks first on the smallest value.
@@ -111,6 +117,11 @@ macro_rules! metrics {
             pub const fn delta(self) -> bool {
                 match self { $(Metric::$variant => $delta,)* }
             }
+
+            /// The figure's value in one replayed session (see [`values`]).
+            fn value(self, $f: &SessionFacts, $e: &Effects, $m: &ModelCost, $prices: &Prices) -> f64 {
+                match self { $(Metric::$variant => $value,)* }
+            }
         }
 
         /// Number of figures.
@@ -119,73 +130,81 @@ macro_rules! metrics {
 }
 
 metrics! {
-    Messages = "messages", Count, Count, "messages", stats false, delta false;
-    Requests = "requests", Count, Count, "requests", stats false, delta false;
-    Triggered = "triggered", Count, Count, "triggered", stats false, delta true;
-    Compactions = "compactions", Count, Count, "compactions", stats true, delta true;
+    value(f, e, m, prices);
+    Messages = "messages", Count, Count, "messages", stats false, delta false, value f.messages as f64;
+    Requests = "requests", Count, Count, "requests", stats false, delta false, value f.requests as f64;
+    Triggered = "triggered", Count, Count, "triggered", stats false, delta true, value f.triggered as f64;
+    Compactions = "compactions", Count, Count, "compactions", stats true, delta true, value f.compactions as f64;
     /// `fires_<stage>`, in [`Stage::ALL`] order: the requests the stage
     /// changed something in.
-    FiresThinking = "fires_thinking", Count, Count, "fires thinking", stats false, delta false;
-    FiresAttachments = "fires_attachments", Count, Count, "fires attachments", stats false, delta false;
-    FiresDuplicates = "fires_duplicates", Count, Count, "fires duplicates", stats false, delta false;
-    FiresTruncate = "fires_truncate", Count, Count, "fires truncate", stats false, delta false;
-    FiresSummarize = "fires_summarize", Count, Count, "fires summarize", stats false, delta false;
-    FiresDrop = "fires_drop", Count, Count, "fires drop", stats false, delta false;
+    FiresThinking = "fires_thinking", Count, Count, "fires thinking", stats false, delta false, value fires(f, Stage::Thinking);
+    FiresAttachments = "fires_attachments", Count, Count, "fires attachments", stats false, delta false, value fires(f, Stage::Attachments);
+    FiresDuplicates = "fires_duplicates", Count, Count, "fires duplicates", stats false, delta false, value fires(f, Stage::Duplicates);
+    FiresTruncate = "fires_truncate", Count, Count, "fires truncate", stats false, delta false, value fires(f, Stage::Truncate);
+    FiresSummarize = "fires_summarize", Count, Count, "fires summarize", stats false, delta false, value fires(f, Stage::Summarize);
+    FiresDrop = "fires_drop", Count, Count, "fires drop", stats false, delta false, value fires(f, Stage::Drop);
     /// `reclaimed_<stage>`, in [`Stage::ALL`] order: the tokens the stage
     /// reclaimed, charged like `before` and `after`.
-    ReclaimedThinking = "reclaimed_thinking", Count, Tokens, "reclaimed thinking", stats false, delta false;
-    ReclaimedAttachments = "reclaimed_attachments", Count, Tokens, "reclaimed attachments", stats false, delta false;
-    ReclaimedDuplicates = "reclaimed_duplicates", Count, Tokens, "reclaimed duplicates", stats false, delta false;
-    ReclaimedTruncate = "reclaimed_truncate", Count, Tokens, "reclaimed truncate", stats false, delta false;
-    ReclaimedSummarize = "reclaimed_summarize", Count, Tokens, "reclaimed summarize", stats false, delta false;
-    ReclaimedDrop = "reclaimed_drop", Count, Tokens, "reclaimed drop", stats false, delta false;
-    ResultsMangled = "results_mangled", Count, Count, "results mangled", stats true, delta true;
-    ResultsTruncated = "results_truncated", Count, Count, "results truncated", stats false, delta false;
-    ResultsStubbed = "results_stubbed", Count, Count, "results stubbed", stats false, delta false;
+    ReclaimedThinking = "reclaimed_thinking", Count, Tokens, "reclaimed thinking", stats false, delta false, value reclaimed(e, Stage::Thinking);
+    ReclaimedAttachments = "reclaimed_attachments", Count, Tokens, "reclaimed attachments", stats false, delta false, value reclaimed(e, Stage::Attachments);
+    ReclaimedDuplicates = "reclaimed_duplicates", Count, Tokens, "reclaimed duplicates", stats false, delta false, value reclaimed(e, Stage::Duplicates);
+    ReclaimedTruncate = "reclaimed_truncate", Count, Tokens, "reclaimed truncate", stats false, delta false, value reclaimed(e, Stage::Truncate);
+    ReclaimedSummarize = "reclaimed_summarize", Count, Tokens, "reclaimed summarize", stats false, delta false, value reclaimed(e, Stage::Summarize);
+    ReclaimedDrop = "reclaimed_drop", Count, Tokens, "reclaimed drop", stats false, delta false, value reclaimed(e, Stage::Drop);
+    ResultsMangled = "results_mangled", Count, Count, "results mangled", stats true, delta true, value e.results_mangled() as f64;
+    ResultsTruncated = "results_truncated", Count, Count, "results truncated", stats false, delta false, value e.results_truncated as f64;
+    ResultsStubbed = "results_stubbed", Count, Count, "results stubbed", stats false, delta false, value e.results_stubbed as f64;
     /// The loss measure of `crate::loss`: distinct results shortened or
     /// removed, and how many of them the rest of the session needed again
     /// or fetched again.
-    ResultsLost = "results_lost", Count, Count, "results lost", stats true, delta true;
-    NeededAgain = "needed_again", Count, Count, "needed again", stats true, delta true;
-    Refetched = "refetched", Count, Count, "re-fetched", stats true, delta true;
-    StillNeeded = "still_needed", Count, Count, "still needed", stats true, delta true;
-    ReadsSuperseded = "reads_superseded", Count, Count, "reads superseded", stats false, delta false;
-    ThinkingDropped = "thinking_dropped", Count, Count, "thinking dropped", stats false, delta false;
-    AttachmentsRemoved = "attachments_removed", Count, Count, "attachments removed", stats false, delta false;
-    Summaries = "summaries", Count, Count, "summaries", stats true, delta true;
-    Drops = "drops", Count, Count, "drops", stats false, delta true;
-    MessagesSummarized = "messages_summarized", Count, Count, "messages summarized", stats true, delta true;
-    TargetMisses = "target_misses", Count, Count, "target misses", stats false, delta true;
-    Exhausted = "exhausted", Count, Count, "over the window", stats false, delta true;
-    PeakTokens = "peak_tokens", Peak, Tokens, "peak tokens", stats true, delta true;
-    PeakBefore = "peak_before", Peak, Tokens, "peak before", stats false, delta false;
-    TokensSent = "tokens_sent", Count, Tokens, "tokens sent", stats true, delta true;
-    CacheRead = "cache_read", Count, Tokens, "cache read", stats true, delta true;
-    CacheWrite = "cache_write", Count, Tokens, "cache writes", stats true, delta true;
-    Price = "price", Price, Usd, "price", stats true, delta true;
-    PriceUncached = "price_uncached", Price, Usd, "price uncached", stats true, delta true;
+    ResultsLost = "results_lost", Count, Count, "results lost", stats true, delta true, value f.results_lost as f64;
+    NeededAgain = "needed_again", Count, Count, "needed again", stats true, delta true, value f.needed_again as f64;
+    Refetched = "refetched", Count, Count, "re-fetched", stats true, delta true, value f.refetched as f64;
+    StillNeeded = "still_needed", Count, Count, "still needed", stats true, delta true, value f.still_needed as f64;
+    ReadsSuperseded = "reads_superseded", Count, Count, "reads superseded", stats false, delta false, value e.reads_superseded as f64;
+    ThinkingDropped = "thinking_dropped", Count, Count, "thinking dropped", stats false, delta false, value e.thinking_dropped as f64;
+    AttachmentsRemoved = "attachments_removed", Count, Count, "attachments removed", stats false, delta false, value e.attachments_removed as f64;
+    Summaries = "summaries", Count, Count, "summaries", stats true, delta true, value f.summaries as f64;
+    Drops = "drops", Count, Count, "drops", stats false, delta true, value f.drops as f64;
+    MessagesSummarized = "messages_summarized", Count, Count, "messages summarized", stats true, delta true, value e.messages_summarized as f64;
+    TargetMisses = "target_misses", Count, Count, "target misses", stats false, delta true, value f.target_misses as f64;
+    Exhausted = "exhausted", Count, Count, "over the window", stats false, delta true, value f.exhausted as f64;
+    PeakTokens = "peak_tokens", Peak, Tokens, "peak tokens", stats true, delta true, value f.peak_tokens as f64;
+    PeakBefore = "peak_before", Peak, Tokens, "peak before", stats false, delta false, value f.peak_before as f64;
+    TokensSent = "tokens_sent", Count, Tokens, "tokens sent", stats true, delta true, value f.tokens_sent as f64;
+    CacheRead = "cache_read", Count, Tokens, "cache read", stats true, delta true, value f.cache_read as f64;
+    CacheWrite = "cache_write", Count, Tokens, "cache writes", stats true, delta true, value f.cache_write as f64;
+    Price = "price", Price, Usd, "price", stats true, delta true, value m.price;
+    PriceUncached = "price_uncached", Price, Usd, "price uncached", stats true, delta true, value m.price_uncached;
     /// Misfires (`crate::replay::misfire`); target_misses and exhausted
     /// above are the other two kinds.
-    MisfireGrew = "misfire_grew", Count, Count, "misfire grew", stats false, delta true;
-    MisfireRepeated = "misfire_repeated", Count, Count, "misfire repeated", stats false, delta true;
-    MisfireResummarized = "misfire_resummarized", Count, Count, "misfire resummarized", stats false, delta true;
+    MisfireGrew = "misfire_grew", Count, Count, "misfire grew", stats false, delta true, value f.misfire_grew as f64;
+    MisfireRepeated = "misfire_repeated", Count, Count, "misfire repeated", stats false, delta true, value f.misfire_repeated as f64;
+    MisfireResummarized = "misfire_resummarized", Count, Count, "misfire resummarized", stats false, delta true, value f.misfire_resummarized as f64;
     /// The cost model's parts beside `price` (`crate::cost::session::Meter`):
     /// output, the summarizer's own requests, and the three together.
-    OutputTokens = "output_tokens", Count, Tokens, "output tokens", stats false, delta false;
-    PriceOutput = "price_output", Price, Usd, "price output", stats false, delta false;
-    PriceSummarizer = "price_summarizer", Price, Usd, "price summarizer", stats true, delta true;
-    PriceTotal = "price_total", Price, Usd, "price total", stats true, delta true;
+    OutputTokens = "output_tokens", Count, Tokens, "output tokens", stats false, delta false, value m.output_tokens as f64;
+    PriceOutput = "price_output", Price, Usd, "price output", stats false, delta false, value m.price_output;
+    PriceSummarizer = "price_summarizer", Price, Usd, "price summarizer", stats true, delta true, value m.price_summarizer;
+    PriceTotal = "price_total", Price, Usd, "price total", stats true, delta true, value m.price + m.price_output + m.price_summarizer;
     /// Requests whose cache had expired, tokens written to the one-hour
     /// tier, and 1 for a session whose records gave times (the config's
     /// sum: sessions the lifetime applied to).
-    ExpiredRequests = "expired_requests", Count, Count, "expired requests", stats false, delta true;
-    CacheWrite1h = "cache_write_1h", Count, Tokens, "cache write 1h", stats false, delta false;
-    TtlApplied = "ttl_applied", Count, Count, "ttl applied", stats false, delta false;
+    ExpiredRequests = "expired_requests", Count, Count, "expired requests", stats false, delta true, value m.expired as f64;
+    CacheWrite1h = "cache_write_1h", Count, Tokens, "cache write 1h", stats false, delta false, value m.cache_write_1h as f64;
+    TtlApplied = "ttl_applied", Count, Count, "ttl applied", stats false, delta false, value m.ttl_applied as u8 as f64;
     /// The price of a loss (`crate::loss::refetch`): the re-fetches the
     /// model expects of the lost results, and `price_total` plus what they
     /// would cost.
-    RefetchExpected = "refetch_expected", Expected, Count, "re-fetches expected", stats true, delta true;
-    PriceWithRefetch = "price_with_refetch", Price, Usd, "price with re-fetches", stats true, delta true;
+    RefetchExpected = "refetch_expected", Expected, Count, "re-fetches expected", stats true, delta true, value f.refetch.expected;
+    PriceWithRefetch = "price_with_refetch", Price, Usd, "price with re-fetches", stats true, delta true, value {
+        let refetch = if f.priced.is_some() {
+            m.price_refetch
+        } else {
+            crate::cost::session::refetch_dollars(&f.refetch, prices, None)
+        };
+        m.price + m.price_output + m.price_summarizer + refetch
+    };
 }
 
 /// The loss measure: of the results a config shortened or removed, those
@@ -260,82 +279,31 @@ impl std::fmt::Display for Metric {
 }
 
 /// The figures of one replayed session, indexed by [`Metric::index`]. Whole
-/// numbers are carried as `f64`, exact far beyond any token count. The match
-/// is exhaustive, so a figure added to the table without a value here does
-/// not compile.
+/// numbers are carried as `f64`, exact far beyond any token count. Each
+/// figure's value is a column of its row in the table, so a figure cannot
+/// be added without one.
 pub fn values(f: &SessionFacts, prices: &Prices) -> [f64; N] {
-    let e = &f.effects;
     // The cost model's price where the sweep metered the replay, else the
     // flat price of the sums (equal to the bit for a smith session).
     let m = f.priced.unwrap_or_else(|| {
         let cost = prices.cost(f);
-        crate::replay::ModelCost {
+        ModelCost {
             price: cost.price,
             price_uncached: cost.price_uncached,
             ..Default::default()
         }
     });
-    let fires = |s: Stage| f.stage_fires[s.index()] as f64;
-    let reclaimed = |s: Stage| e.reclaimed[s.index()] as f64;
-    Metric::ALL.map(|metric| match metric {
-        Metric::Messages => f.messages as f64,
-        Metric::Requests => f.requests as f64,
-        Metric::Triggered => f.triggered as f64,
-        Metric::Compactions => f.compactions as f64,
-        Metric::FiresThinking => fires(Stage::Thinking),
-        Metric::FiresAttachments => fires(Stage::Attachments),
-        Metric::FiresDuplicates => fires(Stage::Duplicates),
-        Metric::FiresTruncate => fires(Stage::Truncate),
-        Metric::FiresSummarize => fires(Stage::Summarize),
-        Metric::FiresDrop => fires(Stage::Drop),
-        Metric::ReclaimedThinking => reclaimed(Stage::Thinking),
-        Metric::ReclaimedAttachments => reclaimed(Stage::Attachments),
-        Metric::ReclaimedDuplicates => reclaimed(Stage::Duplicates),
-        Metric::ReclaimedTruncate => reclaimed(Stage::Truncate),
-        Metric::ReclaimedSummarize => reclaimed(Stage::Summarize),
-        Metric::ReclaimedDrop => reclaimed(Stage::Drop),
-        Metric::ResultsMangled => e.results_mangled() as f64,
-        Metric::ResultsTruncated => e.results_truncated as f64,
-        Metric::ResultsStubbed => e.results_stubbed as f64,
-        Metric::ResultsLost => f.results_lost as f64,
-        Metric::NeededAgain => f.needed_again as f64,
-        Metric::Refetched => f.refetched as f64,
-        Metric::StillNeeded => f.still_needed as f64,
-        Metric::ReadsSuperseded => e.reads_superseded as f64,
-        Metric::ThinkingDropped => e.thinking_dropped as f64,
-        Metric::AttachmentsRemoved => e.attachments_removed as f64,
-        Metric::Summaries => f.summaries as f64,
-        Metric::Drops => f.drops as f64,
-        Metric::MessagesSummarized => e.messages_summarized as f64,
-        Metric::TargetMisses => f.target_misses as f64,
-        Metric::Exhausted => f.exhausted as f64,
-        Metric::PeakTokens => f.peak_tokens as f64,
-        Metric::PeakBefore => f.peak_before as f64,
-        Metric::TokensSent => f.tokens_sent as f64,
-        Metric::CacheRead => f.cache_read as f64,
-        Metric::CacheWrite => f.cache_write as f64,
-        Metric::Price => m.price,
-        Metric::PriceUncached => m.price_uncached,
-        Metric::MisfireGrew => f.misfire_grew as f64,
-        Metric::MisfireRepeated => f.misfire_repeated as f64,
-        Metric::MisfireResummarized => f.misfire_resummarized as f64,
-        Metric::OutputTokens => m.output_tokens as f64,
-        Metric::PriceOutput => m.price_output,
-        Metric::PriceSummarizer => m.price_summarizer,
-        Metric::PriceTotal => m.price + m.price_output + m.price_summarizer,
-        Metric::ExpiredRequests => m.expired as f64,
-        Metric::CacheWrite1h => m.cache_write_1h as f64,
-        Metric::TtlApplied => m.ttl_applied as u8 as f64,
-        Metric::RefetchExpected => f.refetch.expected,
-        Metric::PriceWithRefetch => {
-            let refetch = if f.priced.is_some() {
-                m.price_refetch
-            } else {
-                crate::cost::session::refetch_dollars(&f.refetch, prices, None)
-            };
-            m.price + m.price_output + m.price_summarizer + refetch
-        }
-    })
+    Metric::ALL.map(|metric| metric.value(f, &f.effects, &m, prices))
+}
+
+/// `fires_<stage>` of a session.
+fn fires(f: &SessionFacts, s: Stage) -> f64 {
+    f.stage_fires[s.index()] as f64
+}
+
+/// `reclaimed_<stage>` of a session.
+fn reclaimed(e: &Effects, s: Stage) -> f64 {
+    e.reclaimed[s.index()] as f64
 }
 
 #[cfg(test)]
