@@ -647,15 +647,7 @@ mod tests {
                 let mut bytes = std::fs::read(e.path()).unwrap();
                 if name == crate::sweep::SUMMARY_FILE {
                     let text = String::from_utf8(bytes).unwrap();
-                    bytes = text
-                        .lines()
-                        .filter(|l| {
-                            let l = l.trim_start();
-                            !l.starts_with("\"elapsed_seconds\"") && !l.starts_with("\"threads\"")
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                        .into_bytes();
+                    bytes = crate::sweep::summary::untimed(&text).into_bytes();
                 }
                 (name, bytes)
             })

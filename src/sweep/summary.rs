@@ -86,6 +86,20 @@ impl Summary {
     }
 }
 
+/// The text of a `summary.json` without the lines of its timing fields
+/// ([`Summary::elapsed_seconds`], [`Summary::threads`]): what two runs of
+/// the same sweep (one process or shards, paused or not) write alike, so
+/// what they are compared by.
+pub fn untimed(text: &str) -> String {
+    text.lines()
+        .filter(|l| {
+            let l = l.trim_start();
+            !l.starts_with("\"elapsed_seconds\"") && !l.starts_with("\"threads\"")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The rows (session × config) whose ratio or overhead the session chose,
 /// by what it chose.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -384,15 +384,7 @@ pub const DATA_FILES: [&str; 4] = [
 /// summary.json at `path` without its timing fields, which only say how
 /// long and on how many threads the work ran.
 pub fn untimed(path: &Path) -> String {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| {
-            let l = l.trim_start();
-            !l.starts_with("\"elapsed_seconds\"") && !l.starts_with("\"threads\"")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    smith_calibrate::sweep::summary::untimed(&std::fs::read_to_string(path).unwrap())
 }
 
 /// The configs `sweep --json` printed, once its schema version is checked.
