@@ -4,6 +4,8 @@
 //! automatic discovery is off); `every_test_file_is_compiled` fails if one is
 //! forgotten.
 
+#[path = "account.rs"]
+mod account;
 #[path = "bad_input.rs"]
 mod bad_input;
 #[path = "bill.rs"]

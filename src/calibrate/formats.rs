@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Errors, Excluded, FirstCompaction, Fit, Point};
+use crate::cost::bill;
 use crate::transcript::session_file::{CompactBoundary, SessionFile};
 use crate::transcript::{Session, SessionRef};
 
@@ -78,6 +79,29 @@ impl Loaded {
             .and_then(SessionFile::from_meta);
         Ok(Loaded { session, file })
     }
+}
+
+/// The bill check's inputs: the sessions with usage per request, the
+/// agent's fixed prompt the fitted overhead of the session's format in
+/// provider tokens (`overhead × ratio`).
+pub fn bill_inputs<'a>(sessions: &'a [Loaded], fits: &[FormatFit]) -> Vec<bill::Input<'a>> {
+    sessions
+        .iter()
+        .filter_map(|l| {
+            let file = l.file.as_ref()?;
+            let fit = fits.iter().find(|f| f.format == file.source.format);
+            let fixed_prefix = fit.map_or(0, |f| {
+                (f.fit.overhead_tokens as f64 * f.fit.ratio).round() as u64
+            });
+            Some(bill::Input {
+                label: l.session.label(),
+                file,
+                messages: &l.session.messages,
+                fixed_prefix,
+                ratio: fit.map_or(1.0, |f| f.fit.ratio),
+            })
+        })
+        .collect()
 }
 
 /// The fits of every format among `sessions`, by format name, and how many

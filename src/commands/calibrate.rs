@@ -79,19 +79,8 @@ pub struct CalibrateArgs {
     /// --json: include them). Example: --bill-requests
     #[arg(long)]
     pub bill_requests: bool,
-    /// Bill check: price each session alone, with a cache of its own,
-    /// instead of all sessions on one timeline sharing the account's
-    /// prompt cache (a new session or subagent reading the system prompt
-    /// and tools another one cached). Example: --per-session-cache
-    #[arg(long)]
-    pub per_session_cache: bool,
-    /// Bill check: price every request by what the logs show alone, without
-    /// the account's cache beyond them: the share of cold requests that find
-    /// the fixed prompt cached through work outside the logs, and the share
-    /// of warm prefixes lost to early evictions, each session priced by the
-    /// shares of the others. Example: --log-alone
-    #[arg(long)]
-    pub log_alone: bool,
+    #[command(flatten)]
+    pub account: super::account_args::AccountArgs,
     /// Also fit each of these token estimators (bytes4, chars4, o200k,
     /// cl100k, claude2, or all) and compare their errors before and after the fit and
     /// their counting time. Example: --estimator bytes4,o200k
@@ -248,33 +237,16 @@ fn real_compactions(
     per.into_iter().flatten().collect()
 }
 
-/// The bill check over the sessions with usage per request; the agent's
-/// fixed prompt is the fitted overhead of the session's format in provider
-/// tokens (`overhead × ratio`).
+/// The bill check over the sessions with usage per request
+/// ([`formats::bill_inputs`]).
 fn bill_check(sessions: &[Loaded], fits: &[FormatFit], args: &CalibrateArgs) -> BillCheck {
     use crate::cost::bill;
-    let inputs: Vec<bill::Input> = sessions
-        .iter()
-        .filter_map(|l| {
-            let file = l.file.as_ref()?;
-            let fit = fits.iter().find(|f| f.format == file.source.format);
-            let fixed_prefix = fit.map_or(0, |f| {
-                (f.fit.overhead_tokens as f64 * f.fit.ratio).round() as u64
-            });
-            Some(bill::Input {
-                label: l.session.label(),
-                file,
-                messages: &l.session.messages,
-                fixed_prefix,
-                ratio: fit.map_or(1.0, |f| f.fit.ratio),
-            })
-        })
-        .collect();
+    let inputs = formats::bill_inputs(sessions, fits);
     let settings = bill::Settings {
         ttl: args.cache_ttl,
         min_cacheable: args.cache_min_tokens,
-        per_session: args.per_session_cache,
-        log_alone: args.log_alone,
+        per_session: args.account.per_session_cache,
+        log_alone: args.account.log_alone,
     };
     let sessions = bill::check(&inputs, &settings);
     BillCheck {

@@ -49,6 +49,7 @@ impl CostArgs {
             ttl: self.cache_ttl.and_then(|t| t.0),
             min_cacheable: self.cache_min_tokens,
             prices: price,
+            ..Settings::default()
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The subcommands. Each file turns parsed arguments into work on the
 //! library and output for a person or a program; `main.rs` only dispatches.
 
+pub(crate) mod account_args;
 pub mod calibrate;
 pub(crate) mod cost_args;
 pub(crate) mod estimators;

@@ -116,6 +116,8 @@ pub struct RecommendArgs {
     pub price: Option<Prices>,
     #[command(flatten)]
     pub cost: Box<super::cost_args::CostArgs>,
+    #[command(flatten, next_help_heading = "Cost model")]
+    pub account: super::account_args::AccountArgs,
     /// Evidence rows besides the baseline and the chosen config
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
@@ -178,7 +180,7 @@ fn baseline_of(context: &Config, spec: &GridSpec) -> Config {
 
 pub fn run(args: RecommendArgs) -> Result<()> {
     let price = args.price.unwrap_or_default();
-    let cost_settings = args.cost.settings(args.price);
+    let cost_settings = args.account.settings(args.cost.settings(args.price));
     let config_path = args
         .config
         .clone()
@@ -197,7 +199,8 @@ pub fn run(args: RecommendArgs) -> Result<()> {
     let (paths, refs) = args.swept.sessions()?;
     let data_dir = super::sweep::prepare_dirs(args.out.as_deref(), args.report.as_deref(), &refs)?;
 
-    let options = Options::for_terminal(args.jobs.map(|j| j as usize));
+    let mut options = Options::for_terminal(args.jobs.map(|j| j as usize));
+    options.accounts = super::account_args::accounts(&refs, &cost_settings);
     crate::interrupt::install();
     let sweep =
         super::sweep_dist::run_sweep(&refs, &plan.setups, &options, &cost_settings, None, None)?;

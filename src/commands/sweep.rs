@@ -63,7 +63,11 @@ for all); the cache expires after --cache-ttl where a session's records carry
 times (imported sessions; smith's transcripts have none, and the table's note
 says so). price is the requests' cache reads and writes (for smith's sessions
 exactly its token sums at the table's rates, nothing expiring); price_output, price_summarizer
-and price_total (all three) are their own columns.
+and price_total (all three) are their own columns. Imported sessions share one account's
+cache, as calibrate's bill check prices them: a request whose own cache is cold reads the
+agent's fixed prompt (the overhead) when another session used it within the lifetime, else
+the share the account's other work shows, and a warm one loses the share early evictions
+take (--per-session-cache, --log-alone: less).
 
 A grid file (TOML) uses the flags' names as keys:
   compact-at = [0.7, 0.8, 0.9]
@@ -131,6 +135,8 @@ pub struct SweepArgs {
     pub price: Option<Prices>,
     #[command(flatten)]
     pub cost: Box<crate::commands::cost_args::CostArgs>,
+    #[command(flatten, next_help_heading = "Cost model")]
+    pub account: crate::commands::account_args::AccountArgs,
     /// The figure configs are ranked by, lowest first
     #[arg(long, value_name = "FIGURE", default_value = "price",
           value_parser = PossibleValuesParser::new(Metric::rankable().map(Metric::name)))]
@@ -290,7 +296,10 @@ fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
         return Err(usage("--resume needs --out DIR: the journal is kept there"));
     }
     let data_dir = prepare_dirs(args.out.as_deref(), args.report.as_deref(), &refs)?;
+    let cost = args.account.settings(args.cost.settings(args.price));
     let listed = refs.len();
+    // Every session of the plan, not only the shard's, prices the account.
+    let all = refs.clone();
     let (refs, ordinals) = super::sweep_dist::take_shard(&paths, refs, shard);
     if let Some(shard) = shard {
         crate::note!("shard {shard}: {} of the {listed} sessions", refs.len());
@@ -300,9 +309,10 @@ fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
     // Where the grid leaves ratio or overhead, each session replays under
     // its own (its saved ratio, or what its recorded usage teaches).
     options.given = given;
+    options.accounts = super::account_args::accounts(&all, &cost);
     Ok(Planned {
         price: args.price.unwrap_or_default(),
-        cost: args.cost.settings(args.price),
+        cost,
         grid,
         plan,
         rank_by,

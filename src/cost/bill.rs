@@ -47,7 +47,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::table::{lookup, price_for, ModelPrice, MODEL_PRICES};
-use super::unlogged::{self, gap_bucket, Chance, Expect, Unlogged};
+use super::unlogged::{self, gap_bucket, AccountView, Chance, Expect, Unlogged};
 use super::{CacheTtl, TOKENS_PER_PRICE_UNIT};
 use crate::stats::{median_of, percentile_of};
 use crate::time::parse_rfc3339;
@@ -237,6 +237,10 @@ pub struct RequestCheck {
     /// What it can show about the account's cache beyond the log.
     #[serde(skip)]
     pub chance: Option<Chance>,
+    /// Whether another session of the check had used the agent's fixed
+    /// prompt within the lifetime when this request was sent.
+    #[serde(skip)]
+    pub account_warm: bool,
 }
 
 /// One session, recorded and predicted.
@@ -462,7 +466,11 @@ fn recorded_split(r: &RequestUsage, rec: Option<&RequestRecord>, tier: CacheTtl)
 /// lifetime as its record shows (the rest to five minutes).
 pub fn recorded_tokens(r: &RequestUsage, rec: Option<&RequestRecord>) -> Tokens {
     let tier = tier_of(rec).unwrap_or(CacheTtl::FiveMinutes);
-    let (w5, w1) = recorded_split(r, rec, tier);
+    split_tokens(r, recorded_split(r, rec, tier))
+}
+
+/// A request's recorded usage with its writes split (5-minute, 1-hour).
+fn split_tokens(r: &RequestUsage, (w5, w1): (u64, u64)) -> Tokens {
     Tokens {
         input: r.input_tokens,
         cache_read: r.cache_read_input_tokens,
@@ -872,9 +880,10 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
             Some(_) => t,
         };
         let cold_start = prev.is_none() || here.is_none() || cold == Some(Cause::TtlExpiry);
-        // Only a request whose own cache is cold looks for the fixed
-        // prompt another session kept warm.
-        let logged_warm = cold_start && shared.fixed_prompt_warm(file, &model, sent, ttl);
+        // Asked of every request, not only the cold ones: a replay's cache
+        // goes cold where its own compactions and gaps say.
+        let account_warm = shared.fixed_prompt_warm(file, &model, sent, ttl);
+        let logged_warm = cold_start && account_warm;
         let from_others = || {
             if logged_warm {
                 (fixed_prefix, true)
@@ -922,13 +931,7 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         // lifetime is the agent's choice, known from its log.
         let split = recorded_split(r, rec, tier);
         let predicted = predicted_tokens(r, prompt, min, read, tier, split);
-        let recorded = Tokens {
-            input: r.input_tokens,
-            cache_read: r.cache_read_input_tokens,
-            cache_write_5m: split.0,
-            cache_write_1h: split.1,
-            output: r.output_tokens,
-        };
+        let recorded = split_tokens(r, split);
         let price = row.at(prompt);
         walk.detail.push(RequestCheck {
             message_index: r.message_index,
@@ -945,6 +948,7 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
             cold,
             miss: miss_cause(r, row, prev, cold, shared),
             chance,
+            account_warm,
         });
         if prompt >= min {
             warm.insert(model, Warm { prompt, at: t, ttl });
@@ -1030,15 +1034,41 @@ pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
     if settings.log_alone {
         return log_alone;
     }
-    let mut expect: Vec<Option<Expect>> = vec![None; inputs.len()];
-    for (k, e) in at.iter().zip(unlogged::leave_one_out(&log_alone)) {
-        expect[*k] = Some(e);
-    }
+    let expect = expect_at(inputs.len(), &at, &log_alone);
     account
         .check(Some(&expect))
         .into_iter()
         .map(|(_, c)| c)
         .collect()
+}
+
+/// What a replay's price takes of the account, per input (`None`: an input
+/// without usage): the check's first pass, by the log alone, gives where
+/// another session kept the fixed prompt warm and the shares the other
+/// sessions show, exactly those [`check`] prices its second pass by.
+pub fn accounts(inputs: &[Input], settings: &Settings) -> Vec<Option<AccountView>> {
+    let account = Account::new(inputs, settings);
+    let (at, log_alone): (Vec<usize>, Vec<SessionCheck>) = account.check(None).into_iter().unzip();
+    let expect = if settings.log_alone {
+        vec![None; inputs.len()]
+    } else {
+        expect_at(inputs.len(), &at, &log_alone)
+    };
+    let mut out: Vec<Option<AccountView>> = vec![None; inputs.len()];
+    for (k, c) in at.iter().zip(&log_alone) {
+        out[*k] = Some(AccountView::of(c, expect[*k].unwrap_or_default()));
+    }
+    out
+}
+
+/// The shares each session is priced by, fitted on the others' checks
+/// `log_alone`, of the inputs at positions `at`, among `n` inputs.
+fn expect_at(n: usize, at: &[usize], log_alone: &[SessionCheck]) -> Vec<Option<Expect>> {
+    let mut expect: Vec<Option<Expect>> = vec![None; n];
+    for (k, e) in at.iter().zip(unlogged::leave_one_out(log_alone)) {
+        expect[*k] = Some(e);
+    }
+    expect
 }
 
 /// What every session of a check can find of the others.
@@ -1865,6 +1895,54 @@ mod tests {
         let expect = full - ((full - 20_000) as f64 * share).round() as u64;
         assert_eq!(b.detail[k].predicted.cache_read, expect);
         assert!(b.predicted_usd > b.recorded_usd);
+    }
+
+    #[test]
+    fn a_replay_is_priced_by_the_shares_and_warm_prompts_the_check_priced_by() {
+        // As above, and d starts 15 s into a's run, whose prompt is warm.
+        let files = vec![
+            run_of("a", 0, 0, 30, &[14, 16, 18, 20, 22]),
+            run_of("b", 3600, 0, 30, &[]),
+            run_of("c", 7200, 0, 30, &[]),
+            run_of("d", 15, 20_000, 2, &[]),
+        ];
+        let inputs = inputs(&files);
+        let checks = check(&inputs, &AUTO);
+        let views = accounts(&inputs, &AUTO);
+        let b = checks.iter().find(|c| c.session == "b").unwrap();
+        let view_b = views[1].as_ref().unwrap();
+        // The share the check priced b's warm requests by is the view's.
+        let k = 5;
+        let full = 29_000 + 1_000 * k as u64;
+        let lost = ((full - 20_000) as f64 * view_b.evicted(10)).round() as u64;
+        assert!(lost > 0);
+        assert_eq!(b.detail[k].predicted.cache_read, full - lost);
+        // d's first request (message 1) found a's prompt warm; a's did not
+        // find another's, nor did b's, and no cold request finds the fixed
+        // prompt elsewhere in these logs.
+        assert_eq!(views[3].as_ref().unwrap().cold_read(1), 1.0);
+        assert_eq!(views[0].as_ref().unwrap().cold_read(1), 0.0);
+        assert_eq!(view_b.cold_read(1), 0.0);
+        // Each session alone: no warm prompt of another; the logs alone: no
+        // shares.
+        let alone = accounts(
+            &inputs,
+            &Settings {
+                per_session: true,
+                ..AUTO
+            },
+        );
+        assert_eq!(alone[3].as_ref().unwrap().cold_read(1), 0.0);
+        assert_eq!(alone[1].as_ref().unwrap().evicted(10), view_b.evicted(10));
+        let plain = accounts(
+            &inputs,
+            &Settings {
+                log_alone: true,
+                ..AUTO
+            },
+        );
+        assert_eq!(plain[1].as_ref().unwrap().evicted(10), 0.0);
+        assert_eq!(plain[3].as_ref().unwrap().cold_read(1), 1.0);
     }
 
     #[test]

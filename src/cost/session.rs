@@ -26,6 +26,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::table::{default_model, price_for, CacheKind, ModelPrice, WRITE_1H_MULTIPLIER};
+use super::unlogged::AccountView;
 use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compactor, Stage, Strategy};
@@ -47,13 +48,18 @@ pub struct Settings {
     /// prices for every request instead of its model's row; the one-hour
     /// write is then [`WRITE_1H_MULTIPLIER`] × input, the output the row's.
     pub prices: Option<Prices>,
+    /// `--per-session-cache`: no request of an imported session reads what
+    /// another session of the run cached.
+    pub per_session: bool,
+    /// `--log-alone`: no shares of the account's cache beyond the logs.
+    pub log_alone: bool,
 }
 
 impl Settings {
     /// The settings as one line, for the sweep's journal and outputs.
     pub fn describe(&self) -> String {
         format!(
-            "cache-ttl {}, cache-min-tokens {}, price {}",
+            "cache-ttl {}, cache-min-tokens {}, price {}, per-session-cache {}, log-alone {}",
             self.ttl.map_or("auto".into(), |t| t.to_string()),
             self.min_cacheable
                 .map_or("per model".into(), |m| m.to_string()),
@@ -61,7 +67,30 @@ impl Settings {
                 "{},{},{}",
                 p.input, p.cache_write, p.cache_read
             )),
+            on_off(self.per_session),
+            on_off(self.log_alone),
         )
+    }
+
+    /// How the imported sessions of a run share their account's cache, in
+    /// words.
+    pub fn cache_scope(&self) -> &'static str {
+        match (self.per_session, self.log_alone) {
+            (false, false) => {
+                "on one account's timeline, with the shares of its cache beyond the logs"
+            }
+            (false, true) => "on one account's timeline, by the logs alone",
+            (true, false) => "each alone, with the shares of the account's cache beyond the logs",
+            (true, true) => "each alone, by the logs alone",
+        }
+    }
+}
+
+fn on_off(flag: bool) -> &'static str {
+    if flag {
+        "on"
+    } else {
+        "off"
     }
 }
 
@@ -80,6 +109,9 @@ pub struct Recorded {
     /// for smith's own session, of which `session.json` names only the
     /// provider and model.
     imported: bool,
+    /// The account's cache beyond the session, when the sweep priced it
+    /// among others ([`Recorded::with_account`]); `None`: the session alone.
+    account: Option<Arc<AccountView>>,
 }
 
 impl Recorded {
@@ -104,6 +136,7 @@ impl Recorded {
             model: file.model.clone(),
             provider: file.provider.clone(),
             imported: true,
+            account: None,
             tier: if w1 > w5 {
                 Some(CacheTtl::OneHour)
             } else if w5 > 0 {
@@ -116,6 +149,11 @@ impl Recorded {
 }
 
 impl Recorded {
+    /// The same, priced with the account's cache beyond the session.
+    pub fn with_account(self, account: Option<Arc<AccountView>>) -> Recorded {
+        Recorded { account, ..self }
+    }
+
     /// What an imported session's `session.json` records; `None` for a
     /// session without one (smith's own).
     pub fn of_session(session: &crate::transcript::Session) -> Option<Recorded> {
@@ -368,6 +406,8 @@ pub struct Meter<'a> {
     /// long-context rates).
     buckets: Vec<(&'static ModelPrice, bool, Bucket)>,
     last: Option<i64>,
+    /// Whether a request was metered: the first one's cache is cold.
+    metered: bool,
     cost: ModelCost,
     /// The model last looked up in the price table, and its row.
     looked_up: Option<(Option<&'a str>, &'static ModelPrice)>,
@@ -397,6 +437,7 @@ impl<'a> Meter<'a> {
             tier,
             buckets: Vec::new(),
             last: None,
+            metered: false,
             cost: ModelCost::default(),
             looked_up: None,
             last_row: None,
@@ -439,6 +480,34 @@ impl<'a> Meter<'a> {
         (prices, row.output)
     }
 
+    /// What the account's cache beyond the session changes in a request
+    /// that would read `read` and write `write`, its own cache `cold` or
+    /// warm after `gap` seconds: the tokens it reads instead of writing
+    /// (fewer than none where an early eviction is expected).
+    fn found_in_account(
+        &self,
+        r: &RequestFacts,
+        read: i64,
+        write: i64,
+        cold: bool,
+        gap: Option<i64>,
+    ) -> i64 {
+        let Some(account) = self.recorded.and_then(|x| x.account.as_deref()) else {
+            return 0;
+        };
+        // The fixed prompt is the replay's overhead: what every request of
+        // it reads while its cache is warm.
+        let budget = r.ratio.map_or(self.budget, |x| self.budget.at_ratio(x));
+        let fixed = budget.charged(0).clamp(0, read + write);
+        let found = if cold {
+            fixed as f64 * account.cold_read(r.message_index)
+        } else {
+            let at_risk = read - fixed.min(read);
+            -(at_risk as f64 * gap.map_or(0.0, |g| account.evicted(g)))
+        };
+        found.round() as i64
+    }
+
     /// Folds one request in.
     pub fn observe(&mut self, r: &RequestFacts) {
         let fallback = self.recorded.and_then(|x| x.model.as_deref());
@@ -475,17 +544,24 @@ impl<'a> Meter<'a> {
             .or(self.recorded.map(|_| row.min_cacheable))
             .unwrap_or(0) as i64;
         let (mut read, mut write) = (r.cache_read, r.cache_write);
+        let mut cold = !self.metered;
+        self.metered = true;
         if let (Some(s), Some(a), Some(b)) = (self.tier.seconds(), self.last, t) {
             self.cost.ttl_applied = true;
             if b - a > s {
                 write += read;
                 read = 0;
                 self.cost.expired += 1;
+                cold = true;
             }
         }
+        let gap = self.last.zip(t).map(|(a, b)| b - a);
         if t.is_some() {
             self.last = t;
         }
+        let found = self.found_in_account(r, read, write, cold, gap);
+        read += found;
+        write -= found;
         let caches = self.recorded.is_none_or(|x| x.caches_at(base));
         if self.settings.prices.is_none() && base.cache == CacheKind::Automatic {
             // Automatic caching serves a prefix in whole increments: the
@@ -512,6 +588,11 @@ impl<'a> Meter<'a> {
         } else {
             bucket.read += read;
             bucket.write += write;
+            if found > 0 {
+                self.cost.account_read += found;
+            } else {
+                self.cost.account_evicted -= found;
+            }
             if self.tier == CacheTtl::OneHour {
                 self.cost.cache_write_1h += write;
             }
@@ -610,4 +691,106 @@ pub fn price_replay(
     });
     let cost = meter.finish();
     (facts, Priced::from_cost(&cost))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cost::unlogged::Expect;
+    use crate::engine::Effects;
+
+    /// A request answered by message `index` at second `at`, sending
+    /// `after` tokens of which `read` are the previous request's prefix.
+    fn request(index: usize, after: i64, read: i64) -> RequestFacts {
+        RequestFacts {
+            request: index / 2,
+            message_index: index,
+            before: after,
+            after,
+            strategy: Strategy::None,
+            stages: Vec::new(),
+            history_len: 0,
+            triggered: false,
+            target_missed: false,
+            exhausted: false,
+            effects: Effects::default(),
+            cache_read: read,
+            cache_write: after - read,
+            ratio: None,
+            resummarized: false,
+        }
+    }
+
+    /// An imported Sonnet 4.5 session whose requests were answered by
+    /// messages 1, 3, 5 at seconds 0, 30 and 600, its writes five-minute
+    /// ones, priced with `account`.
+    fn recorded(account: Option<AccountView>) -> Recorded {
+        let by_message = [(1, 0), (3, 30), (5, 600)]
+            .into_iter()
+            .map(|(i, t)| (i, (Some(t), Some("claude-sonnet-4-5".to_string()), 0)))
+            .collect();
+        Recorded {
+            by_message,
+            imported: true,
+            tier: Some(CacheTtl::FiveMinutes),
+            account: account.map(Arc::new),
+            ..Recorded::default()
+        }
+    }
+
+    /// The reads and writes the meter priced, over three requests of
+    /// 10,000, 12,000 and 14,000 tokens each reading the previous prompt,
+    /// under an overhead (the fixed prompt) of 4,000 tokens.
+    fn metered(account: Option<AccountView>) -> (i64, i64, u64) {
+        let recorded = recorded(account);
+        let config = crate::engine::Config {
+            overhead_tokens: 4_000,
+            ratio: 1.0,
+            ..Default::default()
+        };
+        let mut meter = Meter::new(
+            &[],
+            Some(&recorded),
+            Budget::new(&config),
+            0,
+            &Settings::default(),
+        );
+        for r in [
+            request(1, 10_000, 0),
+            request(3, 12_000, 10_000),
+            request(5, 14_000, 12_000),
+        ] {
+            meter.observe(&r);
+        }
+        let b = meter.buckets[0].2;
+        (b.read, b.write, meter.cost.expired)
+    }
+
+    #[test]
+    fn alone_a_session_reads_nothing_cold_and_all_its_prefix_warm() {
+        // The third request, ten minutes on, finds the cache expired.
+        assert_eq!(metered(None), (10_000, 26_000, 1));
+        assert_eq!(metered(Some(AccountView::default())), (10_000, 26_000, 1));
+    }
+
+    #[test]
+    fn a_cold_request_reads_the_fixed_prompt_another_session_kept_warm() {
+        // Message 1 found it warm, message 5 did not and takes no share.
+        let view = AccountView::of_main(&[1], Expect::default());
+        assert_eq!(metered(Some(view)), (14_000, 22_000, 1));
+    }
+
+    #[test]
+    fn cold_requests_read_the_accounts_share_and_warm_ones_lose_the_evicted_share() {
+        let expect = Expect {
+            warm_elsewhere: 0.25,
+            evicted: [0.1, 0.5, 0.9],
+        };
+        let view = AccountView::of_main(&[], expect);
+        // Cold: a quarter of the 4,000-token fixed prompt, at messages 1
+        // and 5. Warm after 30 s (under a minute): a tenth of the 6,000
+        // read past the fixed prompt is lost.
+        let read = 1_000 + (10_000 - 600) + 1_000;
+        assert_eq!(metered(Some(view)), (read, 36_000 - read, 1));
+    }
 }

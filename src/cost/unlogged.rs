@@ -16,7 +16,7 @@
 //! on the *other* sessions of the check: a session is never priced by what
 //! its own recorded usage says.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -162,6 +162,67 @@ pub struct Expect {
     /// Of a warm request's prefix past the fixed prompt, lost, per
     /// [`gap_bucket`].
     pub evicted: [f64; 3],
+}
+
+/// What a replay's price takes of the account for one session, from its
+/// check by the log alone: the replay sends other prompts than the log, at
+/// the same times, so the account's cache beyond the session is what it was.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AccountView {
+    /// The answering messages of the requests at which another session of
+    /// the check had used the agent's fixed prompt within the lifetime.
+    warm_at: HashSet<usize>,
+    /// The shares of the account's cache beyond the log, as the other
+    /// sessions show them.
+    expect: Expect,
+    /// Whether a cold request takes the share found cached elsewhere: not a
+    /// compaction agent's, whose prompt no other work of the account sends.
+    warm_elsewhere_applies: bool,
+}
+
+impl AccountView {
+    /// The view of the session `check` (by the log alone), priced by
+    /// `expect`.
+    pub fn of(check: &SessionCheck, expect: Expect) -> AccountView {
+        AccountView {
+            warm_at: check
+                .detail
+                .iter()
+                .filter(|d| d.account_warm)
+                .map(|d| d.message_index)
+                .collect(),
+            expect,
+            warm_elsewhere_applies: check.kind != Kind::Compaction,
+        }
+    }
+
+    /// Of the fixed prompt, the share a request answered by `message` reads
+    /// from the cache although its own cache is cold.
+    pub fn cold_read(&self, message: usize) -> f64 {
+        if self.warm_at.contains(&message) {
+            1.0
+        } else if self.warm_elsewhere_applies {
+            self.expect.warm_elsewhere
+        } else {
+            0.0
+        }
+    }
+
+    /// Of a warm request's prefix past the fixed prompt, the share lost
+    /// after `gap` idle seconds.
+    pub fn evicted(&self, gap: i64) -> f64 {
+        self.expect.evicted[gap_bucket(gap)]
+    }
+
+    /// A main session's view, for tests of what prices by it.
+    #[cfg(test)]
+    pub(crate) fn of_main(warm_at: &[usize], expect: Expect) -> AccountView {
+        AccountView {
+            warm_at: warm_at.iter().copied().collect(),
+            expect,
+            warm_elsewhere_applies: true,
+        }
+    }
 }
 
 /// Which sessions' requests are fitted together.

@@ -182,6 +182,15 @@ pub struct ModelCost {
     pub cache_write_1h: i64,
     /// Whether the records gave times, so the lifetime could apply.
     pub ttl_applied: bool,
+    /// Tokens cold requests read from the account's cache beyond the
+    /// session: the fixed prompt another session, or the account's other
+    /// work, kept warm (`crate::cost::unlogged::AccountView`).
+    #[serde(default)]
+    pub account_read: i64,
+    /// Tokens of warm prefixes expected lost to early evictions, written
+    /// again.
+    #[serde(default)]
+    pub account_evicted: i64,
     /// The expected re-fetches of the lost results (`SessionFacts::refetch`)
     /// at the prices of the session's last request.
     #[serde(default, with = "exact")]
@@ -496,6 +505,8 @@ pub(crate) mod every_field {
                 expired: 2 + k,
                 cache_write_1h: 4_000 + ki,
                 ttl_applied: true,
+                account_read: 6_000 + ki,
+                account_evicted: 700 + ki,
                 price_refetch: 0.05 + k as f64 / 19.0,
             }),
         }

@@ -38,8 +38,21 @@ pub fn note(summaries: &[ConfigSummary], settings: Option<&Settings>) -> String 
             base.total(Metric::ExpiredRequests)
         )
     };
+    let (read, lost) = (
+        base.total(Metric::AccountRead),
+        base.total(Metric::AccountEvicted),
+    );
+    let account = if read > 0.0 || lost > 0.0 {
+        format!(
+            "; the imported sessions share their account's cache: the baseline's cold requests read {} tokens of the fixed prompt another session or the account's other work kept cached, and {} tokens of its warm prefixes are expected lost to early evictions",
+            crate::format::tokens(read),
+            crate::format::tokens(lost)
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "cost model: price = each request's cache reads and writes at {} ({lifetime}; {expiry}). \
+        "cost model: price = each request's cache reads and writes at {} ({lifetime}; {expiry}{account}). \
          Not in price: output (baseline ${:.2}) and the summarizer's own requests (${:.2}); price_total adds them (${:.2}).",
         match settings.map(|s| s.prices) {
             Some(Some(p)) => format!("--price {p}"),

@@ -192,6 +192,12 @@ metrics! {
     /// sum: sessions the lifetime applied to).
     ExpiredRequests = "expired_requests", Count, Count, "expired requests", stats false, delta true, value m.expired as f64;
     CacheWrite1h = "cache_write_1h", Count, Tokens, "cache write 1h", stats false, delta false, value m.cache_write_1h as f64;
+    /// What the account's cache beyond each imported session changed:
+    /// tokens its cold requests read that another session, or the
+    /// account's other work, kept cached, and tokens of warm prefixes
+    /// expected lost to early evictions.
+    AccountRead = "account_read", Count, Tokens, "account read", stats false, delta false, value m.account_read as f64;
+    AccountEvicted = "account_evicted", Count, Tokens, "account evicted", stats false, delta false, value m.account_evicted as f64;
     TtlApplied = "ttl_applied", Count, Count, "ttl applied", stats false, delta false, value m.ttl_applied as u8 as f64;
     /// The price of a loss (`crate::loss::refetch`): the re-fetches the
     /// model expects of the lost results, and `price_total` plus what they

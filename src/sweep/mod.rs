@@ -10,6 +10,7 @@
 //! machines, `merge` joins the shards' outputs back into one sweep's, and
 //! [`journal`] keeps finished sessions on disk for `--resume`.
 
+pub(crate) mod account;
 pub mod aggregate;
 pub mod bootstrap;
 pub mod columns;

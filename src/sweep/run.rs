@@ -10,7 +10,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -22,12 +22,14 @@ use crate::calibrate::{
     session::{Given, SessionCalibration},
 };
 use crate::cost::session::{Meter, Recorded, Settings};
+use crate::cost::unlogged::AccountView;
 use crate::engine::Compactor;
 use crate::loss::{self, RecordIndex};
 use crate::policy::cold;
 use crate::policy::Setup;
 use crate::replay::learn::Learned;
 use crate::replay::SessionFacts;
+use crate::sweep::account::Accounts;
 use crate::sweep::estimators;
 use crate::transcript::{self, Session, SessionRef};
 
@@ -117,6 +119,9 @@ pub struct Options {
     /// session replays under its own (`crate::calibrate::session`). Both, by
     /// default.
     pub given: Given,
+    /// The account's cache beyond each imported session
+    /// ([`super::account::of`]); empty: each session is priced alone.
+    pub accounts: Arc<Accounts>,
 }
 
 impl Options {
@@ -127,6 +132,7 @@ impl Options {
             progress: std::io::stderr().is_terminal(),
             quiet: false,
             given: Given::ALL,
+            accounts: Arc::default(),
         }
     }
 }
@@ -214,7 +220,8 @@ pub fn run_priced(
                 break;
             };
             let r = &refs[i];
-            let outcome = replay_session(r, configs, &engines, cost, opts.given, &say);
+            let account = opts.accounts.get(&r.transcript).cloned();
+            let outcome = replay_session(r, configs, &engines, cost, opts.given, account, &say);
             if let Ok((info, facts)) = &outcome {
                 if let Err(e) = on_done(i, info, facts) {
                     stop.store(true, Ordering::Relaxed);
@@ -285,6 +292,7 @@ fn replay_session(
     engines: &[Box<dyn Compactor>],
     cost: Option<&Settings>,
     given: Given,
+    account: Option<Arc<AccountView>>,
     say: &(dyn Fn(&str) + Sync),
 ) -> Outcome {
     let session = load_session(r, say)?;
@@ -292,6 +300,7 @@ fn replay_session(
     let index: OnceLock<RecordIndex> = OnceLock::new();
     // smith's own session is priced by the provider and model it names.
     let (recorded, named) = Recorded::of_session_or_smith(&session);
+    let recorded = recorded.map(|r| r.with_account(account));
     // A tokenizer estimator counts the session's texts once, before the
     // grid, and every config with that estimator shares the counts.
     let bound = estimators::bind(configs, &session.messages);

@@ -1,0 +1,57 @@
+//! The account's cache in a sweep's price. A provider keeps one prompt
+//! cache for every request of an account, so the imported sessions of a
+//! sweep are priced as `calibrate`'s bill check prices them: a request whose
+//! own cache is cold reads the agent's fixed prompt when another session
+//! used it within the lifetime, else the share the account's other work
+//! shows, and a warm one loses the share of its prefix that early evictions
+//! take (`crate::cost::unlogged`). The view is made once, before the sweep,
+//! from every session of the plan (not only a shard's), so that the shards
+//! of a sweep and a resumed sweep price each session alike.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::calibrate::formats::{bill_inputs, fit_formats, Loaded};
+use crate::cost::bill;
+use crate::cost::session::Settings;
+use crate::cost::unlogged::AccountView;
+use crate::transcript::SessionRef;
+
+/// Each imported session's view of the account, by its transcript.
+pub type Accounts = HashMap<PathBuf, Arc<AccountView>>;
+
+/// The views of the sessions of `refs` that recorded their usage, priced
+/// under `cost`. A session that cannot be read is left out here; the sweep
+/// reports it when it comes to it.
+pub fn of(refs: &[SessionRef], cost: &Settings) -> Accounts {
+    if cost.per_session && cost.log_alone {
+        return Accounts::new();
+    }
+    let loaded: Vec<(PathBuf, Loaded)> = refs
+        .par_iter()
+        .filter_map(|r| {
+            let l = Loaded::read(r).ok()?;
+            l.file.is_some().then(|| (r.transcript.clone(), l))
+        })
+        .collect();
+    if loaded.len() < 2 {
+        return Accounts::new();
+    }
+    let (paths, sessions): (Vec<PathBuf>, Vec<Loaded>) = loaded.into_iter().unzip();
+    let (fits, _) = fit_formats(&sessions);
+    let inputs = bill_inputs(&sessions, &fits);
+    let settings = bill::Settings {
+        ttl: cost.ttl,
+        min_cacheable: cost.min_cacheable,
+        per_session: cost.per_session,
+        log_alone: cost.log_alone,
+    };
+    paths
+        .into_iter()
+        .zip(bill::accounts(&inputs, &settings))
+        .filter_map(|(p, a)| Some((p, Arc::new(a?))))
+        .collect()
+}
