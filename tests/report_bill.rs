@@ -104,7 +104,7 @@ fn the_report_checks_imported_sessions_bill_as_calibrate_does() {
     );
     assert!(sec.contains(&row), "{row}\nnot in\n{sec}");
     assert_eq!(s["sessions"], 2);
-    assert!(sec.contains("given no --overhead"), "{sec}");
+    assert!(sec.contains("as <code>calibrate</code> fits it"), "{sec}");
     assert!(
         sec.contains(&signed_percent(s["worst"]["error"].as_f64().unwrap())),
         "{sec}"

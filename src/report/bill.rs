@@ -6,51 +6,30 @@
 use std::fmt::Write as _;
 
 use super::data::SweepOutput;
+use crate::calibrate::formats::{bill_inputs, fit_formats, Loaded};
 use crate::cost::bill;
 use crate::format::{escape_html, money, percent, signed_percent};
 use crate::transcript::session_file::SessionFile;
-
-/// The agent's fixed prompt in tokens: the sweep's baseline
-/// `overhead × ratio` when summary.json gives both, and where it came from.
-fn fixed_prompt(data: &SweepOutput) -> (u64, f64, String) {
-    let config = data.summary.baseline.as_ref().map(|b| b.config);
-    match (
-        config.map(|c| c.overhead_tokens as f64),
-        config.map(|c| c.ratio),
-    ) {
-        (Some(o), Some(r)) if o > 0.0 && r > 0.0 => (
-            (o * r).round() as u64,
-            r,
-            format!(
-                "{} tokens, the sweep's --overhead {o} × --ratio {r}",
-                (o * r).round()
-            ),
-        ),
-        _ => (
-            0,
-            1.0,
-            "0 tokens (the sweep was given no --overhead)".to_string(),
-        ),
-    }
-}
 
 /// The section's HTML. Sessions whose transcript can no longer be read are
 /// counted in the section, not fatal: the rest of the report stands.
 pub fn section(data: &SweepOutput) -> String {
     let mut h = String::from("<section id=\"trust\">\n<h2>How far to trust the price</h2>\n");
-    let (fixed, ratio, fixed_from) = fixed_prompt(data);
     let mut unreadable = 0usize;
-    let loaded: Vec<(crate::transcript::session::Session, SessionFile)> = data
+    let loaded: Vec<Loaded> = data
         .sessions
         .iter()
         .filter_map(|row| match super::load_row(&row.path) {
-            Ok(s) => {
-                let file = s
+            Ok(session) => {
+                let file = session
                     .meta
                     .as_ref()
                     .and_then(|m| m.raw.as_ref())
                     .and_then(SessionFile::from_meta)?;
-                Some((s, file))
+                Some(Loaded {
+                    session,
+                    file: Some(file),
+                })
             }
             Err(_) => {
                 unreadable += 1;
@@ -58,16 +37,8 @@ pub fn section(data: &SweepOutput) -> String {
             }
         })
         .collect();
-    let inputs: Vec<bill::Input> = loaded
-        .iter()
-        .map(|(s, file)| bill::Input {
-            label: s.label(),
-            file,
-            messages: &s.messages,
-            fixed_prefix: fixed,
-            ratio,
-        })
-        .collect();
+    let (fits, _) = fit_formats(&loaded);
+    let inputs = bill_inputs(&loaded, &fits);
     let settings = bill::Settings {
         ttl: None,
         min_cacheable: None,
@@ -81,11 +52,11 @@ pub fn section(data: &SweepOutput) -> String {
              against (smith's own sessions record none; imported Claude Code or mini-swe-agent sessions do).</p>\n",
         );
     } else {
-        let _ = writeln!(
-            h,
+        h.push_str(
             "<p>The sessions imported with their recorded usage, priced by the cost model and compared with what \
-             was recorded, as <code>calibrate</code> does. Agent's fixed prompt: {}.</p>",
-            escape_html(&fixed_from)
+             was recorded, as <code>calibrate</code> does. Agent's fixed prompt: fitted per format and kind of \
+             session from the recorded partial reads (where they show none, the format's fitted overhead × ratio), \
+             as <code>calibrate</code> fits it.</p>\n",
         );
         h.push_str(
             "<table class=\"bill\">\n<thead><tr><th>format</th><th>sessions</th><th>requests</th>\
@@ -141,9 +112,10 @@ pub fn section(data: &SweepOutput) -> String {
 /// What each of the source agent's own compactions removed, and what the
 /// agent fetched again after it, priced from the recorded usage: the account
 /// `calibrate` prints (`crate::loss::real`), for the swept sessions.
-fn real_compactions(h: &mut String, loaded: &[(crate::transcript::session::Session, SessionFile)]) {
+fn real_compactions(h: &mut String, loaded: &[Loaded]) {
     let rows: Vec<crate::loss::real::RealCompaction> = loaded
         .iter()
+        .filter_map(|l| Some((&l.session, l.file.as_ref()?)))
         .flat_map(|(s, file)| {
             crate::loss::real::analyze(&s.messages, file, &s.label(), &file.source.format, &|i| {
                 bill::request_dollars(file, i)
