@@ -11,7 +11,9 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::common::{bin, ok_stderr, read_csv, start_paused, stop, untimed, Stop, DATA_FILES};
+use crate::common::{
+    bin, column_f64, ok, ok_stderr, read_csv, start_paused, stop, untimed, Stop, DATA_FILES,
+};
 
 /// A Claude Code log of `requests` requests ten seconds apart from
 /// `start` (seconds after 10:00), each reading the previous prompt.
@@ -88,23 +90,34 @@ fn sweep(dir: &Path, out: &Path, extra: &[&str]) -> String {
     ok_stderr(sweep_command(dir, out, extra).output().unwrap())
 }
 
-/// Each session's baseline price in `out`'s sessions.csv, by the log's
-/// name.
-fn prices(out: &Path) -> HashMap<String, f64> {
+/// The baseline rows of `out`'s sessions.csv: each session's label, its
+/// path, and its `figures`.
+fn baseline(out: &Path, figures: &[&str]) -> Vec<(String, String, Vec<f64>)> {
     let rows = read_csv(&out.join("sessions.csv"));
     let base = rows.column("is_baseline").unwrap().bool().unwrap().clone();
+    let label = rows.column("session").unwrap().str().unwrap().clone();
     let path = rows.column("path").unwrap().str().unwrap().clone();
-    let price = crate::common::column_f64(&rows, "price");
+    let columns: Vec<Vec<f64>> = figures.iter().map(|f| column_f64(&rows, f)).collect();
     (0..rows.height())
         .filter(|&i| base.get(i) == Some(true))
         .map(|i| {
-            let p = path.get(i).unwrap();
-            let name = Path::new(p.split('#').next().unwrap())
-                .file_stem()
-                .unwrap()
-                .to_string_lossy()
-                .to_string();
-            (name, price[i])
+            (
+                label.get(i).unwrap().to_string(),
+                path.get(i).unwrap().to_string(),
+                columns.iter().map(|c| c[i]).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Each session's baseline price in `out`'s sessions.csv, by the log's
+/// name.
+fn prices(out: &Path) -> HashMap<String, f64> {
+    baseline(out, &["price"])
+        .into_iter()
+        .map(|(_, path, v)| {
+            let log = Path::new(path.split('#').next().unwrap());
+            (log.file_stem().unwrap().to_string_lossy().to_string(), v[0])
         })
         .collect()
 }
@@ -167,9 +180,7 @@ fn a_session_started_while_another_is_warm_reads_its_fixed_prompt_and_shards_agr
         );
     }
     let rows = read_csv(&together.join("sessions.csv"));
-    assert!(crate::common::column_f64(&rows, "account_read")
-        .iter()
-        .any(|&v| v > 0.0));
+    assert!(column_f64(&rows, "account_read").iter().any(|&v| v > 0.0));
 }
 
 // --------------------------------------------------------------- real data
@@ -184,7 +195,7 @@ fn bill_sessions(dir: &Path, flags: &[&str]) -> HashMap<String, Value> {
         .args(flags)
         .output()
         .unwrap();
-    let text = ok_stderr_stdout(out);
+    let text = ok(out);
     let v: Value = serde_json::from_str(&text).unwrap();
     v["bill"]["sessions"]
         .as_array()
@@ -192,11 +203,6 @@ fn bill_sessions(dir: &Path, flags: &[&str]) -> HashMap<String, Value> {
         .iter()
         .map(|s| (s["session"].as_str().unwrap().to_string(), s.clone()))
         .collect()
-}
-
-fn ok_stderr_stdout(o: std::process::Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap()
 }
 
 /// The baseline rows of a sweep of `dir` at a window nothing fills, so
@@ -212,18 +218,9 @@ fn unfilled(dir: &Path, out: &Path, flags: &[&str]) -> HashMap<String, (f64, f64
             .output()
             .unwrap(),
     );
-    let rows = read_csv(&out.join("sessions.csv"));
-    let base = rows.column("is_baseline").unwrap().bool().unwrap().clone();
-    let label = rows.column("session").unwrap().str().unwrap().clone();
-    let price = crate::common::column_f64(&rows, "price_total");
-    let sent = crate::common::column_f64(&rows, "tokens_sent");
-    let compactions = crate::common::column_f64(&rows, "compactions");
-    (0..rows.height())
-        .filter(|&i| base.get(i) == Some(true))
-        .map(|i| {
-            let l = label.get(i).unwrap().to_string();
-            (l, (price[i], sent[i], compactions[i] as u64))
-        })
+    baseline(out, &["price_total", "tokens_sent", "compactions"])
+        .into_iter()
+        .map(|(label, _, v)| (label, (v[0], v[1], v[2] as u64)))
         .collect()
 }
 

@@ -299,7 +299,7 @@ fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
     let cost = args.account.settings(args.cost.settings(args.price));
     let listed = refs.len();
     // Every session of the plan, not only the shard's, prices the account.
-    let all = refs.clone();
+    let accounts = super::account_args::accounts(&refs, &cost);
     let (refs, ordinals) = super::sweep_dist::take_shard(&paths, refs, shard);
     if let Some(shard) = shard {
         crate::note!("shard {shard}: {} of the {listed} sessions", refs.len());
@@ -309,7 +309,7 @@ fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
     // Where the grid leaves ratio or overhead, each session replays under
     // its own (its saved ratio, or what its recorded usage teaches).
     options.given = given;
-    options.accounts = super::account_args::accounts(&all, &cost);
+    options.accounts = accounts;
     Ok(Planned {
         price: args.price.unwrap_or_default(),
         cost,

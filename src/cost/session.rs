@@ -406,8 +406,6 @@ pub struct Meter<'a> {
     /// long-context rates).
     buckets: Vec<(&'static ModelPrice, bool, Bucket)>,
     last: Option<i64>,
-    /// Whether a request was metered: the first one's cache is cold.
-    metered: bool,
     cost: ModelCost,
     /// The model last looked up in the price table, and its row.
     looked_up: Option<(Option<&'a str>, &'static ModelPrice)>,
@@ -437,7 +435,6 @@ impl<'a> Meter<'a> {
             tier,
             buckets: Vec::new(),
             last: None,
-            metered: false,
             cost: ModelCost::default(),
             looked_up: None,
             last_row: None,
@@ -480,6 +477,12 @@ impl<'a> Meter<'a> {
         (prices, row.output)
     }
 
+    /// The budget request `r` was charged at: the engine's, at the ratio
+    /// learned by then where it is learned.
+    fn budget_of(&self, r: &RequestFacts) -> Budget {
+        r.ratio.map_or(self.budget, |x| self.budget.at_ratio(x))
+    }
+
     /// What the account's cache beyond the session changes in a request
     /// that would read `read` and write `write`, its own cache `cold` or
     /// warm after `gap` seconds: the tokens it reads instead of writing
@@ -497,8 +500,7 @@ impl<'a> Meter<'a> {
         };
         // The fixed prompt is the replay's overhead: what every request of
         // it reads while its cache is warm.
-        let budget = r.ratio.map_or(self.budget, |x| self.budget.at_ratio(x));
-        let fixed = budget.charged(0).clamp(0, read + write);
+        let fixed = self.budget_of(r).charged(0).clamp(0, read + write);
         let found = if cold {
             fixed as f64 * account.cold_read(r.message_index)
         } else {
@@ -544,8 +546,9 @@ impl<'a> Meter<'a> {
             .or(self.recorded.map(|_| row.min_cacheable))
             .unwrap_or(0) as i64;
         let (mut read, mut write) = (r.cache_read, r.cache_write);
-        let mut cold = !self.metered;
-        self.metered = true;
+        // Each metered request lands in a bucket: none yet, and this is the
+        // first request, whose cache is cold.
+        let mut cold = self.buckets.is_empty();
         if let (Some(s), Some(a), Some(b)) = (self.tier.seconds(), self.last, t) {
             self.cost.ttl_applied = true;
             if b - a > s {
@@ -615,7 +618,7 @@ impl<'a> Meter<'a> {
             let input = self.settings.prices.map_or(row.input, |p| p.input);
             let replaced =
                 r.effects.reclaimed[Stage::Summarize.index()] + self.summary_tokens as i64;
-            let budget = r.ratio.map_or(self.budget, |x| self.budget.at_ratio(x));
+            let budget = self.budget_of(r);
             self.cost.price_summarizer += dollars(budget.charged(replaced.max(0) as u64), input)
                 + dollars(self.summary_tokens as i64, output_price);
         }
@@ -697,27 +700,14 @@ pub fn price_replay(
 mod tests {
     use super::*;
     use crate::cost::unlogged::Expect;
-    use crate::engine::Effects;
 
-    /// A request answered by message `index` at second `at`, sending
-    /// `after` tokens of which `read` are the previous request's prefix.
+    /// A request answered by message `index`, sending `after` tokens of
+    /// which `read` are the previous request's prefix.
     fn request(index: usize, after: i64, read: i64) -> RequestFacts {
         RequestFacts {
-            request: index / 2,
-            message_index: index,
-            before: after,
-            after,
-            strategy: Strategy::None,
-            stages: Vec::new(),
-            history_len: 0,
-            triggered: false,
-            target_missed: false,
-            exhausted: false,
-            effects: Effects::default(),
             cache_read: read,
             cache_write: after - read,
-            ratio: None,
-            resummarized: false,
+            ..crate::replay::sent(index / 2, index, after)
         }
     }
 

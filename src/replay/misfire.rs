@@ -155,26 +155,16 @@ pub fn parse_thrash_window(text: &str) -> Result<usize, ThrashWindowError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Effects, Strategy};
+    use crate::engine::Strategy;
     use crate::replay::{RequestFacts, SessionFacts};
 
     fn request(request: usize, before: i64, after: i64, strategy: Strategy) -> RequestFacts {
         RequestFacts {
-            request,
-            message_index: 2 * request + 1,
             before,
-            after,
             strategy,
-            stages: Vec::new(),
-            history_len: 0,
             triggered: strategy != Strategy::None,
-            target_missed: false,
-            exhausted: false,
-            effects: Effects::default(),
-            cache_read: 0,
             cache_write: 0,
-            ratio: None,
-            resummarized: false,
+            ..crate::replay::sent(request, 2 * request + 1, after)
         }
     }
 

@@ -416,6 +416,30 @@ pub fn replay<C: Compactor + ?Sized>(messages: &[Arc<Message>], engine: &C) -> S
     replay_with(messages, engine, |_, _, _| true)
 }
 
+/// Request `request`, answered by message `message_index`, sending `after`
+/// tokens, nothing compacted and nothing read from the cache: what unit
+/// tests vary a request from.
+#[cfg(test)]
+pub(crate) fn sent(request: usize, message_index: usize, after: i64) -> RequestFacts {
+    RequestFacts {
+        request,
+        message_index,
+        before: after,
+        after,
+        strategy: Strategy::None,
+        stages: Vec::new(),
+        history_len: 0,
+        triggered: false,
+        target_missed: false,
+        exhausted: false,
+        effects: Effects::default(),
+        cache_read: 0,
+        cache_write: after,
+        ratio: None,
+        resummarized: false,
+    }
+}
+
 /// A session's facts with every field away from its default, and the fields
 /// two facts differ in: for the tests that hold every field through a path
 /// that stores facts (the resume journal, the shard merge). Both name every

@@ -18,6 +18,8 @@ use crate::calibrate::formats::{bill_inputs, fit_formats, Loaded};
 use crate::cost::bill;
 use crate::cost::session::Settings;
 use crate::cost::unlogged::AccountView;
+use crate::transcript::locate::read_meta;
+use crate::transcript::session_file::SessionFile;
 use crate::transcript::SessionRef;
 
 /// Each imported session's view of the account, by its transcript.
@@ -33,6 +35,11 @@ pub fn of(refs: &[SessionRef], cost: &Settings) -> Accounts {
     let loaded: Vec<(PathBuf, Loaded)> = refs
         .par_iter()
         .filter_map(|r| {
+            // Only an import's records say anything of the account, and
+            // `session.json` alone tells one: smith's own transcripts are
+            // not read here.
+            let meta = read_meta(r).ok()??;
+            SessionFile::from_meta(meta.raw.as_ref()?)?;
             let l = Loaded::read(r).ok()?;
             l.file.is_some().then(|| (r.transcript.clone(), l))
         })
