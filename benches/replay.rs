@@ -154,6 +154,7 @@ fn main() {
             black_box(loss::replay_observed_concurrently(
                 &t.messages,
                 &engine,
+                None,
                 |_| {},
             ));
         });

@@ -432,7 +432,7 @@ fn a_tokenizer_moves_the_trigger_and_every_figure_is_in_its_tokens() {
     };
     for e in Estimator::ALL {
         let setup = Setup::smith(config).with_estimator(e);
-        let engine = setup.compactor_for(&session.messages);
+        let engine = setup.compactor_for(&session.messages, session.run.as_ref());
         let measure = Measure::for_session(e, &session.messages);
         let mut checked = 0;
         let facts = replay::replay_with(&session.messages, engine.as_ref(), |r, history, _| {

@@ -901,8 +901,12 @@ fn sweep_rows_of_every_policy_equal_the_replay_of_that_policy() {
     for (s, p) in paths.iter().enumerate() {
         let session = smith_calibrate::transcript::session::load_path(p).unwrap();
         for (c, setup) in setups.iter().enumerate() {
-            let expected: SessionFacts =
-                loss::replay(&session.messages, setup.compactor().as_ref());
+            let expected: SessionFacts = loss::replay(
+                &session.messages,
+                setup
+                    .compactor_for(&session.messages, session.run.as_ref())
+                    .as_ref(),
+            );
             assert_eq!(
                 sweep.row(s, c).facts,
                 expected,

@@ -240,7 +240,7 @@ fn compaction_row(
                 overhead: false,
             };
             let chosen = super::session::for_session(&setup, given, &l.session);
-            super::first_trigger(messages, chosen.compactor(messages).as_ref())
+            super::first_trigger(messages, chosen.compactor(&l.session).as_ref())
         },
     })
 }

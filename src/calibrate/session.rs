@@ -218,10 +218,12 @@ pub struct ForSession {
 }
 
 impl ForSession {
-    /// The compactor that replays the session: the setup's, under the
+    /// The compactor that replays `session`: the setup's, under the
     /// learned ratio when there is one.
-    pub fn compactor(&self, messages: &[Arc<Message>]) -> Box<dyn crate::engine::Compactor> {
-        let own = self.setup.compactor_for(messages);
+    pub fn compactor(&self, session: &Session) -> Box<dyn crate::engine::Compactor> {
+        let own = self
+            .setup
+            .compactor_for(&session.messages, session.run.as_ref());
         match &self.ratios {
             Some(r) => Box::new(crate::replay::learn::Learned::owning(own, r.clone())),
             None => own,

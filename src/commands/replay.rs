@@ -98,7 +98,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let settings = args.cost.settings(args.price);
     // smith's own session is priced by the provider and model it names.
     let (recorded, named) = Recorded::of_session_or_smith(&session);
-    let own = setup.compactor_for(&session.messages);
+    let own = setup.compactor_for(&session.messages, session.run.as_ref());
     let cold = cold::for_session(
         &setup,
         own.as_ref(),
@@ -151,7 +151,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
 
     if args.trace {
         let mut failed = None;
-        replay::replay_with(&session.messages, engine, |r, _, _| {
+        let sizes = replay::Sizes::of_session(&session);
+        replay::replay_sized(&session.messages, engine, sizes, |r, _, _| {
             if let Err(e) = trace::write_trace_line(&mut out, r) {
                 failed = Some(e);
                 return false;
@@ -172,8 +173,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         setup.config.summary_tokens,
         &settings,
     );
-    let mut facts =
-        loss::replay_observed_concurrently(&session.messages, engine, |r| meter.observe(r));
+    let mut facts = loss::replay_observed_concurrently(
+        &session.messages,
+        engine,
+        session.measured.as_ref().map(replay::Sizes::of),
+        |r| meter.observe(r),
+    );
     let refetch = facts.refetch;
     facts.priced = Some(meter.finish_with(&refetch));
     facts.set_thrash_window(args.thrash_window);

@@ -115,7 +115,7 @@ pub fn write_one(
     thrash_window: usize,
 ) -> Result<()> {
     outside(path, &session.source)?;
-    let engine = chosen.compactor(&session.messages);
+    let engine = chosen.compactor(session);
     let page = web::page(
         &session.messages,
         engine.as_ref(),
@@ -317,7 +317,7 @@ impl PageOf<'_> {
         // Each session at its own ratio and overhead where the flags
         // leave them, as its page alone would be.
         let chosen = for_session(self.setup, self.given, &m.session);
-        let engine = chosen.compactor(&m.session.messages);
+        let engine = chosen.compactor(&m.session);
         let page = web::page(
             &m.session.messages,
             engine.as_ref(),
@@ -328,7 +328,12 @@ impl PageOf<'_> {
             rec,
         );
         crate::output::write_atomic(&self.dir.join(&m.page), page.as_bytes())?;
-        let mut facts = crate::replay::replay(&m.session.messages, engine.as_ref());
+        let mut facts = crate::replay::replay_sized(
+            &m.session.messages,
+            engine.as_ref(),
+            crate::replay::Sizes::of_session(&m.session),
+            |_, _, _| true,
+        );
         facts.set_thrash_window(self.thrash_window);
         Ok(IndexRow {
             label: m.session.label(),

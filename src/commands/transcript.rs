@@ -259,7 +259,7 @@ fn run_restore(args: RestoreArgs) -> Result<()> {
     let (history, what) = match args.at {
         None => (session.messages.clone(), "whole".to_string()),
         Some(k) => {
-            let engine = chosen.compactor(&session.messages);
+            let engine = chosen.compactor(&session);
             let mut found = None;
             let facts =
                 crate::replay::replay_with(&session.messages, engine.as_ref(), |r, h, _| {
@@ -434,7 +434,7 @@ fn run_show(args: ShowArgs) -> Result<()> {
     }
     let record_turns = turn_numbers(&session.messages);
 
-    let engine = chosen.compactor(&session.messages);
+    let engine = chosen.compactor(&session);
     let at = match args.at {
         None => None,
         Some(k) => match history_at(&session.messages, engine.as_ref(), k) {

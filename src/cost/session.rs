@@ -498,9 +498,9 @@ impl<'a> Meter<'a> {
         let Some(account) = self.recorded.and_then(|x| x.account.as_deref()) else {
             return 0;
         };
-        // The fixed prompt is the replay's overhead: what every request of
-        // it reads while its cache is warm.
-        let fixed = self.budget_of(r).charged(0).clamp(0, read + write);
+        // The fixed prompt the account's sessions share, as the bill check
+        // found it: what a cold request can find another session cached.
+        let fixed = (account.fixed_prefix() as i64).clamp(0, read + write);
         let found = if cold {
             fixed as f64 * account.cold_read(r.message_index)
         } else {
@@ -528,7 +528,7 @@ impl<'a> Meter<'a> {
         // `--price` keep the flat price of the sums.
         let long = self.recorded.is_some()
             && self.settings.prices.is_none()
-            && base.is_long(r.after.max(0) as u64);
+            && base.is_long(r.real_after.max(0) as u64);
         let long_row;
         let row = if long {
             long_row = base.at(u64::MAX);
@@ -545,7 +545,7 @@ impl<'a> Meter<'a> {
             .min_cacheable
             .or(self.recorded.map(|_| row.min_cacheable))
             .unwrap_or(0) as i64;
-        let (mut read, mut write) = (r.cache_read, r.cache_write);
+        let (mut read, mut write) = (r.real_read, r.real_write);
         // Each metered request lands in a bucket: none yet, and this is the
         // first request, whose cache is cold.
         let mut cold = self.buckets.is_empty();
@@ -585,9 +585,9 @@ impl<'a> Meter<'a> {
                 &mut self.buckets.last_mut().expect("just pushed").2
             }
         };
-        bucket.sent += r.after;
-        if r.after < min || !caches {
-            bucket.plain += r.after;
+        bucket.sent += r.real_after;
+        if r.real_after < min || !caches {
+            bucket.plain += r.real_after;
         } else {
             bucket.read += read;
             bucket.write += write;
@@ -707,6 +707,8 @@ mod tests {
         RequestFacts {
             cache_read: read,
             cache_write: after - read,
+            real_read: read,
+            real_write: after - read,
             ..crate::replay::sent(index / 2, index, after)
         }
     }
@@ -766,7 +768,7 @@ mod tests {
     #[test]
     fn a_cold_request_reads_the_fixed_prompt_another_session_kept_warm() {
         // Message 1 found it warm, message 5 did not and takes no share.
-        let view = AccountView::of_main(&[1], Expect::default());
+        let view = AccountView::of_main(&[1], Expect::default(), 4_000);
         assert_eq!(metered(Some(view)), (14_000, 22_000, 1));
     }
 
@@ -776,7 +778,7 @@ mod tests {
             warm_elsewhere: 0.25,
             evicted: [0.1, 0.5, 0.9],
         };
-        let view = AccountView::of_main(&[], expect);
+        let view = AccountView::of_main(&[], expect, 4_000);
         // Cold: a quarter of the 4,000-token fixed prompt, at messages 1
         // and 5. Warm after 30 s (under a minute): a tenth of the 6,000
         // read past the fixed prompt is lost.

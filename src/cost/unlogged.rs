@@ -178,6 +178,9 @@ pub struct AccountView {
     /// Whether a cold request takes the share found cached elsewhere: not a
     /// compaction agent's, whose prompt no other work of the account sends.
     warm_elsewhere_applies: bool,
+    /// The fixed prompt the check found shared by the account's sessions,
+    /// in tokens: what a cold request can find cached.
+    fixed_prefix: u64,
 }
 
 impl AccountView {
@@ -193,7 +196,13 @@ impl AccountView {
                 .collect(),
             expect,
             warm_elsewhere_applies: check.kind != Kind::Compaction,
+            fixed_prefix: check.fixed_prefix,
         }
+    }
+
+    /// The fixed prompt the account's sessions share, in tokens.
+    pub fn fixed_prefix(&self) -> u64 {
+        self.fixed_prefix
     }
 
     /// Of the fixed prompt, the share a request answered by `message` reads
@@ -214,13 +223,15 @@ impl AccountView {
         self.expect.evicted[gap_bucket(gap)]
     }
 
-    /// A main session's view, for tests of what prices by it.
+    /// A main session's view sharing a fixed prompt of `fixed_prefix`
+    /// tokens, for tests of what prices by it.
     #[cfg(test)]
-    pub(crate) fn of_main(warm_at: &[usize], expect: Expect) -> AccountView {
+    pub(crate) fn of_main(warm_at: &[usize], expect: Expect, fixed_prefix: u64) -> AccountView {
         AccountView {
             warm_at: warm_at.iter().copied().collect(),
             expect,
             warm_elsewhere_applies: true,
+            fixed_prefix,
         }
     }
 }

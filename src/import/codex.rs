@@ -430,6 +430,7 @@ impl Converter {
             })
             .or(message);
         let pre_tokens = self.requests.last().map(RequestUsage::prompt_tokens);
+        let kept = history.map_or_else(Vec::new, |h| self.kept_messages(h));
         self.boundaries.push(CompactBoundary {
             message_index: self.messages.len(),
             requests_before: self.requests.len(),
@@ -442,7 +443,35 @@ impl Converter {
             summary,
             cleared_tool_ids: Vec::new(),
             compaction_file: None,
+            kept,
         });
+    }
+
+    /// The messages of the transcript a `replacement_history` carries on:
+    /// its user and developer messages matched, from the last back, each
+    /// with the latest earlier user message of the same text, so that the
+    /// kept messages stand in the history's order.
+    fn kept_messages(&self, history: &[Value]) -> Vec<usize> {
+        let mut kept: Vec<usize> = Vec::new();
+        let mut before = self.messages.len();
+        for item in history.iter().rev() {
+            let role = item.get("role").and_then(Value::as_str);
+            if !matches!(role, Some("user" | "developer" | "system")) {
+                continue;
+            }
+            let text = content_text(item.get("content"));
+            let found = self.messages[..before].iter().rposition(|m| {
+                m.role == Role::User
+                    && m.content.len() == 1
+                    && m.content[0].text_bytes() == text.as_bytes()
+            });
+            if let Some(i) = found {
+                kept.push(i);
+                before = i;
+            }
+        }
+        kept.reverse();
+        kept
     }
 
     fn finish(mut self, path: &Path, log: ReadLog) -> ImportedSession {

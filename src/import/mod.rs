@@ -94,6 +94,8 @@ impl ImportedSession {
             parent_path,
         };
         session.count();
+        session.file.measured =
+            crate::transcript::measured::of_file(&session.file, &session.messages);
         session
     }
 

@@ -86,18 +86,20 @@ pub fn replay_shared<C: Compactor + ?Sized>(
     compactor: &C,
     index: &OnceLock<RecordIndex>,
 ) -> SessionFacts {
-    replay_observed(record, compactor, index, |_| {})
+    replay_observed(record, compactor, index, None, |_| {})
 }
 
 /// [`replay_shared`], showing every request's facts to `observe` too (the
-/// sweep prices them there, in the same pass).
+/// sweep prices them there, in the same pass), and counting what is sent
+/// as the provider would where the session was measured (`sizes`).
 pub fn replay_observed<C: Compactor + ?Sized>(
     record: &[Arc<Message>],
     compactor: &C,
     index: &OnceLock<RecordIndex>,
+    sizes: Option<replay::Sizes>,
     observe: impl FnMut(&replay::RequestFacts),
 ) -> SessionFacts {
-    let (mut facts, tracker) = replay_tracked(record, compactor, observe);
+    let (mut facts, tracker) = replay_tracked(record, compactor, sizes, observe);
     if !tracker.is_empty() {
         let index = index.get_or_init(|| RecordIndex::build(record));
         set_loss(&mut facts, tracker.evaluate(index, &refetch::MODEL));
@@ -116,12 +118,13 @@ pub fn replay_observed<C: Compactor + ?Sized>(
 pub fn replay_observed_concurrently<C: Compactor + ?Sized>(
     record: &[Arc<Message>],
     compactor: &C,
+    sizes: Option<replay::Sizes>,
     observe: impl FnMut(&replay::RequestFacts),
 ) -> SessionFacts {
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
         let build = s.spawn(|| RecordIndex::build_unless(record, &stop));
-        let (mut facts, tracker) = replay_tracked(record, compactor, observe);
+        let (mut facts, tracker) = replay_tracked(record, compactor, sizes, observe);
         if tracker.is_empty() {
             stop.store(true, Ordering::Relaxed);
             return facts;
@@ -142,10 +145,11 @@ pub fn replay_observed_concurrently<C: Compactor + ?Sized>(
 fn replay_tracked<'r, C: Compactor + ?Sized>(
     record: &'r [Arc<Message>],
     compactor: &C,
+    sizes: Option<replay::Sizes>,
     mut observe: impl FnMut(&replay::RequestFacts),
 ) -> (SessionFacts, track::Tracker<'r>) {
     let mut tracker = track::Tracker::new(record);
-    let facts = replay::replay_with(record, compactor, |r, history, c| {
+    let facts = replay::replay_sized(record, compactor, sizes, |r, history, c| {
         tracker.observe(r, history, c);
         observe(r);
         true

@@ -14,6 +14,7 @@
 //! | `codex` | [`codex`] | on arrival: cap each result at 10 KiB / 256 lines; at 90%: summary plus recent user messages |
 //! | `opencode` | [`opencode`] | prune old outputs beyond 40000 protected tokens; at the window minus 20000: summarise |
 //! | `context-editing` | [`context_editing`] | above 100000 input tokens: clear all but the 3 most recent results |
+//! | `recorded` | [`recorded`] | the agent's own compactions, where its log records them |
 //!
 //! What every policy shares with smith:
 //! - the estimate: `Message::bytes`, divided by 4 once over the history;
@@ -59,6 +60,7 @@ pub mod context_editing;
 pub(crate) mod knobs;
 pub mod masking;
 pub mod opencode;
+pub mod recorded;
 
 pub use knobs::{Described, Knobs, PolicyKnob, Value};
 
@@ -77,6 +79,7 @@ use crate::engine::working::Working;
 use crate::engine::{Budget, Compaction, Compactor, Config, EditKind, Engine, Stage};
 use crate::estimate::{Estimator, Measure};
 use crate::knob::ValueError;
+use crate::transcript::measured::AgentRun;
 use crate::transcript::{Block, BlockType, Message, Role, Str};
 
 pub use crate::engine::stages::summarize::Summarizer;
@@ -91,17 +94,19 @@ pub enum Policy {
     Codex,
     Opencode,
     ContextEditing,
+    Recorded,
 }
 
 impl Policy {
     /// Every policy, in the order tables list them.
-    pub const ALL: [Policy; 6] = [
+    pub const ALL: [Policy; 7] = [
         Policy::Smith,
         Policy::Masking,
         Policy::ClaudeCode,
         Policy::Codex,
         Policy::Opencode,
         Policy::ContextEditing,
+        Policy::Recorded,
     ];
 
     /// The name on the command line and in every output.
@@ -113,6 +118,7 @@ impl Policy {
             Policy::Codex => "codex",
             Policy::Opencode => "opencode",
             Policy::ContextEditing => "context-editing",
+            Policy::Recorded => "recorded",
         }
     }
 
@@ -152,6 +158,7 @@ impl Policy {
             Policy::Codex => codex::describe(&v),
             Policy::Opencode => opencode::describe(&v),
             Policy::ContextEditing => context_editing::describe(&v),
+            Policy::Recorded => recorded::SUMMARY.to_string(),
         }
     }
 
@@ -324,6 +331,7 @@ impl Setup {
             Policy::Codex => at((max as f64 * k.codex_compact_at) as i64),
             Policy::Opencode => at(below(k.opencode_reserve)),
             Policy::ContextEditing => at(k.context_editing_trigger.min(i64::MAX as u64) as i64),
+            Policy::Recorded => at(max),
         }
     }
 
@@ -363,12 +371,34 @@ impl Setup {
                 k.clear_at_least,
                 k.exclude_tools,
             )),
+            Policy::Recorded => Box::new(recorded::Recorded::new(
+                budget,
+                Arc::new(AgentRun::default()),
+                &[],
+            )),
         }
     }
 
-    /// The compactor for replaying `messages`: [`Setup::compactor`], with a
-    /// tokenizer's counts of the session's texts made once up front.
-    pub fn compactor_for(&self, messages: &[Arc<Message>]) -> Box<dyn Compactor> {
+    /// The compactor for replaying `messages`, the transcript of a session
+    /// whose agent ran as `run` (`None`: a session smith recorded):
+    /// [`Setup::compactor`], with a tokenizer's counts of the session's
+    /// texts made once up front, and for `recorded` the session's own run
+    /// (smith's engine under this config for smith's own session).
+    pub fn compactor_for(
+        &self,
+        messages: &[Arc<Message>],
+        run: Option<&Arc<AgentRun>>,
+    ) -> Box<dyn Compactor> {
+        if self.policy == Policy::Recorded {
+            return match run {
+                Some(run) => Box::new(recorded::Recorded::new(
+                    self.budget(),
+                    run.clone(),
+                    messages,
+                )),
+                None => Box::new(Engine::new(self.config)),
+            };
+        }
         if self.policy == Policy::Smith && self.estimator != Estimator::Bytes4 {
             return self.compactor_measured(Measure::for_session(self.estimator, messages), None);
         }

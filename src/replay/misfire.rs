@@ -7,7 +7,8 @@
 //! (`target_missed`, counted as [`super::SessionFacts::target_misses`]) and a
 //! request sent over the window (`over_window`, counted as
 //! [`super::SessionFacts::exhausted`]) and a compaction that summarised only
-//! its own previous summary (`resummarized`). Target misses and requests over
+//! its own previous summary (`resummarized`), and a request smith's estimate
+//! fitted into the window whose real size did not (`overflow`). Target misses and requests over
 //! the window have their own counts; this module adds the others and
 //! remembers *where* each happened so a report can name the requests.
 
@@ -40,16 +41,22 @@ pub enum MisfireKind {
     /// replaces its own previous summary (a failure smith's changelog
     /// names).
     Resummarized,
+    /// A request whose real size, as the provider counts it, was over the
+    /// window while smith's estimate fitted: smith would have sent more
+    /// than the model takes. Its `before` is the estimate, `after` the real
+    /// size.
+    Overflow,
 }
 
 impl MisfireKind {
     /// Every kind, in the order outputs list them.
-    pub const ALL: [MisfireKind; 5] = [
+    pub const ALL: [MisfireKind; 6] = [
         MisfireKind::Grew,
         MisfireKind::Repeated,
         MisfireKind::TargetMissed,
         MisfireKind::OverWindow,
         MisfireKind::Resummarized,
+        MisfireKind::Overflow,
     ];
 
     /// The name used in JSON and in the report.
@@ -60,6 +67,7 @@ impl MisfireKind {
             MisfireKind::TargetMissed => "target_missed",
             MisfireKind::OverWindow => "over_window",
             MisfireKind::Resummarized => "resummarized",
+            MisfireKind::Overflow => "overflow",
         }
     }
 
@@ -72,6 +80,9 @@ impl MisfireKind {
             MisfireKind::OverWindow => "request sent over the window",
             MisfireKind::Resummarized => {
                 "compaction summarised only its previous summary, reclaiming next to nothing"
+            }
+            MisfireKind::Overflow => {
+                "request over the window as the provider counts it, though smith's estimate fitted"
             }
         }
     }

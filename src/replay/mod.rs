@@ -9,9 +9,11 @@
 
 pub(crate) mod learn;
 pub(crate) mod misfire;
+pub mod real;
 pub mod trace;
 
 pub use misfire::{Misfire, MisfireKind, DEFAULT_THRASH_WINDOW};
+pub use real::Sizes;
 
 use std::sync::Arc;
 
@@ -52,6 +54,18 @@ pub struct RequestFacts {
     /// compaction's note, or summarised and reclaimed nothing while no
     /// cheaper stage acted (see [`MisfireKind::Resummarized`]).
     pub resummarized: bool,
+    /// The provider's count of what was sent ([`real`]): the tokens, those
+    /// a prompt cache could serve and those written. Where the session
+    /// measured nothing they are `after`, `cache_read` and `cache_write`.
+    pub real_after: i64,
+    pub real_read: i64,
+    pub real_write: i64,
+    /// Whether the real count is over the window though smith's estimate
+    /// was not: smith would have sent more than the model takes.
+    pub overflow: bool,
+    /// Whether the real count is the provider's (the session was
+    /// measured), not the estimate.
+    pub measured: bool,
 }
 
 /// A session's replay, summed.
@@ -77,8 +91,18 @@ pub struct SessionFacts {
     pub peak_before: i64,
     /// Sum of `after` over all requests.
     pub tokens_sent: i64,
+    /// The prompt cache's reads and writes of the real count.
     pub cache_read: i64,
     pub cache_write: i64,
+    /// The real count ([`real`]): its sum over requests and its largest.
+    #[serde(default)]
+    pub real_tokens_sent: i64,
+    #[serde(default)]
+    pub real_peak_tokens: i64,
+    /// Requests whose real count was over the window while smith's estimate
+    /// was not ([`MisfireKind::Overflow`]).
+    #[serde(default)]
+    pub misfire_overflow: u64,
     /// Distinct tool results shortened or removed (summaries included), and
     /// of those, how many the rest of the record needed again or fetched
     /// again (see `crate::loss`). Filled by `loss::replay`; the bare
@@ -230,8 +254,11 @@ impl SessionFacts {
         self.peak_tokens = self.peak_tokens.max(r.after);
         self.peak_before = self.peak_before.max(r.before);
         self.tokens_sent += r.after;
-        self.cache_read += r.cache_read;
-        self.cache_write += r.cache_write;
+        self.cache_read += r.real_read;
+        self.cache_write += r.real_write;
+        self.real_tokens_sent += r.real_after;
+        self.real_peak_tokens = self.real_peak_tokens.max(r.real_after);
+        self.misfire_overflow += r.overflow as u64;
         self.note_misfires(r);
     }
 
@@ -269,6 +296,13 @@ impl SessionFacts {
         }
         if r.exhausted {
             self.misfires.push(at(MisfireKind::OverWindow, None));
+        }
+        if r.overflow {
+            self.misfires.push(Misfire {
+                before: r.after,
+                after: r.real_after,
+                ..at(MisfireKind::Overflow, None)
+            });
         }
     }
 
@@ -309,8 +343,20 @@ impl SessionFacts {
 pub fn replay_with<C: Compactor + ?Sized>(
     messages: &[Arc<Message>],
     engine: &C,
+    observe: impl FnMut(&RequestFacts, &[Arc<Message>], &Compaction) -> bool,
+) -> SessionFacts {
+    replay_sized(messages, engine, None, observe)
+}
+
+/// [`replay_with`], counting what each request sends as the provider would
+/// where `sizes` (the session's measurement) is given.
+pub fn replay_sized<C: Compactor + ?Sized>(
+    messages: &[Arc<Message>],
+    engine: &C,
+    sizes: Option<Sizes>,
     mut observe: impl FnMut(&RequestFacts, &[Arc<Message>], &Compaction) -> bool,
 ) -> SessionFacts {
+    let mut real = sizes.map(real::Tracker::new);
     let budget = engine.budget();
     let measure = engine.measure();
     let mut facts = SessionFacts {
@@ -340,6 +386,9 @@ pub fn replay_with<C: Compactor + ?Sized>(
             if let Some(new) = compaction.messages.take() {
                 working = new;
                 bytes = compaction.history_bytes;
+                if let Some(real) = &mut real {
+                    real.reset(&working);
+                }
             }
             let (cache_read, cache_write) = match sent {
                 None => (0, compaction.after),
@@ -353,6 +402,11 @@ pub fn replay_with<C: Compactor + ?Sized>(
                 }
             };
             sent = Some((working.len(), bytes));
+            let (real_after, real_read) = match &mut real {
+                Some(real) => real.request(working.len(), compaction.first_changed),
+                None => (compaction.after, cache_read),
+            };
+            let exhausted = compaction.exhausted(budget);
             let r = RequestFacts {
                 request,
                 message_index: index,
@@ -363,12 +417,17 @@ pub fn replay_with<C: Compactor + ?Sized>(
                 history_len: working.len(),
                 triggered: compaction.triggered,
                 target_missed: compaction.triggered && !compaction.reached_target(budget),
-                exhausted: compaction.exhausted(budget),
+                exhausted,
                 effects: compaction.effects,
                 cache_read,
                 cache_write,
                 ratio,
                 resummarized,
+                real_after,
+                real_read,
+                real_write: real_after - real_read,
+                overflow: !exhausted && real_after > budget.max_tokens,
+                measured: sizes.is_some(),
             };
             facts.add(&r);
             request += 1;
@@ -385,6 +444,9 @@ pub fn replay_with<C: Compactor + ?Sized>(
             }));
         }
         bytes += measure.message(&admitted.message);
+        if let Some(real) = &mut real {
+            real.push(&working, &admitted.message);
+        }
         working.push(admitted.message);
     }
     facts
@@ -437,6 +499,11 @@ pub(crate) fn sent(request: usize, message_index: usize, after: i64) -> RequestF
         cache_write: after,
         ratio: None,
         resummarized: false,
+        real_after: after,
+        real_read: 0,
+        real_write: after,
+        overflow: false,
+        measured: false,
     }
 }
 
@@ -488,6 +555,9 @@ pub(crate) mod every_field {
             tokens_sent: 1_000_000 + ki,
             cache_read: 700_000 + ki,
             cache_write: 300_000 + ki,
+            real_tokens_sent: 1_100_000 + ki,
+            real_peak_tokens: 125_000 + ki,
+            misfire_overflow: 1 + k,
             results_lost: 13 + k,
             needed_again: 4 + k,
             refetched: 3 + k,
@@ -509,6 +579,7 @@ pub(crate) mod every_field {
                 misfire(MisfireKind::Repeated, 20, Some(12)),
                 misfire(MisfireKind::TargetMissed, 9, None),
                 misfire(MisfireKind::OverWindow, 11, None),
+                misfire(MisfireKind::Overflow, 12, None),
             ],
             thrash_window: 5,
             last_compaction: Some(20 + ku),
@@ -564,6 +635,9 @@ pub(crate) mod every_field {
             tokens_sent,
             cache_read,
             cache_write,
+            real_tokens_sent,
+            real_peak_tokens,
+            misfire_overflow,
             results_lost,
             needed_again,
             refetched,

@@ -57,6 +57,14 @@ pub fn trace_line(r: &RequestFacts) -> Value {
     if let Some(ratio) = r.ratio {
         obj.insert("ratio".into(), json!(ratio));
     }
+    // Only for a session its log measured, so smith's own traces stay as
+    // they were: the provider's count of what was sent.
+    if r.measured {
+        obj.insert("real_after".into(), json!(r.real_after));
+        obj.insert("real_read".into(), json!(r.real_read));
+        obj.insert("real_write".into(), json!(r.real_write));
+        obj.insert("overflow".into(), json!(r.overflow));
+    }
     Value::Object(obj)
 }
 

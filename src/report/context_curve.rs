@@ -75,8 +75,9 @@ impl ContextCurve {
         chosen: &ConfigSummary,
         baseline: &ConfigSummary,
     ) -> Self {
-        let compactor = chosen.setup.compactor_for(messages);
-        let base = (chosen.index != baseline.index).then(|| baseline.setup.compactor_for(messages));
+        let compactor = chosen.setup.compactor_for(messages, None);
+        let base =
+            (chosen.index != baseline.index).then(|| baseline.setup.compactor_for(messages, None));
         Self::replayed(
             session,
             stem,

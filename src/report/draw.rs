@@ -56,6 +56,7 @@ pub fn marker_points(shape: Shape, r: i32) -> Vec<(i32, i32)> {
         Shape::TriangleDown => polygon(3, -up),
         Shape::Diamond => polygon(4, up),
         Shape::Hexagon => polygon(6, 0.0),
+        Shape::Pentagon => polygon(5, up),
         Shape::Square => {
             let s = (r as f64 * 0.8).round() as i32;
             vec![(-s, -s), (s, -s), (s, s), (-s, s)]

@@ -98,8 +98,13 @@ impl Misfires {
             // The row as the sweep counted it: the ratio and overhead the
             // session chose, if it chose them.
             let setup = for_session(&data.setup_of(s, chosen), Given::ALL, &session);
-            let engine = setup.compactor(&session.messages);
-            let mut facts = replay::replay(&session.messages, engine.as_ref());
+            let engine = setup.compactor(&session);
+            let mut facts = replay::replay_sized(
+                &session.messages,
+                engine.as_ref(),
+                replay::Sizes::of_session(&session),
+                |_, _, _| true,
+            );
             facts.set_thrash_window(thrash_window);
             let mut name = super::slug(&row.label);
             let mut n = 2;

@@ -369,10 +369,10 @@ fn session_figure(
     let given = crate::calibrate::session::Given::ALL;
     let mine =
         crate::calibrate::session::for_session(&data.setup_of(session, chosen), given, &loaded)
-            .compactor(&loaded.messages);
+            .compactor(&loaded);
     let theirs = (b != chosen).then(|| {
         crate::calibrate::session::for_session(&data.setup_of(session, b), given, &loaded)
-            .compactor(&loaded.messages)
+            .compactor(&loaded)
     });
     let curve = context_curve::ContextCurve::replayed(
         &info.label,

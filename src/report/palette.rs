@@ -37,13 +37,14 @@ pub fn stage(stage: Stage) -> RGBColor {
 }
 
 /// The colour of each policy, by its position in [`Policy::ALL`].
-pub const POLICIES: [RGBColor; 6] = [
+pub const POLICIES: [RGBColor; Policy::ALL.len()] = [
     RGBColor(0x33, 0x22, 0x88), // smith: indigo
     RGBColor(0x99, 0x99, 0x33), // masking: olive
     RGBColor(0x88, 0x22, 0x55), // claude-code: wine
     RGBColor(0x44, 0xAA, 0x99), // codex: teal
     RGBColor(0xDD, 0xCC, 0x77), // opencode: sand
     RGBColor(0x8C, 0x51, 0x0A), // context-editing: brown
+    RGBColor(0xCC, 0x66, 0x77), // recorded: rose
 ];
 
 /// Marker shapes, so policies stay apart in greyscale and for readers who
@@ -56,16 +57,18 @@ pub enum Shape {
     Diamond,
     TriangleDown,
     Hexagon,
+    Pentagon,
 }
 
 /// The marker shape of each policy, by its position in [`Policy::ALL`].
-pub const POLICY_SHAPES: [Shape; 6] = [
+pub const POLICY_SHAPES: [Shape; Policy::ALL.len()] = [
     Shape::Circle,
     Shape::Triangle,
     Shape::Square,
     Shape::Diamond,
     Shape::TriangleDown,
     Shape::Hexagon,
+    Shape::Pentagon,
 ];
 
 fn policy_index(policy: Policy) -> usize {

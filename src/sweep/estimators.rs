@@ -12,6 +12,7 @@ use crate::engine::marks::RecordMarks;
 use crate::engine::Compactor;
 use crate::estimate::{Estimator, Measure};
 use crate::policy::{Policy, Setup};
+use crate::transcript::measured::AgentRun;
 use crate::transcript::Message;
 
 /// `setups` (the baseline first) with each of smith's setups repeated under
@@ -47,14 +48,22 @@ pub fn expand(setups: &[Setup], estimators: &[Estimator]) -> Vec<Setup> {
 /// gets the session's counts, each estimator counting the session once
 /// whatever the number of configs; and when the grid replays the session
 /// under two or more of smith's configs, each of them is told which of the
-/// record's results hold a marker, searched once (`engine::marks`).
-pub fn bind(configs: &[Setup], messages: &[Arc<Message>]) -> Vec<Option<Box<dyn Compactor>>> {
+/// record's results hold a marker, searched once (`engine::marks`); the
+/// `recorded` policy gets the session's own run (`run`).
+pub fn bind(
+    configs: &[Setup],
+    messages: &[Arc<Message>],
+    run: Option<&Arc<AgentRun>>,
+) -> Vec<Option<Box<dyn Compactor>>> {
     let smith = configs.iter().filter(|s| s.policy == Policy::Smith).count();
     let marks = (smith >= 2).then(|| Arc::new(RecordMarks::of(messages)));
     let mut measures: Vec<(Estimator, Measure)> = Vec::new();
     configs
         .iter()
         .map(|s| {
+            if s.policy == Policy::Recorded {
+                return Some(s.compactor_for(messages, run));
+            }
             let shared =
                 s.estimator == Estimator::Bytes4 && (marks.is_none() || s.policy != Policy::Smith);
             if shared {

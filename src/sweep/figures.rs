@@ -181,6 +181,12 @@ metrics! {
     MisfireGrew = "misfire_grew", Count, Count, "misfire grew", stats false, delta true, value f.misfire_grew as f64;
     MisfireRepeated = "misfire_repeated", Count, Count, "misfire repeated", stats false, delta true, value f.misfire_repeated as f64;
     MisfireResummarized = "misfire_resummarized", Count, Count, "misfire resummarized", stats false, delta true, value f.misfire_resummarized as f64;
+    MisfireOverflow = "misfire_overflow", Count, Count, "misfire overflow", stats false, delta true, value f.misfire_overflow as f64;
+    /// The provider's count of what was sent (`crate::replay::real`): the
+    /// estimate's `tokens_sent` and `peak_tokens` where the session
+    /// measured nothing.
+    RealTokensSent = "real_tokens_sent", Count, Tokens, "real tokens sent", stats true, delta true, value f.real_tokens_sent as f64;
+    RealPeakTokens = "real_peak_tokens", Peak, Tokens, "real peak tokens", stats true, delta true, value f.real_peak_tokens as f64;
     /// The cost model's parts beside `price` (`crate::cost::session::Meter`):
     /// output, the summarizer's own requests, and the three together.
     OutputTokens = "output_tokens", Count, Tokens, "output tokens", stats false, delta false, value m.output_tokens as f64;
@@ -274,6 +280,7 @@ impl Metric {
             MisfireKind::TargetMissed => Metric::TargetMisses,
             MisfireKind::OverWindow => Metric::Exhausted,
             MisfireKind::Resummarized => Metric::MisfireResummarized,
+            MisfireKind::Overflow => Metric::MisfireOverflow,
         }
     }
 }

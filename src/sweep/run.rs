@@ -303,7 +303,7 @@ fn replay_session(
     let recorded = recorded.map(|r| r.with_account(account));
     // A tokenizer estimator counts the session's texts once, before the
     // grid, and every config with that estimator shares the counts.
-    let bound = estimators::bind(configs, &session.messages);
+    let bound = estimators::bind(configs, &session.messages, session.run.as_ref());
     let chosen: Vec<&dyn Compactor> = engines
         .iter()
         .zip(&bound)
@@ -317,10 +317,11 @@ fn replay_session(
     let replay_one = |(setup, e): (&Setup, &dyn Compactor)| {
         let chosen = calibrate::session::for_session_with(setup, given, &calibration, requests);
         // A config the session chose knobs for gets its own engine.
-        let own = chosen
-            .calibration
-            .is_some()
-            .then(|| chosen.setup.compactor_for(&session.messages));
+        let own = chosen.calibration.is_some().then(|| {
+            chosen
+                .setup
+                .compactor_for(&session.messages, session.run.as_ref())
+        });
         let (setup, e): (&Setup, &dyn Compactor) = match &own {
             Some(own) => (&chosen.setup, own.as_ref()),
             None => (setup, e),
@@ -341,7 +342,13 @@ fn replay_session(
                 None => e,
             };
             match cost {
-                None => loss::replay_shared(&session.messages, e, &index),
+                None => loss::replay_observed(
+                    &session.messages,
+                    e,
+                    &index,
+                    crate::replay::Sizes::of_session(&session),
+                    |_| {},
+                ),
                 Some(cost) => {
                     let mut meter = Meter::new(
                         &session.messages,
@@ -350,8 +357,13 @@ fn replay_session(
                         setup.config.summary_tokens,
                         cost,
                     );
-                    let mut facts =
-                        loss::replay_observed(&session.messages, e, &index, |r| meter.observe(r));
+                    let mut facts = loss::replay_observed(
+                        &session.messages,
+                        e,
+                        &index,
+                        crate::replay::Sizes::of_session(&session),
+                        |r| meter.observe(r),
+                    );
                     let refetch = facts.refetch;
                     facts.priced = Some(meter.finish_with(&refetch));
                     facts

@@ -4,6 +4,7 @@
 pub(crate) mod estimate;
 pub(crate) mod json;
 pub mod locate;
+pub mod measured;
 pub(crate) mod model;
 pub mod parse;
 pub(crate) mod pool;
@@ -13,6 +14,6 @@ pub mod session;
 pub mod session_file;
 
 pub use locate::{resolve, resolve_all, SessionRef};
-pub use model::{estimate_tokens, Block, BlockType, Message, Role, Str, Text};
+pub use model::{estimate_tokens, Block, BlockType, Message, MessageTokens, Role, Str, Text};
 pub use reader::{read_transcript, ReadLog, Skip, Transcript};
 pub use session::{load, Session};

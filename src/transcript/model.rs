@@ -244,6 +244,33 @@ pub struct Message {
     pub synthetic: bool,
     pub id: Option<Str>,
     bytes: u64,
+    /// What the provider counted for this message, where a log recorded it
+    /// (see [`crate::transcript::measured`]): kept through every rewrite of
+    /// its content, so that a rewritten message is counted as its measured
+    /// tokens scaled by the bytes left of it.
+    pub measured: Option<MessageTokens>,
+}
+
+/// A message's tokens as the provider counted them, and the bytes it was
+/// counted at (its [`Message::counted_bytes`] then): the rate at which a
+/// rewritten copy of it is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "(u64, u64)", into = "(u64, u64)")]
+pub struct MessageTokens {
+    pub tokens: u64,
+    pub bytes: u64,
+}
+
+impl From<(u64, u64)> for MessageTokens {
+    fn from((tokens, bytes): (u64, u64)) -> MessageTokens {
+        MessageTokens { tokens, bytes }
+    }
+}
+
+impl From<MessageTokens> for (u64, u64) {
+    fn from(m: MessageTokens) -> (u64, u64) {
+        (m.tokens, m.bytes)
+    }
 }
 
 impl Message {
@@ -256,13 +283,51 @@ impl Message {
             synthetic,
             id,
             bytes,
+            measured: None,
         }
     }
 
-    /// The same message (role, synthetic, id) with other content, as smith
-    /// rebuilds a message whose blocks it rewrote.
+    /// The same message (role, synthetic, id, measured tokens) with other
+    /// content, as smith rebuilds a message whose blocks it rewrote.
     pub fn with_content(&self, content: Vec<Block>) -> Message {
-        Message::new(self.role, content, self.synthetic, self.id.clone())
+        Message {
+            measured: self.measured,
+            ..Message::new(self.role, content, self.synthetic, self.id.clone())
+        }
+    }
+
+    /// The same message with `measured` as its provider count.
+    pub fn with_measured(mut self, measured: Option<MessageTokens>) -> Message {
+        self.measured = measured;
+        self
+    }
+
+    /// Bytes of the thinking blocks (text and signature): what a provider
+    /// that drops the thinking of earlier turns no longer counts.
+    pub fn thinking_bytes(&self) -> u64 {
+        self.content
+            .iter()
+            .filter(|b| b.kind.is_thinking())
+            .map(Block::bytes)
+            .sum()
+    }
+
+    /// The bytes a provider counts of this message: all of them, or all
+    /// but its thinking where `thinking_dropped`.
+    pub fn counted_bytes(&self, thinking_dropped: bool) -> u64 {
+        if thinking_dropped && self.role == Role::Assistant {
+            self.bytes - self.thinking_bytes()
+        } else {
+            self.bytes
+        }
+    }
+
+    /// The tokens the provider counts for this message: its measured count,
+    /// scaled by the share of its counted bytes left where it was rewritten
+    /// (or its thinking dropped since); where nothing was measured,
+    /// `density` tokens per counted byte.
+    pub fn real_tokens(&self, thinking_dropped: bool, density: f64) -> u64 {
+        counted_tokens(self.measured, self.counted_bytes(thinking_dropped), density)
     }
 
     /// A user message with one text block.
@@ -308,6 +373,18 @@ impl Message {
     /// U+FFFD here. Nothing that writes a file goes through this.
     pub fn to_json(&self) -> String {
         String::from_utf8_lossy(&self.to_json_bytes()).into_owned()
+    }
+}
+
+/// The tokens of a message the provider counts `counted` bytes of, given
+/// its measured count (see [`Message::real_tokens`]).
+pub fn counted_tokens(measured: Option<MessageTokens>, counted: u64, density: f64) -> u64 {
+    match measured {
+        Some(m) if m.bytes == counted || m.bytes == 0 => m.tokens,
+        Some(m) => {
+            ((m.tokens as u128 * counted as u128 + m.bytes as u128 / 2) / m.bytes as u128) as u64
+        }
+        None => (counted as f64 * density).round() as u64,
     }
 }
 

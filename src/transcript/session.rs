@@ -7,8 +7,10 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 
 use super::locate::{read_meta, SessionMeta, SessionRef};
+use super::measured;
 use super::model::Message;
 use super::reader::{read_from, read_transcript, ReadLog};
+use super::session_file::SessionFile;
 
 /// One loaded session.
 #[derive(Clone, Debug)]
@@ -19,6 +21,12 @@ pub struct Session {
     pub meta: Option<SessionMeta>,
     /// Why `session.json` was ignored, if it was there and unreadable.
     pub meta_error: Option<String>,
+    /// The provider's counts of the messages, for an imported session with
+    /// usage per request (see [`super::measured`]); set on the messages too.
+    pub measured: Option<measured::Measured>,
+    /// The agent's own compactions, for a session imported from another
+    /// agent's log; `None` for smith's own.
+    pub run: Option<Arc<measured::AgentRun>>,
 }
 
 impl Session {
@@ -96,12 +104,28 @@ pub fn load(source: &SessionRef) -> Result<Session> {
         Ok(meta) => (meta, None),
         Err(e) => (None, Some(e.to_string())),
     };
+    let mut messages = transcript.messages;
+    let file = meta
+        .as_ref()
+        .and_then(|m| m.raw.as_ref())
+        .and_then(SessionFile::from_meta);
+    let measured = file
+        .as_ref()
+        .and_then(|file| measured::of_file(file, &messages));
+    if let Some(m) = &measured {
+        measured::apply(m, &mut messages);
+    }
+    let run = file
+        .as_ref()
+        .map(|file| Arc::new(measured::AgentRun::of(file, measured.as_ref())));
     Ok(Session {
         source: source.clone(),
-        messages: transcript.messages,
+        messages,
         log: transcript.log,
         meta,
         meta_error,
+        measured,
+        run,
     })
 }
 

@@ -137,6 +137,11 @@ pub struct CompactBoundary {
     /// `agent-acompact-*` file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction_file: Option<String>,
+    /// Messages of the transcript the compaction carried on beside its
+    /// summary, before it (Codex's `replacement_history` keeps the user's
+    /// recent messages).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<usize>,
 }
 
 /// [`CompactBoundary::kind`] of a micro-compaction.
@@ -272,6 +277,10 @@ pub struct SessionFile {
     pub exit_status: Option<String>,
     #[serde(default)]
     pub import: ImportCounts,
+    /// The provider's counts of each message, from the requests' prompt
+    /// sizes (see [`crate::transcript::measured`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<super::measured::Measured>,
 }
 
 fn yes() -> bool {
@@ -303,6 +312,7 @@ impl Default for SessionFile {
             resolved: None,
             exit_status: None,
             import: ImportCounts::default(),
+            measured: None,
         }
     }
 }
