@@ -71,8 +71,8 @@ fn the_slurm_script_passes_bash_n() {
 }
 
 #[test]
-fn the_readme_shows_the_recipes_that_are_tested() {
-    let readme = fs::read_to_string(repo("README.md")).unwrap();
+fn the_guide_shows_the_recipes_that_are_tested() {
+    let readme = fs::read_to_string(repo("docs/guide.md")).unwrap();
     for file in [
         "deploy/merge/merge_polars.py",
         "deploy/merge/merge_duckdb.sql",
@@ -80,7 +80,7 @@ fn the_readme_shows_the_recipes_that_are_tested() {
         let text = fs::read_to_string(repo(file)).unwrap();
         assert!(
             readme.contains(&text),
-            "README.md does not show {file} as it is"
+            "docs/guide.md does not show {file} as it is"
         );
     }
 }

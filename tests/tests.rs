@@ -49,6 +49,8 @@ mod real_data;
 mod recipes;
 #[path = "recommend.rs"]
 mod recommend;
+#[path = "recorded.rs"]
+mod recorded;
 #[path = "report.rs"]
 mod report;
 #[path = "report_bill.rs"]

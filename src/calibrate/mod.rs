@@ -19,6 +19,7 @@
 
 pub(crate) mod compare;
 pub(crate) mod formats;
+pub(crate) mod recorded;
 pub(crate) mod session;
 
 use std::sync::Arc;

@@ -102,6 +102,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     let found = Found {
         rows: formats::compaction_rows(&sessions, &fits, args.max_tokens),
         bill: bill_check(&sessions, &fits, &args),
+        replay: recorded_replay(&sessions, &fits, &args),
         estimators: estimators
             .map(|list| super::estimators::compare(&sessions_samples(&sessions), &list)),
         real: super::real_compactions::build(real_compactions(&sessions, &args.paths)),
@@ -125,6 +126,7 @@ struct Found {
     not_imported: usize,
     rows: Vec<CompactionRow>,
     bill: BillCheck,
+    replay: crate::calibrate::recorded::ReplayCheck,
     estimators: Option<Vec<crate::calibrate::compare::EstimatorFit>>,
     real: super::real_compactions::RealReport,
 }
@@ -176,6 +178,7 @@ fn print_json(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
             "sessions": found.rows,
         },
         "bill": found.bill.json(args.bill_requests),
+        "recorded_replay": found.replay,
         "real_compactions": found.real,
     });
     if let (Some(e), Some(map)) = (&found.estimators, value.as_object_mut()) {
@@ -196,6 +199,7 @@ fn print_text(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
     )?;
     writeln!(out)?;
     super::real_compactions::write_text(out, &found.real)?;
+    crate::calibrate::recorded::write_text(out, &found.replay)?;
     crate::cost::report::write_text(
         out,
         &found.bill.summaries,
@@ -208,33 +212,77 @@ fn print_text(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
     Ok(())
 }
 
-/// Every compaction of the source agents, measured; each session's source
-/// is the first of `paths` it was found under (else its format).
+/// The source an imported session is counted under: the first of `paths`
+/// it was found under, else its format.
+fn source_of<'a>(l: &'a Loaded, roots: &'a [(std::path::PathBuf, &String)]) -> Option<&'a str> {
+    let f = l.file.as_ref()?;
+    let at = std::fs::canonicalize(&l.session.source.transcript).ok();
+    Some(
+        roots
+            .iter()
+            .find(|(root, _)| at.as_ref().is_some_and(|a| a.starts_with(root)))
+            .map_or(f.source.format.as_str(), |(_, p)| p.as_str()),
+    )
+}
+
+fn roots(paths: &[String]) -> Vec<(std::path::PathBuf, &String)> {
+    paths
+        .iter()
+        .filter_map(|p| Some((std::fs::canonicalize(p).ok()?, p)))
+        .collect()
+}
+
+/// Every compaction of the source agents, measured, per source.
 fn real_compactions(
     sessions: &[Loaded],
     paths: &[String],
 ) -> Vec<crate::loss::real::RealCompaction> {
-    let roots: Vec<(std::path::PathBuf, &String)> = paths
-        .iter()
-        .filter_map(|p| Some((std::fs::canonicalize(p).ok()?, p)))
-        .collect();
+    let roots = roots(paths);
     let per: Vec<Vec<crate::loss::real::RealCompaction>> = sessions
         .par_iter()
         .map(|l| {
-            let Some(f) = &l.file else {
+            let (Some(f), Some(source)) = (&l.file, source_of(l, &roots)) else {
                 return Vec::new();
             };
-            let at = std::fs::canonicalize(&l.session.source.transcript).ok();
-            let source = roots
-                .iter()
-                .find(|(root, _)| at.as_ref().is_some_and(|a| a.starts_with(root)))
-                .map_or(f.source.format.as_str(), |(_, p)| p.as_str());
             crate::loss::real::analyze(&l.session.messages, f, &l.session.label(), source, &|i| {
                 crate::cost::bill::request_dollars(f, i)
             })
         })
         .collect();
     per.into_iter().flatten().collect()
+}
+
+/// The recorded replay of every imported session, priced on the account
+/// as the bill check and the sweep price it.
+fn recorded_replay(
+    sessions: &[Loaded],
+    fits: &[FormatFit],
+    args: &CalibrateArgs,
+) -> crate::calibrate::recorded::ReplayCheck {
+    use crate::cost::bill;
+    let inputs = formats::bill_inputs(sessions, fits);
+    let settings = bill::Settings {
+        ttl: args.cache_ttl,
+        min_cacheable: args.cache_min_tokens,
+        per_session: args.account.per_session_cache,
+        log_alone: args.account.log_alone,
+    };
+    let accounts = if inputs.len() >= 2 && !(settings.per_session && settings.log_alone) {
+        bill::accounts(&inputs, &settings)
+    } else {
+        vec![None; inputs.len()]
+    };
+    let cost = crate::cost::session::Settings {
+        ttl: args.cache_ttl,
+        min_cacheable: args.cache_min_tokens,
+        prices: None,
+        per_session: args.account.per_session_cache,
+        log_alone: args.account.log_alone,
+    };
+    let roots = roots(&args.paths);
+    crate::calibrate::recorded::check(sessions, &accounts, &cost, args.max_tokens, &|l| {
+        source_of(l, &roots).unwrap_or_default().to_string()
+    })
 }
 
 /// The bill check over the sessions with usage per request

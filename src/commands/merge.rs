@@ -26,7 +26,7 @@ use super::nothing_read;
   smith-calibrate merge results/ --out merged/ && smith-calibrate report merged/
 
 `report DIR` on a folder of shards that was not merged yet merges it first.
-The partition folder is also plain Hive-partitioned Parquet: see the README
+The partition folder is also plain Hive-partitioned Parquet: see docs/guide.md
 for the same merge in polars, DuckDB and Spark.")]
 pub struct MergeArgs {
     /// The --out folder the shards wrote into

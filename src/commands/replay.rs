@@ -44,7 +44,7 @@ and re-fetched (results whose call was made again). The session after each
 compaction was recorded under the policy smith actually ran: a proxy, not a
 counterfactual.
 
-The summary also prices the replay per request (see the README's cost
+The summary also prices the replay per request (see docs/cost-model.md for the cost
 model): price (cache reads and writes at the session's model's prices, or
 --price; the cache expires after --cache-ttl where the records give times),
 output, the summarizer's own requests, and price_total, their sum.")]

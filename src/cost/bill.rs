@@ -60,6 +60,9 @@ use crate::transcript::{Message, Role};
 /// begins; the request after it was seen to lose all but the fixed prompt.
 pub const TASK_NOTIFICATION: &str = "<task-notification>";
 
+/// The tag by which newer versions name the task a notification is of.
+const TOOL_USE_ID: &str = "<tool-use-id>";
+
 /// The `agentId` prefix of Claude Code's compaction agent.
 pub const COMPACTION_AGENT: &str = "acompact";
 
@@ -509,19 +512,25 @@ fn tier_of(rec: Option<&RequestRecord>) -> Option<CacheTtl> {
 /// Whether a user message between two requests is a background task's
 /// notification (in a Claude Code session).
 fn rewritten(input: &Input, from: usize, to: usize) -> bool {
-    if input.file.source.format != FORMAT_CLAUDE_CODE {
-        return false;
-    }
-    input
-        .messages
-        .get(from.min(to)..to.min(input.messages.len()))
+    input.file.source.format == FORMAT_CLAUDE_CODE && rewrites_prompt(input.messages, from, to)
+}
+
+/// Whether one of Claude Code's `messages[from..to]` is a background
+/// task's notification of the kind that rewrites the prompt: the harness
+/// then sends the conversation anew after the fixed prompt. Notifications
+/// that carry the task's `<tool-use-id>` (newer versions) are appended to
+/// the conversation like any message, and the cache reads it in full.
+pub fn rewrites_prompt(messages: &[Arc<Message>], from: usize, to: usize) -> bool {
+    messages
+        .get(from.min(to)..to.min(messages.len()))
         .unwrap_or(&[])
         .iter()
         .filter(|m| m.role == Role::User)
         .any(|m| {
-            m.content
-                .iter()
-                .any(|b| b.text_lossy().trim_start().starts_with(TASK_NOTIFICATION))
+            m.content.iter().any(|b| {
+                let text = b.text_lossy();
+                text.trim_start().starts_with(TASK_NOTIFICATION) && !text.contains(TOOL_USE_ID)
+            })
         })
 }
 

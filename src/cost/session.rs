@@ -94,11 +94,17 @@ fn on_off(flag: bool) -> &'static str {
     }
 }
 
+/// What the record of one request says: when it was answered, its model,
+/// its output tokens, and the share of its cache writes that went to the
+/// one-hour tier.
+type Answer = (Option<i64>, Option<String>, u64, Option<f64>);
+
 /// What a session's records say about its requests.
 #[derive(Clone, Debug, Default)]
 pub struct Recorded {
-    /// Per answering message: time, model, output tokens.
-    by_message: HashMap<usize, (Option<i64>, Option<String>, u64)>,
+    /// Per answering message: time, model, output tokens, and of the cache
+    /// writes the share its record shows going to the one-hour tier.
+    by_message: HashMap<usize, Answer>,
     model: Option<String>,
     /// Who billed the requests (`anthropic`, `openai`, `openrouter`,
     /// `ollama`), as `session.json` names it.
@@ -109,6 +115,9 @@ pub struct Recorded {
     /// for smith's own session, of which `session.json` names only the
     /// provider and model.
     imported: bool,
+    /// Whether the harness can rewrite the prompt between requests
+    /// (Claude Code: see [`crate::cost::bill::rewrites_prompt`]).
+    rewrites: bool,
     /// The account's cache beyond the session, when the sweep priced it
     /// among others ([`Recorded::with_account`]); `None`: the session alone.
     account: Option<Arc<AccountView>>,
@@ -127,15 +136,24 @@ impl Recorded {
             let t = rec
                 .and_then(|x| x.timestamp.as_deref())
                 .and_then(parse_rfc3339);
-            w5 += rec.and_then(|x| x.cache_write_5m).unwrap_or(0);
-            w1 += rec.and_then(|x| x.cache_write_1h).unwrap_or(0);
-            by_message.insert(r.message_index, (t, r.model.clone(), r.output_tokens));
+            let (r5, r1) = (
+                rec.and_then(|x| x.cache_write_5m).unwrap_or(0),
+                rec.and_then(|x| x.cache_write_1h).unwrap_or(0),
+            );
+            w5 += r5;
+            w1 += r1;
+            let share = (r5 + r1 > 0).then(|| r1 as f64 / (r5 + r1) as f64);
+            by_message.insert(
+                r.message_index,
+                (t, r.model.clone(), r.output_tokens, share),
+            );
         }
         Recorded {
             by_message,
             model: file.model.clone(),
             provider: file.provider.clone(),
             imported: true,
+            rewrites: file.source.format == crate::transcript::session_file::FORMAT_CLAUDE_CODE,
             account: None,
             tier: if w1 > w5 {
                 Some(CacheTtl::OneHour)
@@ -386,7 +404,10 @@ fn dollars(tokens: i64, price: f64) -> f64 {
 #[derive(Clone, Copy, Debug, Default)]
 struct Bucket {
     read: i64,
+    /// Written in the meter's tier, and in the other one where a request's
+    /// record shows its writes going there.
     write: i64,
+    write_other: i64,
     /// Below the minimum cacheable prefix: plain input.
     plain: i64,
     sent: i64,
@@ -405,7 +426,16 @@ pub struct Meter<'a> {
     /// Per row of the price table and rate (`true`: the row's
     /// long-context rates).
     buckets: Vec<(&'static ModelPrice, bool, Bucket)>,
-    last: Option<i64>,
+    /// Per model family: when its last request was answered and the real
+    /// tokens it sent. Each model has a cache of its own: a request finds
+    /// only what the last request of its model left.
+    warm: Vec<(&'static str, Option<i64>, i64)>,
+    /// Whether a summary the replay wrote is priced as the summarizer's
+    /// request: not for the agent's own run, whose summarizer's requests
+    /// are sessions of their own in its log.
+    summarizer: bool,
+    /// The message answering the previous request.
+    prev_index: Option<usize>,
     cost: ModelCost,
     /// The model last looked up in the price table, and its row.
     looked_up: Option<(Option<&'a str>, &'static ModelPrice)>,
@@ -434,10 +464,20 @@ impl<'a> Meter<'a> {
             settings: *settings,
             tier,
             buckets: Vec::new(),
-            last: None,
+            warm: Vec::new(),
+            summarizer: true,
+            prev_index: None,
             cost: ModelCost::default(),
             looked_up: None,
             last_row: None,
+        }
+    }
+
+    /// The same meter pricing no summarizer: for the agent's own run.
+    pub fn without_summarizer(self) -> Meter<'a> {
+        Meter {
+            summarizer: false,
+            ..self
         }
     }
 
@@ -477,6 +517,16 @@ impl<'a> Meter<'a> {
         (prices, row.output)
     }
 
+    /// The write price of the tier other than the meter's, at `row`.
+    fn other_tier_price(&self, row: &ModelPrice) -> f64 {
+        match (self.tier, self.settings.prices) {
+            (CacheTtl::OneHour, Some(p)) => p.cache_write,
+            (CacheTtl::OneHour, None) => row.cache_write_5m,
+            (_, Some(p)) => p.input * WRITE_1H_MULTIPLIER,
+            (_, None) => row.cache_write_1h,
+        }
+    }
+
     /// The budget request `r` was charged at: the engine's, at the ratio
     /// learned by then where it is learned.
     fn budget_of(&self, r: &RequestFacts) -> Budget {
@@ -501,7 +551,15 @@ impl<'a> Meter<'a> {
         // The fixed prompt the account's sessions share, as the bill check
         // found it: what a cold request can find another session cached.
         let fixed = (account.fixed_prefix() as i64).clamp(0, read + write);
-        let found = if cold {
+        let found = if cold && self.warm.is_empty() && account.first_read().is_some() {
+            // A compaction agent's first request: the parent's context it
+            // finds cached, as the bill check found it.
+            (account
+                .first_read()
+                .unwrap_or(0)
+                .min((read + write).max(0) as u64) as i64
+                - read) as f64
+        } else if cold {
             fixed as f64 * account.cold_read(r.message_index)
         } else {
             let at_risk = read - fixed.min(read);
@@ -510,15 +568,103 @@ impl<'a> Meter<'a> {
         found.round() as i64
     }
 
+    /// What request `r`, answered at `t` and billed at `base` with the
+    /// minimum cacheable prefix `min`, reads from the cache and writes to
+    /// it, and of its reads those found in the account's cache beyond the
+    /// session.
+    fn cached(
+        &mut self,
+        r: &RequestFacts,
+        base: &'static ModelPrice,
+        t: Option<i64>,
+        min: i64,
+    ) -> (i64, i64, i64) {
+        let (mut read, mut write) = (r.real_read, r.real_write);
+        // After a summary the history is new from its start, and after the
+        // harness rewrote the prompt too: what is still cached is the fixed
+        // prompt, as the bill check finds it shared among the account's
+        // sessions.
+        let rewritten = self.recorded.is_some_and(|x| x.rewrites)
+            && self.prev_index.is_some_and(|p| {
+                crate::cost::bill::rewrites_prompt(self.messages, p + 1, r.message_index)
+            });
+        self.prev_index = Some(r.message_index);
+        if rewritten || matches!(r.strategy, Strategy::Summarized | Strategy::Dropped) {
+            if let Some(a) = self.recorded.and_then(|x| x.account.as_deref()) {
+                let kept = read.min(a.fixed_prefix() as i64);
+                write += read - kept;
+                read = kept;
+            }
+        }
+        // The first request's cache is cold, and so is a model's whose
+        // cache holds nothing yet; a model's cache holds at most what its
+        // last request sent.
+        let family = base.family;
+        let here = self.warm.iter().position(|w| w.0 == family);
+        let mut cold = self.warm.is_empty();
+        match here {
+            Some(i) => {
+                let kept = read.min(self.warm[i].2);
+                write += read - kept;
+                read = kept;
+            }
+            None if !cold => {
+                write += read;
+                read = 0;
+                cold = true;
+            }
+            None => {}
+        }
+        let last = here.and_then(|i| self.warm[i].1);
+        if let (Some(s), Some(a), Some(b)) = (self.tier.seconds(), last, t) {
+            self.cost.ttl_applied = true;
+            if b - a > s {
+                write += read;
+                read = 0;
+                self.cost.expired += 1;
+                cold = true;
+            }
+        }
+        let gap = last.zip(t).map(|(a, b)| b - a);
+        let found = self.found_in_account(r, read, write, cold, gap);
+        match here {
+            Some(i) => {
+                self.warm[i].1 = t.or(self.warm[i].1);
+                self.warm[i].2 = r.real_after;
+            }
+            None => self.warm.push((family, t, r.real_after)),
+        }
+        read += found;
+        write -= found;
+        // An imported session's request reads nothing below the model's
+        // minimum cacheable prefix (the provider caches no shorter one).
+        if self.recorded.is_some_and(|x| x.imported) && read < min {
+            write += read;
+            read = 0;
+        }
+        let imported = self.recorded.is_some_and(|x| x.imported);
+        if self.settings.prices.is_none() && (base.cache == CacheKind::Automatic || imported) {
+            // Automatic caching serves a prefix in whole increments (and
+            // an imported session's provider bills hits in its blocks,
+            // Gemini's implicit caching too): the rest of it is sent again
+            // at the input price.
+            let block = base.cache_block.max(1) as i64;
+            let served = read / block * block;
+            write += read - served;
+            read = served;
+        }
+        (read, write, found)
+    }
+
     /// Folds one request in.
     pub fn observe(&mut self, r: &RequestFacts) {
         let fallback = self.recorded.and_then(|x| x.model.as_deref());
-        let (t, model, output) = match self
+        let (t, model, output, share_1h) = match self
             .recorded
             .and_then(|x| x.by_message.get(&r.message_index))
         {
-            Some((t, m, o)) => (*t, m.as_deref().or(fallback), Some(*o)),
-            None => (None, fallback, None),
+            Some((t, m, o, s)) => (*t, m.as_deref().or(fallback), Some(*o), *s),
+            None => (None, fallback, None, None),
         };
         let base = self.row_of(model);
         self.last_row = Some(base);
@@ -545,35 +691,8 @@ impl<'a> Meter<'a> {
             .min_cacheable
             .or(self.recorded.map(|_| row.min_cacheable))
             .unwrap_or(0) as i64;
-        let (mut read, mut write) = (r.real_read, r.real_write);
-        // Each metered request lands in a bucket: none yet, and this is the
-        // first request, whose cache is cold.
-        let mut cold = self.buckets.is_empty();
-        if let (Some(s), Some(a), Some(b)) = (self.tier.seconds(), self.last, t) {
-            self.cost.ttl_applied = true;
-            if b - a > s {
-                write += read;
-                read = 0;
-                self.cost.expired += 1;
-                cold = true;
-            }
-        }
-        let gap = self.last.zip(t).map(|(a, b)| b - a);
-        if t.is_some() {
-            self.last = t;
-        }
-        let found = self.found_in_account(r, read, write, cold, gap);
-        read += found;
-        write -= found;
+        let (read, write, found) = self.cached(r, base, t, min);
         let caches = self.recorded.is_none_or(|x| x.caches_at(base));
-        if self.settings.prices.is_none() && base.cache == CacheKind::Automatic {
-            // Automatic caching serves a prefix in whole increments: the
-            // rest of it is sent again at the input price.
-            let block = base.cache_block.max(1) as i64;
-            let served = read / block * block;
-            write += read - served;
-            read = served;
-        }
         let at = self
             .buckets
             .iter()
@@ -589,16 +708,29 @@ impl<'a> Meter<'a> {
         if r.real_after < min || !caches {
             bucket.plain += r.real_after;
         } else {
+            // The writes go to the tier the request's record shows, else
+            // the meter's.
+            let other = match share_1h {
+                Some(s) if self.tier == CacheTtl::OneHour => {
+                    (write as f64 * (1.0 - s)).round() as i64
+                }
+                Some(s) => (write as f64 * s).round() as i64,
+                None => 0,
+            }
+            .clamp(0, write.max(0));
             bucket.read += read;
-            bucket.write += write;
+            bucket.write += write - other;
+            bucket.write_other += other;
             if found > 0 {
                 self.cost.account_read += found;
             } else {
                 self.cost.account_evicted -= found;
             }
-            if self.tier == CacheTtl::OneHour {
-                self.cost.cache_write_1h += write;
-            }
+            self.cost.cache_write_1h += if self.tier == CacheTtl::OneHour {
+                write - other
+            } else {
+                other
+            };
         }
         let (_, output_price) = self.prices_of(row);
         // The answer: recorded, else the answering message's estimate.
@@ -612,7 +744,7 @@ impl<'a> Meter<'a> {
         );
         self.cost.output_tokens += out.max(0) as u64;
         self.cost.price_output += dollars(out, output_price);
-        if r.strategy == Strategy::Summarized {
+        if self.summarizer && r.strategy == Strategy::Summarized {
             // The summarizer reads the turns it replaces, uncached, and
             // writes the summary.
             let input = self.settings.prices.map_or(row.input, |p| p.input);
@@ -643,6 +775,9 @@ impl<'a> Meter<'a> {
             let row = if *long { base.at(u64::MAX) } else { **base };
             let (p, _) = self.prices_of(&row);
             self.cost.price += p.cached(b.read, b.write) + p.uncached(b.plain);
+            if b.write_other > 0 {
+                self.cost.price += dollars(b.write_other, self.other_tier_price(&row));
+            }
             self.cost.price_uncached += p.uncached(b.sent);
         }
         self.cost
@@ -719,7 +854,7 @@ mod tests {
     fn recorded(account: Option<AccountView>) -> Recorded {
         let by_message = [(1, 0), (3, 30), (5, 600)]
             .into_iter()
-            .map(|(i, t)| (i, (Some(t), Some("claude-sonnet-4-5".to_string()), 0)))
+            .map(|(i, t)| (i, (Some(t), Some("claude-sonnet-4-5".to_string()), 0, None)))
             .collect();
         Recorded {
             by_message,
@@ -775,14 +910,15 @@ mod tests {
     #[test]
     fn cold_requests_read_the_accounts_share_and_warm_ones_lose_the_evicted_share() {
         let expect = Expect {
-            warm_elsewhere: 0.25,
+            warm_elsewhere: 0.5,
             evicted: [0.1, 0.5, 0.9],
         };
         let view = AccountView::of_main(&[], expect, 4_000);
-        // Cold: a quarter of the 4,000-token fixed prompt, at messages 1
-        // and 5. Warm after 30 s (under a minute): a tenth of the 6,000
-        // read past the fixed prompt is lost.
-        let read = 1_000 + (10_000 - 600) + 1_000;
+        // Cold: half the 4,000-token fixed prompt, at messages 1 and 5
+        // (above Sonnet's minimum cacheable prefix of 1,024, below which
+        // nothing is read). Warm after 30 s (under a minute): a tenth of
+        // the 6,000 read past the fixed prompt is lost.
+        let read = 2_000 + (10_000 - 600) + 2_000;
         assert_eq!(metered(Some(view)), (read, 36_000 - read, 1));
     }
 }

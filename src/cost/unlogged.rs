@@ -181,6 +181,9 @@ pub struct AccountView {
     /// The fixed prompt the check found shared by the account's sessions,
     /// in tokens: what a cold request can find cached.
     fixed_prefix: u64,
+    /// A compaction agent's first request: what the check found it read
+    /// of its parent's context.
+    first_read: Option<u64>,
 }
 
 impl AccountView {
@@ -197,7 +200,15 @@ impl AccountView {
             expect,
             warm_elsewhere_applies: check.kind != Kind::Compaction,
             fixed_prefix: check.fixed_prefix,
+            first_read: (check.kind == Kind::Compaction)
+                .then(|| check.detail.first().map(|d| d.predicted.cache_read))
+                .flatten(),
         }
+    }
+
+    /// A compaction agent's first read of its parent's context.
+    pub fn first_read(&self) -> Option<u64> {
+        self.first_read
     }
 
     /// The fixed prompt the account's sessions share, in tokens.
@@ -232,6 +243,7 @@ impl AccountView {
             expect,
             warm_elsewhere_applies: true,
             fixed_prefix,
+            first_read: None,
         }
     }
 }

@@ -55,9 +55,6 @@ pub(crate) struct Tracker {
     /// The last message that starts a turn: the assistant messages before
     /// it count without their thinking where the model drops it.
     last_turn: Option<usize>,
-    /// The first message whose count changed since the last request because
-    /// its thinking stopped counting: a prompt cache's prefix ends there.
-    changed_from: Option<usize>,
     /// What the previous request sent: its messages and real tokens.
     sent: Option<(usize, u64)>,
 }
@@ -69,7 +66,6 @@ impl Tracker {
             tokens: Vec::new(),
             total: 0,
             last_turn: None,
-            changed_from: None,
             sent: None,
         }
     }
@@ -93,7 +89,6 @@ impl Tracker {
                 let now = w.real_tokens(true, self.sizes.density);
                 self.total = self.total - self.tokens[j] + now;
                 self.tokens[j] = now;
-                self.changed_from = Some(self.changed_from.map_or(j, |c| c.min(j)));
             }
         }
         let t = m.real_tokens(self.dropped(i, m), self.sizes.density);
@@ -126,10 +121,9 @@ impl Tracker {
         let read = match self.sent {
             None => 0,
             Some((prev_len, prev_sent)) => {
-                let end = first_changed
-                    .unwrap_or(prev_len)
-                    .min(prev_len)
-                    .min(self.changed_from.unwrap_or(usize::MAX));
+                // Thinking the provider stopped counting does not end the
+                // cached prefix: the logs read the previous prompt in full.
+                let end = first_changed.unwrap_or(prev_len).min(prev_len);
                 if end == prev_len && first_changed.is_none() {
                     prev_sent
                 } else {
@@ -140,7 +134,6 @@ impl Tracker {
                 }
             }
         };
-        self.changed_from = None;
         self.sent = Some((working_len, sent));
         (sent as i64, read.min(sent) as i64)
     }

@@ -7,7 +7,7 @@
 //!
 //! [`Column`] is one column of either table, and [`sessions_columns`] and
 //! [`configs_columns`] the tables' columns in file order, always the same
-//! ones whatever the sweep varied; the README's table of columns is made
+//! ones whatever the sweep varied; the guide's table of columns (docs/guide.md) is made
 //! from them ([`markdown`]) and a test holds the two together.
 
 use crate::policy::PolicyKnob;
@@ -107,7 +107,7 @@ impl Col {
         }
     }
 
-    /// What the column holds, for the README.
+    /// What the column holds, for the guide.
     pub const fn doc(self) -> &'static str {
         match self {
             Col::Session => "the session's name or id (else its file name)",
@@ -276,7 +276,7 @@ fn ranking() -> &'static [Col] {
     }
 }
 
-/// The README's table of columns: every [`Col`] with the tables it is in,
+/// The guide's table of columns: every [`Col`] with the tables it is in,
 /// then the families of knob and figure columns.
 #[cfg(test)]
 fn markdown() -> String {
@@ -351,15 +351,15 @@ mod tests {
         }
     }
 
-    /// The README documents the columns as this module lays them out.
+    /// The guide documents the columns as this module lays them out.
     #[test]
     fn the_readme_lists_every_column() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
-        let readme = std::fs::read_to_string(path).expect("README.md");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/guide.md");
+        let readme = std::fs::read_to_string(path).expect("docs/guide.md");
         let table = markdown();
         assert!(
             readme.contains(&table),
-            "README.md's table of columns is not the one the column table makes; put this in its place:\n{table}"
+            "docs/guide.md's table of columns is not the one the column table makes; put this in its place:\n{table}"
         );
     }
 }

@@ -357,6 +357,11 @@ fn replay_session(
                         setup.config.summary_tokens,
                         cost,
                     );
+                    // The agent's own summaries were its own requests,
+                    // sessions of their own in its log.
+                    if setup.policy == crate::policy::Policy::Recorded && session.run.is_some() {
+                        meter = meter.without_summarizer();
+                    }
                     let mut facts = loss::replay_observed(
                         &session.messages,
                         e,
