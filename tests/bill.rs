@@ -374,7 +374,8 @@ fn imported_with_records(
         .map(|r| {
             let s = smith_calibrate::transcript::load(r).unwrap();
             let f = SessionFile::from_meta(s.meta.as_ref().unwrap().raw.as_ref().unwrap()).unwrap();
-            (s.messages, Recorded::from_file(&f))
+            let recorded = Recorded::from_file(&f, &s.messages);
+            (s.messages, recorded)
         })
         .collect()
 }

@@ -126,7 +126,7 @@ fn one(
     };
     let setup = Setup::new(Policy::Recorded, config, Knobs::default());
     let engine = setup.compactor_for(&session.messages, session.run.as_ref());
-    let recorded = Recorded::from_file(file).with_account(account);
+    let recorded = Recorded::from_file(file, &session.messages).with_account(account);
     let mut meter = Meter::new(
         &session.messages,
         Some(&recorded),

@@ -252,6 +252,16 @@ fn real_compactions(
     per.into_iter().flatten().collect()
 }
 
+/// How `calibrate`'s flags price: the cache lifetime, the minimum prefix
+/// and the account's cache.
+fn cost_settings(args: &CalibrateArgs) -> crate::cost::session::Settings {
+    args.account.settings(crate::cost::session::Settings {
+        ttl: args.cache_ttl,
+        min_cacheable: args.cache_min_tokens,
+        ..Default::default()
+    })
+}
+
 /// The recorded replay of every imported session, priced on the account
 /// as the bill check and the sweep price it.
 fn recorded_replay(
@@ -259,26 +269,8 @@ fn recorded_replay(
     fits: &[FormatFit],
     args: &CalibrateArgs,
 ) -> crate::calibrate::recorded::ReplayCheck {
-    use crate::cost::bill;
-    let inputs = formats::bill_inputs(sessions, fits);
-    let settings = bill::Settings {
-        ttl: args.cache_ttl,
-        min_cacheable: args.cache_min_tokens,
-        per_session: args.account.per_session_cache,
-        log_alone: args.account.log_alone,
-    };
-    let accounts = if inputs.len() >= 2 && !(settings.per_session && settings.log_alone) {
-        bill::accounts(&inputs, &settings)
-    } else {
-        vec![None; inputs.len()]
-    };
-    let cost = crate::cost::session::Settings {
-        ttl: args.cache_ttl,
-        min_cacheable: args.cache_min_tokens,
-        prices: None,
-        per_session: args.account.per_session_cache,
-        log_alone: args.account.log_alone,
-    };
+    let cost = cost_settings(args);
+    let accounts = crate::sweep::account::views(sessions, fits, &cost);
     let roots = roots(&args.paths);
     crate::calibrate::recorded::check(sessions, &accounts, &cost, args.max_tokens, &|l| {
         source_of(l, &roots).unwrap_or_default().to_string()
@@ -290,12 +282,7 @@ fn recorded_replay(
 fn bill_check(sessions: &[Loaded], fits: &[FormatFit], args: &CalibrateArgs) -> BillCheck {
     use crate::cost::bill;
     let inputs = formats::bill_inputs(sessions, fits);
-    let settings = bill::Settings {
-        ttl: args.cache_ttl,
-        min_cacheable: args.cache_min_tokens,
-        per_session: args.account.per_session_cache,
-        log_alone: args.account.log_alone,
-    };
+    let settings = cost_settings(args).bill();
     let sessions = bill::check(&inputs, &settings);
     BillCheck {
         summaries: bill::summarize(&sessions),

@@ -176,7 +176,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let mut facts = loss::replay_observed_concurrently(
         &session.messages,
         engine,
-        session.measured.as_ref().map(replay::Sizes::of),
+        replay::Sizes::of_session(&session),
         |r| meter.observe(r),
     );
     let refetch = facts.refetch;

@@ -525,12 +525,16 @@ pub fn rewrites_prompt(messages: &[Arc<Message>], from: usize, to: usize) -> boo
         .get(from.min(to)..to.min(messages.len()))
         .unwrap_or(&[])
         .iter()
-        .filter(|m| m.role == Role::User)
-        .any(|m| {
-            m.content.iter().any(|b| {
-                let text = b.text_lossy();
-                text.trim_start().starts_with(TASK_NOTIFICATION) && !text.contains(TOOL_USE_ID)
-            })
+        .any(|m| rewrites_prompt_at(m))
+}
+
+/// Whether `m` is a notification that rewrites the prompt
+/// ([`rewrites_prompt`]).
+pub fn rewrites_prompt_at(m: &Message) -> bool {
+    m.role == Role::User
+        && m.content.iter().any(|b| {
+            let text = b.text_lossy();
+            text.trim_start().starts_with(TASK_NOTIFICATION) && !text.contains(TOOL_USE_ID)
         })
 }
 

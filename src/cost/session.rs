@@ -56,6 +56,22 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Whether a session's price depends on the account's other sessions:
+    /// not when each has a cache of its own and the logs alone price it.
+    pub fn shares_account(&self) -> bool {
+        !(self.per_session && self.log_alone)
+    }
+
+    /// What of these settings the bill check prices by.
+    pub fn bill(&self) -> crate::cost::bill::Settings {
+        crate::cost::bill::Settings {
+            ttl: self.ttl,
+            min_cacheable: self.min_cacheable,
+            per_session: self.per_session,
+            log_alone: self.log_alone,
+        }
+    }
+
     /// The settings as one line, for the sweep's journal and outputs.
     pub fn describe(&self) -> String {
         format!(
@@ -115,17 +131,18 @@ pub struct Recorded {
     /// for smith's own session, of which `session.json` names only the
     /// provider and model.
     imported: bool,
-    /// Whether the harness can rewrite the prompt between requests
-    /// (Claude Code: see [`crate::cost::bill::rewrites_prompt`]).
-    rewrites: bool,
+    /// The messages at which the harness rewrote the prompt (Claude Code:
+    /// see [`crate::cost::bill::rewrites_prompt`]), in order: found once per
+    /// session, not per request of every config.
+    rewrites: Vec<usize>,
     /// The account's cache beyond the session, when the sweep priced it
     /// among others ([`Recorded::with_account`]); `None`: the session alone.
     account: Option<Arc<AccountView>>,
 }
 
 impl Recorded {
-    /// From an imported session's `session.json`.
-    pub fn from_file(file: &SessionFile) -> Recorded {
+    /// From an imported session's `session.json` and its transcript.
+    pub fn from_file(file: &SessionFile, messages: &[Arc<Message>]) -> Recorded {
         let mut by_message = HashMap::new();
         let (mut w5, mut w1) = (0u64, 0u64);
         for r in &file.requests {
@@ -153,7 +170,13 @@ impl Recorded {
             model: file.model.clone(),
             provider: file.provider.clone(),
             imported: true,
-            rewrites: file.source.format == crate::transcript::session_file::FORMAT_CLAUDE_CODE,
+            rewrites: if file.source.format == crate::transcript::session_file::FORMAT_CLAUDE_CODE {
+                (0..messages.len())
+                    .filter(|&i| crate::cost::bill::rewrites_prompt_at(&messages[i]))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             account: None,
             tier: if w1 > w5 {
                 Some(CacheTtl::OneHour)
@@ -176,7 +199,7 @@ impl Recorded {
     /// session without one (smith's own).
     pub fn of_session(session: &crate::transcript::Session) -> Option<Recorded> {
         let raw = session.meta.as_ref()?.raw.as_ref()?;
-        SessionFile::from_meta(raw).map(|f| Recorded::from_file(&f))
+        SessionFile::from_meta(raw).map(|f| Recorded::from_file(&f, &session.messages))
     }
 
     /// What prices the session: an imported session's records, else (smith's
@@ -584,10 +607,13 @@ impl<'a> Meter<'a> {
         // harness rewrote the prompt too: what is still cached is the fixed
         // prompt, as the bill check finds it shared among the account's
         // sessions.
-        let rewritten = self.recorded.is_some_and(|x| x.rewrites)
-            && self.prev_index.is_some_and(|p| {
-                crate::cost::bill::rewrites_prompt(self.messages, p + 1, r.message_index)
-            });
+        let rewritten = match (self.recorded, self.prev_index) {
+            (Some(x), Some(p)) => {
+                let next = x.rewrites.partition_point(|&i| i <= p);
+                x.rewrites.get(next).is_some_and(|&i| i < r.message_index)
+            }
+            _ => false,
+        };
         self.prev_index = Some(r.message_index);
         if rewritten || matches!(r.strategy, Strategy::Summarized | Strategy::Dropped) {
             if let Some(a) = self.recorded.and_then(|x| x.account.as_deref()) {
@@ -638,11 +664,11 @@ impl<'a> Meter<'a> {
         write -= found;
         // An imported session's request reads nothing below the model's
         // minimum cacheable prefix (the provider caches no shorter one).
-        if self.recorded.is_some_and(|x| x.imported) && read < min {
+        let imported = self.recorded.is_some_and(|x| x.imported);
+        if imported && read < min {
             write += read;
             read = 0;
         }
-        let imported = self.recorded.is_some_and(|x| x.imported);
         if self.settings.prices.is_none() && (base.cache == CacheKind::Automatic || imported) {
             // Automatic caching serves a prefix in whole increments (and
             // an imported session's provider bills hits in its blocks,

@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use crate::transcript::measured::Measured;
+use crate::transcript::measured::{counts_without_thinking, Measured};
 use crate::transcript::Message;
 
 /// What a session's measurement says about every request beside its
@@ -71,9 +71,7 @@ impl Tracker {
     }
 
     fn dropped(&self, i: usize, m: &Message) -> bool {
-        self.sizes.drops_thinking
-            && self.last_turn.is_some_and(|t| i < t)
-            && m.role == crate::transcript::Role::Assistant
+        counts_without_thinking(i, m, self.last_turn)
     }
 
     /// Appends `m` to the history `working` (not yet holding it).

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::calibrate::formats::{bill_inputs, fit_formats, Loaded};
+use crate::calibrate::formats::{bill_inputs, fit_formats, FormatFit, Loaded};
 use crate::cost::bill;
 use crate::cost::session::Settings;
 use crate::cost::unlogged::AccountView;
@@ -29,7 +29,7 @@ pub type Accounts = HashMap<PathBuf, Arc<AccountView>>;
 /// under `cost`. A session that cannot be read is left out here; the sweep
 /// reports it when it comes to it.
 pub fn of(refs: &[SessionRef], cost: &Settings) -> Accounts {
-    if cost.per_session && cost.log_alone {
+    if !cost.shares_account() {
         return Accounts::new();
     }
     let loaded: Vec<(PathBuf, Loaded)> = refs
@@ -44,21 +44,22 @@ pub fn of(refs: &[SessionRef], cost: &Settings) -> Accounts {
             l.file.is_some().then(|| (r.transcript.clone(), l))
         })
         .collect();
-    if loaded.len() < 2 {
-        return Accounts::new();
-    }
     let (paths, sessions): (Vec<PathBuf>, Vec<Loaded>) = loaded.into_iter().unzip();
-    let (fits, _) = fit_formats(&sessions);
-    let inputs = bill_inputs(&sessions, &fits);
-    let settings = bill::Settings {
-        ttl: cost.ttl,
-        min_cacheable: cost.min_cacheable,
-        per_session: cost.per_session,
-        log_alone: cost.log_alone,
-    };
     paths
         .into_iter()
-        .zip(bill::accounts(&inputs, &settings))
+        .zip(views(&sessions, &fit_formats(&sessions).0, cost))
         .filter_map(|(p, a)| Some((p, Arc::new(a?))))
         .collect()
+}
+
+/// The view of the account of each imported session of `sessions` (those
+/// with an import's `session.json`, in order), priced under `cost` with the
+/// formats' `fits`: none for a session alone, or when each is priced by its
+/// log alone.
+pub fn views(sessions: &[Loaded], fits: &[FormatFit], cost: &Settings) -> Vec<Option<AccountView>> {
+    let imported = sessions.iter().filter(|l| l.file.is_some()).count();
+    if imported < 2 || !cost.shares_account() {
+        return vec![None; imported];
+    }
+    bill::accounts(&bill_inputs(sessions, fits), &cost.bill())
 }

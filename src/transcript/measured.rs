@@ -255,8 +255,16 @@ where
     };
     context
         .enumerate()
-        .map(|(i, m)| last_turn.is_some_and(|t| i < t) && m.role == Role::Assistant)
+        .map(|(i, m)| counts_without_thinking(i, m, last_turn))
         .collect()
+}
+
+/// Whether message `i` of a context, `m`, counts without its thinking when
+/// the last message that starts a turn is `last_turn` (`None`: the model
+/// keeps earlier thinking, or no turn started): an assistant message before
+/// it.
+pub fn counts_without_thinking(i: usize, m: &Message, last_turn: Option<usize>) -> bool {
+    last_turn.is_some_and(|t| i < t) && m.role == Role::Assistant
 }
 
 /// One request with usage, as the attribution walks it.
@@ -533,8 +541,6 @@ pub fn apply(measured: &Measured, messages: &mut [Arc<Message>]) {
 /// policy replays.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AgentRun {
-    /// The log's format ([`FORMAT_CLAUDE_CODE`], ...).
-    pub format: String,
     /// In the order they happened.
     pub compactions: Vec<CompactBoundary>,
     /// Per compaction: the measured tokens of its summary, if any request
@@ -549,7 +555,6 @@ impl AgentRun {
             .map(|j| measured.and_then(|m| m.summaries.get(j).copied().flatten()))
             .collect();
         AgentRun {
-            format: file.source.format.clone(),
             compactions: file.compact_boundaries.clone(),
             summaries,
         }
