@@ -47,12 +47,15 @@ fn main() {
                     .collect()
             })
             .collect();
+        // The baseline's price per session; each change is at most its
+        // whole.
+        let baseline: Vec<[f64; 2]> = (0..sessions).map(|_| [5.0 + rng.unit(), 4.0]).collect();
         // One run to warm the threads, then the best of three.
-        let _ = intervals(&changes, &draws);
+        let _ = intervals(&baseline, &changes, &draws);
         let best = (0..3)
             .map(|_| {
                 let t = Instant::now();
-                let iv = intervals(&changes, &draws);
+                let iv = intervals(&baseline, &changes, &draws);
                 assert_eq!(iv.len(), configs);
                 t.elapsed().as_secs_f64()
             })

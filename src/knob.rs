@@ -199,6 +199,9 @@ impl<T: Default + 'static, O: 'static, V: Shown> Def<T, O, V> {
             .value_name("LIST")
             .help(self.list_help_text())
             .help_heading(heading)
+            // `-0.2` is a value (which the knob's check then judges), not
+            // a flag.
+            .allow_hyphen_values(true)
     }
 
     /// The list flag under its value name: a policy knob takes text in
@@ -214,6 +217,7 @@ impl<T: Default + 'static, O: 'static, V: Shown> Def<T, O, V> {
             .value_name(self.value_name)
             .help(self.help_text())
             .help_heading(heading)
+            .allow_hyphen_values(true)
             .default_value(self.default_value().to_string());
         (self.typed)(arg)
     }
@@ -319,6 +323,13 @@ pub enum ValueError {
     Threshold(f64),
     #[error("{0} is not a fraction of the window of 0 (off) or more and below 1")]
     Cold(f64),
+    /// Window and thresholds smith itself refuses.
+    #[error(
+        "max-tokens {max_tokens}, compact-at {at}, compact-to {to}: smith runs only 0 < compact-to < compact-at < 1 \
+         and 1 <= max-tokens <= {most} (config.cr ignores anything else); --beyond-smith replays it anyway",
+        most = i32::MAX
+    )]
+    SmithRule { max_tokens: u64, at: f64, to: f64 },
     /// A value that is no finite number.
     #[error("{0} is not a number")]
     NotFinite(f64),

@@ -33,6 +33,26 @@ pub fn notes(text: &str) {
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 
+/// A spinner on stderr saying what a step a person waits for is doing
+/// (the bootstrap's folds, the report's charts), only when stderr is a
+/// terminal: piped, it draws nothing. Clear it with `finish_and_clear`.
+pub fn spinner(message: impl Into<std::borrow::Cow<'static, str>>) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    let target = if io::stderr().is_terminal() {
+        indicatif::ProgressDrawTarget::stderr()
+    } else {
+        indicatif::ProgressDrawTarget::hidden()
+    };
+    let bar = indicatif::ProgressBar::with_draw_target(None, target);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    bar.set_message(message);
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
 /// Writes the error that stopped a command, with its causes:
 /// `smith-calibrate: <error>: <cause>`.
 pub fn error(e: &anyhow::Error) {

@@ -18,23 +18,36 @@ use crate::common::{self, *};
 const SESSIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sessions");
 
 /// The reference: for each resample, draw the session indices from the
-/// resample's stream and add up the drawn sessions' changes; sort; take
-/// the 2.5th and 97.5th percentiles by linear interpolation between
-/// ranks.
-fn reference(changes: &[f64], draws: &Bootstrap) -> (f64, f64) {
+/// resample's stream and add up the drawn sessions' changes and their
+/// baseline; take the change as a share of that baseline when the
+/// baseline's total is positive (else the plain sum); sort; take the 2.5th
+/// and 97.5th percentiles by linear interpolation between ranks, times
+/// the whole sample's baseline total.
+fn reference(base: &[f64], changes: &[f64], draws: &Bootstrap) -> (f64, f64) {
     let n = changes.len();
-    let mut sums: Vec<f64> = (0..draws.resamples)
+    let total: f64 = base.iter().sum();
+    let mut values: Vec<f64> = (0..draws.resamples)
         .map(|b| {
             let mut rng = resample_stream(draws.seed, b);
-            (0..n).map(|_| changes[rng.below(n as u64) as usize]).sum()
+            let (mut change, mut baseline) = (0.0, 0.0);
+            for _ in 0..n {
+                let s = rng.below(n as u64) as usize;
+                change += changes[s];
+                baseline += base[s];
+            }
+            if total > 0.0 {
+                total * (change / baseline)
+            } else {
+                change
+            }
         })
         .collect();
-    sums.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let at = |p: f64| {
-        let rank = p * (sums.len() - 1) as f64;
+        let rank = p * (values.len() - 1) as f64;
         let lo = rank.floor() as usize;
         let hi = rank.ceil() as usize;
-        sums[lo] + (sums[hi] - sums[lo]) * (rank - lo as f64)
+        values[lo] + (values[hi] - values[lo]) * (rank - lo as f64)
     };
     (at(0.025), at(0.975))
 }
@@ -46,7 +59,12 @@ fn the_bootstrap_agrees_with_a_reference_computation_on_a_fixed_seed() {
         resamples: 4000,
     };
     // Three configs over 37 sessions, with changes of both signs and
-    // sizes, one session far from the rest.
+    // sizes, one session far from the rest; the first figure's baseline is
+    // a price in every session (a share of it is resampled), the second's
+    // is 0 everywhere (the plain sum is).
+    let baseline: Vec<[f64; 2]> = (0..37)
+        .map(|s| [3.0 + (s % 7) as f64 + if s == 4 { 12.0 } else { 0.0 }, 0.0])
+        .collect();
     let changes: Vec<Vec<[f64; 2]>> = (0..3)
         .map(|c| {
             (0..37)
@@ -57,12 +75,13 @@ fn the_bootstrap_agrees_with_a_reference_computation_on_a_fixed_seed() {
                 .collect()
         })
         .collect();
-    let got = bootstrap::intervals(&changes, &draws);
+    let got = bootstrap::intervals(&baseline, &changes, &draws);
     for (c, col) in changes.iter().enumerate() {
         let [obj, loss] = got[c].expect("an interval");
         for (f, iv) in [(0, obj), (1, loss)] {
+            let base: Vec<f64> = baseline.iter().map(|b| b[f]).collect();
             let values: Vec<f64> = col.iter().map(|d| d[f]).collect();
-            let (lo, hi) = reference(&values, &draws);
+            let (lo, hi) = reference(&base, &values, &draws);
             let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + b.abs());
             assert!(
                 close(iv.lo, lo) && close(iv.hi, hi),
@@ -400,7 +419,7 @@ fn window_and_cap_are_swept_only_for_smiths_maintainers() {
 
 #[test]
 fn rejected_thresholds_in_the_grid_are_never_recommended_by_the_command() {
-    let (v, _) = recommend_json(&[
+    let grid = [
         SESSIONS,
         "--compact-at",
         "0.6,0.9,1.0",
@@ -408,7 +427,21 @@ fn rejected_thresholds_in_the_grid_are_never_recommended_by_the_command() {
         "0,0.2,0.3",
         "--max-loss",
         "any",
-    ]);
+    ];
+    // Refused unless asked for, naming smith's rule.
+    let mut plain = vec!["recommend", "--resamples", "200"];
+    plain.extend_from_slice(&grid);
+    let refused = run(&plain);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr)
+            .contains("smith runs only 0 < compact-to < compact-at < 1"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let mut beyond = grid.to_vec();
+    beyond.push("--beyond-smith");
+    let (v, _) = recommend_json(&beyond);
     assert!(v.accepted < v.configs);
     if let Some(c) = &v.chosen {
         assert!(c.accepted);

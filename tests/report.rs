@@ -530,10 +530,12 @@ fn session_and_config_flags_pick_what_is_charted() {
     let html = fs::read_to_string(out.join("index.html")).unwrap();
     let data = SweepOutput::read(&f.sweep()).unwrap();
     let second = data.configs.iter().find(|c| c.rank == 2).unwrap();
+    // Asked for, not recommended: compared, and said to be so.
     assert!(html.contains(&format!(
-        "Chosen: <strong>{}</strong> (rank 2 of 9",
+        "Compared: <strong>{}</strong> (rank 2 of 9",
         second.label
     )));
+    assert!(html.contains("not recommended: see the verdict"));
     assert!(
         html.contains("Tool results mangled by compact_at × compact_to"),
         "the heatmap's metric"
@@ -677,7 +679,14 @@ fn heatmap_cells_are_the_configs_totals_and_impossible_pairs_are_empty() {
     // 0.5 against 0.5 is impossible: the sweep leaves it out.
     sweep_sessions(
         &f.sessions(),
-        &["--compact-at", "0.5,0.7", "--compact-to", "0.3,0.5"],
+        &[
+            "--compact-at",
+            "0.5,0.7",
+            "--compact-to",
+            "0.3,0.5",
+            "--rank-by",
+            "price",
+        ],
         &[("--out", tmp.path())],
     );
     let data = SweepOutput::read(tmp.path()).unwrap();
@@ -895,7 +904,7 @@ fn policy_chart_is_a_valid_png_and_inline_svg_with_one_colour_per_policy() {
             "no bar in {p}'s colour {colour}"
         );
     }
-    for title in ["Price (USD)", "Results needed again", "Cache writes"] {
+    for title in ["Price (USD)", "Results still needed", "Cache writes"] {
         assert!(svg.contains(title), "no panel {title}");
     }
     assert!(html.contains("<a href=\"#policies\">Policies compared</a>"));
@@ -1050,10 +1059,8 @@ fn heatmap_holds_only_smiths_configs_when_policies_are_compared() {
 fn cost_loss_and_distribution_count_the_loss_asked_for() {
     let f = PolicyFixture::new();
     let data = SweepOutput::read(&f.sweep()).unwrap();
-    assert_eq!(Loss::default_for(&data), Loss::NeededAgain);
-    let single = Fixture::new();
-    let single = SweepOutput::read(&single.sweep()).unwrap();
-    assert_eq!(Loss::default_for(&single), Loss::ResultsMangled);
+    // The measure the verdict gates on, whatever was compared.
+    assert_eq!(Loss::DEFAULT.figure(), figures::LOSS_MEASURE);
 
     let chosen = data.by_rank()[0];
     let needed: f64 = data
@@ -1100,9 +1107,9 @@ fn cost_loss_and_distribution_count_the_loss_asked_for() {
     );
     let out = f.report("default", &[]);
     let html = fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(html.contains("Tool results needed again per session"));
+    assert!(html.contains("Tool results still needed per session"));
     assert!(
-        html.contains("results needed again (count)"),
+        html.contains("results still needed (count)"),
         "the cost-loss axis"
     );
 }

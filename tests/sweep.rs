@@ -723,7 +723,8 @@ fn out_dir_holds_every_file_and_they_read_back() {
             "configs.parquet",
             "sessions.csv",
             "sessions.parquet",
-            "summary.json"
+            "summary.json",
+            "verdict.json"
         ],
         "no temporary file is left behind"
     );

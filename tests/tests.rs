@@ -77,6 +77,8 @@ mod sweep;
 mod synth;
 #[path = "transcript_cli.rs"]
 mod transcript_cli;
+#[path = "verdict.rs"]
+mod verdict;
 
 /// A test file left out of the list above would silently never run.
 #[test]

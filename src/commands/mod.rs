@@ -106,6 +106,11 @@ pub struct EngineArgs {
     /// are then in that estimator's tokens. Example: --estimator o200k
     #[arg(long, default_value_t = Estimator::Bytes4, value_name = "NAME", help_heading = "Engine")]
     pub estimator: Estimator,
+    /// Also replay a window and thresholds smith itself refuses (compact-at
+    /// of 1 or more, compact-to at or above compact-at, or 0): for
+    /// exploring the engine, never for a config.toml
+    #[arg(long, help_heading = "Engine")]
+    pub beyond_smith: bool,
 }
 
 impl EngineArgs {
@@ -116,6 +121,9 @@ impl EngineArgs {
         }
         let config = self.knobs.0;
         config.validate().map_err(usage)?;
+        if !self.beyond_smith {
+            config.check_smith_rule().map_err(usage)?;
+        }
         Ok(config)
     }
 

@@ -42,8 +42,8 @@ pub const DEFAULT_COMPACT_TO: &str = "0.2..0.7:0.05";
 /// with the sweep's own flags, or sweep --max-tokens too), prices and
 /// measures every config as `sweep` does, and picks the config with the
 /// lowest --objective among those smith accepts, that keep the loss
-/// measure (needed_again) within --max-loss, and that are better than the
-/// baseline beyond their 95% interval.
+/// measure (still_needed) within --max-loss, and that are better than the
+/// baseline beyond their 95% interval. `sweep` decides by the same rule.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   smith-calibrate recommend                                  # your sessions and config under $SMITH_HOME
@@ -56,10 +56,11 @@ pub const DEFAULT_COMPACT_TO: &str = "0.2..0.7:0.05";
 Confidence: a paired bootstrap over sessions. Each of --resamples resamples
 draws as many sessions as there are, with replacement (from a seeded stream,
 so the same --seed gives the same intervals), and measures every config on
-that same draw: its change against the baseline is the sum over the drawn
-sessions of its per-session change. The 95% interval is the 2.5th to 97.5th
-percentile of those changes. Configs whose interval overlaps the chosen
-one's are marked tied.
+that same draw: its change is the draw's total under the config over the
+draw's total under the baseline, minus one. The 95% interval is the 2.5th to
+97.5th percentile of those changes, so no interval of a figure that cannot be
+negative passes -100%. Configs whose interval overlaps the chosen one's are
+marked tied.
 
 Out of sample: the sessions are dealt into --folds folds; on each, the same
 rule chooses on the other folds (with their own intervals) and the fold it
@@ -70,7 +71,7 @@ config in hindsight, against the best single config.
 The verdict is \"keep your configuration\" when there are fewer than 10
 sessions, when no config is better beyond its interval, or when the saving
 vanishes out of sample. --max-loss: baseline (the interval of the change in
-needed_again must end at or below 0), a count (at most N more), a percentage
+still_needed must end at or below 0), a count (at most N more), a percentage
 of the baseline's (2%), or any.
 
 --window and --result-cap are constants in smith's code, not settings: they
@@ -93,7 +94,7 @@ pub struct RecommendArgs {
     #[arg(long, value_name = "FIGURE", default_value = recommend::DEFAULT_OBJECTIVE.name(),
           value_parser = PossibleValuesParser::new(Metric::ALL.map(Metric::name)))]
     pub objective: String,
-    /// How much more of the loss measure (needed_again) a recommendation
+    /// How much more of the loss measure (still_needed) a recommendation
     /// may cost: baseline (no worse at 95% confidence), a count (5), a
     /// percentage of the baseline's (2%), or any
     #[arg(long, value_name = "LIMIT", default_value = "baseline")]
@@ -119,7 +120,7 @@ pub struct RecommendArgs {
     #[command(flatten, next_help_heading = "Cost model")]
     pub account: super::account_args::AccountArgs,
     /// Evidence rows besides the baseline and the chosen config
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = recommend::DEFAULT_TOP)]
     pub top: usize,
     /// Print the verdict as JSON
     #[arg(long)]
@@ -192,6 +193,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
     let spec = args.spec(&context.config)?;
     let baseline = baseline_of(&context.config, &spec);
     let grid = grid::build_around(&spec, grid::MAX_CONFIGS, baseline).map_err(usage)?;
+    grid::check_smith_rule(&grid, args.swept.beyond_smith).map_err(usage)?;
     let plan = plan::build(&grid, &PolicySpec::default(), grid::MAX_CONFIGS).map_err(usage)?;
     let objective = Metric::from_name(&args.objective)
         .ok_or_else(|| usage(format!("--objective: no figure named {}", args.objective)))?;
@@ -200,6 +202,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
     let data_dir = super::sweep::prepare_dirs(args.out.as_deref(), args.report.as_deref(), &refs)?;
 
     let mut options = Options::for_terminal(args.jobs.map(|j| j as usize));
+    options.given = spec.given();
     options.accounts = super::account_args::accounts(&refs, &cost_settings);
     crate::interrupt::install();
     let sweep =
@@ -232,7 +235,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
         folds: args.folds,
         top: args.top,
     };
-    let verdict = recommend::decide(&mut summaries, &per, &settings);
+    let verdict = super::sweep::decide_verdict(&mut summaries, &per, &settings);
 
     if let Some(dir) = &data_dir {
         let input = SummaryInput {
@@ -243,10 +246,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
             prices: &price,
             rank_by: objective,
         };
-        super::sweep::write_data(dir, &sweep, &summaries, &input)?;
-        let mut text = serde_json::to_vec_pretty(&verdict)?;
-        text.push(b'\n');
-        crate::output::write_atomic(&dir.join(recommend::VERDICT_FILE), &text)?;
+        super::sweep::write_data(dir, &sweep, &summaries, &verdict, &input)?;
         crate::note!(
             "wrote the sweep's data files and {} into {}",
             recommend::VERDICT_FILE,

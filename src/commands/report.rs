@@ -52,9 +52,10 @@ pub struct ReportArgs {
     #[arg(long, value_name = "RANK|LABEL|POLICY")]
     pub config: Option<String>,
     /// The loss the cost-against-loss chart and the distribution count:
-    /// results cut or stubbed, results a later message needed again, or
-    /// results shortened or removed by any means [default: needed_again
-    /// when the sweep compared policies, else results_mangled]
+    /// results cut or stubbed, results lost while still current that a
+    /// later message used (the verdict's loss measure), results a later
+    /// message needed again current or not, or results shortened or
+    /// removed by any means [default: still_needed]
     #[arg(long, value_enum)]
     pub loss: Option<Loss>,
     /// Also write a page per session named under "Compactions that went
@@ -95,7 +96,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
             out.display()
         )));
     }
-    let loss = args.loss.unwrap_or_else(|| Loss::default_for(&data));
+    let loss = args.loss.unwrap_or(Loss::DEFAULT);
     let written = report::write(&data, &selection, args.metric, loss, &out)?;
     say_written(&written);
     Ok(())

@@ -13,8 +13,10 @@ use crate::cost::Prices;
 use crate::estimate::Estimator;
 use crate::format::{money, right, table, tokens};
 use crate::policy::Policy;
-use crate::sweep::aggregate::{summarize, ConfigSummary, Delta};
-use crate::sweep::figures::Metric;
+use crate::recommend::{self, Verdict};
+use crate::sweep::aggregate::{summarize_values_with, ConfigSummary, Delta, PerSession};
+use crate::sweep::bootstrap::Bootstrap;
+use crate::sweep::figures::{self, Metric};
 use crate::sweep::grid::Grid;
 use crate::sweep::grid::{self, GridSpec, Knob};
 use crate::sweep::journal::Opened;
@@ -91,9 +93,16 @@ used: what predicts real re-fetches, see `calibrate`). refetch_expected is the
 number of re-fetches the re-fetch model (src/loss/refetch.rs, measured on real
 compactions) expects of the lost results, and price_with_refetch is
 price_total plus their cost (a request over the context, the result written
-into the cache, the call): --rank-by price_with_refetch ranks by it. The
-session after a compaction was recorded under the policy smith actually ran: a
-proxy, not a counterfactual.
+into the cache, the call), and the default --rank-by. The session after a
+compaction was recorded under the agent that recorded it: a proxy, not a
+counterfactual.
+
+The verdict under the table is `recommend`'s, by the same rule: the config
+with the lowest --rank-by figure among those smith accepts that keep
+still_needed no worse than the baseline's and are better than the baseline
+beyond their 95% interval (a paired bootstrap over sessions: the ratio of the
+resampled totals), or keep the baseline (always, with fewer than 10
+sessions). A shard only ranks: `merge` decides on all the sessions.
 
 --shard K/N takes the sessions whose key (the transcript's path relative to
 the PATH it was found under) hashes, by 64-bit FNV-1a modulo N, to shard K:
@@ -138,7 +147,7 @@ pub struct SweepArgs {
     #[command(flatten, next_help_heading = "Cost model")]
     pub account: crate::commands::account_args::AccountArgs,
     /// The figure configs are ranked by, lowest first
-    #[arg(long, value_name = "FIGURE", default_value = "price",
+    #[arg(long, value_name = "FIGURE", default_value = crate::recommend::DEFAULT_OBJECTIVE.name(),
           value_parser = PossibleValuesParser::new(Metric::rankable().map(Metric::name)))]
     pub rank_by: String,
     /// Show only the best N configs (the baseline is always shown)
@@ -202,6 +211,11 @@ pub struct Swept {
     /// smith's knobs, each a list (from the knob table).
     #[command(flatten)]
     pub knobs: super::knob_args::Given<Knob>,
+    /// Also replay windows and thresholds smith itself refuses (compact-at
+    /// of 1 or more, compact-to at or above compact-at, or 0): for
+    /// exploring the engine, never for a config.toml
+    #[arg(long, help_heading = "Grid")]
+    pub beyond_smith: bool,
 }
 
 /// Rows of the terminal table when `--top` is not given.
@@ -272,9 +286,59 @@ impl Planned {
 pub fn run(args: SweepArgs) -> Result<()> {
     let planned = plan_sweep(&args)?;
     let (sweep, journal) = run_planned(&planned, &args)?;
-    let summaries = summarize(&sweep, &planned.price, planned.rank_by);
-    write(&planned, &args, &sweep, &summaries, journal)?;
-    print(&planned, &args, &sweep, &summaries)
+    let price = &planned.price;
+    let value = |s: usize, c: usize| figures::values(&sweep.row(s, c).facts, price);
+    let (mut summaries, per) = summarize_values_with(
+        &sweep.configs,
+        sweep.sessions.len(),
+        &value,
+        planned.rank_by,
+        &Bootstrap::default(),
+    );
+    // A shard sees only its sessions: the merge decides on all of them.
+    let verdict = planned.shard.is_none().then(|| {
+        decide_verdict(
+            &mut summaries,
+            &per,
+            &recommend::Settings::for_sweep(planned.rank_by),
+        )
+    });
+    write(
+        &planned,
+        &args,
+        &sweep,
+        &summaries,
+        verdict.as_ref(),
+        journal,
+    )?;
+    print(&planned, &args, &sweep, &summaries, verdict.as_ref())
+}
+
+/// The verdict on a sweep's configs ([`recommend::decide`]), with a note
+/// while the folds are drawn: the one decision `sweep`, `merge` and
+/// `recommend` make, so that none of them contradicts another on the same
+/// sessions.
+pub(crate) fn decide_verdict(
+    summaries: &mut [ConfigSummary],
+    per: &PerSession,
+    settings: &recommend::Settings,
+) -> Verdict {
+    let started = std::time::Instant::now();
+    let spinner = crate::messages::spinner(format!(
+        "deciding: {} resamples over {} folds",
+        settings.draws.resamples, settings.folds
+    ));
+    let verdict = recommend::decide(summaries, per, settings);
+    spinner.finish_and_clear();
+    if started.elapsed().as_secs_f64() >= 1.0 {
+        crate::note!(
+            "decided in {:.1}s ({} folds of {} resamples)",
+            started.elapsed().as_secs_f64(),
+            settings.folds,
+            settings.draws.resamples
+        );
+    }
+    verdict
 }
 
 /// The configs (smith's grid, the other policies', under every estimator)
@@ -332,6 +396,7 @@ fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
 fn configs_of(args: &SweepArgs) -> Result<(Grid, Plan, crate::calibrate::session::Given)> {
     let spec = args.spec()?;
     let grid = grid::build(&spec, args.max_configs).map_err(usage)?;
+    grid::check_smith_rule(&grid, args.swept.beyond_smith).map_err(usage)?;
     if grid.impossible > 0 {
         crate::note!(
             "left out {} of {} combinations whose target is at or above their trigger (compact-to >= compact-at): compaction would aim above where it starts",
@@ -367,11 +432,7 @@ fn configs_of(args: &SweepArgs) -> Result<(Grid, Plan, crate::calibrate::session
             )));
         }
     }
-    let given = crate::calibrate::session::Given {
-        ratio: spec.get(Knob::Ratio).is_some(),
-        overhead: spec.get(Knob::Overhead).is_some(),
-    };
-    Ok((grid, plan, given))
+    Ok((grid, plan, spec.given()))
 }
 
 /// Says how much memory the rows will hold when that is a lot: the rows
@@ -489,6 +550,7 @@ fn write(
     args: &SweepArgs,
     sweep: &Sweep,
     summaries: &[ConfigSummary],
+    verdict: Option<&Verdict>,
     journal: Option<Opened>,
 ) -> Result<()> {
     let Some(dir) = &p.data_dir else {
@@ -507,7 +569,8 @@ fn write(
             &input,
         )?,
         None => {
-            let written = write_data(dir, sweep, summaries, &input)?;
+            let verdict = verdict.expect("a sweep of every session decides");
+            let written = write_data(dir, sweep, summaries, verdict, &input)?;
             let names: Vec<String> = written
                 .iter()
                 .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
@@ -527,9 +590,11 @@ pub(crate) fn write_data(
     dir: &Path,
     sweep: &Sweep,
     summaries: &[ConfigSummary],
+    verdict: &Verdict,
     input: &SummaryInput,
 ) -> Result<Vec<PathBuf>> {
-    let export = tables::export(sweep, summaries, input.prices, input)
+    let verdict = serde_json::to_value(verdict).context("cannot lay out the verdict")?;
+    let export = tables::export(sweep, summaries, input.prices, input, verdict)
         .context("cannot lay out the results as tables")?;
     crate::export::write_all(dir, &export)
 }
@@ -547,7 +612,13 @@ pub(crate) fn draw_report(data: Option<&Path>, report: Option<&Path>) -> Result<
 /// The ranked configs on stdout: with `--json` an object of the schema
 /// version and the configs' rows, else the terminal table and the cost
 /// model's note.
-fn print(p: &Planned, args: &SweepArgs, sweep: &Sweep, summaries: &[ConfigSummary]) -> Result<()> {
+fn print(
+    p: &Planned,
+    args: &SweepArgs,
+    sweep: &Sweep,
+    summaries: &[ConfigSummary],
+    verdict: Option<&Verdict>,
+) -> Result<()> {
     let order = tables::rank_order(summaries);
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -565,6 +636,7 @@ fn print(p: &Planned, args: &SweepArgs, sweep: &Sweep, summaries: &[ConfigSummar
     } else {
         let top = args.top.unwrap_or(DEFAULT_TOP);
         let prices = prices_used(&p.refs, args.price, &p.price);
+        let chosen = verdict.and_then(|v| v.chosen.as_ref()).map(|c| c.config);
         let table = terminal_table(
             summaries,
             &order,
@@ -572,9 +644,17 @@ fn print(p: &Planned, args: &SweepArgs, sweep: &Sweep, summaries: &[ConfigSummar
             p.rank_by,
             &prices,
             sweep.sessions.len(),
+            chosen,
         );
         let note = crate::sweep::cost_note::note(summaries, Some(&p.cost));
-        writeln!(out, "{table}").and_then(|()| writeln!(out, "{note}"))
+        let decision = verdict.map_or(
+            "No verdict: a shard decides nothing; `merge` decides on every shard's sessions."
+                .to_string(),
+            |v| format!("Verdict: {}", v.sentence),
+        );
+        writeln!(out, "{table}")
+            .and_then(|()| writeln!(out, "{note}"))
+            .and_then(|()| writeln!(out, "{decision}"))
     };
     Ok(result?)
 }
@@ -788,7 +868,7 @@ const COLUMNS: [(&str, Metric, Shows); 13] = [
     ("Δ write", Metric::CacheWrite, Shows::Change(pct)),
     ("mangled", Metric::ResultsMangled, Shows::Total(count)),
     ("Δ mangled", Metric::ResultsMangled, Shows::Change(abs)),
-    ("needed again", Metric::NeededAgain, Shows::Total(count)),
+    ("still needed", figures::LOSS_MEASURE, Shows::Total(count)),
     ("refetched", Metric::Refetched, Shows::Total(count)),
     ("compactions", Metric::Compactions, Shows::Total(count)),
     ("summaries", Metric::Summaries, Shows::Total(count)),
@@ -817,6 +897,7 @@ fn terminal_table(
     rank_by: Metric,
     prices: &str,
     sessions: usize,
+    chosen: Option<usize>,
 ) -> String {
     let extra = !COLUMNS.iter().any(|&(_, figure, _)| figure == rank_by);
     let mut header = vec![
@@ -841,9 +922,10 @@ fn terminal_table(
     let mut table = table(header);
 
     let mut rows: Vec<usize> = order.iter().copied().take(top).collect();
-    if let Some(base) = summaries.iter().position(|s| s.is_baseline) {
-        if !rows.contains(&base) {
-            rows.push(base);
+    let base = summaries.iter().position(|s| s.is_baseline);
+    for extra in [base, chosen].into_iter().flatten() {
+        if !rows.contains(&extra) {
+            rows.push(extra);
         }
     }
     let hidden = summaries.len() - rows.len();
@@ -856,6 +938,9 @@ fn terminal_table(
         let mut marks = Vec::new();
         if s.is_baseline {
             marks.push("baseline");
+        }
+        if chosen == Some(i) {
+            marks.push("chosen");
         }
         if s.pareto {
             marks.push("★");
@@ -891,10 +976,12 @@ fn terminal_table(
     format!(
         "{sessions} sessions under {} configs, ranked by {rank_by} (lowest first); prices {prices}\n{table}\n\
          ★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
-         95% CI: paired bootstrap over sessions ({} resamples, seed {}); tied: the interval overlaps the first config's.\n\
+         95% CI: paired bootstrap over sessions ({} resamples, seed {}); chosen: the verdict's config (below); tied: its\n\
+         interval overlaps the chosen config's (the first config's when the verdict keeps the baseline).\n\
          Δ: change against the baseline, smith's defaults. mangled: tool results cut to their head or stubbed.\n\
-         needed again: results shortened or removed whose lost identifiers, paths or numbers a later message used while\n\
-         visible nowhere else; refetched: results whose call was made again (a proxy: the session was recorded under smith).{}",
+         still needed: results shortened or removed while still current whose lost identifiers, paths or numbers a later\n\
+         message used (the loss the verdict gates on); refetched: results whose call was made again (a proxy: the rest of\n\
+         each session is what the agent that recorded it did next).{}",
         summaries.len(),
         crate::sweep::bootstrap::DEFAULT_RESAMPLES,
         crate::sweep::bootstrap::DEFAULT_SEED,

@@ -51,7 +51,35 @@ impl Default for Config {
 /// `ratio_mode`.
 pub const LEARN: f64 = 0.0;
 
+/// smith's own rule for the window and thresholds it runs under (its
+/// `valid_thresholds?` in config.cr): a positive window that fits its
+/// Int32, and `0 < compact_to < compact_at < 1`. smith ignores a
+/// `[context]` that breaks it, so a config that breaks it is one no user can
+/// run.
+pub fn smith_accepts(max_tokens: i64, compact_at: f64, compact_to: f64) -> bool {
+    max_tokens > 0
+        && max_tokens <= i32::MAX as i64
+        && compact_to > 0.0
+        && compact_to < compact_at
+        && compact_at < 1.0
+}
+
 impl Config {
+    /// [`smith_accepts`] of this config's window and thresholds, as the
+    /// error that names the rule.
+    pub fn check_smith_rule(&self) -> Result<(), ValueError> {
+        let max = i64::try_from(self.max_tokens).unwrap_or(i64::MAX);
+        if smith_accepts(max, self.compact_at, self.compact_to) {
+            Ok(())
+        } else {
+            Err(ValueError::SmithRule {
+                max_tokens: self.max_tokens,
+                at: self.compact_at,
+                to: self.compact_to,
+            })
+        }
+    }
+
     /// Whether the ratio is learned rather than fixed.
     pub fn learns_ratio(&self) -> bool {
         self.ratio == LEARN

@@ -1,5 +1,6 @@
 //! `summary.json`: what was swept (paths, sessions, grid, prices, baseline)
-//! and what came out best, pretty-printed for people and scripts alike.
+//! and what came out best, and `verdict.json`: the decision on it;
+//! pretty-printed for people and scripts alike.
 
 use std::io::Write;
 
@@ -12,14 +13,16 @@ pub struct Json;
 
 impl Exporter for Json {
     fn files(&self) -> &'static [&'static str] {
-        &["summary.json"]
+        &["summary.json", super::VERDICT_FILE]
     }
 
     fn write(&self, name: &str, export: &Export, out: &mut dyn Write) -> Result<()> {
-        if name != "summary.json" {
-            bail!("the JSON format writes only summary.json, not {name}");
-        }
-        serde_json::to_writer_pretty(&mut *out, &export.summary)?;
+        let value = match name {
+            "summary.json" => &export.summary,
+            super::VERDICT_FILE => &export.verdict,
+            _ => bail!("the JSON format writes only summary.json and verdict.json, not {name}"),
+        };
+        serde_json::to_writer_pretty(&mut *out, value)?;
         out.write_all(b"\n")?;
         Ok(())
     }

@@ -26,7 +26,14 @@ pub struct Export {
     pub configs: DataFrame,
     /// What was swept and what came out best (`summary.json`).
     pub summary: serde_json::Value,
+    /// The verdict on the configs (`verdict.json`): the one decision the
+    /// sweep's table, `recommend` and the report show.
+    pub verdict: serde_json::Value,
 }
+
+/// The file the verdict is written to beside the tables, and read from by
+/// the report.
+pub const VERDICT_FILE: &str = "verdict.json";
 
 impl Export {
     /// The table a file stem names: `sessions` or `configs`.
@@ -98,6 +105,7 @@ mod tests {
             sessions: frame.clone(),
             configs: frame,
             summary: serde_json::json!({"rows": vec![1; 50_000]}),
+            verdict: serde_json::json!({"sentence": "Keep"}),
         };
         let dir = tempfile::tempdir().unwrap();
         for exporter in EXPORTERS {

@@ -33,9 +33,11 @@ use crate::sweep::figures::{Metric, LOSS_MEASURE};
 use crate::sweep::grid::Grid;
 use crate::synth::rng::{mix64, Rng};
 
-/// The figure a recommendation minimises unless `--objective` says
-/// otherwise.
-pub const DEFAULT_OBJECTIVE: Metric = Metric::PriceTotal;
+/// The figure a verdict minimises unless `--objective` (or `sweep
+/// --rank-by`) says otherwise: the whole price with what the lost results
+/// are expected to cost when fetched again, so that a config cheap only
+/// because it loses what the agent needs is not the cheapest.
+pub const DEFAULT_OBJECTIVE: Metric = Metric::PriceWithRefetch;
 
 /// Fewest sessions a recommendation is made from. A percentile bootstrap
 /// over fewer units undercovers: its resamples take few distinct values
@@ -46,9 +48,7 @@ pub const MIN_SESSIONS: usize = 10;
 /// Folds of the out-of-sample check unless `--folds` says otherwise.
 pub const DEFAULT_FOLDS: usize = 5;
 
-/// Where the verdict is written beside a sweep's data files, and read by
-/// the report.
-pub const VERDICT_FILE: &str = "verdict.json";
+pub use crate::export::VERDICT_FILE;
 
 /// Salt of the stream that deals sessions into folds, so the folds do not
 /// depend on the bootstrap's draws.
@@ -136,6 +136,25 @@ pub struct Settings {
     pub folds: usize,
     /// Evidence rows besides the baseline and the chosen config.
     pub top: usize,
+}
+
+/// Evidence rows a verdict lists unless told otherwise.
+pub const DEFAULT_TOP: usize = 10;
+
+impl Settings {
+    /// What a sweep decides with when it is asked nothing more: its ranking
+    /// figure as the objective and `recommend`'s defaults for the rest, so
+    /// that a sweep and `recommend` over the same grid and sessions give
+    /// the same verdict.
+    pub fn for_sweep(objective: Metric) -> Settings {
+        Settings {
+            objective,
+            max_loss: MaxLoss::Baseline,
+            draws: Bootstrap::default(),
+            folds: DEFAULT_FOLDS,
+            top: DEFAULT_TOP,
+        }
+    }
 }
 
 /// One config as the evidence shows it.
@@ -311,6 +330,12 @@ pub fn cross_validate(
 ) -> Vec<Fold> {
     let n = per.baseline.len();
     let fold = deal(n, settings.folds, settings.draws.seed);
+    // Only the configs the rule may choose need intervals: each resample's
+    // draw depends on the seed and its number alone, so leaving the others
+    // out changes none of theirs.
+    let candidates: Vec<usize> = (0..per.changes.len())
+        .filter(|&c| c != Grid::BASELINE && eligible[c])
+        .collect();
     (0..settings.folds)
         .map(|f| {
             let train: Vec<usize> = (0..n).filter(|&s| fold[s] != f).collect();
@@ -320,8 +345,17 @@ pub fn cross_validate(
                 .iter()
                 .map(|col| train.iter().map(|&s| col[s]).collect())
                 .collect();
-            let intervals = bootstrap::intervals(&sub, &settings.draws);
-            let base_loss: f64 = train.iter().map(|&s| per.baseline[s][1]).sum();
+            let train_base: Vec<[f64; 2]> = train.iter().map(|&s| per.baseline[s]).collect();
+            let picked: Vec<Vec<[f64; 2]>> = candidates.iter().map(|&c| sub[c].clone()).collect();
+            let mut intervals = vec![None; sub.len()];
+            for (&c, iv) in
+                candidates
+                    .iter()
+                    .zip(bootstrap::intervals(&train_base, &picked, &settings.draws))
+            {
+                intervals[c] = iv;
+            }
+            let base_loss: f64 = train_base.iter().map(|b| b[1]).sum();
             let chosen = choose(
                 &sums(&sub),
                 &intervals,

@@ -18,19 +18,12 @@ use crate::engine::Config;
 /// The file name smith reads under `$SMITH_HOME`.
 pub const CONFIG_FILE: &str = "config.toml";
 
-/// Whether smith accepts these three values (its `valid_thresholds?`).
-pub fn accepts(max_tokens: i64, compact_at: f64, compact_to: f64) -> bool {
-    max_tokens > 0
-        && max_tokens <= i32::MAX as i64
-        && compact_to > 0.0
-        && compact_to < compact_at
-        && compact_at < 1.0
-}
+pub use crate::engine::budget::smith_accepts as accepts;
 
 /// Whether smith would run under `config`'s window and thresholds if they
 /// were written into its `[context]` table.
 pub fn accepts_config(config: &Config) -> bool {
-    i64::try_from(config.max_tokens).is_ok_and(|m| accepts(m, config.compact_at, config.compact_to))
+    config.check_smith_rule().is_ok()
 }
 
 /// Where the baseline came from.

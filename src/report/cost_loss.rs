@@ -349,11 +349,13 @@ impl Chart for CostLoss {
         if self.by_policy {
             s.push_str(
                 " Colour and shape give each config's policy. Results mangled counts only cuts and stubs, which \
-                 flatters the policies that summarise instead; `report --loss` picks results_mangled, needed_again \
-                 or results_lost.",
+                 flatters the policies that summarise instead; `report --loss` picks results_mangled, still_needed, \
+                 needed_again or results_lost.",
             );
         } else {
-            s.push_str(" `report --loss` picks results_mangled, needed_again or results_lost.");
+            s.push_str(
+                " `report --loss` picks results_mangled, still_needed, needed_again or results_lost.",
+            );
         }
         s
     }

@@ -277,7 +277,8 @@ fn read_verdict(dir: &Path) -> Result<Option<Verdict>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(anyhow!("{}: cannot read: {e}", path.display())),
     };
-    serde_json::from_str(&text).map(Some).with_context(|| {
+    // `null`: the files were written with no decision (a test's).
+    serde_json::from_str::<Option<Verdict>>(&text).with_context(|| {
         format!(
             "{}: not a verdict this version of smith-calibrate wrote: run `recommend` again",
             path.display()
@@ -535,7 +536,8 @@ mod tests {
             threads: 1,
         };
         let written = summarize(&sweep, prices, Metric::Price);
-        let export = tables::export(&sweep, &written, prices, &input).unwrap();
+        let export =
+            tables::export(&sweep, &written, prices, &input, serde_json::Value::Null).unwrap();
         let tmp = tempfile::tempdir().unwrap();
         crate::export::write_all(tmp.path(), &export).unwrap();
         let read = SweepOutput::read(tmp.path()).unwrap();

@@ -31,7 +31,7 @@ const KEY_FIGURES: [figures::Metric; 9] = [
     figures::Metric::TokensSent,
     figures::Metric::CacheWrite,
     figures::Metric::ResultsMangled,
-    figures::Metric::NeededAgain,
+    figures::LOSS_MEASURE,
     figures::Metric::Summaries,
     figures::Metric::Drops,
     figures::Metric::Compactions,
@@ -277,6 +277,27 @@ fn interval_text(iv: Option<crate::sweep::bootstrap::Interval>, base: f64) -> St
     }
 }
 
+/// The page's lead after what was replayed: the verdict, the one decision
+/// `sweep` and `recommend` print too; without one, the lowest config of the
+/// ranking, said to be no recommendation.
+fn headline(d: &SweepOutput, verdict: Option<&crate::recommend::Verdict>, rank_by: &str) -> String {
+    let best = d.by_rank()[0];
+    match verdict {
+        Some(v) => format!("Verdict: <strong>{}</strong>", escape_html(&v.sentence)),
+        None => format!(
+            "Lowest {}: <strong>{}</strong>{} (a ranking, not a recommendation: these files carry no verdict; \
+             run the sweep or <code>recommend</code> again for one)",
+            escape_html(rank_by),
+            escape_html(&d.name(best)),
+            if d.configs[best].is_baseline {
+                ", the baseline"
+            } else {
+                ""
+            }
+        ),
+    }
+}
+
 /// A policy's name after a swatch of its colour in the charts.
 fn policy_name(p: Policy) -> String {
     format!(
@@ -328,7 +349,7 @@ impl Page<'_> {
             plural(d.sessions.len(), "session"),
             plural(d.configs.len(), "config")
         );
-        let best = d.by_rank()[0];
+        let verdict = d.verdict();
         let policies = d.policies();
         let (heading, of_policies) = if d.compares_policies() {
             (
@@ -349,22 +370,16 @@ impl Page<'_> {
                 " of the compaction engine".to_string(),
             )
         };
+        let headline = headline(d, verdict, rank_by);
         let _ = write!(
             h,
             "<header>\n<h1>{heading}</h1>\n<p class=\"lead\">{} replayed under {}{}, \
-             ranked by {} (lowest first). Best: <strong>{}</strong>{}.</p>\n</header>\n",
+             ranked by {} (lowest first). {headline}.</p>\n</header>\n",
             plural(d.sessions.len(), "session"),
             plural(d.configs.len(), "config"),
             escape_html(&of_policies),
             escape_html(rank_by),
-            escape_html(&d.name(best)),
-            if d.configs[best].is_baseline {
-                ", which is smith's own defaults"
-            } else {
-                ""
-            }
         );
-        let verdict = d.verdict();
         h.push_str("<nav><strong>Contents</strong><ol>\n");
         if verdict.is_some() {
             h.push_str("<li><a href=\"#recommendation\">Recommendation</a></li>\n");
@@ -372,7 +387,7 @@ impl Page<'_> {
         h.push_str(
             "<li><a href=\"#swept\">What was swept</a></li>\n\
              <li><a href=\"#trust\">How far to trust the price</a></li>\n\
-             <li><a href=\"#verdict\">Chosen config against smith's defaults</a></li>\n\
+             <li><a href=\"#verdict\">The compared config against the baseline</a></li>\n\
              <li><a href=\"#configs\">Configs, ranked</a></li>\n",
         );
         if self.comparison.is_some() {
@@ -566,11 +581,26 @@ impl Page<'_> {
         chosen: &super::data::ConfigSummary,
         base: &super::data::ConfigSummary,
     ) {
+        let recommended = self
+            .data
+            .verdict()
+            .and_then(|v| v.chosen.as_ref())
+            .is_some_and(|c| c.config == chosen.index);
+        let (heading, what) = if recommended {
+            ("The recommended config against the baseline", "Recommended")
+        } else if chosen.is_baseline {
+            ("The baseline", "Compared")
+        } else {
+            (
+                "A config compared with the baseline (not recommended: see the verdict)",
+                "Compared",
+            )
+        };
         let _ = write!(
             h,
-            "<section id=\"verdict\">\n<h2>Chosen config against smith's defaults</h2>\n<p>Chosen: <strong>{}</strong> \
-             (rank {} of {}{}); smith's defaults: <strong>{}</strong> (rank {}). Totals over all {} sessions; the change is \
-             against the defaults, green where it is lower.</p>\n<div class=\"cards\">\n",
+            "<section id=\"verdict\">\n<h2>{heading}</h2>\n<p>{what}: <strong>{}</strong> \
+             (rank {} of {}{}); the baseline: <strong>{}</strong> (rank {}). Totals over all {} sessions; the change is \
+             against the baseline, green where it is lower.</p>\n<div class=\"cards\">\n",
             escape_html(&self.data.name(chosen.index)),
             chosen.rank,
             self.data.configs.len(),
@@ -628,10 +658,11 @@ impl Page<'_> {
         let _ = write!(
             h,
             "<div class=\"scroll\"><table>\n<thead><tr><th>#</th>{}<th class=\"l\">config</th>\
-             <th>Δ {} 95% CI</th><th>price</th><th>tokens sent</th><th>cache writes</th><th>results mangled</th><th>needed again</th>\
+             <th>Δ {} 95% CI</th><th>price</th><th>tokens sent</th><th>cache writes</th><th>results mangled</th><th>{}</th>\
              <th>summa&shy;ries</th><th>drops</th><th>compac&shy;tions</th><th>over window</th><th>peak</th></tr></thead>\n<tbody>\n",
             if by_policy { "<th class=\"l\">policy</th>" } else { "" },
-            escape_html(rank_by)
+            escape_html(rank_by),
+            escape_html(figures::LOSS_MEASURE.label())
         );
         let rank_figure = d.summary.rank_by;
         for i in rows {
@@ -678,7 +709,7 @@ impl Page<'_> {
                 figures::Metric::TokensSent,
                 figures::Metric::CacheWrite,
                 figures::Metric::ResultsMangled,
-                figures::Metric::NeededAgain,
+                figures::LOSS_MEASURE,
             ] {
                 h.push_str(&value_cell(
                     c.total(figure),

@@ -153,8 +153,14 @@ pub enum Loss {
     /// summarises instead mangles few and looks better than it is.
     #[value(name = "results_mangled")]
     ResultsMangled,
+    /// Results shortened or removed while still current (a file read not
+    /// edited since) whose lost identifiers, paths or numbers a later
+    /// message used: the loss measure the verdict gates on.
+    #[value(name = "still_needed")]
+    StillNeeded,
     /// Results shortened or removed whose lost identifiers, paths or numbers
-    /// a later message used while they were visible nowhere else.
+    /// a later message used while they were visible nowhere else, current
+    /// or not.
     #[value(name = "needed_again")]
     NeededAgain,
     /// Distinct results shortened or removed, by any means.
@@ -163,21 +169,16 @@ pub enum Loss {
 }
 
 impl Loss {
-    /// The loss a report shows unless told: needed again when the sweep
-    /// compared policies (results mangled would flatter those that
-    /// summarise), else results mangled.
-    pub fn default_for(data: &SweepOutput) -> Loss {
-        if data.compares_policies() {
-            Loss::NeededAgain
-        } else {
-            Loss::ResultsMangled
-        }
-    }
+    /// The loss a report shows unless told: the loss measure the verdict
+    /// gates on, whatever the sweep compared (results mangled would
+    /// flatter the policies that summarise).
+    pub const DEFAULT: Loss = Loss::StillNeeded;
 
     /// The sweep's figure it shows.
     pub fn figure(self) -> figures::Metric {
         match self {
             Loss::ResultsMangled => figures::Metric::ResultsMangled,
+            Loss::StillNeeded => figures::Metric::StillNeeded,
             Loss::NeededAgain => figures::Metric::NeededAgain,
             Loss::ResultsLost => figures::Metric::ResultsLost,
         }
@@ -187,6 +188,7 @@ impl Loss {
     pub fn name(self) -> &'static str {
         match self {
             Loss::ResultsMangled => "Tool results mangled",
+            Loss::StillNeeded => "Tool results still needed",
             Loss::NeededAgain => "Tool results needed again",
             Loss::ResultsLost => "Tool results lost",
         }
@@ -196,6 +198,7 @@ impl Loss {
     pub fn short(self) -> &'static str {
         match self {
             Loss::ResultsMangled => "results mangled",
+            Loss::StillNeeded => "results still needed",
             Loss::NeededAgain => "results needed again",
             Loss::ResultsLost => "results lost",
         }
@@ -205,6 +208,7 @@ impl Loss {
     pub fn axis(self) -> &'static str {
         match self {
             Loss::ResultsMangled => "results mangled (count)",
+            Loss::StillNeeded => "results still needed (count)",
             Loss::NeededAgain => "results needed again (count)",
             Loss::ResultsLost => "results lost (count)",
         }
@@ -214,9 +218,15 @@ impl Loss {
     pub fn meaning(self) -> &'static str {
         match self {
             Loss::ResultsMangled => "tool results whose content compaction cut to a head or a stub",
+            Loss::StillNeeded => {
+                "tool results shortened or removed while still current (a file read not edited since) whose lost \
+                 identifiers, paths or numbers a later message used (a proxy: the rest of each session is what the \
+                 agent that recorded it did next; calibrate holds it against the agents' own compactions)"
+            }
             Loss::NeededAgain => {
                 "tool results shortened or removed whose lost identifiers, paths or numbers a later message used \
-                 while they were visible nowhere else (a proxy: the rest of the session was recorded under smith)"
+                 while they were visible nowhere else (a proxy that did not predict real re-fetches in calibrate's \
+                 validation)"
             }
             Loss::ResultsLost => "distinct tool results shortened or removed, by a cut, a stub or a summary",
         }
@@ -474,18 +484,12 @@ pub fn write(
 
 /// Reads the sweep output in `sweep_dir` and writes its report into `out`
 /// with the defaults: the best config, the sessions that changed most, the
-/// heatmap of price, the loss of [`Loss::default_for`]. What
+/// heatmap of price, the loss of [`Loss::DEFAULT`]. What
 /// `sweep --report` does.
 pub fn write_default(sweep_dir: &Path, out: &Path) -> Result<Written> {
     let data = SweepOutput::read(sweep_dir)?;
     let selection = Selection::new(&data, None, &[]).map_err(|e| anyhow!("{e}"))?;
-    write(
-        &data,
-        &selection,
-        Metric::Price,
-        Loss::default_for(&data),
-        out,
-    )
+    write(&data, &selection, Metric::Price, Loss::DEFAULT, out)
 }
 
 /// A swept session read again by the path its row names: a smith

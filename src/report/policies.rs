@@ -27,12 +27,13 @@ use crate::sweep::figures::Metric;
 /// and wrote to the cache, and what it lost, counted four ways. Each is
 /// headed by its [`Metric::label`] and written by its unit
 /// ([`crate::sweep::figures::Unit::format`]).
-pub const COLUMNS: [Metric; 9] = [
+pub const COLUMNS: [Metric; 10] = [
     Metric::Price,
     Metric::TokensSent,
     Metric::CacheWrite,
     Metric::ResultsMangled,
     Metric::ResultsLost,
+    crate::sweep::figures::LOSS_MEASURE,
     Metric::NeededAgain,
     Metric::Refetched,
     Metric::Summaries,
@@ -50,8 +51,8 @@ const PANELS: [Panel; 6] = [
     (Metric::CacheWrite, "Cache writes", "tokens", tokens),
     (Metric::ResultsMangled, "Results mangled", "results", count),
     (
-        Metric::NeededAgain,
-        "Results needed again",
+        crate::sweep::figures::LOSS_MEASURE,
+        "Results still needed",
         "results",
         count,
     ),
@@ -319,9 +320,10 @@ impl Chart for PolicyChart {
         format!(
             "{which}, by the sweep's ranking ({}), with its totals over all {}; the dashed grey line is smith's \
              defaults. Lower is better in every panel. Results mangled counts only results cut to a head or a stub, \
-             so a policy that summarises instead shows few; results needed again counts the lost results whose \
-             identifiers, paths or numbers a later message used (a proxy: the sessions were recorded under smith), \
-             whatever removed them. The table above has the numbers.",
+             so a policy that summarises instead shows few; results still needed counts the lost results that were \
+             still current (a file read not edited since) and whose identifiers, paths or numbers a later message \
+             used, whatever removed them (a proxy: the rest of each session is what the agent that recorded it did \
+             next). The table above has the numbers.",
             self.rank_by,
             plural(self.sessions, "session")
         )

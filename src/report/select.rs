@@ -51,12 +51,21 @@ fn quoted(labels: &[String]) -> String {
         .join(", ")
 }
 
-/// The config a report compares with the baseline unless told: for a
+/// The config a report compares with the baseline unless told: the one
+/// the verdict recommends; when it keeps the baseline (or there is none),
+/// for a
 /// sweep ranked by a price, the one whose price with its expected
 /// re-fetches (`price_with_refetch`) is lowest, so that a config cheap only
 /// because it loses what the agent would fetch again is not chosen; else
 /// the best by the sweep's own ranking. Ties go to the better rank.
 pub fn default_chosen(data: &SweepOutput) -> usize {
+    // The verdict's config when it changes one: the charts then show what
+    // the headline recommends, never another.
+    if let Some(c) = data.verdict().and_then(|v| v.chosen.as_ref()) {
+        if c.config < data.configs.len() {
+            return c.config;
+        }
+    }
     let order = data.by_rank();
     if !data.summary.rank_by.is_price() {
         return order[0];

@@ -127,6 +127,12 @@ pub fn summarize(sweep: &Sweep, prices: &Prices, rank_by: Metric) -> Vec<ConfigS
     summarize_values(&sweep.configs, sweep.sessions.len(), &value, rank_by)
 }
 
+/// The decision on a sweep's summaries, ranked by the figure given, as
+/// `verdict.json` holds it. It lives above the sweep (`recommend`), so a
+/// merge of shards is handed it rather than reaching up for it.
+pub type Decide<'a> =
+    &'a (dyn Fn(&mut [ConfigSummary], &PerSession, Metric) -> serde_json::Value + Sync);
+
 /// What the intervals are drawn from: per session, `[objective, loss]` of
 /// the baseline, and of each config its change against the baseline.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -176,7 +182,10 @@ pub fn summarize_values_with(
                 .collect()
         })
         .collect();
-    for (s, iv) in out.iter_mut().zip(bootstrap::intervals(&changes, draws)) {
+    for (s, iv) in out
+        .iter_mut()
+        .zip(bootstrap::intervals(&baseline, &changes, draws))
+    {
         s.interval = iv.map(|[objective, loss]| Changes { objective, loss });
     }
     if let Some(base) = out.get(Grid::BASELINE).map(|b| b.totals) {

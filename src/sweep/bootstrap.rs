@@ -7,11 +7,15 @@
 //! changes is the sum over the drawn sessions of its per-session change
 //! against the baseline. Pairing is what makes the interval honest: the
 //! sessions a draw happens to favour move the baseline and the config
-//! together, so only their difference is left to vary. The interval is the
-//! 2.5th to the 97.5th percentile of the resampled changes (the percentile
-//! bootstrap criterion reports its confidence intervals with), each
-//! percentile by linear interpolation between the two nearest ranks
-//! ([`crate::stats::percentile`]).
+//! together, so only their difference is left to vary. Each resample's
+//! change is taken as a share of that resample's own baseline total (the
+//! ratio of resampled totals, as criterion reports a change relative to its
+//! baseline): a config cannot save more than the whole bill in any
+//! resample, so no interval passes −100%. The interval is the 2.5th to the
+//! 97.5th percentile of the resampled shares (the percentile bootstrap),
+//! each percentile by linear interpolation between the two nearest ranks
+//! ([`crate::stats::percentile`]), given in the figure's unit at the whole
+//! sample's baseline total.
 //!
 //! Resample `b` draws its sessions from its own stream of the crate's seeded
 //! generator ([`crate::synth::rng`]), so the draws depend only on the seed
@@ -165,16 +169,64 @@ pub fn percentile_interval(values: &mut [f64]) -> Interval {
     }
 }
 
+/// How a figure's resampled changes become an interval: as a share of
+/// each resample's own baseline total when the baseline is a positive
+/// total of nonnegative session values (a price, a count), so that no
+/// resample's change can pass the whole of its baseline (no interval
+/// passes −100%), and as the plain sum of changes otherwise (a baseline
+/// whose total is 0 has no share to take).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Scale {
+    /// The baseline's total over every session: a resample's change is
+    /// `total × change / resample's baseline`.
+    Ratio(f64),
+    Sum,
+}
+
+impl Scale {
+    fn of(baseline: &[[f64; 2]], f: usize) -> Scale {
+        let total: f64 = baseline.iter().map(|b| b[f]).sum();
+        if total > 0.0 && baseline.iter().all(|b| b[f] >= 0.0) {
+            Scale::Ratio(total)
+        } else {
+            Scale::Sum
+        }
+    }
+
+    /// A resample's value: its change `change` over a baseline that sums
+    /// to `base` in it. `NaN` (left out of the percentiles) for a resample
+    /// that drew only sessions whose baseline is 0, where the change has no
+    /// share.
+    fn value(self, change: f64, base: f64) -> f64 {
+        match self {
+            Scale::Sum => change,
+            Scale::Ratio(_) if base <= 0.0 => f64::NAN,
+            Scale::Ratio(total) => total * (change / base),
+        }
+    }
+}
+
 /// Per config, the interval of the change in the total of each of two
-/// figures. `changes[c][s]` is config `c`'s change against the baseline in
-/// session `s` for both figures; every config has the same sessions, in the
-/// same order. `None` for every config when there is no session or no
-/// resample.
-pub fn intervals(changes: &[Vec<[f64; 2]>], settings: &Bootstrap) -> Vec<Option<[Interval; 2]>> {
+/// figures, in the figure's unit. `baseline[s]` is the baseline's value of
+/// both figures in session `s`, `changes[c][s]` config `c`'s change
+/// against it; every config has the same sessions, in the same order.
+/// Each resample's change is taken as a share of that resample's baseline
+/// total ([`Scale`]) and expressed at the whole sample's baseline total, so
+/// the interval's ends over the baseline's total are the percentile
+/// interval of the resampled ratios. `None` for every config when there is
+/// no session or no resample.
+pub fn intervals(
+    baseline: &[[f64; 2]],
+    changes: &[Vec<[f64; 2]>],
+    settings: &Bootstrap,
+) -> Vec<Option<[Interval; 2]>> {
     let n = changes.first().map_or(0, Vec::len);
     if n == 0 || settings.resamples == 0 {
         return vec![None; changes.len()];
     }
+    debug_assert_eq!(baseline.len(), n);
+    let scales = [0, 1].map(|f| Scale::of(baseline, f));
+    let base_columns: [Vec<f64>; 2] = [0, 1].map(|f| baseline.iter().map(|b| b[f]).collect());
     let b_count = settings.resamples;
     let mut out = Vec::with_capacity(changes.len());
     for block in changes.chunks(BLOCK) {
@@ -184,21 +236,35 @@ pub fn intervals(changes: &[Vec<[f64; 2]>], settings: &Bootstrap) -> Vec<Option<
             .filter(|&c| block[c].iter().any(|d| d[0] != 0.0 || d[1] != 0.0))
             .collect();
         let columns: Vec<Column> = moving.iter().map(|&c| Column::of(&block[c])).collect();
-        // sums[b][k] for the k-th moving config, both figures.
-        let sums: Vec<Vec<[f64; 2]>> = (0..b_count)
+        // values[b][k] for the k-th moving config, both figures.
+        let values: Vec<Vec<[f64; 2]>> = (0..b_count)
             .into_par_iter()
             .with_min_len(16)
             .map(|b| {
                 let w = multiplicities(settings.seed, b, n);
-                columns.iter().map(|col| col.sums(&w)).collect()
+                let base = [0, 1].map(|f| match scales[f] {
+                    Scale::Ratio(_) => dot(&w, &base_columns[f]),
+                    Scale::Sum => 0.0,
+                });
+                columns
+                    .iter()
+                    .map(|col| {
+                        let sums = col.sums(&w);
+                        [0, 1].map(|f| scales[f].value(sums[f], base[f]))
+                    })
+                    .collect()
             })
             .collect();
         let found: Vec<[Interval; 2]> = (0..moving.len())
             .into_par_iter()
             .map(|k| {
                 [0, 1].map(|f| {
-                    let mut values: Vec<f64> = sums.iter().map(|row| row[k][f]).collect();
-                    percentile_interval(&mut values)
+                    let mut drawn: Vec<f64> = values
+                        .iter()
+                        .map(|row| row[k][f])
+                        .filter(|v| !v.is_nan())
+                        .collect();
+                    percentile_interval(&mut drawn)
                 })
             })
             .collect();
@@ -224,7 +290,7 @@ mod tests {
     #[test]
     fn a_config_that_changes_nothing_has_a_point_interval_at_zero() {
         let changes = vec![vec![[0.0, 0.0]; 5], vec![[-1.0, 0.0]; 5]];
-        let iv = intervals(&changes, &Bootstrap::default());
+        let iv = intervals(&[[2.0, 0.0]; 5], &changes, &Bootstrap::default());
         assert_eq!(iv[0], Some([Interval { lo: 0.0, hi: 0.0 }; 2]));
         // Every session changes by −1: every resample sums to −5.
         let [obj, loss] = iv[1].unwrap();
@@ -241,14 +307,15 @@ mod tests {
                     .collect()
             })
             .collect();
-        let a = intervals(&changes, &Bootstrap::default());
-        let b = intervals(&changes, &Bootstrap::default());
+        let base: Vec<[f64; 2]> = (0..40).map(|s| [6.0 + (s % 5) as f64, 1.0]).collect();
+        let a = intervals(&base, &changes, &Bootstrap::default());
+        let b = intervals(&base, &changes, &Bootstrap::default());
         assert_eq!(a, b);
         let other = Bootstrap {
             seed: 7,
             ..Bootstrap::default()
         };
-        assert_ne!(a, intervals(&changes, &other));
+        assert_ne!(a, intervals(&base, &changes, &other));
         assert!(a
             .iter()
             .flatten()
@@ -257,11 +324,48 @@ mod tests {
 
     #[test]
     fn no_session_or_no_resample_gives_no_interval() {
-        assert_eq!(intervals(&[Vec::new()], &Bootstrap::default()), vec![None]);
+        assert_eq!(
+            intervals(&[], &[Vec::new()], &Bootstrap::default()),
+            vec![None]
+        );
         let none = Bootstrap {
             resamples: 0,
             ..Bootstrap::default()
         };
-        assert_eq!(intervals(&[vec![[1.0, 1.0]]], &none), vec![None]);
+        assert_eq!(
+            intervals(&[[1.0, 1.0]], &[vec![[1.0, 1.0]]], &none),
+            vec![None]
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn no_interval_of_a_nonnegative_figure_passes_minus_100_percent(
+            sessions in proptest::collection::vec((0.0f64..50.0, 0.0f64..1.0, 0u8..4), 1..40),
+            seed in 0u64..1000,
+        ) {
+            // Most sessions cheap, a few long ones the whole bill rests on;
+            // the config saves nearly everything on some.
+            let base: Vec<[f64; 2]> = sessions
+                .iter()
+                .map(|&(b, _, kind)| [if kind == 0 { b * 40.0 } else { b }, b.floor()])
+                .collect();
+            let changes = vec![sessions
+                .iter()
+                .zip(&base)
+                .map(|(&(_, keep, _), b)| [b[0] * keep - b[0], (b[1] * keep).floor() - b[1]])
+                .collect::<Vec<_>>()];
+            let draws = Bootstrap { seed, resamples: 400 };
+            if let Some([obj, loss]) = intervals(&base, &changes, &draws)[0] {
+                for (iv, f) in [(obj, 0), (loss, 1)] {
+                    let total: f64 = base.iter().map(|b| b[f]).sum();
+                    if let Some(pct) = iv.pct_of(total) {
+                        proptest::prop_assert!(pct.lo >= -100.0 - 1e-9, "{pct:?}");
+                        proptest::prop_assert!(pct.lo <= pct.hi);
+                    }
+                }
+            }
+        }
     }
 }

@@ -130,7 +130,7 @@ impl Col {
                 "95% interval of the change against the baseline in the ranking figure's total: low end (null without sessions)"
             }
             Col::ObjectiveDeltaHi => "its high end",
-            Col::LossDeltaLo => "the same interval for the loss measure (`needed_again`): low end",
+            Col::LossDeltaLo => "the same interval for the loss measure (`still_needed`): low end",
             Col::LossDeltaHi => "its high end",
             Col::Tied => "whether the ranking figure's interval overlaps the best config's",
             Col::Pareto => {

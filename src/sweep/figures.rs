@@ -220,9 +220,13 @@ metrics! {
 }
 
 /// The loss measure: of the results a config shortened or removed, those
-/// the rest of the session needed again. Every sweep gives the interval of
-/// its change against the baseline, and `recommend` holds a config to it.
-pub const LOSS_MEASURE: Metric = Metric::NeededAgain;
+/// still current where they were lost whose lost tokens a later message
+/// used. Of the loss figures it is the one that predicts what agents
+/// fetched again after their own compactions (`calibrate`'s validation;
+/// `needed_again` did no better than chance there). Every sweep gives the
+/// interval of its change against the baseline, and the verdict holds a
+/// config to it.
+pub const LOSS_MEASURE: Metric = Metric::StillNeeded;
 
 impl Metric {
     /// Position in [`Metric::ALL`], the column order: the index into the

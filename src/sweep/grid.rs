@@ -130,6 +130,16 @@ impl GridSpec {
         self.values[knob as usize].as_deref()
     }
 
+    /// Which of ratio and overhead the flags fix. Where they leave one, each
+    /// session replays under its own (its saved ratio, or what its recorded
+    /// usage teaches), in every command that sweeps.
+    pub fn given(&self) -> crate::calibrate::session::Given {
+        crate::calibrate::session::Given {
+            ratio: self.get(Knob::Ratio).is_some(),
+            overhead: self.get(Knob::Overhead).is_some(),
+        }
+    }
+
     /// Reads a TOML grid file. Each key is a knob (`compact-at` or
     /// `compact_at`); each value a number, an array of numbers, or a string in
     /// the command-line syntax (`"0.4..0.6:0.05"`); arrays may mix both.
@@ -357,6 +367,19 @@ impl Grid {
     pub fn is_baseline(i: usize) -> bool {
         i == Grid::BASELINE
     }
+}
+
+/// Refuses a grid holding a config smith itself would refuse
+/// ([`Config::check_smith_rule`]), naming the rule, unless `beyond` (a
+/// maintainer exploring the engine past what smith runs).
+pub fn check_smith_rule(grid: &Grid, beyond: bool) -> Result<(), SpecError> {
+    if beyond {
+        return Ok(());
+    }
+    for c in &grid.configs {
+        c.check_smith_rule()?;
+    }
+    Ok(())
 }
 
 /// Whether a config can never work: compaction would aim at or above the

@@ -31,7 +31,8 @@ use polars::prelude::{
 use crate::export::Export;
 use crate::policy::{Policy, PolicyKnob};
 
-use super::aggregate::{summarize_values, ConfigSummary};
+use super::aggregate::{summarize_values_with, ConfigSummary, Decide};
+use super::bootstrap::Bootstrap;
 use super::columns::Col;
 use super::figures::{Metric, N};
 use super::grid::{self, Grid, GridSpec, Knob};
@@ -307,9 +308,10 @@ fn floats(frame: &DataFrame, what: &str, name: &str) -> Result<Vec<f64>> {
         .collect()
 }
 
-/// Merges the shards in `dir` into the outputs of one sweep. Refuses a
-/// folder where a shard is missing, or whose shards ran different sweeps.
-pub fn merge(dir: &Path) -> Result<Merged> {
+/// Merges the shards in `dir` into the outputs of one sweep, the verdict
+/// made by `decide` on every shard's sessions. Refuses a folder where a
+/// shard is missing, or whose shards ran different sweeps.
+pub fn merge(dir: &Path, decide: Decide) -> Result<Merged> {
     let shards = read_summaries(dir)?;
     let count = check_shards(dir, &shards)?;
     let first = &shards[0];
@@ -331,7 +333,14 @@ pub fn merge(dir: &Path) -> Result<Merged> {
         let r = s * n_configs + c;
         std::array::from_fn(|i| columns[i][r])
     };
-    let summaries = summarize_values(&plan.setups, n_sessions, &value, rank_by);
+    let (mut summaries, per) = summarize_values_with(
+        &plan.setups,
+        n_sessions,
+        &value,
+        rank_by,
+        &Bootstrap::default(),
+    );
+    let verdict = decide(&mut summaries, &per, rank_by);
 
     let totals = ShardTotals::of(&shards)?;
     let listed = first.shard.listed;
@@ -376,6 +385,7 @@ pub fn merge(dir: &Path) -> Result<Merged> {
             .to_frame()
             .context("cannot lay out the configs")?,
         summary,
+        verdict,
     };
     Ok(Merged {
         export,
@@ -589,7 +599,7 @@ mod tests {
     use super::*;
     use crate::policy::Setup;
     use crate::replay::every_field;
-    use crate::sweep::aggregate::summarize;
+    use crate::sweep::aggregate::{summarize, PerSession};
     use crate::sweep::figures;
     use crate::sweep::run::{Row, SessionInfo};
 
@@ -667,10 +677,21 @@ mod tests {
         assert!(configs.len() >= 3, "{}", configs.len());
         let tmp = tempfile::tempdir().unwrap();
 
+        // What the verdict is decided on, as a verdict: the same sessions'
+        // changes, in the same order, however the sweep was run.
+        let decide = |_: &mut [ConfigSummary], per: &PerSession, by: Metric| serde_json::json!({"by": by.name(), "baseline": per.baseline, "changes": per.changes});
         let all: Vec<usize> = (0..SESSIONS).collect();
         let single = sweep_of(configs, &all, &[SESSIONS]);
-        let summaries = summarize(&single, prices, rank_by);
-        let export = tables::export(&single, &summaries, prices, &input).unwrap();
+        let value = |s: usize, c: usize| figures::values(&single.row(s, c).facts, prices);
+        let (mut summaries, per) = crate::sweep::aggregate::summarize_values_with(
+            configs,
+            SESSIONS,
+            &value,
+            rank_by,
+            &Bootstrap::default(),
+        );
+        let verdict = decide(&mut summaries, &per, rank_by);
+        let export = tables::export(&single, &summaries, prices, &input, verdict).unwrap();
         let one = tmp.path().join("one");
         crate::export::write_all(&one, &export).unwrap();
 
@@ -687,7 +708,7 @@ mod tests {
             };
             write_shard(&sharded, &place, &part, &summaries, &input).unwrap();
         }
-        let merged = merge(&sharded).unwrap();
+        let merged = merge(&sharded, &decide).unwrap();
         assert_eq!((merged.shards, merged.sessions), (2, SESSIONS));
 
         for m in Metric::ALL {

@@ -573,10 +573,12 @@ pub fn export(
     summaries: &[ConfigSummary],
     prices: &Prices,
     input: &SummaryInput,
+    verdict: serde_json::Value,
 ) -> anyhow::Result<Export> {
     Ok(Export {
         sessions: sessions_table(sweep, prices).to_frame()?,
         configs: configs_table(summaries).to_frame()?,
         summary: summary(&SweepCounts::of(sweep), summaries, input).to_value()?,
+        verdict,
     })
 }
