@@ -504,14 +504,24 @@ fn the_sweep_header_names_the_prices_of_each_smith_session() {
     let d = datasets().join("sessions").display().to_string();
     let (out, err, code) = run_text(&["sweep", &d, "--compact-at", "0.7"]);
     assert_eq!(code, Some(0), "{err}");
-    let head = out.lines().next().unwrap();
+    // The header up to the table: the sentence, then one model a line.
+    let head: Vec<&str> = out.lines().take_while(|l| !l.starts_with('┌')).collect();
+    assert!(
+        head[0].contains("the provider and model each session.json names"),
+        "{head:?}"
+    );
     for want in [
-        "the provider and model each session.json names",
         "local model (Ollama): free",
         "automatic caching from 1024 tokens in 128-token steps",
         "no caching: smith marks nothing for caching through OpenRouter",
         "Claude Haiku 4.5",
     ] {
-        assert!(head.contains(want), "{want}: {head}");
+        let lines = head[1..].iter().filter(|l| l.contains(want)).count();
+        assert_eq!(lines, 1, "{want} on one line: {head:?}");
+    }
+    // No line names two models, and none holds more than one model's prices and caching.
+    for line in &head[1..] {
+        assert_eq!(line.matches("/M input").count(), 1, "{line}");
+        assert!(line.chars().count() <= 200, "{line}");
     }
 }

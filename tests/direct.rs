@@ -346,3 +346,52 @@ fn every_shared_log_sweeps_where_it_is_as_its_import_does() {
         assert!(direct == copy, "{}: the outputs differ", source.display());
     }
 }
+
+/// The price header of a sweep: its first lines, up to the table.
+fn price_header(input: &Path) -> Vec<String> {
+    let out = common::ok(common::run(&[
+        "sweep".as_ref(),
+        input.as_os_str(),
+        "--max-tokens".as_ref(),
+        "6000".as_ref(),
+    ]));
+    out.lines()
+        .take_while(|l| !l.starts_with('┌'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_folder_read_in_place_names_each_models_prices_on_its_own_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = projects(dir.path());
+    let blog = projects.join("-home-me-blog").join("s-two.jsonl");
+    let haiku = fs::read_to_string(&blog)
+        .unwrap()
+        .replace("claude-sonnet-4-5", "claude-haiku-4-5");
+    fs::write(&blog, haiku).unwrap();
+    let header = price_header(&projects);
+    assert!(
+        header[0].ends_with("prices per request's model:"),
+        "{header:?}"
+    );
+    let line_of = |family: &str| {
+        let lines: Vec<&String> = header.iter().filter(|l| l.contains(family)).collect();
+        assert_eq!(lines.len(), 1, "{family} on one line: {header:?}");
+        lines[0].clone()
+    };
+    // 12 + 3 turns of two requests each in the shop, 8 in the blog.
+    assert_eq!(
+        line_of("Claude Sonnet 4 / 4.5"),
+        "  Claude Sonnet 4 / 4.5 $3/M input, $3.75/M cache write, $0.3/M cache read (30 requests)"
+    );
+    assert_eq!(
+        line_of("Claude Haiku 4.5"),
+        "  Claude Haiku 4.5 $1/M input, $1.25/M cache write, $0.1/M cache read (16 requests)"
+    );
+    assert_eq!(header.len(), 3, "{header:?}");
+    // The same metadata as an import's session.json.
+    let imported = dir.path().join("imported");
+    import("claude-code", &projects, &imported);
+    assert_eq!(price_header(&imported)[1..], header[1..]);
+}

@@ -671,9 +671,12 @@ fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> Str
     let mut unrecorded = 0usize;
     let mut smith = crate::cost::session::SmithPrices::default();
     for r in refs {
-        let value = std::fs::read(r.session_json())
+        // The metadata the replay reads: a log read in place has no
+        // session.json on disk, only the one converted with it.
+        let value = transcript::locate::read_meta(r)
             .ok()
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+            .flatten()
+            .and_then(|m| m.raw);
         let file = value
             .as_ref()
             .and_then(crate::transcript::session_file::SessionFile::from_meta);
@@ -714,7 +717,9 @@ fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> Str
     } else {
         "per request's model (smith's own sessions: the provider and model each session.json names)"
     };
-    format!("{per}: {}", parts.join("; "))
+    // One model a line: a header of many models stays readable.
+    let lines: String = parts.iter().map(|p| format!("\n  {p}")).collect();
+    format!("{per}:{lines}")
 }
 
 impl Swept {
