@@ -1472,3 +1472,19 @@ fn hostile_names_paths_and_tools_render_as_text_and_nothing_runs() {
         assert!(console.is_empty(), "{name}: console {console:?}");
     }
 }
+
+#[test]
+fn report_without_out_writes_beside_the_data_it_reads() {
+    let f = Fixture::new();
+    let elsewhere = f.tmp.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let o = output(bin().arg("report").arg(f.sweep()).current_dir(&elsewhere));
+    assert!(o.status.success(), "report failed: {}", stderr(&o));
+    assert!(f.sweep().join("index.html").is_file());
+    assert!(f.sweep().join("configs.parquet").is_file(), "the data stay");
+    assert_eq!(
+        fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "nothing in the current folder"
+    );
+}

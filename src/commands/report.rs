@@ -35,7 +35,8 @@ pub struct ReportArgs {
     #[arg(value_name = "SWEEP_OUT_DIR")]
     pub dir: PathBuf,
     /// Where to write index.html and the PNGs (created if missing)
-    /// [default: reports/NAME, NAME being the folder name of SWEEP_OUT_DIR]
+    /// [default: SWEEP_OUT_DIR itself, beside the data files, as `sweep
+    /// --report` writes them]
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// A session to chart request by request: its label as in sessions.csv,
@@ -47,8 +48,9 @@ pub struct ReportArgs {
     /// price on the cost axis
     #[arg(long, value_enum, default_value_t = Metric::Price)]
     pub metric: Metric,
-    /// The config compared with smith's defaults: a rank (1 = best), a
-    /// config label, or a policy (its best config) [default: 1]
+    /// The config compared with the baseline: a rank (1 = best), a config
+    /// label, or a policy (its best config) [default: the verdict's config,
+    /// else 1]
     #[arg(long, value_name = "RANK|LABEL|POLICY")]
     pub config: Option<String>,
     /// The loss the cost-against-loss chart and the distribution count:
@@ -66,15 +68,6 @@ pub struct ReportArgs {
     pub session_pages: bool,
 }
 
-/// `reports/<last component of dir>`.
-fn default_out(dir: &Path) -> PathBuf {
-    let name = std::fs::canonicalize(dir)
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_os_string()))
-        .unwrap_or_else(|| "sweep".into());
-    Path::new("reports").join(name)
-}
-
 pub fn run(args: ReportArgs) -> Result<()> {
     // A folder of shards not merged yet: merge it first, into itself.
     if !args.dir.join(report::data::SUMMARY_FILE).exists()
@@ -86,7 +79,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let mut selection = Selection::new(&data, args.config.as_deref(), &args.sessions)
         .map_err(|e| usage(e.to_string()))?;
     selection.session_pages = args.session_pages;
-    let out = args.out.unwrap_or_else(|| default_out(&args.dir));
+    let out = args.out.unwrap_or_else(|| args.dir.clone());
     if out
         .join(crate::transcript::locate::TRANSCRIPT_FILE)
         .exists()
