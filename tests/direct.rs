@@ -92,8 +92,10 @@ fn projects(root: &Path) -> PathBuf {
     projects
 }
 
-/// A sweep's `sessions.csv` without its `path` column (the one thing that
-/// names where the sessions were read), and its `configs.csv` whole.
+/// A sweep's `sessions.csv` and `configs.csv` without the columns that say
+/// where the sessions were read: `path`, and `lines_skipped` (a log read in
+/// place counts the lines its conversion skipped, which `import` reported
+/// when it wrote the copy, whose transcript has none).
 fn sweep_outputs(input: &Path, out: &Path) -> (String, String) {
     common::ok(common::run(&[
         "sweep".as_ref(),
@@ -105,20 +107,31 @@ fn sweep_outputs(input: &Path, out: &Path) -> (String, String) {
         "--out".as_ref(),
         out.as_os_str(),
     ]));
-    let sessions = fs::read_to_string(out.join("sessions.csv")).unwrap();
-    let mut lines = sessions.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let path = header.iter().position(|c| *c == "path").unwrap();
-    let without_path = |line: &str| {
-        // The path is the second column and holds no comma here.
-        let mut cells: Vec<&str> = line.split(',').collect();
-        cells.remove(path);
-        cells.join(",")
+    let without = |file: &str| {
+        let text = fs::read_to_string(out.join(file)).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let keep: Vec<bool> = header
+            .iter()
+            .map(|c| *c != "path" && !c.starts_with("lines_skipped"))
+            .collect();
+        // Neither file holds a comma inside a cell here.
+        let cut = |line: &str| {
+            let cells: Vec<&str> = line.split(',').collect();
+            assert_eq!(cells.len(), keep.len(), "{line}");
+            let kept: Vec<&str> = cells
+                .into_iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(c, _)| c)
+                .collect();
+            kept.join(",")
+        };
+        let mut rows = vec![cut(&header.join(","))];
+        rows.extend(lines.map(cut));
+        rows.join("\n")
     };
-    let mut rows = vec![without_path(&header.join(","))];
-    rows.extend(lines.map(without_path));
-    let configs = fs::read_to_string(out.join("configs.csv")).unwrap();
-    (rows.join("\n"), configs)
+    (without("sessions.csv"), without("configs.csv"))
 }
 
 fn import(format: &str, input: &Path, out: &Path) {
@@ -394,4 +407,68 @@ fn a_folder_read_in_place_names_each_models_prices_on_its_own_line() {
     let imported = dir.path().join("imported");
     import("claude-code", &projects, &imported);
     assert_eq!(price_header(&imported)[1..], header[1..]);
+}
+
+/// The lines of `text` that name a skipped line of `log`.
+fn skip_lines(text: &str, log: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains(log) && l.contains(": skipped: "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_log_read_in_place_gives_the_skipped_lines_import_gives_on_every_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = projects(dir.path());
+    let blog = projects.join("-home-me-blog").join("s-two.jsonl");
+    let mut text = fs::read_to_string(&blog).unwrap();
+    text.push_str("this is not json\n");
+    let cut = claude_log("s-two", "/home/me/blog", "2026-03-09", 1);
+    text.push_str(&cut[..cut.len() / 3]);
+    text.push('\n');
+    fs::write(&blog, &text).unwrap();
+
+    let o = common::run(&[
+        "import".as_ref(),
+        "claude-code".as_ref(),
+        projects.as_os_str(),
+        "--out".as_ref(),
+        dir.path().join("imported").as_os_str(),
+    ]);
+    let want = skip_lines(&common::stderr(&o), "s-two.jsonl");
+    // Not JSON, two lines repeating earlier ones, the cut line.
+    assert_eq!(want.len(), 4, "{}", common::stderr(&o));
+
+    let sweep = |strict: bool| {
+        let mut args = vec!["sweep".as_ref(), projects.as_os_str()];
+        if strict {
+            args.push("--strict".as_ref());
+        }
+        common::run(&args)
+    };
+    let o = sweep(false);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(skip_lines(&common::stderr(&o), "s-two.jsonl"), want);
+    assert!(!sweep(true).status.success(), "--strict fails on them");
+
+    let o = common::run(&["replay".as_ref(), blog.as_os_str(), "--strict".as_ref()]);
+    assert!(!o.status.success(), "replay --strict fails on them");
+    assert_eq!(skip_lines(&common::stderr(&o), "s-two.jsonl"), want);
+
+    let o = common::run(&[
+        "transcript".as_ref(),
+        "list".as_ref(),
+        blog.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    let listed: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let counts: Vec<u64> = listed
+        .as_array()
+        .or_else(|| listed["sessions"].as_array())
+        .unwrap()
+        .iter()
+        .map(|s| s["skipped"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, [4], "{listed}");
 }

@@ -1,6 +1,6 @@
 //! `report`: HTML and PNG charts from a sweep's output folder.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;

@@ -253,6 +253,7 @@ fn to_ref(session: &ImportedSession) -> Result<SessionRef> {
         Converted {
             transcript: session.transcript_bytes(),
             meta: session.meta_bytes()?,
+            skipped: session.log.skipped.clone(),
             source,
         },
     ))

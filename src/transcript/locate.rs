@@ -40,6 +40,9 @@ pub struct Converted {
     pub meta: Vec<u8>,
     /// The log it was converted from: what changes when the session does.
     pub source: PathBuf,
+    /// The lines of `source` the conversion could not use (numbered in
+    /// it), so that a log read in place gives the account `import` gives.
+    pub skipped: Vec<crate::transcript::reader::Skip>,
 }
 
 /// Separates a converted session's log from its id in the name it goes by.

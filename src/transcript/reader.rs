@@ -23,7 +23,7 @@ use super::pool::TextPool;
 pub const SKIPS_DESCRIBED_PER_FILE: usize = 5;
 
 /// A line that was not used.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skip {
     /// 1-based line number.
     pub line: usize,

@@ -105,6 +105,15 @@ pub fn load(source: &SessionRef) -> Result<Session> {
         Err(e) => (None, Some(e.to_string())),
     };
     let mut messages = transcript.messages;
+    let mut log = transcript.log;
+    if let Some(c) = &source.converted {
+        // What the conversion skipped is this session's account, named by
+        // the log and its lines, as `import` names them.
+        let mut skipped = c.skipped.clone();
+        skipped.append(&mut log.skipped);
+        log.skipped = skipped;
+        log.path = c.source.clone();
+    }
     let file = meta
         .as_ref()
         .and_then(|m| m.raw.as_ref())
@@ -121,7 +130,7 @@ pub fn load(source: &SessionRef) -> Result<Session> {
     Ok(Session {
         source: source.clone(),
         messages,
-        log: transcript.log,
+        log,
         meta,
         meta_error,
         measured,
