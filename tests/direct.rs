@@ -428,6 +428,10 @@ fn a_log_read_in_place_gives_the_skipped_lines_import_gives_on_every_path() {
     text.push_str(&cut[..cut.len() / 3]);
     text.push('\n');
     fs::write(&blog, &text).unwrap();
+    let notes = projects.join("-home-me-blog").join("notes.jsonl");
+    fs::write(&notes, "{\"foo\": 1}\n").unwrap();
+    let empty = projects.join("-home-me-blog").join("empty.jsonl");
+    fs::write(&empty, "").unwrap();
 
     let o = common::run(&[
         "import".as_ref(),
@@ -450,6 +454,11 @@ fn a_log_read_in_place_gives_the_skipped_lines_import_gives_on_every_path() {
     let o = sweep(false);
     assert!(o.status.success(), "{}", common::stderr(&o));
     assert_eq!(skip_lines(&common::stderr(&o), "s-two.jsonl"), want);
+    // A file named like a log that holds none is named, not passed over.
+    for f in [&notes, &empty] {
+        let line = format!("{}: skipped: ", f.display());
+        assert!(common::stderr(&o).contains(&line), "{}", common::stderr(&o));
+    }
     assert!(!sweep(true).status.success(), "--strict fails on them");
 
     let o = common::run(&["replay".as_ref(), blog.as_os_str(), "--strict".as_ref()]);

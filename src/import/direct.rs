@@ -88,6 +88,27 @@ pub fn format_of(path: &Path) -> Option<Format> {
     claude_code.then_some(Format::ClaudeCode)
 }
 
+/// Notes each `.jsonl` file under `dir` that is named like a log but holds
+/// none of the formats read here, so that it is not passed over in silence
+/// (`import` names it too). `found` are the files that are read; files of
+/// a smith session directory other than its transcript are its own.
+fn name_non_logs(dir: &Path, found: &[PathBuf]) {
+    let named = locate::walk_files(dir, None, &|p| {
+        claude_code::is_session_log(p)
+            && !found.iter().any(|f| f == p)
+            && !p
+                .parent()
+                .is_some_and(|d| d.join(TRANSCRIPT_FILE).is_file())
+    });
+    for p in named {
+        let what = match std::fs::metadata(&p) {
+            Ok(m) if m.len() == 0 => "it is empty",
+            _ => "it holds no smith transcript, Claude Code log or Codex rollout",
+        };
+        crate::note!("{}: skipped: {what}", p.display());
+    }
+}
+
 /// Resolves one argument as [`locate::resolve`] does, and also takes other
 /// agents' logs: a log file, a `<log>#<id>` name, or a directory holding
 /// logs (beside or instead of smith sessions), converted in memory.
@@ -111,6 +132,7 @@ pub fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
     let files = locate::walk_files(path, None, &|p| {
         p.file_name().is_some_and(|n| n == TRANSCRIPT_FILE) || format_of(p).is_some()
     });
+    name_non_logs(path, &files);
     let mut found: Vec<SessionRef> = files
         .iter()
         .filter(|p| p.file_name().is_some_and(|n| n == TRANSCRIPT_FILE))
