@@ -481,3 +481,36 @@ fn a_log_read_in_place_gives_the_skipped_lines_import_gives_on_every_path() {
         .collect();
     assert_eq!(counts, [4], "{listed}");
 }
+
+#[test]
+fn the_path_transcript_list_prints_is_taken_by_show_and_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = projects(dir.path());
+    let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/sessions");
+    for input in [projects.as_path(), sessions.as_path()] {
+        let o = common::ok(common::run(&[
+            "transcript".as_ref(),
+            "list".as_ref(),
+            input.as_os_str(),
+            "--json".as_ref(),
+        ]));
+        let rows: Value = serde_json::from_str(&o).unwrap();
+        let paths: Vec<&str> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["path"].as_str().unwrap())
+            .collect();
+        assert!(paths.len() >= 3, "{}", input.display());
+        let table = common::ok(common::run(&[
+            "transcript".as_ref(),
+            "list".as_ref(),
+            input.as_os_str(),
+        ]));
+        for path in paths {
+            assert!(table.contains(path), "the table shows {path}");
+            common::ok(common::run(&["transcript", "show", path]));
+            common::ok(common::run(&["replay", path]));
+        }
+    }
+}

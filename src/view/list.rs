@@ -169,6 +169,9 @@ pub fn table(rows: &[SessionRow]) -> String {
         "size",
         "est. tokens",
         "bad lines",
+        // The name every command takes for the session: an id holds only
+        // under $SMITH_HOME, a log's session only with its log.
+        "path",
     ]);
 
     for r in rows {
@@ -187,6 +190,7 @@ pub fn table(rows: &[SessionRow]) -> String {
             right(human_bytes(r.bytes)),
             right(r.tokens.to_string()),
             right(r.skipped.to_string()),
+            Cell::new(r.path.display()),
         ]);
     }
     t.to_string()
