@@ -553,3 +553,19 @@ fn on_the_real_claude_code_logs_the_verdict_is_one_smith_accepts() {
         }
     }
 }
+
+#[test]
+fn the_help_states_the_grid_recommend_sweeps() {
+    let help = ok(run(&["recommend", "--help"]));
+    use smith_calibrate::commands::recommend::{DEFAULT_COMPACT_AT, DEFAULT_COMPACT_TO};
+    for (flag, default) in [
+        ("--compact-at", DEFAULT_COMPACT_AT),
+        ("--compact-to", DEFAULT_COMPACT_TO),
+        ("--max-tokens", "your max_tokens"),
+    ] {
+        let at = help.find(&format!("{flag} <LIST>")).expect(flag);
+        let text = &help[at..];
+        let text = &text[..text.find("\n\n").unwrap_or(text.len())];
+        assert!(text.contains(&format!("[default: {default}")), "{text}");
+    }
+}

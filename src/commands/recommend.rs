@@ -45,6 +45,9 @@ pub const DEFAULT_COMPACT_TO: &str = "0.2..0.7:0.05";
 /// measure (still_needed) within --max-loss, and that are better than the
 /// baseline beyond their 95% interval. `sweep` decides by the same rule.
 #[derive(Args, Debug)]
+#[command(mut_arg("compact-at", |a| default_shown(a, DEFAULT_COMPACT_AT)))]
+#[command(mut_arg("compact-to", |a| default_shown(a, DEFAULT_COMPACT_TO)))]
+#[command(mut_arg("max-tokens", |a| default_shown(a, "your max_tokens, smith's 120000 without one")))]
 #[command(after_help = "Examples:
   smith-calibrate recommend                                  # your sessions and config under $SMITH_HOME
   smith-calibrate recommend datasets/sessions --json | jq .sentence
@@ -139,6 +142,17 @@ pub struct RecommendArgs {
     /// Worker threads [default: one per core]
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
+}
+
+/// `arg` with the default `recommend` uses in its help instead of smith's:
+/// it sweeps a grid around the user's own config.
+fn default_shown(arg: clap::Arg, shown: &str) -> clap::Arg {
+    let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+    let head = help
+        .rsplit_once(" [default: ")
+        .map_or(help.as_str(), |(h, _)| h);
+    let text = format!("{head} [default: {shown}]");
+    arg.help(text)
 }
 
 /// The knobs that are constants in smith's code.
