@@ -88,27 +88,6 @@ pub fn format_of(path: &Path) -> Option<Format> {
     claude_code.then_some(Format::ClaudeCode)
 }
 
-/// Notes each `.jsonl` file under `dir` that is named like a log but holds
-/// none of the formats read here, so that it is not passed over in silence
-/// (`import` names it too). `found` are the files that are read; files of
-/// a smith session directory other than its transcript are its own.
-fn name_non_logs(dir: &Path, found: &[PathBuf]) {
-    let named = locate::walk_files(dir, None, &|p| {
-        claude_code::is_session_log(p)
-            && !found.iter().any(|f| f == p)
-            && !p
-                .parent()
-                .is_some_and(|d| d.join(TRANSCRIPT_FILE).is_file())
-    });
-    for p in named {
-        let what = match std::fs::metadata(&p) {
-            Ok(m) if m.len() == 0 => "it is empty",
-            _ => "it holds no smith transcript, Claude Code log or Codex rollout",
-        };
-        crate::note!("{}: skipped: {what}", p.display());
-    }
-}
-
 /// Resolves one argument as [`locate::resolve`] does, and also takes other
 /// agents' logs: a log file, a `<log>#<id>` name, or a directory holding
 /// logs (beside or instead of smith sessions), converted in memory.
@@ -129,24 +108,37 @@ pub fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
     if path.join(TRANSCRIPT_FILE).is_file() {
         return locate::resolve_path(path);
     }
+    // One walk, one sniff of each file: a `.jsonl` that holds no log is
+    // named as `import` names it, unless it belongs to a smith session.
     let files = locate::walk_files(path, None, &|p| {
-        p.file_name().is_some_and(|n| n == TRANSCRIPT_FILE) || format_of(p).is_some()
+        claude_code::is_session_log(p) || format_of(p).is_some()
     });
-    name_non_logs(path, &files);
-    let mut found: Vec<SessionRef> = files
-        .iter()
-        .filter(|p| p.file_name().is_some_and(|n| n == TRANSCRIPT_FILE))
-        .cloned()
-        .map(SessionRef::file)
-        .collect();
+    let mut found: Vec<SessionRef> = Vec::new();
+    let mut logs: Vec<(Format, PathBuf)> = Vec::new();
+    for p in files {
+        if p.file_name().is_some_and(|n| n == TRANSCRIPT_FILE) {
+            found.push(SessionRef::file(p));
+        } else if let Some(format) = format_of(&p) {
+            logs.push((format, p));
+        } else if !p
+            .parent()
+            .is_some_and(|d| d.join(TRANSCRIPT_FILE).is_file())
+        {
+            let what = match std::fs::metadata(&p) {
+                Ok(m) if m.len() == 0 => "it is empty",
+                _ => "it holds no smith transcript, Claude Code log or Codex rollout",
+            };
+            crate::note!("{}: skipped: {what}", p.display());
+        }
+    }
     for format in Format::ALL {
-        let logs: Vec<PathBuf> = files
+        let of_format: Vec<PathBuf> = logs
             .iter()
-            .filter(|p| format_of(p) == Some(format))
-            .cloned()
+            .filter(|(f, _)| *f == format)
+            .map(|(_, p)| p.clone())
             .collect();
-        if !logs.is_empty() {
-            found.extend(convert(format, &logs)?);
+        if !of_format.is_empty() {
+            found.extend(convert(format, &of_format)?);
         }
     }
     if found.is_empty() {

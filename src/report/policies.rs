@@ -24,7 +24,7 @@ use crate::policy::Policy;
 use crate::sweep::figures::Metric;
 
 /// The columns of the comparison table: what a policy costs, what it sent
-/// and wrote to the cache, and what it lost, counted four ways. Each is
+/// and wrote to the cache, and what it lost, counted five ways. Each is
 /// headed by its [`Metric::label`] and written by its unit
 /// ([`crate::sweep::figures::Unit::format`]).
 pub const COLUMNS: [Metric; 10] = [
