@@ -91,7 +91,13 @@ fn main() {
     g.set(Knob::ResultCap, "128,256,512,1024,2048,4096")
         .expect("grid");
     let grid = grid::build(&g, usize::MAX).expect("grid");
-    let plan = plan::build(&grid, &PolicySpec::default(), usize::MAX).expect("plan");
+    let plan = plan::build(
+        &grid,
+        &PolicySpec::default(),
+        plan::BaselineKind::Smith,
+        usize::MAX,
+    )
+    .expect("plan");
     let prices: Prices = "3,3.75,0.3".parse().expect("prices");
     let rank_by = Metric::Price;
     let started = Instant::now();

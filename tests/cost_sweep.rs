@@ -187,7 +187,13 @@ fn a_sweep_varies_cold_compact_at_with_off_first_and_labels_it() {
     )
     .unwrap();
     let g = grid::build(&GridSpec::default(), 100).unwrap();
-    let plan = smith_calibrate::sweep::plan::build(&g, &spec, 100).unwrap();
+    let plan = smith_calibrate::sweep::plan::build(
+        &g,
+        &spec,
+        smith_calibrate::sweep::plan::BaselineKind::Smith,
+        100,
+    )
+    .unwrap();
     let labels: Vec<String> = plan.setups.iter().map(Setup::label).collect();
     assert_eq!(plan.setups.len(), 3, "{labels:?}");
     assert_eq!(
@@ -258,6 +264,12 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
         "0.55",
         "--rank-by",
         "price_total",
+        // Compacting while the cache is cold against smith's own config,
+        // not against what the agent did.
+        "--baseline",
+        "defaults",
+        "--max-tokens",
+        "120000",
         "--out",
         &out.display().to_string(),
     ]);
@@ -314,6 +326,10 @@ fn on_the_real_claude_code_logs_the_sweep_prices_per_model_with_the_records_life
         "17165",
         "--price",
         "3,3.75,0.3",
+        "--baseline",
+        "defaults",
+        "--max-tokens",
+        "120000",
         "--out",
         &out3.display().to_string(),
     ]);

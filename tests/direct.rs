@@ -68,7 +68,7 @@ fn claude_log(session: &str, cwd: &str, day: &str, turns: usize) -> String {
 }
 
 /// `~/.claude/projects` in small: two projects, one with a subagent.
-fn projects(root: &Path) -> PathBuf {
+pub(crate) fn projects(root: &Path) -> PathBuf {
     let projects = root.join("projects");
     let shop = projects.join("-home-me-shop");
     let blog = projects.join("-home-me-blog");
@@ -154,8 +154,8 @@ fn a_claude_code_projects_folder_sweeps_as_its_import_does() {
     let copy = sweep_outputs(&imported, &dir.path().join("copy"));
     assert_eq!(
         direct.0.lines().count(),
-        1 + 3 * 3,
-        "3 sessions × 3 configs"
+        1 + 3 * 4,
+        "3 sessions × 4 configs: the recorded run (the baseline of other agents' logs) and smith's 3"
     );
     assert_eq!(direct, copy);
     // Nothing was written beside the logs.
@@ -302,7 +302,8 @@ fn since_until_and_project_select_the_same_sessions_on_every_command() {
         "{err}"
     );
     let sessions = fs::read_to_string(out.join("sessions.csv")).unwrap();
-    assert_eq!(sessions.lines().count(), 2, "{sessions}");
+    // The one session under the recorded run and smith's defaults.
+    assert_eq!(sessions.lines().count(), 3, "{sessions}");
     let mut cmd = common::bin();
     cmd.args(["calibrate"])
         .arg(&projects)

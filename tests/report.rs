@@ -465,7 +465,7 @@ fn index_html_says_what_was_swept_and_ranks_the_configs() {
     }
     assert_eq!(
         table
-            .matches("<span class=\"mark\">defaults</span>")
+            .matches("<span class=\"mark\">baseline</span>")
             .count(),
         1
     );

@@ -8,6 +8,8 @@
 mod account;
 #[path = "bad_input.rs"]
 mod bad_input;
+#[path = "baseline.rs"]
+mod baseline;
 #[path = "bill.rs"]
 mod bill;
 #[path = "calibrate.rs"]

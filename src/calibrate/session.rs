@@ -60,6 +60,10 @@ pub struct SessionCalibration {
     pub observations: Vec<Observation>,
     /// The fitted overhead of those requests ([`super::fit`]).
     pub fitted_overhead: Option<u64>,
+    /// The window the agent that recorded it ran under: what its log
+    /// records, else its model's ([`crate::cost::table::context_window`]);
+    /// `None` for smith's own sessions, which run under the user's.
+    pub window: Option<u64>,
 }
 
 impl SessionCalibration {
@@ -76,6 +80,7 @@ impl SessionCalibration {
             ..SessionCalibration::default()
         };
         if let Some(file) = file {
+            out.window = own_window(&file);
             out.observe(&session.messages, &file);
         }
         out
@@ -88,6 +93,34 @@ impl SessionCalibration {
         };
         self.fitted_overhead = super::fit(&points).map(|f| f.overhead_tokens);
         self.observations = observations(messages, &points);
+    }
+}
+
+/// The window an imported session's agent ran under: the one its log
+/// records, else its model's, judged by its largest recorded prompt.
+fn own_window(file: &SessionFile) -> Option<u64> {
+    if let Some(w) = file.context_window.filter(|&w| w > 0) {
+        return Some(w);
+    }
+    let peak = file
+        .requests
+        .iter()
+        .map(|r| r.input_tokens + r.cache_read_input_tokens + r.cache_creation_input_tokens)
+        .max()
+        .unwrap_or(0);
+    use crate::transcript::session_file::{FORMAT_CLAUDE_CODE, FORMAT_CODEX};
+    let model = file
+        .requests
+        .iter()
+        .find_map(|r| r.model.as_deref())
+        .or(file.model.as_deref());
+    match (model, file.source.format.as_str()) {
+        (Some(m), _) => crate::cost::table::context_window(m, peak),
+        // A log that names no model (no request was answered): its
+        // agent's usual window.
+        (None, FORMAT_CLAUDE_CODE) => Some(crate::cost::table::CLAUDE_WINDOW),
+        (None, FORMAT_CODEX) => Some(crate::cost::table::GPT5_WINDOW),
+        (None, _) => None,
     }
 }
 
@@ -140,6 +173,12 @@ pub fn resolve(
 ) -> Resolved {
     let recorded = !session.observations.is_empty();
     let mut c = *config;
+    let own_window = config.own_window();
+    if own_window {
+        c.max_tokens = session
+            .window
+            .unwrap_or(crate::engine::constants::defaults::MAX_TOKENS);
+    }
     let overhead_mode = match session.fitted_overhead {
         Some(o) if !given.overhead && recorded => {
             c.overhead_tokens = o;
@@ -173,7 +212,8 @@ pub fn resolve(
         }
         RatioMode::Fixed => None,
     };
-    let plain = ratio_mode == RatioMode::Fixed && overhead_mode == OverheadMode::Config;
+    let plain =
+        ratio_mode == RatioMode::Fixed && overhead_mode == OverheadMode::Config && !own_window;
     let calibration = (!plain).then(|| Calibration {
         ratio_mode,
         ratio_start: c.ratio,
@@ -187,6 +227,8 @@ pub fn resolve(
         },
         overhead_mode,
         overhead_tokens: c.overhead_tokens,
+        window_tokens: c.max_tokens,
+        own_window,
     });
     Resolved {
         config: c,
@@ -252,6 +294,9 @@ pub fn for_session_with(
     let mut shown = concrete.clone();
     if r.ratios.is_some() {
         shown.config.ratio = learn::LEARN;
+    }
+    if setup.config.own_window() {
+        shown.config.max_tokens = crate::engine::budget::OWN_WINDOW;
     }
     ForSession {
         setup: concrete,

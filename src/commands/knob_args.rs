@@ -297,7 +297,13 @@ mod tests {
             spec.policies = vec![k.policy()];
             spec.set(k, &v.to_string()).unwrap();
             let grid = crate::sweep::grid::build(&GridSpec::default(), 10).unwrap();
-            let plan = crate::sweep::plan::build(&grid, &spec, 10).unwrap();
+            let plan = crate::sweep::plan::build(
+                &grid,
+                &spec,
+                crate::sweep::plan::BaselineKind::Smith,
+                10,
+            )
+            .unwrap();
             assert!(plan.setups.contains(&setup), "--{}", k.flag());
             // Its column carries it, and the label tells it apart.
             let mut columns = Columns::new();

@@ -181,18 +181,6 @@ impl RecommendArgs {
     }
 }
 
-/// The baseline: the user's `[context]`, under the sweep's calibration
-/// (ratio, overhead) and summary size, which are not smith's settings.
-fn baseline_of(context: &Config, spec: &GridSpec) -> Config {
-    let mut b = *context;
-    for k in [Knob::Overhead, Knob::Ratio, Knob::SummaryTokens] {
-        if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
-            k.set(&mut b, *v);
-        }
-    }
-    b
-}
-
 pub fn run(args: RecommendArgs) -> Result<()> {
     let price = args.price.unwrap_or_default();
     let cost_settings = args.account.settings(args.cost.settings(args.price));
@@ -205,14 +193,31 @@ pub fn run(args: RecommendArgs) -> Result<()> {
         crate::note!("warning: {w}");
     }
     let spec = args.spec(&context.config)?;
-    let baseline = baseline_of(&context.config, &spec);
-    let grid = grid::build_around(&spec, grid::MAX_CONFIGS, baseline).map_err(usage)?;
-    grid::check_smith_rule(&grid, args.swept.beyond_smith).map_err(usage)?;
-    let plan = plan::build(&grid, &PolicySpec::default(), grid::MAX_CONFIGS).map_err(usage)?;
     let objective = Metric::from_name(&args.objective)
         .ok_or_else(|| usage(format!("--objective: no figure named {}", args.objective)))?;
 
     let (paths, refs) = args.swept.sessions()?;
+    let from = match &context.source {
+        Source::File(p) => format!("the [context] of {}", p.display()),
+        Source::Defaults(p) => format!("smith's defaults ({} does not exist)", p.display()),
+    };
+    let settled = super::sweep::settle(
+        args.swept.baseline.as_ref(),
+        (context.config, from),
+        spec.clone(),
+        super::sweep::all_by_other_agents(&refs),
+        args.swept.knobs.get(Knob::MaxTokens).is_some(),
+        grid::MAX_CONFIGS,
+    )?;
+    let grid = settled.grid;
+    grid::check_smith_rule(&grid, args.swept.beyond_smith).map_err(usage)?;
+    let plan = plan::build(
+        &grid,
+        &PolicySpec::default(),
+        settled.kind,
+        grid::MAX_CONFIGS,
+    )
+    .map_err(usage)?;
     let data_dir = super::sweep::prepare_dirs(args.out.as_deref(), args.report.as_deref(), &refs)?;
 
     let mut options = Options::for_terminal(args.jobs.map(|j| j as usize));
@@ -276,7 +281,7 @@ pub fn run(args: RecommendArgs) -> Result<()> {
             .map_err(io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
-        write!(out, "{}", text(&verdict, &context.source, &config_path))
+        write!(out, "{}", text(&verdict, &settled.source, &config_path))
     };
     Ok(result?)
 }
@@ -291,14 +296,10 @@ fn pct(p: Option<f64>) -> String {
 }
 
 /// The verdict for a person: the sentence, the evidence, the snippet.
-pub fn text(v: &Verdict, source: &Source, path: &std::path::Path) -> String {
+pub fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
     let mut s = String::new();
     s.push_str(&v.sentence);
     s.push_str("\n\n");
-    let from = match source {
-        Source::File(p) => format!("the [context] of {}", p.display()),
-        Source::Defaults(p) => format!("smith's defaults ({} does not exist)", p.display()),
-    };
     s.push_str(&format!(
         "{} sessions under {} configs, {} of them ones smith accepts; baseline {} from {from}\n",
         v.sessions, v.configs, v.accepted, v.baseline.label
@@ -358,6 +359,8 @@ pub fn text(v: &Verdict, source: &Source, path: &std::path::Path) -> String {
             path.display(),
             v.snippet
         ));
+    } else if v.baseline.policy == crate::policy::Policy::Recorded.as_str() {
+        s.push_str("Nothing to change: no config of smith's beats what the agents did.\n\n");
     } else {
         s.push_str(&format!(
             "Nothing to change. Your [context], as smith reads it:\n\n{}\n",

@@ -10,6 +10,8 @@ use clap::Args;
 use comfy_table::Cell;
 
 use crate::cost::Prices;
+use crate::engine::budget::OWN_WINDOW;
+use crate::engine::Config;
 use crate::estimate::Estimator;
 use crate::format::{money, right, table, tokens};
 use crate::policy::Policy;
@@ -216,7 +218,119 @@ pub struct Swept {
     /// exploring the engine, never for a config.toml
     #[arg(long, help_heading = "Grid")]
     pub beyond_smith: bool,
+    /// What every config is compared with: recorded (each session's agent's
+    /// own run as its log recorded it, at the session's own window),
+    /// defaults (smith's), or a smith config.toml whose [context] is the
+    /// baseline [default: recorded when every session is another agent's
+    /// log, else smith's defaults (recommend: your config.toml)]
+    #[arg(long, value_name = "recorded|defaults|FILE", help_heading = "Grid")]
+    pub baseline: Option<BaselineArg>,
 }
+
+/// What `--baseline` asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BaselineArg {
+    Recorded,
+    Defaults,
+    File(PathBuf),
+}
+
+/// A `--baseline` that names nothing it can be.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is neither recorded, defaults nor a smith config.toml that exists")]
+pub struct BaselineArgError(String);
+
+impl std::str::FromStr for BaselineArg {
+    type Err = BaselineArgError;
+
+    fn from_str(text: &str) -> Result<BaselineArg, BaselineArgError> {
+        match text {
+            "recorded" => Ok(BaselineArg::Recorded),
+            "defaults" => Ok(BaselineArg::Defaults),
+            path if Path::new(path).is_file() => Ok(BaselineArg::File(PathBuf::from(path))),
+            other => Err(BaselineArgError(other.to_string())),
+        }
+    }
+}
+
+/// The baseline a sweep settled on, with what outputs call it.
+pub(crate) struct Settled {
+    pub grid: Grid,
+    pub kind: plan::BaselineKind,
+    /// Where it came from, for people: `the agents' own runs, as their logs
+    /// recorded them`.
+    pub source: String,
+}
+
+/// Whether every session was recorded by another agent than smith: then
+/// the baseline is what happened, and each replays at its own window.
+pub(crate) fn all_by_other_agents(refs: &[SessionRef]) -> bool {
+    use rayon::prelude::*;
+    !refs.is_empty()
+        && refs
+            .par_iter()
+            .all(transcript::locate::recorded_by_another_agent)
+}
+
+/// The grid of `spec` with the baseline `arg` asks for (`None`: the
+/// default, `smith` where the sessions are smith's), each knob within
+/// `limit`. `others`: every session is another agent's log. Sessions of
+/// other agents replay at their own window unless the flags gave one.
+pub(crate) fn settle(
+    arg: Option<&BaselineArg>,
+    smith: (Config, String),
+    mut spec: GridSpec,
+    others: bool,
+    window_given: bool,
+    limit: usize,
+) -> Result<Settled> {
+    if others && !window_given {
+        spec.put(Knob::MaxTokens, vec![OWN_WINDOW as f64]);
+    }
+    let recorded = match arg {
+        Some(a) => *a == BaselineArg::Recorded,
+        None => others,
+    };
+    let (head, source) = match arg {
+        Some(BaselineArg::Defaults) => (None, "smith's defaults".to_string()),
+        Some(BaselineArg::File(path)) => {
+            let context = crate::recommend::smith_config::read(path);
+            for w in &context.warnings {
+                crate::note!("warning: {w}");
+            }
+            (
+                Some(context.config),
+                format!("the [context] of {}", path.display()),
+            )
+        }
+        _ => (Some(smith.0).filter(|c| *c != Config::default()), smith.1),
+    };
+    let grid = match head {
+        Some(h) => grid::build_around(
+            &spec,
+            limit,
+            crate::recommend::smith_config::under_grid(&h, &spec),
+        ),
+        None => grid::build(&spec, limit),
+    }
+    .map_err(usage)?;
+    if recorded {
+        return Ok(Settled {
+            grid,
+            kind: plan::BaselineKind::Recorded,
+            source: RECORDED_SOURCE.to_string(),
+        });
+    }
+    Ok(Settled {
+        grid,
+        kind: plan::BaselineKind::Smith,
+        source,
+    })
+}
+
+/// What outputs call the recorded baseline.
+pub(crate) const RECORDED_SOURCE: &str =
+    "what happened: each session's agent's own run as its log recorded it, at the session's own window";
 
 /// Rows of the terminal table when `--top` is not given.
 const DEFAULT_TOP: usize = 20;
@@ -266,6 +380,8 @@ struct Planned {
     /// Where the data files go: `--out`, else `--report`.
     data_dir: Option<PathBuf>,
     options: Options,
+    /// What the baseline is, for people.
+    baseline_source: String,
 }
 
 impl Planned {
@@ -345,10 +461,10 @@ pub(crate) fn decide_verdict(
 /// and the sessions (selected, sharded) of the sweep the flags describe,
 /// with the output folders made ready.
 fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
-    let (grid, plan, given) = configs_of(args)?;
     let rank_by = Metric::from_name(&args.rank_by)
         .ok_or_else(|| usage(format!("--rank-by: no figure named {}", args.rank_by)))?;
     let (paths, refs) = args.swept.sessions()?;
+    let (grid, plan, given, baseline_source) = configs_of(args, &refs)?;
 
     let shard = super::sweep_dist::shard_of(args.shard.as_deref())?;
     if shard.is_some() && (args.out.is_none() || args.report.is_some()) {
@@ -387,15 +503,28 @@ fn plan_sweep(args: &SweepArgs) -> Result<Planned> {
         shard,
         data_dir,
         options,
+        baseline_source,
     })
 }
 
 /// The grid of smith's knobs, the plan of every policy's configs under
 /// every estimator, and which of ratio and overhead the grid fixes; with a
 /// note for each thing the flags asked for that changes nothing.
-fn configs_of(args: &SweepArgs) -> Result<(Grid, Plan, crate::calibrate::session::Given)> {
+fn configs_of(
+    args: &SweepArgs,
+    refs: &[SessionRef],
+) -> Result<(Grid, Plan, crate::calibrate::session::Given, String)> {
     let spec = args.spec()?;
-    let grid = grid::build(&spec, args.max_configs).map_err(usage)?;
+    let window_given = spec.get(Knob::MaxTokens).is_some();
+    let settled = settle(
+        args.swept.baseline.as_ref(),
+        (Config::default(), "smith's defaults".to_string()),
+        spec.clone(),
+        all_by_other_agents(refs),
+        window_given,
+        args.max_configs,
+    )?;
+    let grid = settled.grid;
     grid::check_smith_rule(&grid, args.swept.beyond_smith).map_err(usage)?;
     if grid.impossible > 0 {
         crate::note!(
@@ -418,7 +547,8 @@ fn configs_of(args: &SweepArgs) -> Result<(Grid, Plan, crate::calibrate::session
             "note: smith is not in --policy, so smith's grid is left out; only its defaults remain, as the baseline"
         );
     }
-    let mut plan = plan::build(&grid, &policy_spec, args.max_configs).map_err(usage)?;
+    let mut plan =
+        plan::build(&grid, &policy_spec, settled.kind, args.max_configs).map_err(usage)?;
     if let Some(list) = &args.estimator {
         let estimators =
             Estimator::parse_list(list).map_err(|e| usage(format!("--estimator: {e}")))?;
@@ -432,7 +562,7 @@ fn configs_of(args: &SweepArgs) -> Result<(Grid, Plan, crate::calibrate::session
             )));
         }
     }
-    Ok((grid, plan, spec.given()))
+    Ok((grid, plan, spec.given(), settled.source))
 }
 
 /// Says how much memory the rows will hold when that is a lot: the rows
@@ -637,15 +767,12 @@ fn print(
         let top = args.top.unwrap_or(DEFAULT_TOP);
         let prices = prices_used(&p.refs, args.price, &p.price);
         let chosen = verdict.and_then(|v| v.chosen.as_ref()).map(|c| c.config);
-        let table = terminal_table(
-            summaries,
-            &order,
-            top,
-            p.rank_by,
-            &prices,
-            sweep.sessions.len(),
-            chosen,
-        );
+        let heading = Heading {
+            prices: &prices,
+            sessions: sweep.sessions.len(),
+            baseline: &p.baseline_source,
+        };
+        let table = terminal_table(summaries, &order, top, p.rank_by, &heading, chosen);
         let note = crate::sweep::cost_note::note(summaries, Some(&p.cost));
         let decision = verdict.map_or(
             "No verdict: a shard decides nothing; `merge` decides on every shard's sessions."
@@ -894,16 +1021,28 @@ fn cell(s: &ConfigSummary, figure: Metric, shows: Shows) -> String {
     }
 }
 
+/// What the lines around the table say: the prices, the sessions and the
+/// baseline.
+struct Heading<'a> {
+    prices: &'a str,
+    sessions: usize,
+    baseline: &'a str,
+}
+
 /// The ranked configs: the best `top`, and the baseline wherever it ranks.
 fn terminal_table(
     summaries: &[ConfigSummary],
     order: &[usize],
     top: usize,
     rank_by: Metric,
-    prices: &str,
-    sessions: usize,
+    heading: &Heading,
     chosen: Option<usize>,
 ) -> String {
+    let Heading {
+        prices,
+        sessions,
+        baseline,
+    } = *heading;
     let extra = !COLUMNS.iter().any(|&(_, figure, _)| figure == rank_by);
     let mut header = vec![
         "#".to_string(),
@@ -983,7 +1122,7 @@ fn terminal_table(
          ★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
          95% CI: paired bootstrap over sessions ({} resamples, seed {}); chosen: the verdict's config (below); tied: its\n\
          interval overlaps the chosen config's (the first config's when the verdict keeps the baseline).\n\
-         Δ: change against the baseline, smith's defaults. mangled: tool results cut to their head or stubbed.\n\
+         Δ: change against the baseline, {baseline}. mangled: tool results cut to their head or stubbed.\n\
          still needed: results shortened or removed while still current whose lost identifiers, paths or numbers a later\n\
          message used (the loss the verdict gates on); refetched: results whose call was made again (a proxy: the rest of\n\
          each session is what the agent that recorded it did next).{}",

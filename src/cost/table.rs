@@ -87,6 +87,9 @@ pub struct ModelPrice {
     /// length).
     pub cache_block: u64,
     pub cache: CacheKind,
+    /// The model's context window in tokens (0: not known), the window a
+    /// session of it ran under unless its log records another.
+    pub context_window: u64,
     /// Where the numbers come from.
     pub source: &'static str,
     /// When they were read there.
@@ -99,6 +102,18 @@ const SMITH_PRICING: &str = "smith's own list (src/smith/pricing.cr, webmatze/sm
 const OPENAI_PRICING: &str = "prices: https://developers.openai.com/api/docs/pricing (standard tier); caching from 1024 tokens in 128-token steps: https://platform.openai.com/docs/guides/prompt-caching";
 const GEMINI_PRICING: &str = "https://ai.google.dev/gemini-api/docs/pricing (and the per-response `cost` OpenRouter recorded in the trajectories)";
 const GEMINI_CACHING: &str = "https://ai.google.dev/gemini-api/docs/pricing; minimum for implicit caching: https://ai.google.dev/gemini-api/docs/caching";
+
+/// Claude's context window (https://platform.claude.com/docs/en/about-claude/models/overview).
+pub const CLAUDE_WINDOW: u64 = 200_000;
+/// The window of Claude's 1M variants (`[1m]` in Claude Code's model name,
+/// the `context-1m` beta on the API): a session whose recorded prompt
+/// outgrew the model's window ran under it.
+pub const LONG_WINDOW: u64 = 1_000_000;
+/// GPT-5's context window on the API (https://platform.openai.com/docs/models);
+/// a Codex rollout records the window it ran under, which wins.
+pub const GPT5_WINDOW: u64 = 400_000;
+/// Gemini's input limit (https://ai.google.dev/gemini-api/docs/models).
+pub const GEMINI_WINDOW: u64 = 1_048_576;
 
 /// The model whose prices are the sweep's default `--price`.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
@@ -118,6 +133,7 @@ pub const FREE: ModelPrice = ModelPrice {
     min_cacheable: 0,
     cache_block: 1,
     cache: CacheKind::Free,
+    context_window: 0,
     source: "smith's own list (src/smith/pricing.cr): a local model costs electricity, not tokens",
     as_of: "2026-12",
 };
@@ -146,6 +162,7 @@ const fn claude(
         min_cacheable,
         cache_block: 1,
         cache: CacheKind::Explicit,
+        context_window: CLAUDE_WINDOW,
         source,
         as_of,
     }
@@ -173,6 +190,7 @@ const fn openai(
         min_cacheable: 1024,
         cache_block: 128,
         cache: CacheKind::Automatic,
+        context_window: GPT5_WINDOW,
         source: OPENAI_PRICING,
         as_of,
     }
@@ -193,6 +211,7 @@ const fn gemini(
         provider: "google",
         cache_block,
         cache: CacheKind::Implicit,
+        context_window: GEMINI_WINDOW,
         ..claude(family, prices, min_cacheable, source, as_of, ids)
     }
 }
@@ -388,6 +407,20 @@ fn warn_once(model: &str, row: &ModelPrice) {
             row.output
         );
     }
+}
+
+/// The context window a session of `model` ran under, its largest recorded
+/// prompt being `peak` tokens: the model's row's (the nearest family's for
+/// a model the table does not name), or [`LONG_WINDOW`] where the id names
+/// a 1M variant or the prompt did not fit the model's own. `None` where the
+/// model's window is not known.
+pub fn context_window(model: &str, peak: u64) -> Option<u64> {
+    let own = MODEL_PRICES[lookup(model).row].context_window;
+    if own == 0 {
+        return None;
+    }
+    let long = model.to_ascii_lowercase().contains("[1m]") || peak > own;
+    Some(if long { own.max(LONG_WINDOW) } else { own })
 }
 
 /// The position of [`DEFAULT_MODEL`]'s row in [`MODEL_PRICES`].

@@ -51,6 +51,12 @@ impl Default for Config {
 /// `ratio_mode`.
 pub const LEARN: f64 = 0.0;
 
+/// The value of the window knob that stands for `own`: each session's
+/// window is its model's (see `calibrate::session::resolve`), which is what
+/// the agent that recorded it ran under. No window can be 0, so the number
+/// column of every output can hold it beside the `window_used` of each row.
+pub const OWN_WINDOW: u64 = 0;
+
 /// smith's own rule for the window and thresholds it runs under (its
 /// `valid_thresholds?` in config.cr): a positive window that fits its
 /// Int32, and `0 < compact_to < compact_at < 1`. smith ignores a
@@ -68,7 +74,7 @@ impl Config {
     /// [`smith_accepts`] of this config's window and thresholds, as the
     /// error that names the rule.
     pub fn check_smith_rule(&self) -> Result<(), ValueError> {
-        let max = i64::try_from(self.max_tokens).unwrap_or(i64::MAX);
+        let max = i64::try_from(self.nominal_window()).unwrap_or(i64::MAX);
         if smith_accepts(max, self.compact_at, self.compact_to) {
             Ok(())
         } else {
@@ -83,6 +89,22 @@ impl Config {
     /// Whether the ratio is learned rather than fixed.
     pub fn learns_ratio(&self) -> bool {
         self.ratio == LEARN
+    }
+
+    /// Whether the window is each session's own ([`OWN_WINDOW`]).
+    pub fn own_window(&self) -> bool {
+        self.max_tokens == OWN_WINDOW
+    }
+
+    /// The window the arithmetic of the fractions works with before a
+    /// session is known: smith's default for [`OWN_WINDOW`], which every
+    /// replay replaces by the session's own.
+    pub fn nominal_window(&self) -> u64 {
+        if self.own_window() {
+            defaults::MAX_TOKENS
+        } else {
+            self.max_tokens
+        }
     }
 
     /// Checks what arithmetic alone would reject: a ratio that is not a
@@ -100,7 +122,7 @@ impl Config {
                 return Err(ValueError::Fraction { name, value: v });
             }
         }
-        if self.max_tokens == 0 || self.max_tokens > i32::MAX as u64 {
+        if !self.own_window() && (self.max_tokens == 0 || self.max_tokens > i32::MAX as u64) {
             return Err(ValueError::Window(self.max_tokens));
         }
         Ok(())
@@ -124,7 +146,7 @@ impl Budget {
     /// without a saved one, at 1.0, until the replay says otherwise
     /// ([`Budget::at_ratio`]).
     pub fn new(config: &Config) -> Budget {
-        let max = config.max_tokens as i64;
+        let max = config.nominal_window() as i64;
         Budget {
             max_tokens: max,
             trigger_tokens: (max as f64 * config.compact_at) as i64,

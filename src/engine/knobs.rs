@@ -3,7 +3,7 @@
 //! and the knob columns of the data files are made (see [`crate::knob`]).
 //! Their defaults are [`Config::default`]'s.
 
-use super::budget::LEARN;
+use super::budget::{LEARN, OWN_WINDOW};
 use super::Config;
 use crate::knob::{any, knob_table, whole, Kind, Label, ValueError};
 
@@ -29,6 +29,16 @@ fn positive(v: f64) -> Result<(), ValueError> {
     }
 }
 
+/// A window given as a number: whole and above 0 (0 is how [`OWN_WINDOW`]
+/// is held).
+fn window(v: f64) -> Result<(), ValueError> {
+    count(v)?;
+    if v == 0.0 {
+        return Err(ValueError::Window(0));
+    }
+    Ok(())
+}
+
 /// A count of smith's: whole, and at most what a sweep's grid can hold.
 fn count(v: f64) -> Result<(), ValueError> {
     whole(v, 0.0, u32::MAX as f64)
@@ -39,13 +49,13 @@ knob_table! {
     pub enum Knob: Def<Config, Scope, f64>;
     MaxTokens(max_tokens: u64) {
         flag: "max-tokens",
-        value_name: "N",
-        help: "Context window in tokens (smith: {default})",
-        list_help: "Context windows in tokens",
+        value_name: "N|own",
+        help: "Context window in tokens (smith: {default}), or own: each session's model's window",
+        list_help: "Context windows in tokens, or own (each session's model's window)",
         kind: Kind::Count,
         label: Label::Window,
         applies: Scope::Every,
-        check: count,
+        check: window,
     }
     CompactAt(compact_at: f64) {
         flag: "compact-at",
@@ -133,6 +143,7 @@ impl Knob {
     pub fn words(self) -> &'static [(&'static str, f64)] {
         match self {
             Knob::Ratio => &[("learn", LEARN)],
+            Knob::MaxTokens => &[("own", OWN_WINDOW as f64)],
             _ => &[],
         }
     }

@@ -48,7 +48,9 @@ impl Config {
             match d.label {
                 Label::Window => {
                     let n = k.get(self) as u64;
-                    always.push_str(&if n % 1000 == 0 {
+                    always.push_str(&if k.word(k.get(self)).is_some() {
+                        text
+                    } else if n % 1000 == 0 {
                         format!("{}k", n / 1000)
                     } else {
                         text

@@ -127,6 +127,12 @@ pub struct Calibration {
     pub observations: usize,
     pub overhead_mode: OverheadMode,
     pub overhead_tokens: u64,
+    /// The window replayed under: the config's, or the session's own where
+    /// the config's is [`super::budget::OWN_WINDOW`] (`own_window`).
+    #[serde(default)]
+    pub window_tokens: u64,
+    #[serde(default)]
+    pub own_window: bool,
 }
 
 impl Calibration {
@@ -144,8 +150,16 @@ impl Calibration {
             RatioMode::Saved => format!("ratio {} (saved by the session)", self.ratio_start),
             RatioMode::Fixed => format!("ratio {}", self.ratio_start),
         };
+        let window = if self.own_window {
+            format!(
+                "window {} (the session's), ",
+                crate::format::window(self.window_tokens)
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "{ratio}, overhead {} ({})",
+            "{window}{ratio}, overhead {} ({})",
             self.overhead_tokens,
             self.overhead_mode.as_str()
         )

@@ -102,6 +102,8 @@ struct Converter {
     session_id: Option<String>,
     cwd: Option<String>,
     provider: Option<String>,
+    /// The window the last `token_count` recorded.
+    context_window: Option<u64>,
     instructions_bytes: u64,
     first_time: Option<String>,
     last_time: Option<String>,
@@ -376,6 +378,9 @@ impl Converter {
             // The same count again: nothing was sent since.
             return;
         }
+        if let Some(w) = info.get("model_context_window").and_then(Value::as_u64) {
+            self.context_window = Some(w);
+        }
         let Some(last) = info.get("last_token_usage").and_then(Value::as_object) else {
             return self
                 .skipped
@@ -495,6 +500,7 @@ impl Converter {
             cwd: self.cwd,
             model: self.first_model,
             provider: Some(self.provider.unwrap_or_else(|| "openai".into())),
+            context_window: self.context_window,
             source: Source {
                 format: FORMAT_CODEX.into(),
                 path: absolute(path).display().to_string(),

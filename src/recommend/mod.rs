@@ -162,6 +162,10 @@ impl Settings {
 pub struct Evidence {
     pub config: usize,
     pub label: String,
+    /// The policy it ran: `smith`, or `recorded` for a baseline that is what
+    /// the agents did.
+    #[serde(default)]
+    pub policy: String,
     pub max_tokens: u64,
     pub compact_at: f64,
     pub compact_to: f64,
@@ -419,6 +423,7 @@ fn evidence(
     Evidence {
         config: s.index,
         label: s.label.clone(),
+        policy: s.setup.policy.to_string(),
         max_tokens: s.config.max_tokens,
         compact_at: s.config.compact_at,
         compact_to: s.config.compact_to,
@@ -501,8 +506,8 @@ pub fn decide(summaries: &mut [ConfigSummary], per: &PerSession, settings: &Sett
             pct(in_sample_saving, base_obj).unwrap_or(0.0),
             out_of_sample.as_ref().and_then(|o| o.saving_pct),
         ),
-        (None, Some(why)) => format!("Keep your configuration ({}): {why}.", base.label),
-        (None, None) => format!("Keep your configuration ({}).", base.label),
+        (None, Some(why)) => format!("{} ({}): {why}.", keep_words(base), base.label),
+        (None, None) => format!("{} ({}).", keep_words(base), base.label),
     };
     Verdict {
         change: chosen.is_some(),
@@ -645,6 +650,16 @@ fn maintainers_note(
     })
 }
 
+/// What keeping the baseline means: the user's configuration, or, where
+/// the baseline is what the agents did, their own compaction.
+fn keep_words(base: &ConfigSummary) -> &'static str {
+    if base.setup.policy == Policy::Recorded {
+        "Keep the agent's own compaction: no smith config beats the recorded run"
+    } else {
+        "Keep your configuration"
+    }
+}
+
 /// The verdict's sentence when it changes the config to `c`: saving
 /// `saving_pct` of the baseline's objective over `n` sessions in sample,
 /// `oos_pct` out of sample.
@@ -663,16 +678,21 @@ fn change_sentence(
         m => format!("{LOSS_MEASURE} within --max-loss {m}"),
     };
     format!(
-        "Set compact_at = {} and compact_to = {}{}: {obj} {} against {} now ({saving_pct:.1}% lower; 95% CI of the change {}) over {n} sessions, {} on sessions it was not chosen on ({}-fold), with {loss_words}.",
+        "Set compact_at = {} and compact_to = {}{}: {obj} {} against {} {} ({saving_pct:.1}% lower; 95% CI of the change {}) over {n} sessions, {} on sessions it was not chosen on ({}-fold), with {loss_words}.",
         c.compact_at,
         c.compact_to,
-        if c.max_tokens != base.config.max_tokens {
+        if c.max_tokens != base.config.max_tokens && c.max_tokens != crate::engine::budget::OWN_WINDOW {
             format!(" with max_tokens = {}", c.max_tokens)
         } else {
             String::new()
         },
         amount(obj, c.objective),
         amount(obj, base.total(obj)),
+        if base.setup.policy == Policy::Recorded {
+            "in the recorded run"
+        } else {
+            "now"
+        },
         c.objective_interval_pct
             .map_or("-".to_string(), |iv| format!("{:+.1}% … {:+.1}%", iv.lo, iv.hi)),
         oos_pct.map_or("-".to_string(), |p| format!("{p:.1}% lower")),

@@ -26,6 +26,20 @@ pub fn accepts_config(config: &Config) -> bool {
     config.check_smith_rule().is_ok()
 }
 
+/// `context`'s config under the sweep's calibration (ratio, overhead) and
+/// summary size, which are not smith's settings: a smith config as a
+/// sweep's baseline.
+pub fn under_grid(context: &Config, spec: &crate::sweep::grid::GridSpec) -> Config {
+    use crate::sweep::grid::Knob;
+    let mut b = *context;
+    for k in [Knob::Overhead, Knob::Ratio, Knob::SummaryTokens] {
+        if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
+            k.set(&mut b, *v);
+        }
+    }
+    b
+}
+
 /// Where the baseline came from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Source {
@@ -161,7 +175,11 @@ fn toml_float(v: f64) -> String {
 /// the table replaces the user's own.
 pub fn snippet(config: &Config) -> String {
     let mut out = String::from("[context]\n");
-    if config.max_tokens != Config::default().max_tokens {
+    if config.own_window() {
+        out.push_str(
+            "# max_tokens: your model's context window (each session was replayed at its own)\n",
+        );
+    } else if config.max_tokens != Config::default().max_tokens {
         out.push_str(&format!("max_tokens = {}\n", config.max_tokens));
     }
     out.push_str(&format!(

@@ -590,6 +590,8 @@ pub(crate) mod every_field {
                 observations: 17 + ku,
                 overhead_mode: crate::engine::learn::OverheadMode::Fitted,
                 overhead_tokens: 17_000 + k,
+                window_tokens: 200_000 + k,
+                own_window: k % 2 == 0,
             }),
             priced: Some(ModelCost {
                 price: 1.25 + k as f64 / 3.0,

@@ -48,6 +48,8 @@ pub struct ContextCurve {
     chosen_rank: usize,
     chosen_policy: Policy,
     baseline_label: String,
+    /// What the baseline is called ([`super::data::baseline_name`]).
+    baseline_name: String,
     /// The chosen config is the baseline: one curve, not two.
     same: bool,
     /// Per request: the whole prefix, charged.
@@ -151,6 +153,7 @@ impl ContextCurve {
             chosen_rank: chosen.rank,
             chosen_policy: chosen.setup.policy,
             baseline_label: baseline.label.clone(),
+            baseline_name: super::data::baseline_name(baseline),
             same,
             full,
             chosen: sent,
@@ -237,10 +240,11 @@ impl Chart for ContextCurve {
             self.chosen_label
         );
         if self.same {
-            s.push_str(", which is smith's defaults");
+            s.push_str(&format!(", which is {}", self.baseline_name));
         } else {
             s.push_str(&format!(
-                ", the grey dashed line what smith's defaults send; over the session they send {} against {} tokens",
+                ", the grey dashed line what {} sends; over the session they send {} against {} tokens",
+                self.baseline_name,
                 tokens(sent as f64),
                 tokens(base as f64)
             ));
@@ -437,12 +441,12 @@ impl ContextCurve {
         )];
         if !self.same {
             entries.push((
-                "smith's defaults".to_string(),
+                self.baseline_name.clone(),
                 Swatch::Line(palette::BASELINE, 2, Dash::Dashed),
             ));
         }
         let chosen = if self.same {
-            format!("smith's defaults (#{})", self.chosen_rank)
+            format!("{} (#{})", self.baseline_name, self.chosen_rank)
         } else if self.chosen_policy != Policy::Smith {
             format!("chosen: {} (#{})", self.chosen_policy, self.chosen_rank)
         } else {
@@ -469,7 +473,7 @@ impl ContextCurve {
         note("chosen:".to_string())?;
         note(format!("  {}", self.chosen_label))?;
         if !self.same {
-            note("smith's defaults:".to_string())?;
+            note(format!("{}:", self.baseline_name))?;
             note(format!("  {}", self.baseline_label))?;
         }
         if !self.capped_on_arrival.is_empty() {

@@ -65,6 +65,7 @@ pub struct CostLoss {
     pub points: Vec<Point>,
     /// Points coloured by policy (the sweep compared policies).
     pub by_policy: bool,
+    pub baseline_name: String,
 }
 
 impl CostLoss {
@@ -109,6 +110,7 @@ impl CostLoss {
             loss,
             points,
             by_policy: data.compares_policies(),
+            baseline_name: data.baseline_name(),
         }
     }
 
@@ -289,7 +291,7 @@ impl CostLoss {
             chart.draw_series(std::iter::once(
                 EmptyElement::at((p.cost, y(p)))
                     + Rectangle::new([(-9, -9), (9, 9)], palette::BASELINE.stroke_width(3))
-                    + Text::new("smith's defaults".to_string(), (12, -10), tag.clone()),
+                    + Text::new(self.baseline_name.clone(), (12, -10), tag.clone()),
             ))?;
         }
         for p in self.points.iter().filter(|p| p.is_chosen) {
@@ -329,7 +331,7 @@ impl Chart for CostLoss {
             "One point per config. Across: {}. Up, top: {}; bottom: requests whose compaction replaced the oldest \
              turns by a summary or dropped them. Lower and further left is better. The {front} {} joined by the \
              staircase are the Pareto front: no other config is both cheaper and loses fewer results this way. The \
-             square is smith's defaults, the ring the chosen config.{}",
+             square is {}, the ring the chosen config.{}",
             self.cost.axis(),
             self.loss.meaning(),
             if self.by_policy {
@@ -337,6 +339,7 @@ impl Chart for CostLoss {
             } else {
                 "black points"
             },
+            self.baseline_name,
             if self.cost == Metric::Price {
                 " The whisker right of a point is what its expected re-fetches would add to its price \
                  (price_with_refetch − price_total: lost results the agent would likely fetch again, each \
@@ -392,7 +395,7 @@ impl Chart for CostLoss {
             entries.push(("Pareto front".to_string(), Swatch::Dot(palette::CHOSEN)));
         }
         entries.push((
-            "smith's defaults".to_string(),
+            self.baseline_name.clone(),
             Swatch::Square(palette::BASELINE),
         ));
         entries.push(("chosen config".to_string(), Swatch::Ring(palette::CHOSEN)));

@@ -269,6 +269,24 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigSummary>> {
     Ok(rows)
 }
 
+/// What outputs call the baseline `base`, a singular noun for sentences:
+/// the recorded run (what the agents did), smith's default config, or the
+/// config by its label (a user's).
+pub fn baseline_name(base: &ConfigSummary) -> String {
+    let d = Config::default();
+    let c = &base.config;
+    if base.setup.policy == crate::policy::Policy::Recorded {
+        "the recorded run".to_string()
+    } else if base.setup.policy == crate::policy::Policy::Smith
+        && (c.compact_at, c.compact_to, c.result_cap, c.window_turns)
+            == (d.compact_at, d.compact_to, d.result_cap, d.window_turns)
+    {
+        "smith's default config".to_string()
+    } else {
+        format!("the baseline ({})", base.label)
+    }
+}
+
 /// `verdict.json`, which `recommend` writes beside the sweep's files.
 fn read_verdict(dir: &Path) -> Result<Option<Verdict>> {
     let path = dir.join(crate::recommend::VERDICT_FILE);
@@ -396,6 +414,13 @@ impl SweepOutput {
         if overhead[r].is_finite() && overhead[r] >= 0.0 {
             setup.config.overhead_tokens = overhead[r] as u64;
         }
+        // A config at each session's own window replays at the one this
+        // session's row was replayed under.
+        if let Ok(window) = floats(&self.frame, file, Col::WindowUsed.name()) {
+            if window[r].is_finite() && window[r] >= 1.0 {
+                setup.config.max_tokens = window[r] as u64;
+            }
+        }
         if mode[r] == crate::engine::learn::RatioMode::Learned.as_str() {
             setup.config.ratio = crate::engine::learn::LEARN;
         } else if start[r].is_finite() && start[r] > 0.0 {
@@ -404,7 +429,16 @@ impl SweepOutput {
         setup
     }
 
-    /// The index of the baseline config (smith's defaults).
+    /// What every chart and table calls the baseline: the recorded run,
+    /// smith's defaults, or the config by its label.
+    pub fn baseline_name(&self) -> String {
+        let Some(base) = self.baseline().ok().map(|b| &self.configs[b]) else {
+            return "the baseline".to_string();
+        };
+        baseline_name(base)
+    }
+
+    /// The index of the baseline config.
     pub fn baseline(&self) -> Result<usize> {
         self.configs
             .iter()

@@ -40,6 +40,7 @@ pub struct Distribution {
     chosen_policy: Policy,
     /// The chosen config is the baseline.
     same: bool,
+    baseline_name: String,
 }
 
 /// Quartiles and extremes of `values`.
@@ -128,6 +129,7 @@ impl Distribution {
             chosen_label: data.name(chosen),
             chosen_policy: c.setup.policy,
             same: chosen == base,
+            baseline_name: data.baseline_name(),
         })
     }
 
@@ -162,18 +164,20 @@ impl Chart for Distribution {
         let (better, equal, worse) = self.moved();
         if self.same {
             return format!(
-                "One dot per session: how many {} under smith's defaults, which are also the chosen config. The box \
+                "One dot per session: how many {} under {}, which is also the chosen config. The box \
                  spans the middle half of the sessions, the bar inside is the median, the whiskers reach the extremes. \
                  `report --loss` counts another loss.",
-                self.loss.meaning()
+                self.loss.meaning(),
+                self.baseline_name
             );
         }
         format!(
-            "One dot per session: how many {}, under smith's defaults (left) and the chosen config {} (right); the \
+            "One dot per session: how many {}, under {} (left) and the chosen config {} (right); the \
              lines join each session's two dots. The box spans the middle half of the sessions, the bar inside is the \
              median, the whiskers reach the extremes. {better} sessions lose fewer results under the chosen config, \
              {worse} lose more, {equal} are unchanged. `report --loss` counts another loss.",
             self.loss.meaning(),
+            self.baseline_name,
             self.chosen_label
         )
     }
@@ -240,10 +244,7 @@ impl Chart for Distribution {
             draw_column(&mut chart, x as f64, values, *colour, radius, spread)?;
         }
         let entries = vec![
-            (
-                "smith's defaults".to_string(),
-                Swatch::Dot(palette::BASELINE),
-            ),
+            (self.baseline_name.clone(), Swatch::Dot(palette::BASELINE)),
             ("chosen config".to_string(), Swatch::Dot(palette::CHOSEN)),
             (
                 "same session".to_string(),
@@ -259,7 +260,7 @@ impl Distribution {
     fn columns(&self) -> [(String, &Vec<f64>, RGBColor); 2] {
         [
             (
-                "smith's defaults".to_string(),
+                self.baseline_name.clone(),
                 &self.baseline,
                 palette::BASELINE,
             ),

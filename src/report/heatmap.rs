@@ -43,6 +43,7 @@ pub struct Heatmap {
     chosen_policy: Option<Policy>,
     /// The lowest and highest value of any cell: the ends of the scale.
     range: (f64, f64),
+    baseline_name: String,
 }
 
 /// Whether `a` and `b` agree on every knob but the two the heatmap varies.
@@ -115,6 +116,7 @@ impl Heatmap {
             compares_policies: data.compares_policies(),
             chosen_policy: Some(data.configs[chosen].setup.policy).filter(|&p| p != Policy::Smith),
             range: value_range(&cells),
+            baseline_name: data.baseline_name(),
             at,
             to,
             cells,
@@ -156,20 +158,23 @@ impl Chart for Heatmap {
     }
 
     fn caption(&self) -> String {
+        let base = &self.baseline_name;
         let outlines = match (self.chosen.is_some(), self.baseline.is_some()) {
-            (true, true) => "The chosen config's cell has a black outline, smith's defaults a dashed grey one",
-            (true, false) => {
-                "The chosen config's cell has a black outline; smith's defaults differ from these configs in another knob, \
-                 so they have no cell here"
+            (true, true) => {
+                format!("The chosen config's cell has a black outline, {base} a dashed grey one")
             }
+            (true, false) => format!(
+                "The chosen config's cell has a black outline; {base} differs from these configs in a knob or its \
+                 policy, so it has no cell here"
+            ),
             (false, true) => match self.chosen_policy {
-                Some(_) => "Smith's defaults have the dashed grey outline",
-                None => {
-                    "Smith's defaults have the dashed grey outline; the chosen config differs from these in another \
-                     knob, so it has no cell here"
-                }
+                Some(_) => format!("{base} has the dashed grey outline"),
+                None => format!(
+                    "{base} has the dashed grey outline; the chosen config differs from these in another knob, so \
+                     it has no cell here"
+                ),
             },
-            (false, false) => "Neither the chosen config nor smith's defaults are in this slice",
+            (false, false) => format!("Neither the chosen config nor {base} is in this slice"),
         };
         let mut s = format!(
             "Each cell is one config: where compaction acts (compact_at, across) and what it aims at (compact_to, up), \
@@ -289,7 +294,11 @@ impl Chart for Heatmap {
             draw_note(&bar, "black frame: chosen", (4, bh - 76))?;
         }
         if self.baseline.is_some() && self.baseline != self.chosen {
-            draw_note(&bar, "dashed: smith's defaults", (4, bh - 54))?;
+            draw_note(
+                &bar,
+                &format!("dashed: {}", self.baseline_name),
+                (4, bh - 54),
+            )?;
         }
         Ok(())
     }

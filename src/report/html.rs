@@ -479,7 +479,11 @@ impl Page<'_> {
                 " ({n} combinations left out: their target was at or above their trigger)"
             );
         }
-        h.push_str("; smith's defaults are always in as the baseline</dd>\n");
+        let _ = writeln!(
+            h,
+            "; the baseline, {}, is always in</dd>",
+            escape_html(&self.data.baseline_name())
+        );
         for (knob, values) in &s.grid.axes.0 {
             let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
             let _ = writeln!(
@@ -637,12 +641,13 @@ impl Page<'_> {
         let _ = write!(
             h,
             "<section id=\"configs\">\n<h2>Configs, ranked by {}</h2>\n<p>Totals over all sessions, and under the first five \
-             their change against smith's defaults, green where it is lower. <span class=\"mark\">defaults</span> marks smith's own config, <span class=\"mark\">★ front</span> \
+             their change against {}, green where it is lower. <span class=\"mark\">baseline</span> marks it, <span class=\"mark\">★ front</span> \
              the Pareto front of price against results mangled (no other config is both cheaper and mangles fewer), \
              <span class=\"mark\">chosen</span> the config the charts compare with the defaults, \
              <span class=\"mark\">tied</span> a config whose 95% interval of the change overlaps the best one's \
              (a paired bootstrap over sessions: the data cannot tell the two apart).{}</p>\n",
             escape_html(rank_by),
+            escape_html(&d.baseline_name()),
             if d.configs.len() > rows.len() {
                 format!(
                     " The best {} are shown; <code>{}</code> holds all {}.",
@@ -671,7 +676,7 @@ impl Page<'_> {
             let mut marks = String::new();
             if c.is_baseline {
                 class.push("baseline");
-                marks.push_str("<span class=\"mark\">defaults</span>");
+                marks.push_str("<span class=\"mark\">baseline</span>");
             }
             if c.pareto {
                 marks.push_str("<span class=\"mark\">★ front</span>");
@@ -737,7 +742,7 @@ impl Page<'_> {
         let _ = write!(
             h,
             "<section id=\"policies\">\n<h2>Policies compared</h2>\n<p>Each policy's best config by the ranking ({}), \
-             replayed over the same {}: totals over all sessions, and under each the change against smith's defaults, green \
+             replayed over the same {}: totals over all sessions, and under each the change against {}, green \
              where it is lower. Results mangled counts only results cut to a head or replaced by a stub; a policy that \
              summarises removes results without mangling them, so results lost (shortened or removed by any means), needed \
              again (lost results whose identifiers, paths or numbers a later message used while they were visible nowhere \
@@ -745,6 +750,7 @@ impl Page<'_> {
              after each compaction was recorded under the policy smith actually ran.{}</p>\n",
             escape_html(rank_by),
             plural(d.sessions.len(), "session"),
+            escape_html(&d.baseline_name()),
             if d.smith_swept() {
                 ""
             } else {
@@ -849,7 +855,7 @@ impl Page<'_> {
                 let mut marks = String::new();
                 if c.is_baseline {
                     class.push("baseline");
-                    marks.push_str("<span class=\"mark\">defaults</span>");
+                    marks.push_str("<span class=\"mark\">baseline</span>");
                 }
                 if r.config == self.chosen {
                     class.push("chosen");
@@ -884,8 +890,9 @@ impl Page<'_> {
         let _ = writeln!(
             h,
             "<p>{} replayed request by request: by default the ones whose tokens sent changed most between \
-             smith's defaults and the chosen config (<code>report --session LABEL</code> picks others).</p>",
-            plural(self.sessions.len(), "session")
+             {} and the chosen config (<code>report --session LABEL</code> picks others).</p>",
+            plural(self.sessions.len(), "session"),
+            escape_html(&d.baseline_name())
         );
         let columns: Vec<Vec<Vec<f64>>> = KEY_FIGURES
             .iter()
@@ -903,9 +910,11 @@ impl Page<'_> {
                 count(requests[s][base]),
                 info.bytes as f64 / 1e6
             );
-            h.push_str(
-                "<div class=\"scroll\"><table>\n<thead><tr><th class=\"l\">this session</th><th>smith's defaults</th>\
+            let _ = write!(
+                h,
+                "<div class=\"scroll\"><table>\n<thead><tr><th class=\"l\">this session</th><th>{}</th>\
                  <th>chosen config</th><th>change</th></tr></thead>\n<tbody>\n",
+                escape_html(&d.baseline_name())
             );
             for (&figure, values) in KEY_FIGURES.iter().zip(&columns) {
                 let (heading, fmt) = (figure.label(), figure.unit().format());

@@ -77,7 +77,7 @@ pub struct Comparison {
     /// When the sweep ran several windows: per window (ascending) that has
     /// configs of at least two policies, one row per policy, best first.
     pub by_window: Vec<(u64, Vec<PolicyRow>)>,
-    /// Index of the baseline, smith's defaults.
+    /// Index of the baseline.
     pub baseline: usize,
 }
 
@@ -143,6 +143,7 @@ pub struct PolicyChart {
     rank_by: Metric,
     /// Config labels of the bars when there is one group: notes beside.
     notes: Vec<(Policy, String)>,
+    baseline_name: String,
 }
 
 impl PolicyChart {
@@ -212,6 +213,7 @@ impl PolicyChart {
             sessions: data.sessions.len(),
             rank_by: data.summary.rank_by,
             notes,
+            baseline_name: data.baseline_name(),
         }
     }
 
@@ -318,14 +320,14 @@ impl Chart for PolicyChart {
             "Each bar is one policy's best config"
         };
         format!(
-            "{which}, by the sweep's ranking ({}), with its totals over all {}; the dashed grey line is smith's \
-             defaults. Lower is better in every panel. Results mangled counts only results cut to a head or a stub, \
+            "{which}, by the sweep's ranking ({}), with its totals over all {}; the dashed grey line is {}. Lower is better in every panel. Results mangled counts only results cut to a head or a stub, \
              so a policy that summarises instead shows few; results still needed counts the lost results that were \
              still current (a file read not edited since) and whose identifiers, paths or numbers a later message \
              used, whatever removed them (a proxy: the rest of each session is what the agent that recorded it did \
              next). The table above has the numbers.",
             self.rank_by,
-            plural(self.sessions, "session")
+            plural(self.sessions, "session"),
+            self.baseline_name
         )
     }
 
@@ -347,7 +349,7 @@ impl Chart for PolicyChart {
             })
             .collect();
         entries.push((
-            "smith's defaults".to_string(),
+            self.baseline_name.clone(),
             Swatch::Line(palette::BASELINE, 2, Dash::Dashed),
         ));
         let side = side.margin(14, 0, 6, 0);

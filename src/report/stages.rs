@@ -35,6 +35,7 @@ pub struct StageBars {
     /// The sweep compared policies: labels name them, the caption says how
     /// their actions count as stages.
     compares_policies: bool,
+    baseline_name: String,
 }
 
 impl StageBars {
@@ -68,6 +69,7 @@ impl StageBars {
             bars,
             hidden: data.configs.len() - shown.len(),
             compares_policies: data.compares_policies(),
+            baseline_name: data.baseline_name(),
         }
     }
 
@@ -192,7 +194,7 @@ impl Chart for StageBars {
         draw_legend(&side, &entries)?;
         let y = 14 + 30 * entries.len() as i32 + 12;
         draw_note(&side, "◆ chosen config", (6, y))?;
-        draw_note(&side, "■ smith's defaults", (6, y + 22))?;
+        draw_note(&side, &format!("■ {}", self.baseline_name), (6, y + 22))?;
         Ok(())
     }
 }

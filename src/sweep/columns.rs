@@ -33,6 +33,7 @@ pub enum Col {
     RatioStart,
     RatioEnd,
     OverheadUsed,
+    WindowUsed,
     TriggerTokens,
     TargetTokens,
     IsBaseline,
@@ -50,7 +51,7 @@ pub enum Col {
 }
 
 impl Col {
-    pub const ALL: [Col; 24] = [
+    pub const ALL: [Col; 25] = [
         Col::Session,
         Col::Path,
         Col::Config,
@@ -61,6 +62,7 @@ impl Col {
         Col::RatioStart,
         Col::RatioEnd,
         Col::OverheadUsed,
+        Col::WindowUsed,
         Col::TriggerTokens,
         Col::TargetTokens,
         Col::IsBaseline,
@@ -90,6 +92,7 @@ impl Col {
             Col::RatioStart => "ratio_start",
             Col::RatioEnd => "ratio_end",
             Col::OverheadUsed => "overhead_used",
+            Col::WindowUsed => "window_used",
             Col::TriggerTokens => "trigger_tokens",
             Col::TargetTokens => "target_tokens",
             Col::IsBaseline => "is_baseline",
@@ -112,7 +115,7 @@ impl Col {
         match self {
             Col::Session => "the session's name or id (else its file name)",
             Col::Path => "its transcript",
-            Col::Config => "the config's index in the grid (0: the baseline, smith's defaults)",
+            Col::Config => "the config's index in the grid (0: the baseline)",
             Col::ConfigLabel => "the config's label, as the table prints it",
             Col::Policy => "the compaction policy",
             Col::Estimator => "how text becomes tokens (`bytes4`, `o200k`, …)",
@@ -122,9 +125,12 @@ impl Col {
             Col::RatioStart => "the ratio at the row's first request",
             Col::RatioEnd => "the ratio at its last request",
             Col::OverheadUsed => "the overhead the row replayed under",
+            Col::WindowUsed => {
+                "the window the row replayed under: the config's, or the session's own where the config's is `own` (0)"
+            }
             Col::TriggerTokens => "tokens where the config's policy acts",
             Col::TargetTokens => "tokens it compacts down to",
-            Col::IsBaseline => "whether the config is smith's defaults",
+            Col::IsBaseline => "whether the config is the baseline (summary.json's `baseline` says which)",
             Col::Sessions => "sessions replayed",
             Col::ObjectiveDeltaLo => {
                 "95% interval of the change against the baseline in the ranking figure's total: low end (null without sessions)"
@@ -235,6 +241,7 @@ pub fn sessions_columns() -> Vec<Column> {
             Col::RatioStart,
             Col::RatioEnd,
             Col::OverheadUsed,
+            Col::WindowUsed,
             Col::IsBaseline,
         ],
     );

@@ -125,6 +125,11 @@ impl GridSpec {
         Ok(())
     }
 
+    /// Sets `knob`'s values as numbers already checked (a grid's axis).
+    pub fn put(&mut self, knob: Knob, values: Vec<f64>) {
+        self.values[knob as usize] = Some(values);
+    }
+
     /// The values given for `knob`, if any.
     pub fn get(&self, knob: Knob) -> Option<&[f64]> {
         self.values[knob as usize].as_deref()
@@ -404,6 +409,11 @@ pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, SpecError> {
         if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
             k.set(&mut baseline, *v);
         }
+    }
+    // A grid at each session's own window compares with smith's defaults
+    // there, not at a window no session ran under.
+    if spec.get(Knob::MaxTokens) == Some(&[crate::engine::budget::OWN_WINDOW as f64][..]) {
+        baseline.max_tokens = crate::engine::budget::OWN_WINDOW;
     }
     build_around(spec, limit, baseline)
 }

@@ -81,11 +81,22 @@ pub fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
             .collect::<Vec<_>>()
             .join(",")
     }
+    // A knob's word (`own`, `learn`) as the word: its number is refused.
+    let knob_list = |k: Knob, v: &[f64]| {
+        v.iter()
+            .map(|x| k.word(*x).map_or_else(|| x.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let default_head = grid::build(&grid_spec_of(grid), usize::MAX)
+        .ok()
+        .map(|g| g.configs[Grid::BASELINE]);
+    let head = grid.configs[Grid::BASELINE];
     Rebuild {
         knobs: Ordered(
             grid.axes
                 .iter()
-                .map(|(k, v)| (k.flag().to_string(), list(v)))
+                .map(|(k, v)| (k.flag().to_string(), knob_list(*k, v)))
                 .collect(),
         ),
         policies: plan.policies.iter().map(|p| p.to_string()).collect(),
@@ -99,7 +110,18 @@ pub fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
             "{},{},{}",
             prices.input, prices.cache_write, prices.cache_read
         ),
+        baseline: plan.baseline,
+        smith_baseline: (default_head != Some(head)).then_some(head),
     }
+}
+
+/// The spec that builds `grid`'s axes again.
+fn grid_spec_of(grid: &Grid) -> GridSpec {
+    let mut spec = GridSpec::default();
+    for (k, v) in &grid.axes {
+        spec.put(*k, v.clone());
+    }
+    spec
 }
 
 /// Where the shard's sessions stand in the whole sweep.
@@ -261,7 +283,11 @@ fn rebuild(s: &ShardSummary) -> Result<(Grid, Plan, Prices)> {
         let knob = Knob::from_key(flag).ok_or_else(|| bad(&format!("no knob {flag}")))?;
         spec.set(knob, values).map_err(|e| bad(&e))?;
     }
-    let grid = grid::build(&spec, usize::MAX).map_err(|e| bad(&e))?;
+    let grid = match r.smith_baseline {
+        Some(head) => grid::build_around(&spec, usize::MAX, head),
+        None => grid::build(&spec, usize::MAX),
+    }
+    .map_err(|e| bad(&e))?;
     let mut policies = PolicySpec::default();
     policies.policies = r
         .policies
@@ -275,7 +301,7 @@ fn rebuild(s: &ShardSummary) -> Result<(Grid, Plan, Prices)> {
             .ok_or_else(|| bad(&format!("no policy knob {flag}")))?;
         policies.set(knob, values).map_err(|e| bad(&e))?;
     }
-    let plan = plan::build(&grid, &policies, usize::MAX).map_err(|e| bad(&e))?;
+    let plan = plan::build(&grid, &policies, r.baseline, usize::MAX).map_err(|e| bad(&e))?;
     let prices: Prices = r.prices.parse().map_err(|e: PriceError| bad(&e))?;
     Ok((grid, plan, prices))
 }

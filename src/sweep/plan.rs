@@ -5,12 +5,14 @@
 //! `--policy` runs under the product of the knobs every policy shares (the
 //! window `--max-tokens`, `--overhead`, `--ratio`, `--summary-tokens`, with
 //! the grid's values) and its own knobs (each a list, default its
-//! documented default). The baseline, smith's defaults, is always config 0,
-//! whether or not smith is in `--policy`, so every figure has something to
-//! be compared with.
+//! documented default). The baseline is always config 0, whether or not
+//! smith is in `--policy`, so every figure has something to be compared
+//! with: smith's config at the head of the grid, or the recorded run
+//! ([`BaselineKind`]).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::engine::budget::OWN_WINDOW;
 use crate::engine::Config;
 use crate::knob::Kind;
 use crate::policy::{Knobs, Policy, PolicyKnob, Setup, Value};
@@ -75,6 +77,38 @@ impl PolicySpec {
     }
 }
 
+/// What config 0, the config every other is compared with, is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BaselineKind {
+    /// smith's config at the head of the grid: its defaults, or the
+    /// user's own configuration.
+    #[default]
+    Smith,
+    /// What happened: each session's agent's own run as its log recorded
+    /// it (the `recorded` policy) at the session's own window. For smith's
+    /// own sessions that is smith under its defaults.
+    Recorded,
+}
+
+impl BaselineKind {
+    /// Its name in `--baseline` and in `summary.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BaselineKind::Smith => "smith",
+            BaselineKind::Recorded => "recorded",
+        }
+    }
+}
+
+/// The setup of the recorded baseline under `grid`'s calibration: the
+/// agent's own run at each session's own window.
+pub fn recorded_baseline(grid: &Grid) -> Setup {
+    let mut config = grid.configs[Grid::BASELINE];
+    config.max_tokens = OWN_WINDOW;
+    Setup::new(Policy::Recorded, config, Knobs::default())
+}
+
 /// Every config of a sweep, smith's and the other policies'.
 #[derive(Clone, Debug, Serialize)]
 pub struct Plan {
@@ -85,6 +119,8 @@ pub struct Plan {
     pub policies: Vec<Policy>,
     /// The values each asked-for policy's knobs took.
     pub policy_axes: Vec<(PolicyKnob, Vec<Value>)>,
+    /// What config 0 is.
+    pub baseline: BaselineKind,
 }
 
 impl Plan {
@@ -95,9 +131,15 @@ impl Plan {
     }
 }
 
-/// Builds the plan from smith's `grid` and the policies of `spec`; refuses
-/// one above `limit` configs before building it.
-pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, SpecError> {
+/// Builds the plan from smith's `grid` and the policies of `spec`, with
+/// `baseline` as config 0; refuses one above `limit` configs before
+/// building it.
+pub fn build(
+    grid: &Grid,
+    spec: &PolicySpec,
+    baseline: BaselineKind,
+    limit: usize,
+) -> Result<Plan, SpecError> {
     let shared: Vec<(Knob, Vec<f64>)> = grid
         .axes
         .iter()
@@ -123,6 +165,9 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, SpecE
         policy_axes.extend(own);
     }
     if !spec.policies.contains(&Policy::Smith) {
+        total = total.saturating_add(1);
+    }
+    if baseline == BaselineKind::Recorded {
         total = total.saturating_add(1);
     }
     if total > limit {
@@ -168,10 +213,16 @@ pub fn build(grid: &Grid, spec: &PolicySpec, limit: usize) -> Result<Plan, SpecE
             }
         }
     }
+    if baseline == BaselineKind::Recorded {
+        let recorded = recorded_baseline(grid);
+        setups.retain(|s| *s != recorded);
+        setups.insert(0, recorded);
+    }
     Ok(Plan {
         setups,
         policies: spec.policies.clone(),
         policy_axes,
+        baseline,
     })
 }
 
@@ -259,7 +310,7 @@ mod tests {
             ..PolicySpec::default()
         };
         spec.set(PolicyKnob::MaskWindow, "5,10").unwrap();
-        let plan = build(&grid, &spec, 1000).unwrap();
+        let plan = build(&grid, &spec, BaselineKind::Smith, 1000).unwrap();
         assert_eq!(plan.setups[0], Setup::smith(Config::default()));
         assert_eq!(plan.count(Policy::Smith), grid.configs.len());
         let masking: Vec<String> = plan
@@ -286,7 +337,7 @@ mod tests {
             policies: vec![Policy::Codex],
             ..PolicySpec::default()
         };
-        let plan = build(&grid, &spec, 10).unwrap();
+        let plan = build(&grid, &spec, BaselineKind::Smith, 10).unwrap();
         assert_eq!(plan.setups.len(), 2);
         assert!(plan.setups[0].policy == Policy::Smith && plan.setups[1].policy == Policy::Codex);
     }
@@ -299,7 +350,7 @@ mod tests {
             ..PolicySpec::default()
         };
         spec.set(PolicyKnob::MaskWindow, "1..20").unwrap();
-        let err = build(&grid, &spec, 10).unwrap_err();
+        let err = build(&grid, &spec, BaselineKind::Smith, 10).unwrap_err();
         assert!(matches!(err, SpecError::TooManySetups { total: 21, .. }));
         let err = err.to_string();
         assert!(err.contains("21 configs"), "{err}");

@@ -162,6 +162,10 @@ pub struct GridRecord {
     pub policies: Vec<Policy>,
     /// The asked-for policies' knobs and their values, by field name.
     pub policy_axes: Ordered<Vec<AxisValue>>,
+    /// What config 0 is: `smith` (its defaults or a user's config) or
+    /// `recorded` (what the agents did).
+    #[serde(default)]
+    pub baseline: super::plan::BaselineKind,
 }
 
 /// A knob's value on an axis: integers as integers (`512`), fractions as
@@ -327,6 +331,13 @@ pub struct Rebuild {
     pub policy_knobs: Ordered<String>,
     /// `input,cache_write,cache_read`.
     pub prices: String,
+    /// What config 0 is.
+    #[serde(default)]
+    pub baseline: super::plan::BaselineKind,
+    /// smith's config at the head of the grid where it is not smith's
+    /// defaults under the grid's calibration (a user's configuration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smith_baseline: Option<crate::engine::Config>,
 }
 
 /// Every figure's total, written as an object keyed by figure name in

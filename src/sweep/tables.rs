@@ -38,12 +38,13 @@ pub(crate) fn knob_columns(out: &mut Columns, configs: &[&Config]) {
 /// The columns that say how each row's ratio and overhead were chosen:
 /// `ratio_mode` (`fixed`, `saved`: the session's `context_ratio`, or
 /// `learned`), `ratio_start` and `ratio_end` (the ratio at its first and
-/// last request) and `overhead_used`.
-pub const CALIBRATION_COLUMNS: [Col; 4] = [
+/// last request), `overhead_used` and `window_used`.
+pub const CALIBRATION_COLUMNS: [Col; 5] = [
     Col::RatioMode,
     Col::RatioStart,
     Col::RatioEnd,
     Col::OverheadUsed,
+    Col::WindowUsed,
 ];
 
 /// [`CALIBRATION_COLUMNS`] of `rows`, each of config `configs[i]` with the
@@ -60,6 +61,8 @@ pub(crate) fn calibration_columns(
         observations: 0,
         overhead_mode: crate::engine::learn::OverheadMode::Config,
         overhead_tokens: c.overhead_tokens,
+        window_tokens: c.max_tokens,
+        own_window: false,
     };
     let rows: Vec<crate::engine::learn::Calibration> = configs
         .iter()
@@ -85,6 +88,10 @@ pub(crate) fn calibration_columns(
     out.push(
         CALIBRATION_COLUMNS[3],
         Values::Int(rows.iter().map(|r| r.overhead_tokens as i64).collect()),
+    );
+    out.push(
+        CALIBRATION_COLUMNS[4],
+        Values::Int(rows.iter().map(|r| r.window_tokens as i64).collect()),
     );
 }
 
@@ -383,7 +390,13 @@ impl Fixture {
         let grid = super::grid::build(&spec, usize::MAX).unwrap();
         let mut spec = super::plan::PolicySpec::default();
         spec.policies = policies.to_vec();
-        let plan = super::plan::build(&grid, &spec, usize::MAX).unwrap();
+        let plan = super::plan::build(
+            &grid,
+            &spec,
+            crate::sweep::plan::BaselineKind::Smith,
+            usize::MAX,
+        )
+        .unwrap();
         Fixture {
             grid,
             plan,
@@ -529,6 +542,7 @@ pub fn summary(sweep: &SweepCounts, summaries: &[ConfigSummary], input: &Summary
                     .map(|(k, v)| (k.field(), policy_axis(*k, v)))
                     .collect(),
             ),
+            baseline: input.plan.baseline,
         },
         prices: PriceRecord {
             input: input.prices.input,

@@ -408,6 +408,27 @@ pub fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>, MetaError>
     meta_from_bytes(&bytes, &path).map(Some)
 }
 
+/// Whether another agent recorded the session (an import of its log, or
+/// the log read in place), as its `session.json` tells: an import names
+/// the format it came from.
+pub fn recorded_by_another_agent(session: &SessionRef) -> bool {
+    if session.converted.is_some() {
+        return true;
+    }
+    let Ok(Some(meta)) = read_meta(session) else {
+        return false;
+    };
+    meta.raw
+        .as_ref()
+        .and_then(|raw| {
+            raw.get("source")?
+                .get("format")?
+                .as_str()
+                .map(|f| !f.is_empty())
+        })
+        .unwrap_or(false)
+}
+
 /// Parses the bytes of a `session.json` read from (or standing for) `path`.
 fn meta_from_bytes(bytes: &[u8], path: &Path) -> Result<SessionMeta, MetaError> {
     let value: serde_json::Value =

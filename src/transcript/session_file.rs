@@ -244,6 +244,10 @@ pub struct SessionFile {
     pub provider: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<String>,
+    /// The context window the agent ran under, where its log records it
+    /// (Codex's `model_context_window`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
     #[serde(default)]
     pub usage: SmithUsage,
     #[serde(default)]
@@ -300,6 +304,7 @@ impl Default for SessionFile {
             model: None,
             provider: None,
             parent_id: None,
+            context_window: None,
             usage: SmithUsage::default(),
             source: Source::default(),
             context_complete: true,
