@@ -99,6 +99,7 @@ impl SessionCalibration {
 /// The window an imported session's agent ran under: the one its log
 /// records, else its model's, judged by its largest recorded prompt.
 fn own_window(file: &SessionFile) -> Option<u64> {
+    use crate::transcript::session_file::{FORMAT_CLAUDE_CODE, FORMAT_CODEX};
     if let Some(w) = file.context_window.filter(|&w| w > 0) {
         return Some(w);
     }
@@ -108,7 +109,6 @@ fn own_window(file: &SessionFile) -> Option<u64> {
         .map(|r| r.input_tokens + r.cache_read_input_tokens + r.cache_creation_input_tokens)
         .max()
         .unwrap_or(0);
-    use crate::transcript::session_file::{FORMAT_CLAUDE_CODE, FORMAT_CODEX};
     let model = file
         .requests
         .iter()

@@ -314,22 +314,16 @@ pub(crate) fn settle(
         None => grid::build(&spec, limit),
     }
     .map_err(usage)?;
-    if recorded {
-        return Ok(Settled {
-            grid,
-            kind: plan::BaselineKind::Recorded,
-            source: RECORDED_SOURCE.to_string(),
-        });
-    }
-    Ok(Settled {
-        grid,
-        kind: plan::BaselineKind::Smith,
-        source,
-    })
+    let (kind, source) = if recorded {
+        (plan::BaselineKind::Recorded, RECORDED_SOURCE.to_string())
+    } else {
+        (plan::BaselineKind::Smith, source)
+    };
+    Ok(Settled { grid, kind, source })
 }
 
 /// What outputs call the recorded baseline.
-pub(crate) const RECORDED_SOURCE: &str =
+const RECORDED_SOURCE: &str =
     "what happened: each session's agent's own run as its log recorded it, at the session's own window";
 
 /// Rows of the terminal table when `--top` is not given.

@@ -16,6 +16,15 @@ pub struct LabelParts {
     pub changed: String,
 }
 
+/// A window as labels write it: `120k`, or `own` for each session's own
+/// ([`super::budget::OWN_WINDOW`]).
+pub fn window_label(max_tokens: u64) -> String {
+    match Knob::MaxTokens.word(max_tokens as f64) {
+        Some(word) => word.to_string(),
+        None => crate::format::window(max_tokens),
+    }
+}
+
 impl Config {
     /// A short, stable description for tables: `120k 0.80/0.50 cap512 w3`,
     /// with overhead, ratio and summary size only when not smith's defaults.
@@ -46,16 +55,7 @@ impl Config {
             let d = k.def();
             let text = k.text(self);
             match d.label {
-                Label::Window => {
-                    let n = k.get(self) as u64;
-                    always.push_str(&if k.word(k.get(self)).is_some() {
-                        text
-                    } else if n % 1000 == 0 {
-                        format!("{}k", n / 1000)
-                    } else {
-                        text
-                    });
-                }
+                Label::Window => always.push_str(&window_label(k.get(self) as u64)),
                 Label::Fraction => {
                     let v = k.get(self);
                     let sep = if previous == Some(Label::Fraction) {
@@ -88,6 +88,24 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Config labels and the report's window groups write a window alike,
+    /// the session's own as `own`, never as the 0 that holds it.
+    #[test]
+    fn a_window_is_written_in_thousands_or_as_its_word() {
+        assert_eq!(window_label(crate::engine::budget::OWN_WINDOW), "own");
+        assert_eq!(window_label(120_000), "120k");
+        assert_eq!(window_label(1_500), "1500");
+        let own = Config {
+            max_tokens: crate::engine::budget::OWN_WINDOW,
+            ..Config::default()
+        };
+        assert!(
+            own.exact_label().starts_with("own 0.80/0.50"),
+            "{}",
+            own.exact_label()
+        );
+    }
 
     #[test]
     fn fractions_are_written_in_full_only_when_two_decimals_would_round_them() {

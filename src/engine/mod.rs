@@ -25,6 +25,7 @@ use crate::estimate::{Measure, BYTES4};
 use crate::transcript::Message;
 
 pub use budget::{Budget, Config};
+pub use label::window_label;
 use marks::RecordMarks;
 use record::{Recorder, Summarized};
 use stages::summarize::Summarizer;

@@ -19,7 +19,8 @@ use super::data::SweepOutput;
 use super::draw::{draw_legend, draw_line, draw_marker, draw_note, font, label_at, Dash, Swatch};
 use super::palette;
 use super::{font_size, Chart, DrawResult};
-use crate::format::{count, money, plural, tokens, window};
+use crate::engine::window_label as window;
+use crate::format::{count, money, plural, tokens};
 use crate::policy::Policy;
 use crate::sweep::figures::Metric;
 

@@ -400,6 +400,11 @@ pub fn is_impossible(c: &Config) -> bool {
 /// whether or not the product contains them. Refuses a product above
 /// `limit` configs before building any of it.
 pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, SpecError> {
+    build_around(spec, limit, default_baseline(spec))
+}
+
+/// The config 0 [`build`] puts at the head of `spec`'s grid.
+pub fn default_baseline(spec: &GridSpec) -> Config {
     // The baseline is smith's defaults under the sweep's calibration: ratio
     // and overhead are facts about the provider and the agent's fixed
     // prompt, not policy, so it takes their (first) values, and its label
@@ -415,7 +420,7 @@ pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, SpecError> {
     if spec.get(Knob::MaxTokens) == Some(&[crate::engine::budget::OWN_WINDOW as f64][..]) {
         baseline.max_tokens = crate::engine::budget::OWN_WINDOW;
     }
-    build_around(spec, limit, baseline)
+    baseline
 }
 
 /// [`build`] with `baseline` as config 0 instead of smith's defaults: a

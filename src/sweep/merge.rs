@@ -88,10 +88,8 @@ pub fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
             .collect::<Vec<_>>()
             .join(",")
     };
-    let default_head = grid::build(&grid_spec_of(grid), usize::MAX)
-        .ok()
-        .map(|g| g.configs[Grid::BASELINE]);
     let head = grid.configs[Grid::BASELINE];
+    let default_head = grid::default_baseline(&grid_spec_of(grid));
     Rebuild {
         knobs: Ordered(
             grid.axes
@@ -111,7 +109,7 @@ pub fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
             prices.input, prices.cache_write, prices.cache_read
         ),
         baseline: plan.baseline,
-        smith_baseline: (default_head != Some(head)).then_some(head),
+        smith_baseline: (default_head != head).then_some(head),
     }
 }
 
