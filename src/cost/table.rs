@@ -94,6 +94,11 @@ pub struct ModelPrice {
     pub source: &'static str,
     /// When they were read there.
     pub as_of: &'static str,
+    /// smith's own input and output price (`src/smith/pricing.cr`) where it
+    /// differs from the provider's page: the row prices by the provider,
+    /// and [`price_of`] tells smith's maintainers once per model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smith_differs: Option<[f64; 2]>,
 }
 
 const ANTHROPIC_PRICING: &str = "prices: https://platform.claude.com/docs/en/about-claude/pricing; minimum cacheable prompt: https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
@@ -136,6 +141,7 @@ pub const FREE: ModelPrice = ModelPrice {
     context_window: 0,
     source: "smith's own list (src/smith/pricing.cr): a local model costs electricity, not tokens",
     as_of: "2026-12",
+    smith_differs: None,
 };
 
 /// An Anthropic row: `prices` are input, output, the 5-minute and 1-hour
@@ -165,6 +171,7 @@ const fn claude(
         context_window: CLAUDE_WINDOW,
         source,
         as_of,
+        smith_differs: None,
     }
 }
 
@@ -193,6 +200,7 @@ const fn openai(
         context_window: GPT5_WINDOW,
         source: OPENAI_PRICING,
         as_of,
+        smith_differs: None,
     }
 }
 
@@ -233,6 +241,15 @@ impl ModelPrice {
             ..self
         }
     }
+
+    /// The row where smith's own list prices the model at `input` and
+    /// `output` instead.
+    const fn smith_says(self, input: f64, output: f64) -> ModelPrice {
+        ModelPrice {
+            smith_differs: Some([input, output]),
+            ..self
+        }
+    }
 }
 
 /// The table, most specific rows first. Anthropic rows: the pricing page's
@@ -249,17 +266,21 @@ impl ModelPrice {
 /// long-context rates, in the order of the row's own, of a prompt above n
 /// tokens.
 #[rustfmt::skip]
-pub const MODEL_PRICES: [ModelPrice; 25] = [
+pub const MODEL_PRICES: [ModelPrice; 27] = [
     // Anthropic: family, [input, output, 5-minute write, 1-hour write,
     // cache read], minimum cacheable prompt, source, as of, ids.
+    claude("Claude Fable 5.2",        [ 8.0,  40.0,  10.0, 16.0, 0.80], 512,  ANTHROPIC_PRICING,      "2026-12", &["fable-5-2", "fable-5.2"]),
     claude("Claude Fable 5",          [10.0,  50.0,  12.5, 20.0,  1.0], 512,  SMITH_PRICING,          "2026-12", &["fable-5"]),
+    claude("Claude Opus 5.5",         [ 4.0,  20.0,   5.0,  8.0, 0.40], 512,  ANTHROPIC_PRICING,      "2026-12", &["opus-5-5", "opus-5.5"]),
     claude("Claude Opus 5",           [ 5.0,  25.0,  6.25, 10.0, 0.50], 512,  SMITH_PRICING,          "2026-12", &["opus-5"]),
     claude("Claude Opus 4.8",         [ 5.0,  25.0,  6.25, 10.0, 0.50], 1024, SMITH_PRICING,          "2026-12", &["opus-4-8", "opus-4.8"]),
     claude("Claude Opus 4.7",         [ 5.0,  25.0,  6.25, 10.0, 0.50], 2048, SMITH_PRICING,          "2026-12", &["opus-4-7", "opus-4.7"]),
     claude("Claude Opus 4.5 / 4.6",   [ 5.0,  25.0,  6.25, 10.0, 0.50], 4096, ANTHROPIC_PRICING,      "2026-02", &["opus-4-5", "opus-4-6", "opus-4.5", "opus-4.6"]),
     claude("Claude Opus 4 / 4.1",     [15.0,  75.0, 18.75, 30.0, 1.50], 1024, ANTHROPIC_PRICING,      "2026-02", &["opus-4-1", "opus-4.1", "opus-4"]),
     claude("Claude 3 Opus",           [15.0,  75.0, 18.75, 30.0, 1.50], 1024, ANTHROPIC_PRICING,      "2026-12", &["3-opus", "opus-3"]),
-    claude("Claude Sonnet 5",         [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, SMITH_PRICING,          "2026-12", &["sonnet-5"]),
+    // Anthropic's page: Sonnet 5 and 5.5 at $2 / $10 (the announced rise to
+    // $3 / $15 was withdrawn); smith's list still has the higher pair.
+    claude("Claude Sonnet 5 / 5.5",   [ 2.0,  10.0,  2.50,  4.0, 0.20], 1024, ANTHROPIC_PRICING,      "2026-12", &["sonnet-5-5", "sonnet-5.5", "sonnet-5"]).smith_says(3.0, 15.0),
     claude("Claude Sonnet 4.6",       [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, SMITH_PRICING,          "2026-12", &["sonnet-4-6", "sonnet-4.6"]),
     claude("Claude Sonnet 4 / 4.5",   [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, ANTHROPIC_LONG_CONTEXT, "2026-12", &["sonnet-4-5", "sonnet-4.5", "sonnet-4"]).above(200_000, [ 6.0, 22.50,  7.50, 12.0, 0.60]),
     claude("Claude Sonnet 3.5 / 3.7", [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, ANTHROPIC_PRICING,      "2026-12", &["3-5-sonnet", "3-7-sonnet", "3.5-sonnet", "3.7-sonnet", "sonnet-3-5", "sonnet-3-7", "sonnet-3.5", "sonnet-3.7"]),
@@ -363,13 +384,43 @@ pub fn lookup(model: &str) -> Lookup {
 }
 
 /// [`lookup`], telling the user once per model (through the one stderr
-/// path, [`crate::note!`]) when the model is priced as another family.
+/// path, [`crate::note!`]) when the model is priced as another family, or
+/// when smith's own list prices it otherwise.
 pub fn lookup_noted(model: &str) -> Lookup {
     let l = lookup(model);
+    let row = &MODEL_PRICES[l.row];
     if !l.known {
-        warn_once(model, &MODEL_PRICES[l.row]);
+        if first_time(model) {
+            crate::note!("{}", nearest_warning(model, row));
+        }
+    } else if let Some(note) = smith_disagrees(model, row) {
+        if first_time(model) {
+            crate::note!("{note}");
+        }
     }
     l
+}
+
+/// The note for smith's maintainers where smith's `pricing.cr` and the
+/// provider's page disagree on a model's price.
+pub fn smith_disagrees(model: &str, row: &ModelPrice) -> Option<String> {
+    let [input, output] = row.smith_differs?;
+    Some(format!(
+        "note: {model:?} is priced at the provider's {}/M input, {}/M output ({}); smith's own list (src/smith/pricing.cr) says {input}/M and {output}/M",
+        row.input, row.output, row.family
+    ))
+}
+
+fn nearest_warning(model: &str, row: &ModelPrice) -> String {
+    let name = if model.is_empty() {
+        "(a request that names no model)".to_string()
+    } else {
+        format!("{model:?}")
+    };
+    format!(
+        "warning: the price table does not know the model {name}: priced as {} ({}/M input, {}/M output)",
+        row.family, row.input, row.output
+    )
 }
 
 /// The row a model id is priced at, with the warning of [`lookup_noted`].
@@ -388,25 +439,13 @@ pub fn price_for(provider: Option<&str>, model: &str) -> &'static ModelPrice {
     }
 }
 
-fn warn_once(model: &str, row: &ModelPrice) {
-    static WARNED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
-    let first = WARNED
-        .lock()
+/// Whether `model` is named for the first time in this run: each note is
+/// said once per model, however many requests name it.
+fn first_time(model: &str) -> bool {
+    static SEEN: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    SEEN.lock()
         .map(|mut w| w.get_or_insert_with(HashSet::new).insert(model.to_string()))
-        .unwrap_or(false);
-    if first {
-        let name = if model.is_empty() {
-            "(a request that names no model)".to_string()
-        } else {
-            format!("{model:?}")
-        };
-        crate::note!(
-            "warning: the price table does not know the model {name}: priced as {} ({}/M input, {}/M output)",
-            row.family,
-            row.input,
-            row.output
-        );
-    }
+        .unwrap_or(false)
 }
 
 /// The context window a session of `model` ran under, its largest recorded
@@ -558,7 +597,9 @@ mod tests {
     fn every_claude_family_prices_its_models() {
         assert_rows(
             "
+        claude-fable-5-2 | Claude Fable 5.2 | 8.0 | 40.0
         claude-fable-5 | Claude Fable 5 | 10.0 | 50.0
+        claude-opus-5-5 | Claude Opus 5.5 | 4.0 | 20.0
         anthropic/claude-opus-5 | Claude Opus 5 | 5.0 | 25.0
         claude-opus-4-8 | Claude Opus 4.8 | 5.0 | 25.0
         # Under the Opus 4 row this was $15 per million input.
@@ -570,7 +611,8 @@ mod tests {
         claude-opus-4-1-20250805 | Claude Opus 4 / 4.1 | 15.0 | 75.0
         claude-opus-4-20250514 | Claude Opus 4 / 4.1 | 15.0 | 75.0
         claude-3-opus-20240229 | Claude 3 Opus | 15.0 | 75.0
-        claude-sonnet-5 | Claude Sonnet 5 | 3.0 | 15.0
+        claude-sonnet-5-5 | Claude Sonnet 5 / 5.5 | 2.0 | 10.0
+        claude-sonnet-5 | Claude Sonnet 5 / 5.5 | 2.0 | 10.0
         claude-sonnet-4-6 | Claude Sonnet 4.6 | 3.0 | 15.0
         claude-sonnet-4-5-20250929 | Claude Sonnet 4 / 4.5 | 3.0 | 15.0
         claude-sonnet-4-20250514 | Claude Sonnet 4 / 4.5 | 3.0 | 15.0
@@ -618,6 +660,27 @@ mod tests {
         ] {
             assert!(lookup(model).known, "{model}");
         }
+    }
+
+    #[test]
+    fn where_smith_and_the_provider_disagree_the_provider_prices_and_smith_is_told() {
+        let sonnet = model_price("claude-sonnet-5-5").unwrap();
+        assert_eq!((sonnet.input, sonnet.output), (2.0, 10.0));
+        let note = smith_disagrees("claude-sonnet-5", model_price("claude-sonnet-5").unwrap());
+        assert_eq!(
+            note.as_deref(),
+            Some("note: \"claude-sonnet-5\" is priced at the provider's 2/M input, 10/M output (Claude Sonnet 5 / 5.5); smith's own list (src/smith/pricing.cr) says 3/M and 15/M")
+        );
+        let agreeing: Vec<&str> = MODEL_PRICES
+            .iter()
+            .filter(|p| p.smith_differs.is_none() && p.source == SMITH_PRICING)
+            .map(|p| p.family)
+            .collect();
+        assert!(agreeing.contains(&"Claude Opus 5"), "{agreeing:?}");
+        assert_eq!(
+            smith_disagrees("claude-opus-5", model_price("claude-opus-5").unwrap()),
+            None
+        );
     }
 
     #[test]
