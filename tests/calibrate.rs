@@ -457,3 +457,53 @@ fn the_fit_on_the_real_mini_swe_agent_run_improves_the_estimate() {
         after.p95 * 100.0
     );
 }
+
+/// `calibrate --json`'s peer-trigger rows for one shared source, by version:
+/// (version, compactions, same, earlier, later).
+fn peer_triggers(source: &str) -> Vec<(String, u64, u64, u64, u64)> {
+    let dir = common::shared_data(source);
+    let out = common::ok(common::output(
+        common::bin().args(["calibrate", "--json"]).arg(&dir),
+    ));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    v["peer_triggers"]["by_version"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let n = |k: &str| r[k].as_u64().unwrap();
+            (
+                r["version"].as_str().unwrap().to_string(),
+                n("compactions"),
+                n("same"),
+                n("early"),
+                n("late"),
+            )
+        })
+        .collect()
+}
+
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
+#[test]
+fn the_peer_policies_are_held_against_the_agents_own_compactions_per_version() {
+    // Claude Code 2.1.39 and later compact 33k below the window, as the
+    // `claude-code` policy does: the same request, or one earlier.
+    for source in ["claude-code/spotter", "claude-code/eduardodmb"] {
+        let rows = peer_triggers(source);
+        assert!(!rows.is_empty(), "{source}");
+        for (version, n, same, early, late) in rows {
+            assert_eq!(late, 0, "{source} {version}");
+            assert_eq!(same + early, n, "{source} {version}");
+            assert!(same >= early, "{source} {version}");
+        }
+    }
+    // 2.0.76 and 2.1.6 compacted about 44k below it: the policy is later.
+    let old = peer_triggers("claude-code/xiaomoziyi");
+    let versions: Vec<&str> = old.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(versions, ["2.0.76", "2.1.6"]);
+    assert!(old.iter().all(|r| r.4 == r.1 && r.1 > 0), "{old:?}");
+    // Codex checks after an answer, within a turn: the policy, checking
+    // the request about to go, is earlier.
+    let codex = peer_triggers("codex/msrnic");
+    assert_eq!(codex, [("0.114.0".to_string(), 2, 0, 2, 0)]);
+}

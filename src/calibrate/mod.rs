@@ -21,6 +21,7 @@ pub(crate) mod compare;
 pub(crate) mod formats;
 pub(crate) mod recorded;
 pub(crate) mod session;
+pub(crate) mod triggers;
 
 use std::sync::Arc;
 

@@ -98,7 +98,7 @@ impl SessionCalibration {
 
 /// The window an imported session's agent ran under: the one its log
 /// records, else its model's, judged by its largest recorded prompt.
-fn own_window(file: &SessionFile) -> Option<u64> {
+pub(crate) fn own_window(file: &SessionFile) -> Option<u64> {
     use crate::transcript::session_file::{FORMAT_CLAUDE_CODE, FORMAT_CODEX};
     if let Some(w) = file.context_window.filter(|&w| w > 0) {
         return Some(w);

@@ -106,6 +106,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         estimators: estimators
             .map(|list| super::estimators::compare(&sessions_samples(&sessions), &list)),
         real: super::real_compactions::build(real_compactions(&sessions, &args.paths)),
+        triggers: peer_triggers(&sessions),
         fits,
         not_imported,
     };
@@ -129,6 +130,7 @@ struct Found {
     replay: crate::calibrate::recorded::ReplayCheck,
     estimators: Option<Vec<crate::calibrate::compare::EstimatorFit>>,
     real: super::real_compactions::RealReport,
+    triggers: Vec<crate::calibrate::triggers::Trigger>,
 }
 
 /// The window's range, and the estimators to compare, if asked.
@@ -180,6 +182,10 @@ fn print_json(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
         "bill": found.bill.json(args.bill_requests),
         "recorded_replay": found.replay,
         "real_compactions": found.real,
+        "peer_triggers": {
+            "compactions": found.triggers,
+            "by_version": crate::calibrate::triggers::by_version(&found.triggers),
+        },
     });
     if let (Some(e), Some(map)) = (&found.estimators, value.as_object_mut()) {
         map.insert("estimators".into(), super::estimators::json(e));
@@ -199,6 +205,7 @@ fn print_text(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
     )?;
     writeln!(out)?;
     super::real_compactions::write_text(out, &found.real)?;
+    crate::calibrate::triggers::write_text(out, &found.triggers)?;
     crate::calibrate::recorded::write_text(out, &found.replay)?;
     crate::cost::report::write_text(
         out,
@@ -250,6 +257,21 @@ fn real_compactions(
         })
         .collect();
     per.into_iter().flatten().collect()
+}
+
+/// Every automatic compaction of a Claude Code or Codex log, against where
+/// the policy copying its agent would have compacted, at the session's own
+/// window.
+fn peer_triggers(sessions: &[Loaded]) -> Vec<crate::calibrate::triggers::Trigger> {
+    use crate::calibrate::{session::own_window, triggers};
+    sessions
+        .iter()
+        .filter_map(|l| {
+            let f = l.file.as_ref()?;
+            Some(triggers::of_session(&l.session.label(), f, own_window(f)?))
+        })
+        .flatten()
+        .collect()
 }
 
 /// How `calibrate`'s flags price: the cache lifetime, the minimum prefix

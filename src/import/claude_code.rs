@@ -694,6 +694,7 @@ impl Converter {
             trigger: meta.and_then(|m| str_field(m, "trigger")),
             summary_bytes: None,
             line,
+            agent_version: str_field(obj, "version"),
             ..CompactBoundary::default()
         });
         self.boundary_times.push(self.line_time.clone());
@@ -724,6 +725,7 @@ impl Converter {
             kind: Some(MICROCOMPACT.into()),
             tokens_saved: n("tokensSaved"),
             cleared_tool_ids: cleared,
+            agent_version: str_field(obj, "version"),
             ..CompactBoundary::default()
         });
         self.boundary_times.push(self.line_time.clone());

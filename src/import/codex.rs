@@ -104,6 +104,8 @@ struct Converter {
     provider: Option<String>,
     /// The window the last `token_count` recorded.
     context_window: Option<u64>,
+    /// `session_meta`'s `cli_version`.
+    cli_version: Option<String>,
     instructions_bytes: u64,
     first_time: Option<String>,
     last_time: Option<String>,
@@ -205,6 +207,10 @@ impl Converter {
     fn meta(&mut self, p: &Map<String, Value>) {
         self.session_id = self.session_id.take().or_else(|| str_field(p, "id"));
         self.cwd = self.cwd.take().or_else(|| str_field(p, "cwd"));
+        self.cli_version = self
+            .cli_version
+            .take()
+            .or_else(|| str_field(p, "cli_version"));
         self.provider = self
             .provider
             .take()
@@ -449,6 +455,7 @@ impl Converter {
             cleared_tool_ids: Vec::new(),
             compaction_file: None,
             kept,
+            agent_version: self.cli_version.clone(),
         });
     }
 

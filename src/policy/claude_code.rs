@@ -21,6 +21,12 @@
 //! Knobs (defaults): `--claude-code-keep` (5), `--claude-code-reserve`
 //! (33000 = 20000 summary output + 13000 buffer).
 //!
+//! Held against the logs (`calibrate`'s peer-trigger table): Claude Code
+//! 2.1.39 to 2.1.148 compact where this reserve puts the trigger (the same
+//! request, or one earlier); 2.0.76 and 2.1.6 compacted 35k to 45k below
+//! the window, about `--claude-code-reserve 45000` (their larger output
+//! reservation), so the default is the newer versions'.
+//!
 //! Approximated: the summary is smith's offline stand-in of
 //! `summary_tokens` tokens (Claude Code's is model-written, up to 20000
 //! tokens, and is followed by re-reads of recently used files, which are not

@@ -20,6 +20,12 @@
 //! Knobs (defaults): `--codex-cap-bytes` (10240), `--codex-cap-lines`
 //! (256), `--codex-compact-at` (0.9), `--codex-user-tokens` (20000).
 //!
+//! Held against the logs (`calibrate`'s peer-trigger table): Codex 0.114.0
+//! compacts once an answer has brought the context past 0.9 of the window
+//! and the turn goes on, so it sends a few more requests (2 and 4 in the
+//! shared rollouts) than this policy, which compacts before the first request
+//! at or above it; the fraction agrees.
+//!
 //! Approximated: the marker's wording, and where the byte budget splits a
 //! line (cuts fall on character boundaries); Codex's token limit for
 //! compaction is a per-model setting, modelled as a fraction of the window;

@@ -142,6 +142,11 @@ pub struct CompactBoundary {
     /// recent messages).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kept: Vec<usize>,
+    /// The version of the agent that compacted (Claude Code's `version` on
+    /// the boundary line, Codex's `cli_version`): its trigger moved between
+    /// versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<String>,
 }
 
 /// [`CompactBoundary::kind`] of a micro-compaction.
