@@ -51,6 +51,8 @@ mod real_data;
 mod recipes;
 #[path = "recommend.rs"]
 mod recommend;
+#[path = "progress.rs"]
+mod progress;
 #[path = "recorded.rs"]
 mod recorded;
 #[path = "report.rs"]

@@ -42,7 +42,12 @@ impl AccountArgs {
 /// The account's cache beyond each imported session of `refs`, under
 /// `cost`, said on stderr when there is one.
 pub fn accounts(refs: &[SessionRef], cost: &Settings) -> Arc<Accounts> {
+    let spinner = crate::messages::spinner(format!(
+        "reading the account: the cache beyond each of {} sessions",
+        refs.len()
+    ));
     let accounts = account::of(refs, cost);
+    spinner.finish_and_clear();
     if !accounts.is_empty() {
         crate::note!(
             "cache: {} imported sessions priced {} (--per-session-cache: each alone; --log-alone: by the logs alone)",

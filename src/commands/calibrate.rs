@@ -99,6 +99,10 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             not_imported
         )));
     }
+    let spinner = crate::messages::spinner(format!(
+        "calibrating on {} sessions: the fits, the recorded replay, the bill check, the real compactions",
+        sessions.len()
+    ));
     let found = Found {
         rows: formats::compaction_rows(&sessions, &fits, args.max_tokens),
         bill: bill_check(&sessions, &fits, &args),
@@ -110,6 +114,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         fits,
         not_imported,
     };
+    spinner.finish_and_clear();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     if args.json {
@@ -156,7 +161,9 @@ fn load(args: &CalibrateArgs) -> Result<Vec<Loaded>> {
     let refs = crate::import::direct::resolve_all(&args.paths)
         .map_err(|e| nothing_read(format!("{e:#}")))?;
     let refs = args.select.apply(refs)?;
+    let spinner = crate::messages::spinner(format!("reading {} sessions", refs.len()));
     let loaded: Vec<Result<Loaded>> = refs.par_iter().map(Loaded::read).collect();
+    spinner.finish_and_clear();
     let mut sessions = Vec::with_capacity(loaded.len());
     for l in loaded {
         match l {

@@ -90,7 +90,10 @@ pub fn run(args: ReportArgs) -> Result<()> {
         )));
     }
     let loss = args.loss.unwrap_or(Loss::DEFAULT);
-    let written = report::write(&data, &selection, args.metric, loss, &out)?;
+    let spinner = crate::messages::spinner("drawing the report");
+    let written = report::write(&data, &selection, args.metric, loss, &out);
+    spinner.finish_and_clear();
+    let written = written?;
     say_written(&written);
     Ok(())
 }

@@ -727,7 +727,10 @@ pub(crate) fn write_data(
 /// given.
 pub(crate) fn draw_report(data: Option<&Path>, report: Option<&Path>) -> Result<()> {
     if let (Some(data), Some(dir)) = (data, report) {
-        let written = crate::report::write_default(data, dir)?;
+        let spinner = crate::messages::spinner("drawing the report");
+        let written = crate::report::write_default(data, dir);
+        spinner.finish_and_clear();
+        let written = written?;
         super::report::say_written(&written);
     }
     Ok(())
