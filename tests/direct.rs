@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 /// A Claude Code log of `turns` turns, each reading a file and answering,
 /// with usage on every answer, begun at `start` (RFC 3339 minutes are added).
-fn claude_log(session: &str, cwd: &str, day: &str, turns: usize) -> String {
+pub(crate) fn claude_log(session: &str, cwd: &str, day: &str, turns: usize) -> String {
     let mut lines = Vec::new();
     let mut last: Option<String> = None;
     let mut n = 0;

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use crate::common::{bin, ok};
 
 /// Every subcommand, as `smith-calibrate --help` lists them.
-fn subcommands() -> BTreeSet<String> {
+pub(crate) fn subcommands() -> BTreeSet<String> {
     let help = ok(bin().arg("--help").output().unwrap());
     let list = help
         .split("Commands:\n")

@@ -17,7 +17,11 @@ fn on_a_terminal(args: &[&str]) -> Option<String> {
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
     let out = Command::new("script")
-        .args(["-qec", &format!("{} > /dev/null", quoted.join(" ")), "/dev/null"])
+        .args([
+            "-qec",
+            &format!("{} > /dev/null", quoted.join(" ")),
+            "/dev/null",
+        ])
         .env("SMITH_HOME", "/nonexistent-smith-home")
         .env("NO_COLOR", "1")
         .output();
@@ -54,10 +58,20 @@ fn the_steps_a_person_waits_for_show_progress_on_a_terminal_only() {
             &["reading 3 sessions", "calibrating on 3 sessions"],
         ),
         (
-            &["sweep", projects, "--compact-at", "0.7,0.8", "--out", sweep_out],
+            &[
+                "sweep",
+                projects,
+                "--compact-at",
+                "0.7,0.8",
+                "--out",
+                sweep_out,
+            ],
             &["reading the account", "deciding: "],
         ),
-        (&["report", sweep_out, "--out", report_out], &["drawing the report"]),
+        (
+            &["report", sweep_out, "--out", report_out],
+            &["drawing the report"],
+        ),
     ];
     for (args, said) in steps {
         let Some(terminal) = on_a_terminal(args) else {
@@ -65,7 +79,10 @@ fn the_steps_a_person_waits_for_show_progress_on_a_terminal_only() {
         };
         let piped = piped_stderr(args);
         for s in said {
-            assert!(terminal.contains(s), "{args:?} on a terminal: {s:?} in\n{terminal}");
+            assert!(
+                terminal.contains(s),
+                "{args:?} on a terminal: {s:?} in\n{terminal}"
+            );
             assert!(!piped.contains(s), "{args:?} piped: {s:?} in\n{piped}");
         }
     }

@@ -12,6 +12,8 @@ mod bad_input;
 mod baseline;
 #[path = "bill.rs"]
 mod bill;
+#[path = "broken_folder.rs"]
+mod broken_folder;
 #[path = "calibrate.rs"]
 mod calibrate;
 mod common;
@@ -25,6 +27,8 @@ mod engine_properties;
 mod engine_rules;
 #[path = "estimators.rs"]
 mod estimators;
+#[path = "help.rs"]
+mod help;
 #[path = "import_claude_code.rs"]
 mod import_claude_code;
 #[path = "import_mini_swe_agent.rs"]
@@ -41,6 +45,8 @@ mod knob_paths;
 mod learned_ratio;
 #[path = "policies.rs"]
 mod policies;
+#[path = "progress.rs"]
+mod progress;
 #[path = "quantile.rs"]
 mod quantile;
 #[path = "real_compactions.rs"]
@@ -51,8 +57,6 @@ mod real_data;
 mod recipes;
 #[path = "recommend.rs"]
 mod recommend;
-#[path = "progress.rs"]
-mod progress;
 #[path = "recorded.rs"]
 mod recorded;
 #[path = "report.rs"]

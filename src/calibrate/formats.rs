@@ -33,6 +33,8 @@ pub struct FormatFit {
 pub struct CompactionRow {
     pub session: String,
     pub format: String,
+    /// The window smith's engine was run under.
+    pub window: u64,
     /// The source agent's first compaction, if it compacted.
     pub real: Option<CompactBoundary>,
     /// Reported prompt size of the last request before it.
@@ -172,14 +174,14 @@ fn group_points(sessions: &[Loaded]) -> (BTreeMap<String, Group>, usize) {
 pub fn compaction_rows(
     sessions: &[Loaded],
     fits: &[FormatFit],
-    max_tokens: u64,
+    window: &(dyn Fn(&SessionFile) -> u64 + Sync),
 ) -> Vec<CompactionRow> {
     sessions
         .par_iter()
         .filter_map(|l| {
             let f = l.file.as_ref()?;
             let fit = fits.iter().find(|x| x.format == f.source.format)?;
-            compaction_row(l, f, &fit.fit, max_tokens)
+            compaction_row(l, f, &fit.fit, window(f))
         })
         .collect()
 }
@@ -220,6 +222,7 @@ fn compaction_row(
     Some(CompactionRow {
         session: l.session.label(),
         format: f.source.format.clone(),
+        window: max_tokens,
         later_real: f.full_compactions().count().saturating_sub(1),
         real,
         real_last_prompt,

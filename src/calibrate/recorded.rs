@@ -92,7 +92,7 @@ pub fn check(
     sessions: &[Loaded],
     accounts: &[Option<AccountView>],
     settings: &Settings,
-    max_tokens: u64,
+    window: &(dyn Fn(&crate::transcript::session_file::SessionFile) -> u64 + Sync),
     source_of: &(dyn Fn(&Loaded) -> String + Sync),
 ) -> ReplayCheck {
     let imported: Vec<&Loaded> = sessions.iter().filter(|l| l.file.is_some()).collect();
@@ -101,6 +101,7 @@ pub fn check(
         .enumerate()
         .filter_map(|(k, l)| {
             let account = accounts.get(k).cloned().flatten().map(Arc::new);
+            let max_tokens = window(l.file.as_ref()?);
             one(l, account, settings, max_tokens, source_of(l))
         })
         .collect();

@@ -10,7 +10,7 @@ use comfy_table::{Cell, Table};
 use rayon::prelude::*;
 
 use crate::calibrate::formats::{self, CompactionRow, FormatFit, Loaded};
-use crate::calibrate::{self, FirstCompaction, COMPARE_MAX_TOKENS};
+use crate::calibrate::{FirstCompaction, COMPARE_MAX_TOKENS};
 use crate::format::{percent, right, table, NONE};
 use crate::stats::median_of;
 
@@ -19,27 +19,13 @@ use super::{nothing_read, report_skips, usage};
 /// Fit smith's estimator knobs (ratio, overhead) to real provider usage.
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Reads sessions written by `import` (they keep the provider's prompt size \
-of every request), fits reported ≈ (estimate + overhead) × ratio per source format, prints \
-the error before and after and the flags to pass to `replay` and `sweep`, and compares the \
-source agent's own compactions with where smith's engine would first compact.
-
-Then the source agent's own compactions: per compaction, the tool results it removed, which \
-the summary mentions, which distinctive tokens of them the agent used afterwards (the loss \
-measure's definition), which results it fetched again and what that cost by the recorded usage; \
-the loss measure (`needed again`, with the stand-in summary and with the real one) held against \
-those re-fetches: lift, recall, precision, summary retention, per source (each PATH) and pooled; \
-the re-fetch model refitted on these logs, and each source's model predicting the others.
-
-Then the bill check: every request priced as the source agent sent it (cache lifetime and \
-tiers, minimum cacheable prefix, output, per-model prices from the table in src/cost/table.rs) \
-against the recorded usage and, where the log has it, the billed cost; recorded cache misses \
-by cause (ttl_expiry, agent_compaction, model_switch, harness_rewrite, early_eviction, \
-unexplained). The sessions are priced on one timeline sharing the account's prompt cache \
-(--per-session-cache: each alone), and by the shares of the account's cache beyond the logs \
-that the other sessions show: cold requests finding the fixed prompt cached through work \
-outside the logs, warm prefixes lost to early evictions (--log-alone: without them). The check \
-names the rows of the price table it billed at.
+    after_help = "Reads logs with the provider's usage of every request (read in place or \
+imported) and prints, per source: the fit reported ≈ (estimate + overhead) × ratio and the \
+flags that apply it; where smith's engine would first compact against the agent; the agent's \
+own compactions, what they removed and what was fetched again, and the loss measures held \
+against those re-fetches; the claude-code and codex policies against the agents' own \
+compactions, per version; the recorded replay and the bill check against the log. Every \
+table is described in docs/guide.md and docs/cost-model.md.
 
 Examples:
   smith-calibrate import claude-code --out ~/imports/claude
@@ -50,35 +36,32 @@ Examples:
   smith-calibrate calibrate ~/imports/claude --cache-ttl 5m --bill-requests
   smith-calibrate calibrate ~/imports/claude --per-session-cache
   smith-calibrate calibrate ~/.codex/sessions
+  smith-calibrate calibrate ~/.claude/projects --json | jq '.peer_triggers.by_version'
   smith-calibrate calibrate ~/imports/claude --estimator bytes4,chars4,o200k,cl100k"
 )]
 pub struct CalibrateArgs {
-    /// Sessions with recorded usage: Claude Code projects folders or logs,
-    /// Codex CLI rollouts, mini-swe-agent trajectories (read where they are), imported session
-    /// directories or trees of them, transcripts, or session ids or names
-    #[arg(value_name = "PATH", required = true)]
+    #[arg(value_name = "PATH", required = true, help = super::SESSIONS_HELP)]
     pub paths: Vec<String>,
     #[command(flatten)]
     pub select: super::select_args::SelectArgs,
-    /// The context window of the compaction comparison
-    #[arg(long, default_value_t = COMPARE_MAX_TOKENS, value_name = "N")]
+    /// The context window smith's engine is compared under, and the
+    /// recorded replay runs in: `own`, each session's own (the window its
+    /// log records, else its model's), or a number of tokens
+    #[arg(long, default_value = "own", value_name = "N|own", value_parser = window_arg)]
     pub max_tokens: u64,
     /// Print everything as one JSON object
     #[arg(long)]
     pub json: bool,
-    /// Bill check: the cache lifetime, 5m, 1h or none (default: the tier
-    /// each request's record shows, else 5m). Example: --cache-ttl 1h
-    #[arg(long, value_name = "TTL")]
-    pub cache_ttl: Option<crate::cost::CacheTtl>,
-    /// Bill check: the minimum cacheable prefix in tokens (default: the
-    /// model family's, from the price table; 1024 where unknown).
-    /// Example: --cache-min-tokens 2048
-    #[arg(long, value_name = "N")]
-    pub cache_min_tokens: Option<u64>,
+    #[command(flatten)]
+    pub cost: super::cost_args::CostArgs,
     /// Bill check: print every request, recorded vs predicted (with
     /// --json: include them). Example: --bill-requests
     #[arg(long)]
     pub bill_requests: bool,
+    /// Fail (exit 1, printing nothing) if any line or session had to be
+    /// skipped
+    #[arg(long)]
+    pub strict: bool,
     #[command(flatten)]
     pub account: super::account_args::AccountArgs,
     /// Also fit each of these token estimators (bytes4, chars4, o200k,
@@ -104,7 +87,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         sessions.len()
     ));
     let found = Found {
-        rows: formats::compaction_rows(&sessions, &fits, args.max_tokens),
+        rows: formats::compaction_rows(&sessions, &fits, &|f| args.window_of(f)),
         bill: bill_check(&sessions, &fits, &args),
         replay: recorded_replay(&sessions, &fits, &args),
         estimators: estimators
@@ -138,9 +121,31 @@ struct Found {
     triggers: Vec<crate::calibrate::triggers::Trigger>,
 }
 
+/// `--max-tokens`: the knob's word `own`, or a window the knob accepts.
+fn window_arg(text: &str) -> Result<u64, crate::knob::ValueError> {
+    use crate::engine::knobs::{Knob, Typed};
+    match Knob::MaxTokens.parse_one(text)? {
+        Typed::Word(v) => Ok(v as u64),
+        // 0 holds `own`: typed, it is a window of nothing.
+        Typed::Number(n) if n == 0.0 => Err(crate::knob::ValueError::Window(0)),
+        Typed::Number(n) => Knob::MaxTokens.check(n).map(|()| n as u64),
+    }
+}
+
+impl CalibrateArgs {
+    /// The window a session is compared and replayed under.
+    fn window_of(&self, f: &crate::transcript::session_file::SessionFile) -> u64 {
+        if self.max_tokens == crate::engine::budget::OWN_WINDOW {
+            crate::calibrate::session::own_window(f).unwrap_or(COMPARE_MAX_TOKENS)
+        } else {
+            self.max_tokens
+        }
+    }
+}
+
 /// The window's range, and the estimators to compare, if asked.
 fn check_args(args: &CalibrateArgs) -> Result<Option<Vec<crate::estimate::Estimator>>> {
-    if args.max_tokens == 0 || args.max_tokens > i32::MAX as u64 {
+    if args.max_tokens > i32::MAX as u64 {
         return Err(usage(format!(
             "--max-tokens must be between 1 and {}",
             i32::MAX
@@ -165,14 +170,24 @@ fn load(args: &CalibrateArgs) -> Result<Vec<Loaded>> {
     let loaded: Vec<Result<Loaded>> = refs.par_iter().map(Loaded::read).collect();
     spinner.finish_and_clear();
     let mut sessions = Vec::with_capacity(loaded.len());
+    let mut unreadable = 0;
     for l in loaded {
         match l {
             Ok(l) => {
                 report_skips(&l.session);
                 sessions.push(l);
             }
-            Err(e) => crate::note!("{e:#}"),
+            Err(e) => {
+                unreadable += 1;
+                crate::note!("{e:#}");
+            }
         }
+    }
+    let bad_lines: usize = sessions.iter().map(|l| l.session.log.skipped_count()).sum();
+    if args.strict && (bad_lines > 0 || unreadable > 0) {
+        return Err(nothing_read(format!(
+            "{bad_lines} bad lines and {unreadable} unreadable sessions (see above) and --strict was given"
+        )));
     }
     Ok(sessions)
 }
@@ -182,8 +197,7 @@ fn print_json(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
         "fits": found.fits,
         "not_imported": found.not_imported,
         "compaction": {
-            "max_tokens": args.max_tokens,
-            "trigger_tokens": crate::engine::Budget::new(&calibrate::compare_config(args.max_tokens, 1.0, 0)).trigger_tokens,
+            "max_tokens": crate::engine::window_label(args.max_tokens),
             "sessions": found.rows,
         },
         "bill": found.bill.json(args.bill_requests),
@@ -285,8 +299,8 @@ fn peer_triggers(sessions: &[Loaded]) -> Vec<crate::calibrate::triggers::Trigger
 /// and the account's cache.
 fn cost_settings(args: &CalibrateArgs) -> crate::cost::session::Settings {
     args.account.settings(crate::cost::session::Settings {
-        ttl: args.cache_ttl,
-        min_cacheable: args.cache_min_tokens,
+        ttl: args.cost.cache_ttl.and_then(|t| t.0),
+        min_cacheable: args.cost.cache_min_tokens,
         ..Default::default()
     })
 }
@@ -301,7 +315,7 @@ fn recorded_replay(
     let cost = cost_settings(args);
     let accounts = crate::sweep::account::views(sessions, fits, &cost);
     let roots = roots(&args.paths);
-    crate::calibrate::recorded::check(sessions, &accounts, &cost, args.max_tokens, &|l| {
+    crate::calibrate::recorded::check(sessions, &accounts, &cost, &|f| args.window_of(f), &|l| {
         source_of(l, &roots).unwrap_or_default().to_string()
     })
 }
@@ -404,11 +418,15 @@ fn write_text(
     if rows.is_empty() {
         return Ok(());
     }
-    let trigger =
-        crate::engine::Budget::new(&calibrate::compare_config(max_tokens, 1.0, 0)).trigger_tokens;
+    let at = crate::engine::Config::default().compact_at;
+    let window = if max_tokens == crate::engine::budget::OWN_WINDOW {
+        "each session's own window".to_string()
+    } else {
+        format!("--max-tokens {max_tokens}")
+    };
     writeln!(
         out,
-        "first compaction: the source agent's own, and smith's engine under --max-tokens {max_tokens} (trigger {trigger} charged tokens)"
+        "first compaction: the source agent's own, and smith's engine under {window} (trigger at {at} of it, in charged tokens)"
     )?;
     writeln!(out, "{}", first_compactions_table(rows))?;
     let line = |name: &str, of: fn(&CompactionRow) -> &Option<FirstCompaction>| {

@@ -2,6 +2,21 @@
 //! library and output for a person or a program; `main.rs` only dispatches.
 
 pub(crate) mod account_args;
+
+/// What a command that takes many sessions reads, for every such command's
+/// help: one list, so that a format read in one is named in all.
+macro_rules! sessions_help {
+    () => {
+        "Transcripts, session directories, trees of them, session ids or names, or other agents' logs where they are: Claude Code projects folders or logs, Codex CLI rollouts, mini-swe-agent trajectories"
+    };
+}
+pub(crate) const SESSIONS_HELP: &str = sessions_help!();
+/// [`SESSIONS_HELP`] where the sessions may be left out.
+pub(crate) const SESSIONS_OR_HOME_HELP: &str =
+    concat!(sessions_help!(), " [default: $SMITH_HOME/sessions]");
+
+/// What a command that takes one session reads.
+pub(crate) const SESSION_HELP: &str = "A transcript.jsonl, a session directory, a session id or name, or another agent's log: a Claude Code log (or `<log>#<id>` as `transcript list` prints it), a Codex CLI rollout, a mini-swe-agent trajectory";
 pub mod calibrate;
 pub(crate) mod cost_args;
 pub(crate) mod estimators;

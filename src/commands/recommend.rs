@@ -49,12 +49,12 @@ pub const DEFAULT_COMPACT_TO: &str = "0.2..0.7:0.05";
 #[command(mut_arg("compact-to", |a| default_shown(a, DEFAULT_COMPACT_TO)))]
 #[command(mut_arg("max-tokens", |a| default_shown(a, "your max_tokens, smith's 120000 without one")))]
 #[command(after_help = "Examples:
-  smith-calibrate recommend                                  # your sessions and config under $SMITH_HOME
+  smith-calibrate recommend        # your sessions and config under $SMITH_HOME
   smith-calibrate recommend datasets/sessions --json | jq .sentence
   smith-calibrate recommend imported/ --ratio 1.515 --overhead 17165 --max-tokens 200000
-  smith-calibrate recommend ~/.smith/sessions --compact-at 0.7..0.9:0.02 --objective price --max-loss 2%
+  smith-calibrate recommend --compact-at 0.7..0.9:0.02 --objective price --max-loss 2%
   smith-calibrate recommend datasets/sessions --report reports/verdict --seed 7 --resamples 20000
-  smith-calibrate recommend datasets/sessions --for-maintainers --window 2,3,5 --result-cap 256,512,1024
+  smith-calibrate recommend datasets/ --for-maintainers --window 2,3,5 --result-cap 256,1024
 
 Confidence: a paired bootstrap over sessions. Each of --resamples resamples
 draws as many sessions as there are, with replacement (from a seeded stream,

@@ -49,7 +49,7 @@ model): price (cache reads and writes at the session's model's prices, or
 --price; the cache expires after --cache-ttl where the records give times),
 output, the summarizer's own requests, and price_total, their sum.")]
 pub struct ReplayArgs {
-    /// A transcript.jsonl, a session directory, or a session id or name
+    #[arg(help = super::SESSION_HELP)]
     pub path: String,
     #[command(flatten)]
     pub engine: EngineArgs,

@@ -189,9 +189,9 @@ pub fn write_set(
     for r in refs {
         outside(dir, r)?;
     }
+    let members = read_members(refs, strict)?;
     std::fs::create_dir_all(dir)
         .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
-    let members = read_members(refs, strict);
     if members.is_empty() {
         return Err(super::nothing_read(format!(
             "none of the {} sessions could be read",
@@ -229,20 +229,29 @@ pub fn write_set(
 
 /// The sessions of `refs` that read, each with its page's name: its label
 /// as a file name, numbered from the second session of the same label. One
-/// that cannot be read is noted and left out.
-fn read_members(refs: &[SessionRef], strict: bool) -> Vec<Member> {
+/// that cannot be read is noted and left out; under `strict`, one with a
+/// bad line, or one that cannot be read, fails the whole set.
+fn read_members(refs: &[SessionRef], strict: bool) -> Result<Vec<Member>> {
     let loaded: Vec<Result<Session>> = refs.par_iter().map(crate::transcript::load).collect();
     let mut members = Vec::new();
     let mut used: HashMap<String, usize> = HashMap::new();
+    let mut refused = 0;
     for l in loaded {
         let session = match l {
             Ok(s) => s,
             Err(e) => {
+                refused += 1;
                 crate::note!("{e:#}");
                 continue;
             }
         };
-        if check_read(&session, strict).is_err() {
+        if let Err(e) = check_read(&session, false) {
+            refused += 1;
+            crate::note!("{e:#}");
+            continue;
+        }
+        if strict && session.log.skipped_count() > 0 {
+            refused += 1;
             continue;
         }
         let file = import_file(&session);
@@ -266,7 +275,13 @@ fn read_members(refs: &[SessionRef], strict: bool) -> Vec<Member> {
             page,
         });
     }
-    members
+    if strict && refused > 0 {
+        return Err(super::nothing_read(format!(
+            "{refused} of {} sessions had bad lines or could not be read (see above) and --strict was given: no page was written",
+            refs.len()
+        )));
+    }
+    Ok(members)
 }
 
 /// Each member's parent among the members, and what each page records,

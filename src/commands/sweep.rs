@@ -52,7 +52,7 @@ use super::{nothing_read, usage, Exit, Failure};
   smith-calibrate sweep --max-tokens 64000,120000,200000 --result-cap 256,512,2048 --top 10
   smith-calibrate sweep ~/.smith/sessions --grid grid.toml --out results/ --rank-by results_mangled
   smith-calibrate sweep datasets/ --window 1..5 --json | jq '.configs[0]'
-  smith-calibrate sweep datasets/ --policy smith,masking,claude-code,codex,opencode,context-editing --max-tokens 200000
+  smith-calibrate sweep datasets/ --policy smith,masking,claude-code,codex --max-tokens 200000
   smith-calibrate sweep datasets/ --policy masking --mask-window 5,10,20 --rank-by needed_again
   smith-calibrate sweep datasets/ --estimator bytes4,o200k --compact-at 0.7,0.8
   smith-calibrate sweep corpus/ --shard 3/8 --out results/   # one of 8 machines; then:
@@ -62,64 +62,18 @@ use super::{nothing_read, usage, Exit, Failure};
   smith-calibrate sweep imported/ --cache-ttl 1h --cache-min-tokens 4096 --rank-by price_total
   smith-calibrate sweep imported/ --ratio 1.515 --overhead 17165 --cold-compact-at 0.55,0.65
 
-Prices: each session at its model's row of the price table (--price overrides
-for all); the cache expires after --cache-ttl where a session's records carry
-times (imported sessions; smith's transcripts have none, and the table's note
-says so). price is the requests' cache reads and writes (for smith's sessions
-exactly its token sums at the table's rates, nothing expiring); price_output, price_summarizer
-and price_total (all three) are their own columns. Imported sessions share one account's
-cache, as calibrate's bill check prices them: a request whose own cache is cold reads the
-agent's fixed prompt (the overhead) when another session used it within the lifetime, else
-the share the account's other work shows, and a warm one loses the share early evictions
-take (--per-session-cache, --log-alone: less).
-
 A grid file (TOML) uses the flags' names as keys:
   compact-at = [0.7, 0.8, 0.9]
   compact-to = \"0.4..0.6:0.05\"
   max-tokens = 120000
 Flags given on the command line replace the file's values for that knob.
 
---out DIR writes sessions.parquet and sessions.csv (one row per session and
-config), configs.parquet and configs.csv (one row per config, with sums,
-means, medians, p95, changes against the baseline, the Pareto flag and the
-rank) and summary.json; each file is written whole or not at all.
---report DIR also draws them: index.html and a PNG per chart (see `report --help`).
-
-Every row also measures the loss that mattered: results_lost (distinct tool
-results shortened or removed), needed_again (of those, results a later
-assistant message needed a lost identifier, path or number of 6+ characters
-from while it was visible nowhere else in its history), refetched (results
-whose call was made again) and still_needed (results still current where they
-were lost, a file read not edited since, whose lost tokens a later message
-used: what predicts real re-fetches, see `calibrate`). refetch_expected is the
-number of re-fetches the re-fetch model (src/loss/refetch.rs, measured on real
-compactions) expects of the lost results, and price_with_refetch is
-price_total plus their cost (a request over the context, the result written
-into the cache, the call), and the default --rank-by. The session after a
-compaction was recorded under the agent that recorded it: a proxy, not a
-counterfactual.
-
-The verdict under the table is `recommend`'s, by the same rule: the config
-with the lowest --rank-by figure among those smith accepts that keep
-still_needed no worse than the baseline's and are better than the baseline
-beyond their 95% interval (a paired bootstrap over sessions: the ratio of the
-resampled totals), or keep the baseline (always, with fewer than 10
-sessions). A shard only ranks: `merge` decides on all the sessions.
-
---shard K/N takes the sessions whose key (the transcript's path relative to
-the PATH it was found under) hashes, by 64-bit FNV-1a modulo N, to shard K:
-N processes given the same PATHS cover every session exactly once. Each
-writes DIR/sessions/shard=K/part-0.parquet (Hive-partitioned rows, with an
-`ordinal` column) and DIR/summaries/shard=K/summary.json; `merge DIR` then
-writes the same configs.*, sessions.* and summary.json as one process would.
---shard auto reads K and N from a Slurm job array (SLURM_ARRAY_TASK_ID minus
-SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job
-(JOB_COMPLETION_INDEX, with N from SMITH_CALIBRATE_SHARDS or --shard auto/N).
-
---resume keeps each finished session's rows in DIR/.resume/ as it goes, and
-continues from them when the same sweep is run again after being killed
-(even by SIGKILL); a sweep whose sessions, grid or prices changed refuses to
-resume. The journal is removed once the outputs are written.")]
+--out DIR writes sessions.parquet/.csv (a row per session and config),
+configs.parquet/.csv (a row per config: sums, medians, p95, changes against
+the baseline, intervals, rank), summary.json and verdict.json, each whole or
+not at all; --report DIR also draws them. The verdict under the table is
+`recommend`'s. The columns, the loss measures, the prices, sharding and
+resuming are described in docs/guide.md.")]
 pub struct SweepArgs {
     #[command(flatten)]
     pub swept: Swept,
@@ -202,10 +156,7 @@ pub struct SweepArgs {
 /// same flags for `sweep` and `recommend`.
 #[derive(Args, Debug)]
 pub struct Swept {
-    /// Transcripts, session directories, trees of them, session ids or
-    /// names, or other agents' logs where they are (Claude Code projects,
-    /// mini-swe-agent trajectories) [default: $SMITH_HOME/sessions]
-    #[arg(value_name = "PATHS")]
+    #[arg(value_name = "PATHS", help = super::SESSIONS_OR_HOME_HELP)]
     pub paths: Vec<String>,
     #[command(flatten)]
     pub select: super::select_args::SelectArgs,

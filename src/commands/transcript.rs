@@ -53,12 +53,17 @@ Examples:
   smith-calibrate transcript list ../shared/data --json | jq '.[] | select(.tokens > 100000) | .id'"
 )]
 pub struct ListArgs {
-    /// A directory to search instead of $SMITH_HOME/sessions (smith sessions,
-    /// Claude Code logs, mini-swe-agent trajectories), or one transcript or log
+    /// A directory to search instead of $SMITH_HOME/sessions (smith
+    /// sessions, Claude Code logs, Codex CLI rollouts, mini-swe-agent
+    /// trajectories), or one transcript or log
     pub path: Option<String>,
     /// One JSON array of sessions instead of the table
     #[arg(long)]
     pub json: bool,
+    /// Fail (exit 1, printing no list) if any line or session had to be
+    /// skipped
+    #[arg(long)]
+    pub strict: bool,
     #[command(flatten)]
     pub select: super::select_args::SelectArgs,
 }
@@ -99,7 +104,7 @@ with the context size under the engine flags, and for each compaction (click
 it) its stages, before/after and what it cut. FILE#r12 opens request 12."
 )]
 pub struct ShowArgs {
-    /// A transcript.jsonl, a session directory, or a session id or name
+    #[arg(help = super::SESSION_HELP)]
     pub reference: String,
     /// Only these real turns: N, A..B (both included), A.. or ..B
     #[arg(long, value_name = "N|A..B")]
@@ -173,7 +178,7 @@ Examples:
   smith-calibrate transcript stats transcript.jsonl --json | jq '.curve[-1].tokens'"
 )]
 pub struct StatsArgs {
-    /// A transcript.jsonl, a session directory, or a session id or name
+    #[arg(help = super::SESSION_HELP)]
     pub reference: String,
     /// How many of the largest tool results to list
     #[arg(long, value_name = "N", default_value_t = 10)]
@@ -212,7 +217,7 @@ Examples:
   smith-calibrate transcript restore transcript.jsonl --at 40 --max-tokens 64000 --out restored/"
 )]
 pub struct RestoreArgs {
-    /// A transcript.jsonl, a session directory, or a session id or name
+    #[arg(help = super::SESSION_HELP)]
     pub reference: String,
     /// The history at request K (0-based) under the engine flags, instead of
     /// the whole record
@@ -380,7 +385,15 @@ fn run_list(args: ListArgs) -> Result<()> {
             root.display()
         )));
     }
+    for r in &rows {
+        crate::messages::notes(&r.skipped_lines);
+    }
     let damaged = rows.iter().filter(|r| r.skipped > 0).count();
+    if args.strict && (damaged > 0 || failed > 0) {
+        return Err(nothing_read(format!(
+            "{damaged} sessions with bad lines and {failed} unreadable ones (see above) and --strict was given"
+        )));
+    }
     if damaged > 0 {
         crate::note!(
             "{damaged} of {} sessions have lines that could not be read (column 'bad lines'); `transcript show` names them",

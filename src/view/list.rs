@@ -51,6 +51,10 @@ pub struct SessionRow {
     pub tokens: u64,
     /// Lines of the transcript that could not be read.
     pub skipped: usize,
+    /// Each of them as `path:line: skipped: reason`, as every command names
+    /// them on stderr.
+    #[serde(skip)]
+    pub skipped_lines: String,
 }
 
 /// Session indexes by directory, read once each.
@@ -145,6 +149,7 @@ pub fn row(source: &SessionRef, index: Option<&IndexEntry>) -> Result<SessionRow
         bytes: session.log.bytes,
         tokens: estimate_tokens(&session.messages),
         skipped: session.log.skipped_count(),
+        skipped_lines: session.log.to_string(),
     })
 }
 
@@ -214,6 +219,7 @@ mod tests {
             bytes: 0,
             tokens: 0,
             skipped: 0,
+            skipped_lines: String::new(),
         }
     }
 
