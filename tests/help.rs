@@ -47,10 +47,7 @@ fn every_example_is_one_whole_command_line() {
             examples += 1;
             // Piped, clap wraps at 100 columns: a longer line would be split.
             assert!(line.chars().count() <= 100, "{path:?}: {line:?}");
-            let command = line
-                .trim_start()
-                .split_whitespace()
-                .find(|w| !w.contains('='));
+            let command = line.split_whitespace().find(|w| !w.contains('='));
             assert!(
                 matches!(command, Some("smith-calibrate" | "for")),
                 "{path:?}: not a command of its own (a wrapped one?): {line:?}"

@@ -127,7 +127,7 @@ fn window_arg(text: &str) -> Result<u64, crate::knob::ValueError> {
     match Knob::MaxTokens.parse_one(text)? {
         Typed::Word(v) => Ok(v as u64),
         // 0 holds `own`: typed, it is a window of nothing.
-        Typed::Number(n) if n == 0.0 => Err(crate::knob::ValueError::Window(0)),
+        Typed::Number(0.0) => Err(crate::knob::ValueError::Window(0)),
         Typed::Number(n) => Knob::MaxTokens.check(n).map(|()| n as u64),
     }
 }
