@@ -10,7 +10,7 @@ use std::io::{self, IsTerminal, Write};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use comfy_table::{Cell, ColumnConstraint, Row};
+use comfy_table::{Cell, ColumnConstraint, ContentArrangement, Row, Width};
 
 /// Set by the global `--wide`: tables keep every column on a terminal too.
 static WIDE: AtomicBool = AtomicBool::new(false);
@@ -87,15 +87,26 @@ impl Table {
         if table.header().is_some() {
             table.set_header(header);
         }
+        // Each kept column at its width: a value wider wraps at its spaces.
         for (i, column) in table.column_iter_mut().enumerate() {
-            if !layout.kept[i] {
-                column.set_constraint(ColumnConstraint::Hidden);
-            }
+            column.set_constraint(if layout.kept[i] {
+                // comfy-table's absolute width counts the padding.
+                let with_padding = layout.widths[i] + usize::from(column.padding_width());
+                let fixed = u16::try_from(with_padding).unwrap_or(u16::MAX);
+                ColumnConstraint::Absolute(Width::Fixed(fixed))
+            } else {
+                ColumnConstraint::Hidden
+            });
         }
+        table.set_content_arrangement(ContentArrangement::Dynamic);
+        table.set_width(u16::try_from(width).unwrap_or(u16::MAX));
         let hidden: Vec<String> = (0..headers.len())
             .filter(|&i| !layout.kept[i])
             .map(|i| headers[i].split_whitespace().collect::<Vec<_>>().join(" "))
             .collect();
+        if hidden.is_empty() {
+            return table.to_string();
+        }
         let note = hidden_note(&hidden, headers.len(), width);
         format!("{table}\n{}", wrap_line(&note, width))
     }
@@ -190,16 +201,29 @@ fn layout(table: &comfy_table::Table, priority: &[usize], width: usize) -> Optio
     if n == 0 || total(&natural, &kept) <= width {
         return None;
     }
-    let data = data_widths(table, n);
-    let least: Vec<usize> = (0..n)
-        .map(|i| data[i].max(longest_piece(&headers[i])).max(1))
-        .collect();
     let order = keep_order(priority, n);
+    let piece: Vec<usize> = headers.iter().map(|h| longest_piece(h)).collect();
+    let least_of =
+        |data: Vec<usize>| -> Vec<usize> { (0..n).map(|i| data[i].max(piece[i]).max(1)).collect() };
+    let mut least = least_of(data_widths(table, n, false));
+    // Columns go, lowest priority first, while the rest do not fit unbroken;
+    // the two that matter most stay and wrap their values at spaces instead
+    // (a label and its value say something; a label alone does not).
+    let keep_at_least = n.min(2);
     for &i in order.iter().rev() {
-        if total(&least, &kept) <= width || kept.iter().filter(|&&k| k).count() == 1 {
+        if total(&least, &kept) <= width || kept.iter().filter(|&&k| k).count() == keep_at_least {
             break;
         }
         kept[i] = false;
+    }
+    if total(&least, &kept) > width {
+        least = least_of(data_widths(table, n, true));
+        for &i in order.iter().rev() {
+            if total(&least, &kept) <= width || kept.iter().filter(|&&k| k).count() == 1 {
+                break;
+            }
+            kept[i] = false;
+        }
     }
     let mut widths = least.clone();
     let mut room = width.saturating_sub(total(&least, &kept));
@@ -223,12 +247,25 @@ fn keep_order(priority: &[usize], n: usize) -> Vec<usize> {
     order
 }
 
-/// The widest line of each column's data cells, measured as comfy-table
-/// lays them out.
-fn data_widths(table: &comfy_table::Table, n: usize) -> Vec<usize> {
+/// The widest line of each column's data cells (with `words`, the longest
+/// word), measured as comfy-table lays them out.
+fn data_widths(table: &comfy_table::Table, n: usize, words: bool) -> Vec<usize> {
     let mut data = comfy_table::Table::new();
     for row in table.row_iter() {
-        data.add_row(row.clone());
+        if words {
+            let cells: Vec<String> = row
+                .cell_iter()
+                .map(|c| {
+                    c.content()
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .collect();
+            data.add_row(cells);
+        } else {
+            data.add_row(row.clone());
+        }
     }
     let mut widths: Vec<usize> = data
         .column_max_content_widths()
@@ -446,7 +483,7 @@ mod tests {
         }
         assert!(
             found.is_empty(),
-            "build tables with crate::format::table, which fit the terminal:\n{}",
+            "build tables with format::table, which fit the terminal:\n{}",
             found.join("\n")
         );
     }
@@ -518,6 +555,24 @@ mod tests {
             !text.contains("peak"),
             "the last column goes first:\n{text}"
         );
+    }
+
+    #[test]
+    fn a_label_and_its_value_stay_and_the_value_wraps() {
+        let mut c = comfy_table::Table::new();
+        c.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+        c.set_header(vec!["figure", "value"]);
+        c.add_row(vec![
+            "worst session",
+            "cc-8463c716-a2ea (143 requests): +8.8%",
+        ]);
+        let text = Table::new(c).fitted(40);
+        assert!(widest(&text) <= 40, "{text}");
+        assert!(
+            text.contains("cc-8463c716-a2ea") && text.contains("+8.8%"),
+            "{text}"
+        );
+        assert!(!text.contains("hidden"), "{text}");
     }
 
     #[test]
