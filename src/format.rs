@@ -4,7 +4,9 @@
 //! same wherever it is printed. A value that is not there (an empty
 //! percentile, see [`crate::stats`]) prints as [`NONE`].
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Row, Table};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Row};
+
+pub use crate::screen::Table;
 
 /// What a missing or non-finite value prints as.
 pub const NONE: &str = "–";
@@ -114,12 +116,13 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
-/// A terminal table in the one style every command prints, under `header`.
+/// A terminal table in the one style every command prints, under `header`;
+/// it prints fitted to the terminal (see [`crate::screen`]).
 pub fn table(header: impl Into<Row>) -> Table {
-    let mut t = Table::new();
+    let mut t = comfy_table::Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     t.set_header(header);
-    t
+    Table::new(t)
 }
 
 /// A table cell aligned right, as numbers are.

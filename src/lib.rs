@@ -34,6 +34,7 @@ pub mod recommend;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;
+pub mod screen;
 pub mod stats;
 pub mod sweep;
 pub mod synth;

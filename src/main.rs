@@ -19,6 +19,11 @@ const VERSION: &str = concat!(
 #[derive(Parser, Debug)]
 #[command(name = "smith-calibrate", version = VERSION, propagate_version = true)]
 struct Cli {
+    /// Print every column of every table. On a terminal a table wider than
+    /// the window keeps the columns that matter first and says how many it
+    /// hides; piped or redirected output always has them all.
+    #[arg(long, global = true)]
+    wide: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -40,6 +45,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    smith_calibrate::screen::set_wide(cli.wide);
     let result = match cli.command {
         Command::Replay(args) => commands::replay::run(args),
         Command::Sweep(args) => commands::sweep::run(*args),

@@ -147,7 +147,7 @@ fn the_first_compaction_is_the_first_request_over_the_trigger() {
 /// Writes a Claude Code log of 30 requests under `dir/projects` whose
 /// reported prompts are 1.25 × (estimate + 3000), imports it into
 /// `dir/out` and returns that directory.
-fn imported_log(dir: &Path) -> PathBuf {
+pub(crate) fn imported_log(dir: &Path) -> PathBuf {
     let input = dir.join("projects").join("p").join("s.jsonl");
     std::fs::create_dir_all(input.parent().unwrap()).unwrap();
     let mut lines = Vec::new();

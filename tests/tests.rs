@@ -83,6 +83,8 @@ mod summary_record;
 mod sweep;
 #[path = "synth.rs"]
 mod synth;
+#[path = "terminal_width.rs"]
+mod terminal_width;
 #[path = "transcript_cli.rs"]
 mod transcript_cli;
 #[path = "verdict.rs"]

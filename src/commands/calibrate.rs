@@ -6,7 +6,9 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 use clap::Args;
-use comfy_table::{Cell, Table};
+use comfy_table::Cell;
+
+use crate::format::Table;
 use rayon::prelude::*;
 
 use crate::calibrate::formats::{self, CompactionRow, FormatFit, Loaded};
@@ -103,7 +105,9 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     if args.json {
         print_json(&mut out, &found, &args)?;
     } else {
+        let mut out = crate::screen::Wrapping::new(&mut out);
         print_text(&mut out, &found, &args)?;
+        out.flush()?;
     }
     out.flush()?;
     Ok(())

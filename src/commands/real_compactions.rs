@@ -6,7 +6,9 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{Cell, Table};
+use comfy_table::Cell;
+
+use crate::format::Table;
 use serde::Serialize;
 
 use crate::format::{or_none, percent, right, signed_percent, table, NONE};

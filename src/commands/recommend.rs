@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment};
 
 use crate::cost::Prices;
 use crate::engine::Config;
@@ -281,7 +281,9 @@ pub fn run(args: RecommendArgs) -> Result<()> {
             .map_err(io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
-        write!(out, "{}", text(&verdict, &settled.source, &config_path))
+        let text = text(&verdict, &settled.source, &config_path);
+        let mut out = crate::screen::Wrapping::new(&mut out);
+        out.write_all(text.as_bytes()).and_then(|()| out.flush())
     };
     Ok(result?)
 }
@@ -378,11 +380,9 @@ pub fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
     s
 }
 
-fn evidence_table(v: &Verdict) -> Table {
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED);
+fn evidence_table(v: &Verdict) -> crate::format::Table {
     let obj = v.objective;
-    table.set_header(vec![
+    let mut table = crate::format::table(vec![
         "config".to_string(),
         String::new(),
         "smith accepts".to_string(),

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use comfy_table::{Cell, Table};
+use comfy_table::Cell;
+
+use crate::format::Table;
 use serde_json::json;
 
 use crate::calibrate::session::for_session;

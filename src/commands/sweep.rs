@@ -727,9 +727,11 @@ fn print(
                 .to_string(),
             |v| format!("Verdict: {}", v.sentence),
         );
+        let mut out = crate::screen::Wrapping::new(&mut out);
         writeln!(out, "{table}")
             .and_then(|()| writeln!(out, "{note}"))
             .and_then(|()| writeln!(out, "{decision}"))
+            .and_then(|()| out.flush())
     };
     Ok(result?)
 }
@@ -969,6 +971,28 @@ fn cell(s: &ConfigSummary, figure: Metric, shows: Shows) -> String {
     }
 }
 
+/// The figures a terminal too narrow for every column keeps after the
+/// ranking figure and its interval: the loss the verdict gates on, then
+/// the price and the tool results it mangled.
+const KEEP_FIRST: [&str; 6] = [
+    "still needed",
+    "price",
+    "Δ price",
+    "mangled",
+    "Δ mangled",
+    "refetched",
+];
+
+/// The terminal table's columns, the one to keep longest first: the rank
+/// and the config, the ranking figure and its interval (`ci_at` and the
+/// columns before it), then [`KEEP_FIRST`]; the rest follow in their order.
+fn keep_first(header: &[String], ci_at: usize) -> Vec<usize> {
+    let named = KEEP_FIRST
+        .iter()
+        .filter_map(|name| header.iter().position(|h| h == name));
+    (0..=ci_at).chain(named).collect()
+}
+
 /// What the lines around the table say: the prices, the sessions and the
 /// baseline.
 struct Heading<'a> {
@@ -1011,7 +1035,9 @@ fn terminal_table(
         4
     };
     header.insert(ci_at, format!("Δ {rank_by} 95% CI"));
+    let priority = keep_first(&header, ci_at);
     let mut table = table(header);
+    table.priority(priority);
 
     let mut rows: Vec<usize> = order.iter().copied().take(top).collect();
     let base = summaries.iter().position(|s| s.is_baseline);
@@ -1065,18 +1091,27 @@ fn terminal_table(
         cells.insert(ci_at, right(interval_text(s, rank_by, base_total)));
         table.add_row(cells);
     }
+    let paragraph = crate::screen::paragraph;
+    let ci = paragraph(&[
+        &format!(
+            "95% CI: paired bootstrap over sessions ({} resamples, seed {}); chosen: the verdict's config (below); tied: its",
+            crate::sweep::bootstrap::DEFAULT_RESAMPLES,
+            crate::sweep::bootstrap::DEFAULT_SEED,
+        ),
+        "interval overlaps the chosen config's (the first config's when the verdict keeps the baseline).",
+    ]);
+    let loss = paragraph(&[
+        "still needed: results shortened or removed while still current whose lost identifiers, paths or numbers a later",
+        "message used (the loss the verdict gates on); refetched: results whose call was made again (a proxy: the rest of",
+        "each session is what the agent that recorded it did next).",
+    ]);
     format!(
         "{sessions} sessions under {} configs, ranked by {rank_by} (lowest first); prices {prices}\n{table}\n\
          ★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
-         95% CI: paired bootstrap over sessions ({} resamples, seed {}); chosen: the verdict's config (below); tied: its\n\
-         interval overlaps the chosen config's (the first config's when the verdict keeps the baseline).\n\
+         {ci}\n\
          Δ: change against the baseline, {baseline}. mangled: tool results cut to their head or stubbed.\n\
-         still needed: results shortened or removed while still current whose lost identifiers, paths or numbers a later\n\
-         message used (the loss the verdict gates on); refetched: results whose call was made again (a proxy: the rest of\n\
-         each session is what the agent that recorded it did next).{}",
+         {loss}{}",
         summaries.len(),
-        crate::sweep::bootstrap::DEFAULT_RESAMPLES,
-        crate::sweep::bootstrap::DEFAULT_SEED,
         if hidden > 0 {
             format!("\n{hidden} more configs not shown (--top N, or --out DIR for all)")
         } else {

@@ -3,7 +3,9 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{Cell, Table};
+use comfy_table::Cell;
+
+use crate::format::Table;
 
 use super::bill::{
     Billed, Cause, PriceUsed, SessionCheck, Summary, UnloggedFit, Worst, LONG_SESSION,
