@@ -30,21 +30,31 @@ pub fn tokens(v: f64) -> String {
     }
 }
 
-/// Dollars: whole above $100, cents above $1, four decimals below; `$0`
-/// for nothing.
+/// Dollars, the one way every table, page and report writes them: two
+/// decimals with thousands separators (`$1,234.50`, `-$3.20`, `$0.00`),
+/// and `<$0.01` for an amount that is not nothing but rounds to it (a
+/// saving written `$0.00` read as none).
 pub fn money(v: f64) -> String {
-    let a = v.abs();
     if !v.is_finite() {
-        NONE.to_string()
-    } else if v == 0.0 {
-        "$0".to_string()
-    } else if a >= 100.0 {
-        format!("${v:.0}")
-    } else if a >= 1.0 {
-        format!("${v:.2}")
-    } else {
-        format!("${v:.4}")
+        return NONE.to_string();
     }
+    let sign = if v < 0.0 { "-" } else { "" };
+    let cents = (v.abs() * 100.0).round();
+    if cents == 0.0 && v != 0.0 {
+        return format!("{sign}<$0.01");
+    }
+    let whole = (cents / 100.0).trunc() as u64;
+    let rest = (cents % 100.0) as u64;
+    let digits = whole.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let sign = if cents == 0.0 { "" } else { sign };
+    format!("{sign}${grouped}.{rest:02}")
 }
 
 /// A count: a whole number, or one decimal when it is not whole (a mean).
@@ -161,11 +171,17 @@ mod tests {
     }
 
     #[test]
-    fn money_keeps_cents_below_a_hundred_dollars() {
-        assert_eq!(money(123.4), "$123");
+    fn money_has_two_decimals_and_thousands_separators() {
+        assert_eq!(money(123.4), "$123.40");
         assert_eq!(money(12.345), "$12.35");
-        assert_eq!(money(0.01234), "$0.0123");
-        assert_eq!(money(0.0), "$0");
+        assert_eq!(money(19.4343), "$19.43");
+        assert_eq!(money(1_234_567.891), "$1,234,567.89");
+        assert_eq!(money(999.999), "$1,000.00");
+        assert_eq!(money(-3.2), "-$3.20");
+        assert_eq!(money(0.01234), "$0.01");
+        assert_eq!(money(0.0), "$0.00");
+        assert_eq!(money(0.004), "<$0.01");
+        assert_eq!(money(-0.004), "-<$0.01");
         assert_eq!(money(f64::INFINITY), NONE);
     }
 

@@ -189,18 +189,30 @@ fn the_index_lists_every_session_and_links_a_subagent_both_ways() {
     let out = pages(tmp.path());
     let index = fs::read_to_string(out.join("index.html")).unwrap();
     assert!(index.contains("Content-Security-Policy"));
-    assert!(!index.contains("<script"), "the index runs nothing");
-    assert_eq!(index.matches("<tr><td><a href=").count(), 2, "{index}");
+    // Its one script only sorts, allowed by its hash and nothing else.
+    assert_eq!(index.matches("<script>").count(), 1, "{index}");
+    assert!(!index.contains("unsafe-inline"));
+    assert_eq!(index.matches("<tr><td data-v=").count(), 2, "{index}");
+    assert!(index.contains("<title>2 sessions from "), "{index}");
     assert!(
         index.contains("<a href=\"cc-s-main.html\">cc-s-main</a>"),
         "{index}"
     );
+    // The subagent names its parent; each row its project and first prompt.
     assert!(
         index.contains(
-            "<a href=\"cc-s-main-agent-x1.html\">cc-s-main-agent-x1</a><td>cc-s-main</td>"
-        ) || index.contains(
-            "<a href=\"cc-s-main-agent-x1.html\">cc-s-main-agent-x1</a></td><td>cc-s-main</td>"
+            " messages, a subagent started by cc-s-main\"><a href=\"cc-s-main-agent-x1.html\">cc-s-main-agent-x1</a>"
         ),
+        "{index}"
+    );
+    assert!(
+        index.contains("<td title=\"/home/me/shop\">shop</td><td>fix the price rounding</td>"),
+        "{index}"
+    );
+    assert!(
+        index.contains(&format!(
+            "<td title=\"/home/me/shop\">shop</td><td>{TASK}</td>"
+        )),
         "{index}"
     );
     for page in ["cc-s-main.html", "cc-s-main-agent-x1.html"] {

@@ -43,6 +43,8 @@ mod interrupt;
 mod knob_paths;
 #[path = "learned_ratio.rs"]
 mod learned_ratio;
+#[path = "pages_lead.rs"]
+mod pages_lead;
 #[path = "policies.rs"]
 mod policies;
 #[path = "progress.rs"]

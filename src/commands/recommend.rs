@@ -311,9 +311,8 @@ pub fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
     let money = |x: f64| recommend::amount(obj, x);
     let saving_pct = |p: Option<f64>| p.map_or("-".to_string(), |p| format!("{p:.1}%"));
     s.push_str(&format!(
-        "saving in sample:     {} ({})\n",
-        money(v.in_sample_saving),
-        saving_pct(v.in_sample_saving_pct)
+        "saving in sample:     {}\n",
+        recommend::saving_in_sample(v)
     ));
     match &v.out_of_sample {
         Some(o) => {
@@ -393,13 +392,7 @@ fn evidence_table(v: &Verdict) -> crate::format::Table {
         format!("Δ {}", v.loss_measure),
         "95% CI".to_string(),
     ]);
-    let value = |x: f64| {
-        if obj.is_price() {
-            format!("${x:.4}")
-        } else {
-            format!("{x:.0}")
-        }
-    };
+    let value = |x: f64| recommend::amount(obj, x);
     for e in &v.evidence {
         let marks = marks(e);
         let cells = vec![

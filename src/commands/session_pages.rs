@@ -3,7 +3,7 @@
 //! of the session that started it linked both ways.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
@@ -174,12 +174,14 @@ fn starting_call(parent: &Session, prompt: &str) -> Option<String> {
         .and_then(|b| b.tool_call_id.as_deref().map(str::to_string))
 }
 
-/// A page per session of `refs` in `dir`, each linked to the pages of the
+/// A page per session of `refs` (found in `source`, as the command line
+/// named it) in `dir`, each linked to the pages of the
 /// subagents it started and of its parent, and `dir/index.html` listing
 /// them all with their size, requests, compactions, recorded cost and
 /// misfires.
 pub fn write_set(
     dir: &Path,
+    source: &str,
     refs: &[SessionRef],
     setup: &Setup,
     given: Given,
@@ -215,7 +217,7 @@ pub fn write_set(
         })
         .collect();
     let rows: Vec<IndexRow> = rows.into_iter().collect::<Result<_>>()?;
-    let index = web::index_page(&index_title(dir), &setup.label(), &rows);
+    let index = web::index_page(source, &setup.label(), &rows);
     let path = dir.join(INDEX_PAGE);
     crate::output::write_atomic(&path, index.as_bytes())?;
     crate::note!(
@@ -355,6 +357,8 @@ impl PageOf<'_> {
             href: m.page.clone(),
             parent,
             started: m.session.meta.as_ref().and_then(|x| x.created_at.clone()),
+            project: m.session.meta.as_ref().and_then(|x| x.cwd.clone()),
+            prompt: first_prompt(&m.session),
             bytes: m.session.bytes(),
             messages: m.session.messages.len(),
             requests: facts.requests,
@@ -366,10 +370,16 @@ impl PageOf<'_> {
     }
 }
 
-fn index_title(dir: &Path) -> String {
-    dir.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| PathBuf::from(dir).display().to_string())
+/// The first prompt a person typed: the first text of a user message the
+/// agent did not make up itself.
+fn first_prompt(session: &Session) -> Option<String> {
+    session
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::User && !m.synthetic)
+        .flat_map(|m| &m.content)
+        .find(|b| b.kind == BlockType::Text && !b.text_lossy().trim().is_empty())
+        .map(|b| b.text_lossy().trim().to_string())
 }
 
 pub use crate::view::web::IndexRow;

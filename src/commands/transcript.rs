@@ -431,6 +431,7 @@ fn run_show(args: ShowArgs) -> Result<()> {
             let given = args.engine.knobs.given();
             return session_pages::write_set(
                 path,
+                &args.reference,
                 &found,
                 &setup,
                 given,

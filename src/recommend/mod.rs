@@ -447,10 +447,24 @@ fn evidence(
 
 /// A number of the objective's unit, for a sentence: dollars for a price.
 pub fn amount(metric: Metric, v: f64) -> String {
-    match (metric.is_price(), v < 0.0) {
-        (true, false) => format!("${v:.2}"),
-        (true, true) => format!("-${:.2}", -v),
-        (false, _) => format!("{v:.0}"),
+    if metric.is_price() {
+        crate::format::money(v)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// The in-sample saving for a person: the amount and its share of the
+/// baseline, or, when the verdict keeps the baseline, that there is none
+/// (an amount of nothing and a percentage of nothing said no more).
+pub fn saving_in_sample(v: &Verdict) -> String {
+    match (&v.chosen, v.in_sample_saving_pct) {
+        (None, _) => "none: the verdict keeps the baseline".to_string(),
+        (Some(_), Some(p)) => format!(
+            "{} ({p:.1}% of the baseline)",
+            amount(v.objective, v.in_sample_saving)
+        ),
+        (Some(_), None) => amount(v.objective, v.in_sample_saving),
     }
 }
 

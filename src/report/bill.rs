@@ -59,7 +59,7 @@ pub fn section(data: &SweepOutput) -> String {
              as <code>calibrate</code> fits it.</p>\n",
         );
         h.push_str(
-            "<table class=\"bill\">\n<thead><tr><th>format</th><th>sessions</th><th>requests</th>\
+            "<div class=\"scroll\"><table class=\"bill\">\n<thead><tr><th>format</th><th>sessions</th><th>requests</th>\
              <th>recorded</th><th>predicted</th><th>total error</th><th>median |error|</th>\
              <th>p95 |error|</th><th>worst session</th><th>misses by cause (tokens written)</th></tr></thead>\n<tbody>\n",
         );
@@ -89,7 +89,7 @@ pub fn section(data: &SweepOutput) -> String {
                 misses
             );
         }
-        h.push_str("</tbody></table>\n");
+        h.push_str("</tbody></table></div>\n");
         for u in summaries.iter().flat_map(|s| &s.unlogged) {
             let _ = writeln!(
                 h,
@@ -133,7 +133,7 @@ fn real_compactions(h: &mut String, loaded: &[Loaded]) {
         rows.len()
     );
     h.push_str(
-        "<table class=\"bill\">\n<thead><tr><th>session</th><th>#</th><th>kind</th><th>request</th>\
+        "<div class=\"scroll\"><table class=\"bill\">\n<thead><tr><th>session</th><th>#</th><th>kind</th><th>request</th>\
          <th>tokens before</th><th>results removed</th><th>mentioned</th><th>used after</th>\
          <th>fetched again</th><th>re-fetch requests</th><th>re-fetch tokens</th><th>re-fetch cost</th></tr></thead>\n<tbody>\n",
     );
@@ -156,5 +156,5 @@ fn real_compactions(h: &mut String, loaded: &[Loaded]) {
             money(r.refetch_dollars)
         );
     }
-    h.push_str("</tbody></table>\n");
+    h.push_str("</tbody></table></div>\n");
 }

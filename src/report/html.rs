@@ -147,10 +147,15 @@ footer { margin-top: 3rem; color: var(--muted); font-size: .85rem; }
 }
 "#;
 
-/// A price as `summary.json` writes it (`3.0`, `0.3`), or `?` where it
-/// is no number (the file writes `null` there).
-fn json_num(v: f64) -> String {
-    serde_json::Number::from_f64(v).map_or_else(|| "?".to_string(), |n| n.to_string())
+/// A price per million tokens as the terminal writes it (`3`, `3.75`,
+/// `0.3`: a rate, not an amount, so not [`money`]), or `?` where it is no
+/// number.
+fn per_million(v: f64) -> String {
+    if v.is_finite() {
+        v.to_string()
+    } else {
+        "?".to_string()
+    }
 }
 
 /// The class of a change: `better` when lower, `worse` when higher.
@@ -199,7 +204,7 @@ fn recommendation(h: &mut String, v: &crate::recommend::Verdict) {
         escape_html(v.objective.name()),
         escape_html(v.loss_measure.name()),
         escape_html(&v.max_loss),
-        pct(v.in_sample_saving_pct),
+        escape_html(&crate::recommend::saving_in_sample(v)),
         escape_html(&v.out_of_sample.as_ref().map_or("not measured (too few sessions)".to_string(), |o| {
             format!("{} over {} folds", pct(o.saving_pct), o.folds.len())
         })),
@@ -507,15 +512,15 @@ impl Page<'_> {
         let _ = writeln!(
             h,
             "<dt>Prices</dt><dd>${} input, ${} cache write, ${} cache read per million tokens</dd>",
-            json_num(s.prices.input),
-            json_num(s.prices.cache_write),
-            json_num(s.prices.cache_read)
+            per_million(s.prices.input),
+            per_million(s.prices.cache_write),
+            per_million(s.prices.cache_read)
         );
         // What the price rests on (the sweep's cost model), above the ranking.
         let _ = writeln!(
             h,
             "<dt>Cost model</dt><dd class=\"cost-note\">{}</dd>",
-            escape_html(&s.cost_model.note)
+            escape_html(crate::sweep::cost_note::under_its_label(&s.cost_model.note))
         );
         // Only where sessions chose them, so other reports stay as they were.
         if let Some(c) = &s.calibration {
@@ -834,7 +839,7 @@ impl Page<'_> {
         let base = &d.configs[d.configs.iter().position(|c| c.is_baseline).unwrap_or(0)];
         let _ = write!(
             h,
-            "<table id=\"{}\">\n<thead><tr><th class=\"l\">policy</th><th class=\"l\">config</th><th>#</th>",
+            "<div class=\"scroll\"><table id=\"{}\">\n<thead><tr><th class=\"l\">policy</th><th class=\"l\">config</th><th>#</th>",
             escape_html(id)
         );
         for figure in COLUMNS {
@@ -881,7 +886,7 @@ impl Page<'_> {
                 h.push_str("</tr>\n");
             }
         }
-        h.push_str("</tbody></table>\n");
+        h.push_str("</tbody></table></div>\n");
     }
 
     fn session_sections(&self, h: &mut String) -> Result<()> {

@@ -8,6 +8,15 @@ use super::aggregate::ConfigSummary;
 use super::figures::Metric;
 use crate::cost::session::Settings;
 
+/// How the note starts, naming what it is where it stands alone (under
+/// the terminal's table, in `summary.json`).
+pub const LEAD: &str = "cost model: ";
+
+/// The note where a label already names it (the report's "Cost model").
+pub fn under_its_label(note: &str) -> &str {
+    note.strip_prefix(LEAD).unwrap_or(note)
+}
+
 /// The note, from the baseline's sums (`ttl_applied` counts sessions);
 /// `settings` where known (the terminal), `None` where only the figures are
 /// (the output files, which merged shards must write alike).
@@ -52,15 +61,15 @@ pub fn note(summaries: &[ConfigSummary], settings: Option<&Settings>) -> String 
         String::new()
     };
     format!(
-        "cost model: price = each request's cache reads and writes at {} ({lifetime}; {expiry}{account}). \
-         Not in price: output (baseline ${:.2}) and the summarizer's own requests (${:.2}); price_total adds them (${:.2}).",
+        "{LEAD}price = each request's cache reads and writes at {} ({lifetime}; {expiry}{account}). \
+         Not in price: output (baseline {}) and the summarizer's own requests ({}); price_total adds them ({}).",
         match settings.map(|s| s.prices) {
             Some(Some(p)) => format!("--price {p}"),
             Some(None) => "its session's model's prices (Sonnet's where unknown)".into(),
             None => "its session's model's prices (Sonnet's where unknown), or --price where given".into(),
         },
-        base.total(Metric::PriceOutput),
-        base.total(Metric::PriceSummarizer),
-        base.total(Metric::PriceTotal),
+        crate::format::money(base.total(Metric::PriceOutput)),
+        crate::format::money(base.total(Metric::PriceSummarizer)),
+        crate::format::money(base.total(Metric::PriceTotal)),
     )
 }

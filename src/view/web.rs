@@ -22,8 +22,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::engine::{Compaction, Compactor, EditKind, Stage, Strategy};
-use crate::format::escape_html;
-use crate::replay::{replay_with, Misfire, RequestFacts, SessionFacts};
+use crate::format::{escape_html, money};
+use crate::replay::{replay_with, Misfire, MisfireKind, RequestFacts, SessionFacts};
 use crate::transcript::{BlockType, Message, Role};
 
 use super::select::turn_numbers;
@@ -189,6 +189,8 @@ struct PageData<'a> {
     messages: Vec<MessageView>,
     requests: Vec<RequestView>,
     misfires: Vec<Misfire>,
+    /// What each kind of misfire means, by its name in `misfires`.
+    misfire_kinds: std::collections::BTreeMap<&'static str, &'static str>,
     collapse_bytes: usize,
     collapse_lines: usize,
     recorded: &'a Recorded,
@@ -232,6 +234,15 @@ fn message_view(m: &Message, turn: usize, request: Option<usize>) -> MessageView
             })
             .collect(),
     }
+}
+
+/// What each kind of misfire means, by its name, for the page's folded
+/// lines.
+fn misfire_kinds() -> std::collections::BTreeMap<&'static str, &'static str> {
+    MisfireKind::ALL
+        .iter()
+        .map(|k| (k.as_str(), k.describe()))
+        .collect()
 }
 
 /// The page's data: the record, and the replay of it under `engine`.
@@ -347,6 +358,7 @@ fn page_data<'a, C: Compactor + ?Sized>(
         messages,
         requests,
         misfires: facts.counted_misfires().copied().collect(),
+        misfire_kinds: misfire_kinds(),
         collapse_bytes: COLLAPSE_BYTES,
         collapse_lines: COLLAPSE_LINES,
         recorded,
@@ -422,6 +434,10 @@ pub struct IndexRow {
     pub href: String,
     pub parent: Option<String>,
     pub started: Option<String>,
+    /// The directory the agent worked in.
+    pub project: Option<String>,
+    /// The first prompt a person typed, whole.
+    pub prompt: Option<String>,
     pub bytes: u64,
     pub messages: usize,
     pub requests: usize,
@@ -434,51 +450,208 @@ pub struct IndexRow {
     pub recorded_usd: Option<f64>,
 }
 
-const INDEX_STYLE: &str = "body{margin:0 auto;max-width:1200px;padding:0 20px;font:15px/1.5 system-ui,sans-serif;color:#1d1d1f}\
-table{border-collapse:collapse;font-size:.85rem}th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;white-space:nowrap}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}.lead{color:#5f6368}";
+/// Characters of a first prompt shown in its cell (the cell's tooltip
+/// holds more); the cell cuts it to its width as well.
+const PROMPT_CHARS: usize = 160;
+/// Characters of a first prompt in the tooltip.
+const PROMPT_TITLE_CHARS: usize = 600;
 
-/// The index of a set of session pages: a row per session with a link to
-/// its page. Plain markup, every value escaped, and no script.
-pub fn index_page(title: &str, config: &str, rows: &[IndexRow]) -> String {
-    let mut body = String::new();
-    let usd: f64 = rows.iter().filter_map(|r| r.recorded_usd).sum();
-    body.push_str(&format!(
-        "<h1>{}</h1>\n<p class=\"lead\">{} sessions, replayed under {}; recorded cost ${usd:.2}</p>\n\
-         <table id=\"sessions\">\n<tr><th>session</th><th>started by</th><th>began</th><th>size</th>\
-         <th>messages</th><th>requests</th><th>agent compactions</th><th>replayed compactions</th>\
-         <th>misfires</th><th>recorded cost</th></tr>\n",
-        escape_html(title),
-        rows.len(),
-        escape_html(config)
-    ));
-    for r in rows {
-        body.push_str(&format!(
-            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"n\">{:.1} KB</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-            escape_html(&r.href),
-            escape_html(&r.label),
-            escape_html(r.parent.as_deref().unwrap_or("")),
-            escape_html(r.started.as_deref().unwrap_or("")),
-            r.bytes as f64 / 1024.0,
-            r.messages,
-            r.requests,
-            r.agent_compactions,
-            r.compactions,
-            r.misfires,
-            r.recorded_usd.map(|d| format!("${d:.2}")).unwrap_or_default(),
-        ));
+/// A label with each UUID in it cut to its first eight digits: the rest
+/// tells sessions of one folder apart no better and made the column wider
+/// than the page.
+pub fn short_id(label: &str) -> String {
+    let b = label.as_bytes();
+    let mut out = String::with_capacity(label.len());
+    let mut i = 0;
+    while i < b.len() {
+        if is_uuid(&b[i..]) && (i == 0 || !b[i - 1].is_ascii_hexdigit()) {
+            out.push_str(&label[i..i + 8]);
+            out.push('…');
+            i += 36;
+        } else {
+            let c = label[i..].chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+        }
     }
-    body.push_str("</table>\n");
+    out
+}
+
+/// Whether `b` starts with a UUID (`8-4-4-4-12` hex digits) not followed
+/// by another hex digit.
+fn is_uuid(b: &[u8]) -> bool {
+    b.len() >= 36
+        && b[..36].iter().enumerate().all(|(k, c)| {
+            if matches!(k, 8 | 13 | 18 | 23) {
+                *c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
+        && b.get(36).is_none_or(|c| !c.is_ascii_hexdigit())
+}
+
+/// The last part of a working directory, Windows' or Unix's.
+fn project_name(cwd: &str) -> &str {
+    let t = cwd.trim_end_matches(['/', '\\']);
+    t.rsplit(['/', '\\'])
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(t)
+}
+
+/// `2026-02-11T20:31:53.375Z` as `2026-02-11 20:31`; other text as it is.
+fn minute(time: &str) -> String {
+    match (time.get(..10), time.get(11..16)) {
+        (Some(d), Some(t)) if time.as_bytes().get(10) == Some(&b'T') => format!("{d} {t}"),
+        _ => time.to_string(),
+    }
+}
+
+/// A prompt on one line, whitespace runs as one space.
+fn one_line(text: &str, max_chars: usize) -> String {
+    let flat: Vec<&str> = text.split_whitespace().collect();
+    super::text::cut_chars(&flat.join(" "), max_chars)
+}
+
+const INDEX_STYLE: &str = "body{margin:0 auto;max-width:1240px;padding:0 20px;font:15px/1.5 system-ui,sans-serif;color:#1d1d1f}\
+h1{font-size:1.5rem;overflow-wrap:anywhere}.lead{color:#5f6368}\
+table{border-collapse:collapse;font-size:.85rem;width:100%;table-layout:fixed}\
+th,td{padding:3px 6px;border-bottom:1px solid #eee;text-align:left;vertical-align:top;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}\
+th{white-space:normal;cursor:pointer;user-select:none;vertical-align:bottom}th:hover{background:#f3f3f6}\
+th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}\
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}\
+col:nth-child(1){width:14em}col:nth-child(2){width:10.5em}col:nth-child(3){width:8em}col:nth-child(5){width:6em}\
+col:nth-child(6){width:8.5em}col:nth-child(7){width:8.5em}col:nth-child(8){width:5.5em}col:nth-child(9){width:6.5em}";
+
+/// Sorts the index by the column whose header is clicked (again: the
+/// other way), by each cell's `data-v` where it has one, else its text.
+const INDEX_SCRIPT: &str = "(function(){'use strict';\
+var t=document.getElementById('sessions'),body=t.tBodies[0],heads=t.tHead.rows[0].cells;\
+function key(row,k,num){var c=row.cells[k],v=c.getAttribute('data-v');if(v===null)v=c.textContent;\
+return num?(v===''?-Infinity:Number(v)):v.toLowerCase();}\
+function sort(k,dir){var num=heads[k].classList.contains('n'),s=dir==='ascending'?1:-1;\
+var rows=Array.prototype.slice.call(body.rows).map(function(r,i){return{r:r,i:i,v:key(r,k,num)};});\
+rows.sort(function(a,b){return a.v<b.v?-s:a.v>b.v?s:a.i-b.i;});\
+rows.forEach(function(x){body.appendChild(x.r);});\
+Array.prototype.forEach.call(heads,function(h,j){if(j===k)h.setAttribute('aria-sort',dir);else h.removeAttribute('aria-sort');});}\
+Array.prototype.forEach.call(heads,function(h,k){h.tabIndex=0;\
+function go(){sort(k,h.getAttribute('aria-sort')==='ascending'?'descending':'ascending');}\
+h.addEventListener('click',go);h.addEventListener('keydown',function(e){if(e.key==='Enter')go();});});})();";
+
+/// The index's columns (their widths are the style's): header, whether numeric (right-aligned,
+/// sorted as numbers).
+const INDEX_COLUMNS: [(&str, bool); 9] = [
+    ("session", false),
+    ("began", false),
+    ("project", false),
+    ("first prompt", false),
+    ("requests", true),
+    ("compactions by the agent", true),
+    ("compactions replayed", true),
+    ("misfires", true),
+    ("recorded cost", true),
+];
+
+/// A cell: `shown` escaped, its full text as a tooltip when it was cut,
+/// `value` for sorting when it differs from what is shown.
+fn cell(shown: &str, full: Option<&str>, value: Option<&str>, numeric: bool) -> String {
+    let mut attrs = String::new();
+    if numeric {
+        attrs.push_str(" class=\"n\"");
+    }
+    if let Some(f) = full.filter(|f| *f != shown) {
+        attrs.push_str(&format!(" title=\"{}\"", escape_html(f)));
+    }
+    if let Some(v) = value {
+        attrs.push_str(&format!(" data-v=\"{}\"", escape_html(v)));
+    }
+    format!("<td{attrs}>{}</td>", escape_html(shown))
+}
+
+/// One row of the index.
+fn index_row(r: &IndexRow) -> String {
+    let started = r.started.as_deref().unwrap_or("");
+    let cwd = r.project.as_deref().unwrap_or("");
+    let prompt = r.prompt.as_deref().unwrap_or("");
+    let parent = r.parent.as_deref().unwrap_or("");
+    let label = short_id(&r.label);
+    // The session's full name, size and parent in its tooltip.
+    let about = match parent {
+        "" => format!(
+            "{}, {:.1} KB, {} messages",
+            r.label,
+            r.bytes as f64 / 1024.0,
+            r.messages
+        ),
+        p => format!(
+            "{}, {:.1} KB, {} messages, a subagent started by {p}",
+            r.label,
+            r.bytes as f64 / 1024.0,
+            r.messages
+        ),
+    };
+    let mut row = format!(
+        "<tr><td data-v=\"{}\" title=\"{}\"><a href=\"{}\">{}</a></td>",
+        escape_html(&r.label),
+        escape_html(&about),
+        escape_html(&r.href),
+        escape_html(&label)
+    );
+    row.push_str(&cell(&minute(started), Some(started), Some(started), false));
+    row.push_str(&cell(project_name(cwd), Some(cwd), None, false));
+    row.push_str(&cell(
+        &one_line(prompt, PROMPT_CHARS),
+        Some(&one_line(prompt, PROMPT_TITLE_CHARS)),
+        None,
+        false,
+    ));
+    for n in [r.requests, r.agent_compactions, r.compactions, r.misfires] {
+        row.push_str(&cell(&n.to_string(), None, None, true));
+    }
+    let usd = r.recorded_usd.map(money).unwrap_or_default();
+    let value = r.recorded_usd.map(|d| d.to_string()).unwrap_or_default();
+    row.push_str(&cell(&usd, None, Some(&value), true));
+    row.push_str("</tr>\n");
+    row
+}
+
+/// The index of a set of session pages, titled after what it lists: a row
+/// per session with a link to its page, sortable by any column. Every
+/// value is escaped; the one script only reorders the rows.
+pub fn index_page(source: &str, config: &str, rows: &[IndexRow]) -> String {
+    let title = format!(
+        "{} from {source}",
+        crate::format::plural(rows.len(), "session")
+    );
+    let usd: f64 = rows.iter().filter_map(|r| r.recorded_usd).sum();
+    let mut body = format!(
+        "<h1>{}</h1>\n<p class=\"lead\">replayed under {}; recorded cost {}; click a column to sort by it</p>\n\
+         <table id=\"sessions\">\n<colgroup>",
+        escape_html(&title),
+        escape_html(config),
+        money(usd)
+    );
+    body.push_str(&"<col>".repeat(INDEX_COLUMNS.len()));
+    body.push_str("</colgroup>\n<thead><tr>");
+    for (name, numeric) in INDEX_COLUMNS {
+        let class = if numeric { " class=\"n\"" } else { "" };
+        body.push_str(&format!("<th{class}>{name}</th>"));
+    }
+    body.push_str("</tr></thead>\n<tbody>\n");
+    for r in rows {
+        body.push_str(&index_row(r));
+    }
+    body.push_str("</tbody>\n</table>\n");
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          {csp}\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"referrer\" content=\"no-referrer\">\n\
-         <title>{title}</title>\n<style>{INDEX_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
-        csp = super::csp::meta(&[], &[INDEX_STYLE]),
-        title = escape_html(title),
+         <title>{title}</title>\n<style>{INDEX_STYLE}</style>\n</head>\n<body>\n{body}\
+         <script>{INDEX_SCRIPT}</script>\n</body>\n</html>\n",
+        csp = super::csp::meta(&[INDEX_SCRIPT], &[INDEX_STYLE]),
+        title = escape_html(&title),
     )
 }
 
@@ -523,5 +696,20 @@ mod tests {
         assert!(html.contains(&format!("<script>{SCRIPT}</script>")));
         assert!(html.contains(&format!("<style>{STYLE}</style>")));
         assert!(!html.contains("nonce"));
+    }
+
+    #[test]
+    fn an_index_cuts_uuids_to_eight_digits_and_names_the_projects_folder() {
+        assert_eq!(
+            short_id("cc-4d5611e5-241a-462a-8d15-5122611a9569-agent-a2898e3"),
+            "cc-4d5611e5…-agent-a2898e3"
+        );
+        assert_eq!(short_id("cc-short"), "cc-short");
+        // Not a UUID: a hex digit too many.
+        let long = "4d5611e5-241a-462a-8d15-5122611a95690";
+        assert_eq!(short_id(long), long);
+        assert_eq!(project_name("/home/me/shop/"), "shop");
+        assert_eq!(project_name("S:\\01_Repos\\BeFirst_APIs"), "BeFirst_APIs");
+        assert_eq!(minute("2026-02-12T16:02:23.545Z"), "2026-02-12 16:02");
     }
 }

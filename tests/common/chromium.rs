@@ -118,3 +118,54 @@ pub fn page_requests(net_log: &Path) -> Vec<String> {
         .map(|e| e["params"]["url"].as_str().unwrap_or_default().to_string())
         .collect()
 }
+
+/// Opens `page` in a frame `width` pixels wide (900 high) of a page of the
+/// test's own, and returns what `probe` returns: the body of a JavaScript
+/// function of `doc`, the page's document, run once the page has loaded
+/// and its timers have run. The page itself is not changed; its own
+/// policy, which lets nothing else run in it, does not govern the frame's
+/// parent. Chromium's virtual time runs the timers without waiting.
+pub fn probe(browser: &Path, page: &Path, width: u32, probe: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", page.display());
+    let wrapper = dir.path().join("probe.html");
+    fs::write(
+        &wrapper,
+        format!(
+            "<!DOCTYPE html><html><body style=\"margin:0\">\
+             <iframe id=\"f\" style=\"width:{width}px;height:900px;border:0\"></iframe><pre id=\"probe\"></pre>\
+             <script>var f = document.getElementById('f');\
+             f.addEventListener('load', function () {{ setTimeout(function () {{\
+             var out; try {{ out = (function (doc) {{ {probe} }})(f.contentDocument); }}\
+             catch (e) {{ out = 'probe failed: ' + e; }}\
+             document.getElementById('probe').textContent = String(out); }}, 50); }});\
+             f.src = {url};</script></body></html>",
+            url = serde_json::to_string(&url).unwrap(),
+        ),
+    )
+    .unwrap();
+    let r = headless(
+        browser,
+        dir.path(),
+        &wrapper,
+        &[
+            "--dump-dom".to_string(),
+            "--allow-file-access-from-files".to_string(),
+            "--virtual-time-budget=10000".to_string(),
+        ],
+    );
+    assert!(r.ok, "chromium failed: {}", r.stderr);
+    let at = r
+        .stdout
+        .find("<pre id=\"probe\">")
+        .unwrap_or_else(|| panic!("no probe in {}", r.stdout))
+        + "<pre id=\"probe\">".len();
+    let text = &r.stdout[at..at + r.stdout[at..].find("</pre>").unwrap()];
+    let text = text
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
+    assert!(!text.starts_with("probe failed"), "{text}");
+    text
+}

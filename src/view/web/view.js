@@ -24,6 +24,21 @@
     return n;
   }
   function tokens(n) { return Number(n).toLocaleString('en-US') + ' tokens'; }
+  // Round values from 0 to about `max` for an axis: steps of 1, 2 or 5
+  // times a power of ten, about `count` of them.
+  function ticks(max, count) {
+    if (!(max > 0)) return [0];
+    var raw = max / count, p = Math.pow(10, Math.floor(Math.log10(raw)));
+    var f = raw / p, unit = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+    var out = [];
+    for (var v = 0; v <= max + 1e-9; v += unit) out.push(Math.round(v));
+    return out;
+  }
+  function compact(v) {
+    if (v >= 1e6) return (v / 1e6) + 'M';
+    if (v >= 1e3) return (v / 1e3) + 'k';
+    return String(v);
+  }
 
   // ------------------------------------------------------------ the record
   // What the filters hide; set before the first slice is rendered.
@@ -251,7 +266,8 @@
   (function timeline() {
     var host = document.getElementById('timeline');
     var n = D.requests.length;
-    host.appendChild(el('h2', null, n + ' requests under ' + D.config + ' (click a compaction)'));
+    // The config is in the lead already; repeating it made the heading wrap.
+    host.appendChild(el('h2', null, n + ' requests (click a compaction)'));
     if (!n) return;
     var W = 1000, H = 140;
     var top = D.max;
@@ -312,7 +328,28 @@
       r.addEventListener('keydown', function (e) { if (e.key === 'Enter') showLedger(i); });
       marks[i] = r;
     });
-    host.appendChild(svg);
+    // The scale: gridlines in the chart, their values beside it as text
+    // (text inside the stretched SVG would be distorted).
+    var plot = el('div', 'plot');
+    var yTicks = ticks(top, 4), xTicks = ticks(n - 1, 8);
+    yTicks.forEach(function (v) {
+      var g = document.createElementNS(SVG, 'line');
+      g.setAttribute('class', 'grid');
+      g.setAttribute('x1', 0); g.setAttribute('x2', W);
+      g.setAttribute('y1', y(v)); g.setAttribute('y2', y(v));
+      svg.insertBefore(g, svg.firstChild);
+      var t = el('span', 'tick y', compact(v));
+      t.style.top = (y(v) / H * 100) + '%';
+      plot.appendChild(t);
+    });
+    xTicks.forEach(function (r) {
+      var t = el('span', 'tick x', String(r));
+      t.style.left = (((r + 0.5) * step) / W * 100) + '%';
+      plot.appendChild(t);
+    });
+    plot.appendChild(el('span', 'axis y', 'tokens'));
+    plot.appendChild(svg);
+    host.appendChild(plot);
     var legend = el('div', 'legend');
     [['after', 'sent (after compaction)'], ['before', 'before compaction'], ['cut', 'compaction'], ['bad', 'compaction that misfired']]
       .concat(R.compactions.length ? [['agent', "the agent's own compaction"]] : [])
@@ -323,7 +360,8 @@
         s.appendChild(document.createTextNode(k[1]));
         legend.appendChild(s);
       });
-    legend.appendChild(el('span', null, 'lines: window ' + D.max + ', trigger ' + D.trigger + ', target ' + D.target));
+    legend.appendChild(el('span', null, 'lines: window ' + D.max + ', trigger ' + D.trigger + ', target ' + D.target +
+      '; across: request, up: tokens'));
     host.appendChild(legend);
   })();
 
@@ -332,12 +370,36 @@
     var host = document.getElementById('misfires');
     if (!D.misfires.length) return;
     host.appendChild(el('h2', null, D.misfires.length + ' misfires'));
-    var ul = el('ul');
+    // A session that compacts at every request misfires the same way at
+    // each: a run of one kind over consecutive requests is one line, its
+    // requests listed when it is opened, so the chat is not pushed down.
+    var runs = [], open = {};
     D.misfires.forEach(function (f) {
+      var r = open[f.kind];
+      if (r && f.request === r.to + 1) { r.to = f.request; r.items.push(f); return; }
+      r = { kind: f.kind, from: f.request, to: f.request, items: [f] };
+      open[f.kind] = r;
+      runs.push(r);
+    });
+    runs.sort(function (a, b) { return a.from - b.from; });
+    function line(f) {
       var li = el('li', null, f.kind.replace('_', ' ') + ' at request ' + f.request +
         (f.gap ? ' (' + f.gap + ' after the previous compaction)' : '') + ': ' + f.before + ' → ' + f.after + ' tokens ');
       li.id = 'misfire-' + f.kind + '-' + f.request;
       li.appendChild(jump(f.message_index, 'show'));
+      return li;
+    }
+    var ul = el('ul');
+    runs.forEach(function (r) {
+      if (r.items.length === 1) { ul.appendChild(line(r.items[0])); return; }
+      var li = el('li', 'run');
+      var d = el('details');
+      d.appendChild(el('summary', null, 'requests ' + r.from + '–' + r.to + ': ' +
+        (D.misfire_kinds[r.kind] || r.kind.replace('_', ' ')) + ', at each of ' + r.items.length + ' requests'));
+      var inner = el('ul');
+      r.items.forEach(function (f) { inner.appendChild(line(f)); });
+      d.appendChild(inner);
+      li.appendChild(d);
       ul.appendChild(li);
     });
     host.appendChild(ul);
