@@ -230,3 +230,93 @@ fn a_recorded_baseline_merges_from_shards_as_one_process_writes_it() {
         untimed(&sharded.join("summary.json"))
     );
 }
+
+/// The verdict a sweep decides, for a re-based report in this test.
+fn decide(
+    s: &mut [smith_calibrate::sweep::ConfigSummary],
+    per: &smith_calibrate::sweep::aggregate::PerSession,
+    by: smith_calibrate::sweep::figures::Metric,
+) -> serde_json::Value {
+    let settings = smith_calibrate::recommend::Settings::for_sweep(by);
+    serde_json::to_value(smith_calibrate::recommend::decide(s, per, &settings)).unwrap()
+}
+
+#[test]
+fn a_finished_sweep_rebased_in_the_report_is_the_sweep_run_against_that_baseline() {
+    use smith_calibrate::report::data::SweepOutput;
+    let tmp = tempfile::tempdir().unwrap();
+    let (run, against) = (tmp.path().join("run"), tmp.path().join("against"));
+    let sweep = |out: &Path, extra: &[&str]| {
+        let o = common::output(
+            common::bin()
+                .args(["sweep", "datasets/sessions", "--compact-at", "0.7,0.8"])
+                .args(extra)
+                .arg("--out")
+                .arg(out),
+        );
+        assert!(o.status.success(), "{}", common::stderr(&o));
+    };
+    sweep(&run, &[]);
+    let file = tmp.path().join("config.toml");
+    std::fs::write(&file, "[context]\ncompact_at = 0.7\ncompact_to = 0.5\n").unwrap();
+    sweep(&against, &["--baseline", file.to_str().unwrap()]);
+
+    let label = "120k 0.70/0.50 cap512 w3";
+    let mut rebased = SweepOutput::read(&run).unwrap();
+    let base = rebased.config_named(label).unwrap();
+    assert_eq!(base, 1, "the sweep's second config");
+    rebased.rebase(base, &decide).unwrap();
+    let direct = SweepOutput::read(&against).unwrap();
+    assert_eq!(rebased.configs.len(), direct.configs.len());
+    for c in &rebased.configs {
+        let d = direct.configs.iter().find(|d| d.label == c.label).unwrap();
+        assert_eq!(c.is_baseline, d.is_baseline, "{}", c.label);
+        assert_eq!(c.totals, d.totals, "{}", c.label);
+        assert_eq!(c.deltas, d.deltas, "{}", c.label);
+        assert_eq!(c.interval, d.interval, "{}", c.label);
+        assert_eq!(
+            (c.rank, c.tied, c.pareto),
+            (d.rank, d.tied, d.pareto),
+            "{}",
+            c.label
+        );
+    }
+    assert_eq!(rebased.baseline_name(), format!("the baseline ({label})"));
+    let (r, d) = (rebased.verdict().unwrap(), direct.verdict().unwrap());
+    assert_eq!(r.sentence, d.sentence);
+    assert_eq!(r.baseline.label, label);
+
+    // The command: the report goes beside the sweep's own, naming the
+    // baseline; a config the sweep does not have is refused, naming it.
+    let o = common::output(
+        common::bin()
+            .arg("report")
+            .arg(&run)
+            .args(["--baseline", label]),
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let page = run
+        .join("baseline-120k_0.70_0.50_cap512_w3")
+        .join("index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains(&format!("the baseline ({label})")),
+        "{page:?}"
+    );
+    assert!(
+        !run.join("index.html").exists(),
+        "the sweep's own folder is left as it was"
+    );
+    let o = common::output(
+        common::bin()
+            .arg("report")
+            .arg(&run)
+            .args(["--baseline", "0.6/0.3"]),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("\"0.6/0.3\""),
+        "{}",
+        common::stderr(&o)
+    );
+}

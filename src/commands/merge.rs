@@ -45,14 +45,8 @@ pub fn run(args: MergeArgs) -> Result<()> {
 /// Merges the shards of `dir` into `out` and says what was written.
 pub fn merge_into(dir: &std::path::Path, out: &std::path::Path) -> Result<()> {
     let started = std::time::Instant::now();
-    let decide = |summaries: &mut [crate::sweep::ConfigSummary],
-                  per: &crate::sweep::aggregate::PerSession,
-                  rank_by: crate::sweep::figures::Metric| {
-        let settings = crate::recommend::Settings::for_sweep(rank_by);
-        let verdict = super::sweep::decide_verdict(summaries, per, &settings);
-        serde_json::to_value(verdict).unwrap_or(serde_json::Value::Null)
-    };
-    let merged = merge::merge(dir, &decide).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let merged = merge::merge(dir, &super::sweep::decide_json)
+        .map_err(|e| nothing_read(format!("{e:#}")))?;
     let written = crate::export::write_all(out, &merged.export)?;
     let names: Vec<String> = written
         .iter()

@@ -60,6 +60,14 @@ pub struct ReportArgs {
     /// removed by any means [default: still_needed]
     #[arg(long, value_enum)]
     pub loss: Option<Loss>,
+    /// Compare with this config instead of the sweep's baseline: `recorded`
+    /// (the agents' own run), `defaults` (smith's default config), a
+    /// config's label as configs.csv has it, or its index; every change,
+    /// interval, rank and the verdict are worked out again from the session
+    /// rows [default: the sweep's baseline; with this flag the report goes
+    /// to SWEEP_OUT_DIR/baseline-<config>/ unless --out is given]
+    #[arg(long, value_name = "recorded|defaults|LABEL")]
+    pub baseline: Option<String>,
     /// Also write a page per session named under "Compactions that went
     /// wrong" into sessions/ beside index.html (the chat, the timeline, each
     /// compaction's ledger) and link every request named there to it, e.g.
@@ -75,11 +83,28 @@ pub fn run(args: ReportArgs) -> Result<()> {
     {
         super::merge::merge_into(&args.dir, &args.dir)?;
     }
-    let data = SweepOutput::read(&args.dir).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let mut data = SweepOutput::read(&args.dir).map_err(|e| nothing_read(format!("{e:#}")))?;
+    let rebased = match &args.baseline {
+        Some(pick) => {
+            let base = data
+                .config_named(pick)
+                .map_err(|e| usage(format!("{e:#}")))?;
+            rebase(&mut data, base)?;
+            Some(base)
+        }
+        None => None,
+    };
     let mut selection = Selection::new(&data, args.config.as_deref(), &args.sessions)
         .map_err(|e| usage(e.to_string()))?;
     selection.session_pages = args.session_pages;
-    let out = args.out.unwrap_or_else(|| args.dir.clone());
+    let out = args.out.unwrap_or_else(|| match rebased {
+        // Beside the sweep's own report, never over it: the data files
+        // there keep the sweep's baseline.
+        Some(b) => args
+            .dir
+            .join(format!("baseline-{}", file_safe(&data.configs[b].label))),
+        None => args.dir.clone(),
+    });
     if out
         .join(crate::transcript::locate::TRANSCRIPT_FILE)
         .exists()
@@ -96,6 +121,32 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let written = written?;
     say_written(&written);
     Ok(())
+}
+
+/// `data` compared with config `base`, its verdict decided again by the
+/// sweep's rule.
+fn rebase(data: &mut SweepOutput, base: usize) -> Result<()> {
+    let spinner = crate::messages::spinner("comparing every config with the new baseline");
+    let done = data.rebase(base, &super::sweep::decide_json);
+    spinner.finish_and_clear();
+    done?;
+    crate::note!("compared with {}", data.baseline_name());
+    Ok(())
+}
+
+/// A config's label as a folder name: letters, digits, `.` and `-` kept,
+/// anything else `_`.
+fn file_safe(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Tells the user what was written and where to look.

@@ -379,6 +379,19 @@ pub fn run(args: SweepArgs) -> Result<()> {
 /// while the folds are drawn: the one decision `sweep`, `merge` and
 /// `recommend` make, so that none of them contradicts another on the same
 /// sessions.
+/// [`decide_verdict`] by the sweep's settings for `rank_by`, as
+/// `verdict.json` holds it: the decision handed to a merge of shards and
+/// to a report compared with another baseline.
+pub(crate) fn decide_json(
+    summaries: &mut [ConfigSummary],
+    per: &PerSession,
+    rank_by: crate::sweep::figures::Metric,
+) -> serde_json::Value {
+    let settings = recommend::Settings::for_sweep(rank_by);
+    serde_json::to_value(decide_verdict(summaries, per, &settings))
+        .unwrap_or(serde_json::Value::Null)
+}
+
 pub(crate) fn decide_verdict(
     summaries: &mut [ConfigSummary],
     per: &PerSession,

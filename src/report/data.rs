@@ -313,9 +313,8 @@ impl SweepOutput {
             v.sessions == self.sessions.len()
                 && v.configs == self.configs.len()
                 && self
-                    .configs
-                    .first()
-                    .is_some_and(|b| b.label == v.baseline.label)
+                    .baseline()
+                    .is_ok_and(|b| self.configs[b].label == v.baseline.label)
         })
     }
 
@@ -507,6 +506,88 @@ impl SweepOutput {
             .filter(|&i| self.configs[i].setup.policy == policy)
             .filter(|&i| window.is_none_or(|w| self.configs[i].config.max_tokens == w))
             .min_by_key(|&i| (self.configs[i].rank, i))
+    }
+
+    /// The config `pick` names, for `report --baseline`: `recorded` (the
+    /// agents' own run), `defaults` (smith's default config), a config's
+    /// label, or its index in the grid.
+    pub fn config_named(&self, pick: &str) -> Result<usize> {
+        let pick = pick.trim();
+        let by_name =
+            |name: &str| (0..self.configs.len()).find(|&i| baseline_name(&self.configs[i]) == name);
+        let found = match pick {
+            "recorded" => by_name("the recorded run"),
+            "defaults" => by_name("smith's default config"),
+            _ => (0..self.configs.len())
+                .find(|&i| self.configs[i].label == pick)
+                .or_else(|| pick.parse().ok().filter(|&i| i < self.configs.len())),
+        };
+        found.ok_or_else(|| {
+            anyhow!(
+                "--baseline {pick:?}: not a config of this sweep; give `recorded`, `defaults`, a config's label as configs.csv has it ({}), or its index",
+                self.configs
+                    .iter()
+                    .take(3)
+                    .map(|c| format!("{:?}", c.label))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    }
+
+    /// The sweep compared with config `base` instead of the one it was run
+    /// against: every change, interval, rank and tie summarised again from
+    /// the session rows, and the verdict decided again by `decide` (the
+    /// same rule as the sweep's), so that the report is the one a sweep
+    /// with that baseline would have drawn. The configs keep their places.
+    pub fn rebase(&mut self, base: usize, decide: crate::sweep::aggregate::Decide) -> Result<()> {
+        let n = self.configs.len();
+        // Summarised with `base` first, as the sweep puts its baseline.
+        let order: Vec<usize> = std::iter::once(base)
+            .chain((0..n).filter(|&c| c != base))
+            .collect();
+        let figures: Vec<Vec<Vec<f64>>> = Metric::ALL
+            .into_iter()
+            .map(|m| self.per_session(m))
+            .collect::<Result<_>>()?;
+        let value = |s: usize, j: usize| -> [f64; crate::sweep::figures::N] {
+            std::array::from_fn(|i| figures[i][s][order[j]])
+        };
+        let setups: Vec<Setup> = order
+            .iter()
+            .map(|&c| self.configs[c].setup.clone())
+            .collect();
+        let rank_by = self.summary.rank_by;
+        let (mut summaries, per) = crate::sweep::aggregate::summarize_values_with(
+            &setups,
+            self.sessions.len(),
+            &value,
+            rank_by,
+            &crate::sweep::bootstrap::Bootstrap::default(),
+        );
+        let verdict = decide(&mut summaries, &per, rank_by);
+        let mut verdict: Option<Verdict> =
+            serde_json::from_value(verdict).context("the verdict decided on the new baseline")?;
+        if let Some(v) = verdict.as_mut() {
+            for e in std::iter::once(&mut v.baseline)
+                .chain(v.chosen.as_mut())
+                .chain(v.evidence.iter_mut())
+            {
+                e.config = order[e.config];
+            }
+        }
+        let mut configs = self.configs.clone();
+        for (j, mut s) in summaries.into_iter().enumerate() {
+            let c = order[j];
+            s.index = c;
+            s.label = self.configs[c].label.clone();
+            s.setup = self.configs[c].setup.clone();
+            s.config = self.configs[c].config;
+            configs[c] = s;
+        }
+        self.configs = configs;
+        self.verdict = verdict;
+        Ok(())
     }
 
     /// `figure` for every session under every config: `[session][config]`,
