@@ -278,3 +278,33 @@ fn one_long_agentic_turn_summarises_its_own_summary_under_smiths_defaults() {
         synth::transcript_bytes(25, SessionSpec::of_mb(Shape::Agentic, 0.8))
     );
 }
+
+#[test]
+fn the_table_says_which_ratio_and_overhead_the_rows_used_when_not_the_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let projects = crate::direct::projects(tmp.path());
+    let sweep = |extra: &[&str]| {
+        let o = crate::common::output(
+            crate::common::bin()
+                .arg("sweep")
+                .arg(&projects)
+                .args(["--compact-at", "0.7,0.8"])
+                .args(extra),
+        );
+        assert!(o.status.success(), "{}", crate::common::stderr(&o));
+        crate::common::stdout(&o)
+    };
+    let own = sweep(&[]);
+    // 3 sessions under the recorded run and two smith configs.
+    let line = own
+        .lines()
+        .find(|l| l.starts_with("ratio and overhead: "))
+        .unwrap_or_else(|| panic!("{own}"));
+    assert_eq!(
+        line,
+        "ratio and overhead: each session's own where the grid left them, not the config label's: of 9 rows, 9 at the ratio learned as smith learns it, 0 at the ratio the session saved, 9 with the overhead fitted on the session's requests."
+    );
+    // Given, the knobs are the label's, and nothing is said.
+    let given = sweep(&["--ratio", "1.2", "--overhead", "100"]);
+    assert!(!given.contains("ratio and overhead: "), "{given}");
+}

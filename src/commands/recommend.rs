@@ -281,7 +281,12 @@ pub fn run(args: RecommendArgs) -> Result<()> {
             .map_err(io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
-        let text = text(&verdict, &settled.source, &config_path);
+        let mut text = text(&verdict, &settled.source, &config_path);
+        if let Some(c) = crate::sweep::summary::CalibrationRecord::of(
+            sweep.rows.iter().map(|r| &r.facts.calibration),
+        ) {
+            text.push_str(&format!("{}.\n", c.describe(sweep.rows.len())));
+        }
         let mut out = crate::screen::Wrapping::new(&mut out);
         out.write_all(text.as_bytes()).and_then(|()| out.flush())
     };

@@ -732,6 +732,10 @@ fn print(
             prices: &prices,
             sessions: sweep.sessions.len(),
             baseline: &p.baseline_source,
+            calibration: crate::sweep::summary::CalibrationRecord::of(
+                sweep.rows.iter().map(|r| &r.facts.calibration),
+            )
+            .map(|c| c.describe(sweep.rows.len())),
         };
         let table = terminal_table(summaries, &order, top, p.rank_by, &heading, chosen);
         let note = crate::sweep::cost_note::note(summaries, Some(&p.cost));
@@ -1012,6 +1016,8 @@ struct Heading<'a> {
     prices: &'a str,
     sessions: usize,
     baseline: &'a str,
+    /// The ratio and overhead the rows used where sessions chose them.
+    calibration: Option<String>,
 }
 
 /// The ranked configs: the best `top`, and the baseline wherever it ranks.
@@ -1027,6 +1033,7 @@ fn terminal_table(
         prices,
         sessions,
         baseline,
+        ref calibration,
     } = *heading;
     let extra = !COLUMNS.iter().any(|&(_, figure, _)| figure == rank_by);
     let mut header = vec![
@@ -1123,8 +1130,9 @@ fn terminal_table(
          ★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
          {ci}\n\
          Δ: change against the baseline, {baseline}. mangled: tool results cut to their head or stubbed.\n\
-         {loss}{}",
+         {loss}{}{}",
         summaries.len(),
+        calibration.as_ref().map_or(String::new(), |c| format!("\n{c}.")),
         if hidden > 0 {
             format!("\n{hidden} more configs not shown (--top N, or --out DIR for all)")
         } else {

@@ -524,10 +524,13 @@ impl Page<'_> {
         );
         // Only where sessions chose them, so other reports stay as they were.
         if let Some(c) = &s.calibration {
+            let rows = d.sessions.len() * d.configs.len();
+            let line = c.describe(rows);
+            let line = line.strip_prefix("ratio and overhead: ").unwrap_or(&line);
             let _ = writeln!(
                 h,
-                "<dt>Ratio and overhead</dt><dd>the session's own where the grid left them: {} rows at the ratio the session saved, {} with the ratio learned as smith learns it, {} with the overhead fitted on the session's requests</dd>",
-                c.ratio_saved, c.ratio_learned, c.overhead_fitted
+                "<dt>Ratio and overhead</dt><dd>{}</dd>",
+                escape_html(line)
             );
         }
         let _ = writeln!(

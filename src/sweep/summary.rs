@@ -127,6 +127,16 @@ impl CalibrationRecord {
         (out != CalibrationRecord::default()).then_some(out)
     }
 
+    /// What the rows ran under, for every output that shows the configs:
+    /// a config's label names the ratio and overhead given to it, and these
+    /// rows used the session's own instead.
+    pub fn describe(&self, rows: usize) -> String {
+        format!(
+            "ratio and overhead: each session's own where the grid left them, not the config label's: of {rows} rows, {} at the ratio learned as smith learns it, {} at the ratio the session saved, {} with the overhead fitted on the session's requests",
+            self.ratio_learned, self.ratio_saved, self.overhead_fitted
+        )
+    }
+
     /// Two counts added (the shards of one sweep).
     pub fn add(
         a: Option<CalibrationRecord>,
