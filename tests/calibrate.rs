@@ -507,3 +507,36 @@ fn the_peer_policies_are_held_against_the_agents_own_compactions_per_version() {
     let codex = peer_triggers("codex/msrnic");
     assert_eq!(codex, [("0.114.0".to_string(), 2, 0, 2, 0)]);
 }
+
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
+#[test]
+fn the_gating_loss_predicts_real_refetches_on_every_source_read_in_place() {
+    let sources = [
+        "claude-code/spotter",
+        "claude-code/eduardodmb",
+        "claude-code/xiaomoziyi",
+    ];
+    let dirs: Vec<std::path::PathBuf> = sources.iter().map(|s| common::shared_data(s)).collect();
+    let out = common::ok(common::output(
+        common::bin().arg("calibrate").arg("--json").args(&dirs),
+    ));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let rows = v["real_compactions"]["validation"].as_array().unwrap();
+    for dir in &dirs {
+        // Each folder is its own source, though its logs are read in place.
+        let name = dir.to_str().unwrap();
+        let row = rows
+            .iter()
+            .find(|r| r["source"] == name)
+            .unwrap_or_else(|| panic!("{name} is not a source: {rows:?}"));
+        let refetched = row["refetched"].as_u64().unwrap();
+        if refetched < 8 {
+            continue;
+        }
+        let s = &row["still_needed"];
+        // No lift: every re-fetch was flagged, none of the rest was.
+        let lift = s["lift"].as_f64().unwrap_or(f64::INFINITY);
+        let recall = s["recall"].as_f64().unwrap();
+        assert!(lift >= 3.0 && recall >= 0.75, "{name}: {s}");
+    }
+}

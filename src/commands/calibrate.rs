@@ -248,7 +248,14 @@ fn print_text(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
 /// it was found under, else its format.
 fn source_of<'a>(l: &'a Loaded, roots: &'a [(std::path::PathBuf, &String)]) -> Option<&'a str> {
     let f = l.file.as_ref()?;
-    let at = std::fs::canonicalize(&l.session.source.transcript).ok();
+    // A log read in place is found under a PATH by the log it came from.
+    let file = l
+        .session
+        .source
+        .converted
+        .as_ref()
+        .map_or(&l.session.source.transcript, |c| &c.source);
+    let at = std::fs::canonicalize(file).ok();
     Some(
         roots
             .iter()

@@ -257,6 +257,15 @@ pub fn fetched_again(
 ) -> Option<usize> {
     let call = call_of(record, message, block)?;
     let name = call.tool_name.as_deref()?;
+    // A call made again after an error is a retry, and a write or an edit
+    // made again is the agent's work, not a lost result fetched again.
+    let failed = record
+        .get(message)
+        .and_then(|m| m.content.get(block))
+        .is_some_and(|b| b.is_error == Some(true));
+    if failed || writes_files(name) {
+        return None;
+    }
     let args = call.tool_args.as_deref().unwrap_or("");
     let path = (ResultKind::of_tool(name) == ResultKind::FileRead)
         .then(|| file_path(args))
@@ -292,4 +301,52 @@ pub fn fetched_again(
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{Block, Message, Role};
+
+    fn assistant(call: Block) -> Arc<Message> {
+        Arc::new(Message::new(Role::Assistant, vec![call], false, None))
+    }
+
+    fn result(id: &str, text: &str, is_error: bool) -> Arc<Message> {
+        Arc::new(Message::new(
+            Role::Tool,
+            vec![Block::tool_result(
+                Some(id.into()),
+                text.as_bytes().to_vec(),
+                is_error,
+            )],
+            false,
+            None,
+        ))
+    }
+
+    /// A call, its result, then the same call again: where the second is.
+    fn again(name: &str, args: &str, is_error: bool) -> Option<usize> {
+        let record = vec![
+            assistant(Block::tool_use("a", name, args)),
+            result("a", "output", is_error),
+            assistant(Block::tool_use("b", name, args)),
+            result("b", "output", false),
+        ];
+        fetched_again(&record, 1, 0, 2)
+    }
+
+    #[test]
+    fn a_call_made_again_is_a_refetch_but_not_a_retry_or_a_repeated_write() {
+        let cmd = r#"{"command":"cargo test"}"#;
+        assert_eq!(again("bash", cmd, false), Some(2));
+        assert_eq!(again("bash", cmd, true), None, "a retry after an error");
+        let write = r#"{"path":"/src/a.rs","content":"x"}"#;
+        assert_eq!(
+            again("write_file", write, false),
+            None,
+            "the agent's work again"
+        );
+        assert_eq!(again("edit_file", write, false), None);
+    }
 }
