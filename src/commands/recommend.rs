@@ -56,30 +56,12 @@ pub const DEFAULT_COMPACT_TO: &str = "0.2..0.7:0.05";
   smith-calibrate recommend datasets/sessions --report reports/verdict --seed 7 --resamples 20000
   smith-calibrate recommend datasets/ --for-maintainers --window 2,3,5 --result-cap 256,1024
 
-Confidence: a paired bootstrap over sessions. Each of --resamples resamples
-draws as many sessions as there are, with replacement (from a seeded stream,
-so the same --seed gives the same intervals), and measures every config on
-that same draw: its change is the draw's total under the config over the
-draw's total under the baseline, minus one. The 95% interval is the 2.5th to
-97.5th percentile of those changes, so no interval of a figure that cannot be
-negative passes -100%. Configs whose interval overlaps the chosen one's are
-marked tied.
-
-Out of sample: the sessions are dealt into --folds folds; on each, the same
-rule chooses on the other folds (with their own intervals) and the fold it
-was not chosen on measures the saving. That sum, not the in-sample one, is
-what to expect on future sessions. Headroom: each session under its own best
-config in hindsight, against the best single config.
-
-The verdict is \"keep your configuration\" when there are fewer than 10
-sessions, when no config is better beyond its interval, or when the saving
-vanishes out of sample. --max-loss: baseline (the interval of the change in
-still_needed must end at or below 0), a count (at most N more), a percentage
-of the baseline's (2%), or any.
-
---window and --result-cap are constants in smith's code, not settings: they
-are swept only with --for-maintainers, and a note then says what a
-maintainer would change. The snippet holds only what config.toml can say.")]
+The verdict keeps your configuration unless a config smith accepts is better
+in --objective beyond its 95% interval (a paired bootstrap over sessions, the
+ratio of resampled totals), keeps still_needed within --max-loss, and still
+saves out of sample (--folds); never with fewer than 10 sessions. --window
+and --result-cap are swept only with --for-maintainers. The method, with its
+figures on the shared logs: docs/guide.md.")]
 pub struct RecommendArgs {
     #[command(flatten)]
     pub swept: super::sweep::Swept,
