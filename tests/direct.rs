@@ -489,29 +489,41 @@ fn the_path_transcript_list_prints_is_taken_by_show_and_replay() {
     let projects = projects(dir.path());
     let sessions = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/sessions");
     for input in [projects.as_path(), sessions.as_path()] {
-        let o = common::ok(common::run(&[
-            "transcript".as_ref(),
-            "list".as_ref(),
-            input.as_os_str(),
-            "--json".as_ref(),
-        ]));
-        let rows: Value = serde_json::from_str(&o).unwrap();
-        let paths: Vec<&str> = rows
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["path"].as_str().unwrap())
-            .collect();
-        assert!(paths.len() >= 3, "{}", input.display());
-        let table = common::ok(common::run(&[
-            "transcript".as_ref(),
-            "list".as_ref(),
-            input.as_os_str(),
-        ]));
-        for path in paths {
-            assert!(table.contains(path), "the table shows {path}");
-            common::ok(common::run(&["transcript", "show", path]));
-            common::ok(common::run(&["replay", path]));
-        }
+        round_trips(input);
+    }
+}
+
+#[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
+#[test]
+fn the_path_transcript_list_prints_for_codex_rollouts_is_taken_by_show_and_replay() {
+    round_trips(&common::shared_data("codex/property-estimator"));
+}
+
+/// Every path `transcript list` prints for `input` is in its table, and
+/// `transcript show` and `replay` take it.
+fn round_trips(input: &Path) {
+    let o = common::ok(common::run(&[
+        "transcript".as_ref(),
+        "list".as_ref(),
+        input.as_os_str(),
+        "--json".as_ref(),
+    ]));
+    let rows: Value = serde_json::from_str(&o).unwrap();
+    let paths: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.len() >= 3, "{}", input.display());
+    let table = common::ok(common::run(&[
+        "transcript".as_ref(),
+        "list".as_ref(),
+        input.as_os_str(),
+    ]));
+    for path in paths {
+        assert!(table.contains(path), "the table shows {path}");
+        common::ok(common::run(&["transcript", "show", path]));
+        common::ok(common::run(&["replay", path]));
     }
 }
