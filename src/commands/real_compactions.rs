@@ -87,9 +87,11 @@ pub fn build(compactions: Vec<RealCompaction>) -> RealReport {
             .collect()
     };
     // The compactions a fit rests on: those that removed something.
+    // The agent's own misfires are left out, as the validation leaves them.
     let fit = |rows: &[RealCompaction]| {
+        let rows: Vec<RealCompaction> = rows.iter().filter(|c| !c.misfire).cloned().collect();
         Model::fit(
-            observations(rows),
+            observations(&rows),
             rows.iter().filter(|c| c.results > 0).count() as u64,
         )
     };
@@ -113,7 +115,7 @@ pub fn build(compactions: Vec<RealCompaction>) -> RealReport {
         let rows_a = of(a);
         let m = fit(&rows_a);
         for b in sources.iter().filter(|b| *b != a) {
-            let rows_b = of(b);
+            let rows_b: Vec<RealCompaction> = of(b).into_iter().filter(|c| !c.misfire).collect();
             let expected: f64 = rows_b
                 .iter()
                 .map(|c| m.expected(c.removed.iter().map(|r| (r.kind, r.still_needed))))
@@ -158,8 +160,15 @@ pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
     writeln!(out, "{}", compactions_table(&r.compactions))?;
     writeln!(
         out,
-        "re-fetched: the same call again after the compaction (a file read: the same path, unless the file was edited or written since the first read)\n"
+        "re-fetched: the same call again after the compaction (a file read: the same path and an overlapping range of lines, unless the file was edited or written since the first read; not a retry after an error, nor a write or an edit made again)\n"
     )?;
+    let misfires = r.compactions.iter().filter(|c| c.misfire).count();
+    if misfires > 0 {
+        writeln!(
+            out,
+            "{misfires} of the agent's automatic compactions came within one request of its previous one (or of the session's start): its own misfires, left out of what follows\n"
+        )?;
+    }
 
     writeln!(
         out,

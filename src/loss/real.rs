@@ -96,6 +96,12 @@ pub struct RealCompaction {
     pub refetch_requests: usize,
     pub refetch_tokens: u64,
     pub refetch_dollars: f64,
+    /// A full compaction within one request of the agent's previous one
+    /// (or of the session's start): the agent compacting at every request
+    /// because its context cannot get below its trigger, which removes only
+    /// what the last request brought. Its own misfire, kept out of the
+    /// validation and of the re-fetch model's fit.
+    pub misfire: bool,
     pub removed: Vec<RemovedResult>,
 }
 
@@ -134,7 +140,7 @@ pub fn analyze(
             .compact_boundaries
             .iter()
             .enumerate()
-            .map(|(k, b)| row(b, k, session, source))
+            .map(|(k, b)| row(b, k, session, source, misfire(file, k)))
             .collect(),
         summaries: file
             .compact_boundaries
@@ -344,7 +350,27 @@ impl Filling<'_> {
     }
 }
 
-fn row(b: &CompactBoundary, k: usize, session: &str, source: &str) -> RealCompaction {
+/// Whether the agent's compaction `k` is a misfire of its own: an
+/// automatic full one at most one request after its previous full one, or
+/// after the session's start.
+fn misfire(file: &SessionFile, k: usize) -> bool {
+    let b = &file.compact_boundaries[k];
+    let previous = file.compact_boundaries[..k]
+        .iter()
+        .rfind(|p| p.is_full())
+        .map_or(0, |p| p.requests_before);
+    // A `/compact` the user typed is theirs, however soon it came.
+    let manual = b.trigger.as_deref() == Some("manual");
+    b.is_full() && !manual && b.requests_before.saturating_sub(previous) <= 1
+}
+
+fn row(
+    b: &CompactBoundary,
+    k: usize,
+    session: &str,
+    source: &str,
+    misfire: bool,
+) -> RealCompaction {
     RealCompaction {
         session: session.to_string(),
         source: source.to_string(),
@@ -369,6 +395,7 @@ fn row(b: &CompactBoundary, k: usize, session: &str, source: &str) -> RealCompac
         refetch_requests: 0,
         refetch_tokens: 0,
         refetch_dollars: 0.0,
+        misfire,
         removed: Vec::new(),
     }
 }
@@ -426,6 +453,8 @@ pub struct Tally {
     pub source: String,
     /// Full compactions and micro-compactions counted.
     pub compactions: usize,
+    /// The agent's own misfires ([`RealCompaction::misfire`]), not counted.
+    pub misfires: usize,
     pub removed: usize,
     pub refetched: usize,
     /// Per predictor: `(flagged, flagged and re-fetched)`.
@@ -470,6 +499,10 @@ impl Tally {
 
     /// Counts one compaction in.
     pub fn add(&mut self, c: &RealCompaction) {
+        if c.misfire {
+            self.misfires += 1;
+            return;
+        }
         self.compactions += 1;
         for r in &c.removed {
             let hit = r.fetched_again_at.is_some();
@@ -531,4 +564,39 @@ pub fn observations(
             .iter()
             .map(|r| (r.kind, r.still_needed, r.fetched_again_at.is_some()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(requests_before: usize, trigger: &str, kind: Option<&str>) -> CompactBoundary {
+        CompactBoundary {
+            requests_before,
+            trigger: Some(trigger.into()),
+            kind: kind.map(str::to_string),
+            ..CompactBoundary::default()
+        }
+    }
+
+    #[test]
+    fn a_full_compaction_one_request_after_the_last_is_the_agents_misfire() {
+        let file = SessionFile {
+            compact_boundaries: vec![
+                at(1, "auto", None),  // at the session's start
+                at(40, "auto", None), // a real one
+                at(
+                    40,
+                    "auto",
+                    Some(crate::transcript::session_file::MICROCOMPACT),
+                ), // a micro-compaction: not counted
+                at(41, "auto", None), // one request after the last full one
+                at(42, "manual", None), // the user's, however soon
+                at(80, "auto", None),
+            ],
+            ..SessionFile::default()
+        };
+        let misfires: Vec<bool> = (0..6).map(|k| misfire(&file, k)).collect();
+        assert_eq!(misfires, [true, false, false, true, false, false]);
+    }
 }

@@ -229,6 +229,33 @@ pub fn file_path(args: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The lines a file read asked for: from its `offset` (the first line
+/// when absent), `limit` of them (to the end when absent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinesRead {
+    pub from: u64,
+    pub to: Option<u64>,
+}
+
+impl LinesRead {
+    /// Whether two reads share a line: another part of the file read is
+    /// not the lost part fetched again.
+    pub fn overlaps(&self, other: &LinesRead) -> bool {
+        self.to.is_none_or(|t| other.from < t) && other.to.is_none_or(|t| self.from < t)
+    }
+}
+
+/// [`LinesRead`] of a read call's arguments.
+pub fn lines_read(args: &str) -> LinesRead {
+    let v: Option<serde_json::Value> = serde_json::from_str(args).ok();
+    let n = |k: &str| v.as_ref().and_then(|v| v.get(k)).and_then(|x| x.as_u64());
+    let from = n("offset").unwrap_or(0).max(1);
+    LinesRead {
+        from,
+        to: n("limit").map(|l| from + l),
+    }
+}
+
 /// The kind of the result at `(message, block)`, and the sizes a re-fetch
 /// of it sends: the result's tokens and the call's.
 pub fn describe(record: &[Arc<Message>], message: usize, block: usize) -> (ResultKind, u64, u64) {
@@ -288,7 +315,11 @@ pub fn fetched_again(
                     if same_file && writes_files(n) {
                         return None;
                     }
-                    if i >= from && same_file && ResultKind::of_tool(n) == ResultKind::FileRead {
+                    if i >= from
+                        && same_file
+                        && ResultKind::of_tool(n) == ResultKind::FileRead
+                        && lines_read(a).overlaps(&lines_read(args))
+                    {
                         return Some(i);
                     }
                 }
@@ -348,5 +379,26 @@ mod tests {
             "the agent's work again"
         );
         assert_eq!(again("edit_file", write, false), None);
+    }
+
+    #[test]
+    fn another_part_of_a_file_read_is_not_the_lost_part_fetched_again() {
+        let record = |second: &str| {
+            vec![
+                assistant(Block::tool_use(
+                    "a",
+                    "read_file",
+                    r#"{"path":"/a.rs","offset":1,"limit":100}"#,
+                )),
+                result("a", "lines 1-100", false),
+                assistant(Block::tool_use("b", "read_file", second)),
+                result("b", "more", false),
+            ]
+        };
+        let at = |second: &str| fetched_again(&record(second), 1, 0, 2);
+        assert_eq!(at(r#"{"path":"/a.rs","offset":101,"limit":100}"#), None);
+        assert_eq!(at(r#"{"path":"/a.rs","offset":50,"limit":100}"#), Some(2));
+        assert_eq!(at(r#"{"path":"/a.rs"}"#), Some(2), "the whole file again");
+        assert_eq!(at(r#"{"path":"/b.rs"}"#), None);
     }
 }
