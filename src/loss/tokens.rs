@@ -59,9 +59,10 @@ fn is_distinctive(t: &[u8]) -> bool {
 /// and inside it each run of letters, digits and `_` (in that path only
 /// `engine`, which is a plain word and so not counted) — each if at least
 /// [`MIN_TOKEN_LEN`] long and distinctive. A backslash and the byte after
-/// it separate words, so that the escapes of JSON arguments (`\n`, `\"`)
-/// do not glue a letter to the next word. Bytes outside ASCII separate
-/// words.
+/// it separate words when that byte is one a JSON escape names (`\n`,
+/// `\"`), so that the escapes of JSON arguments do not glue a letter to the
+/// next word; before any other byte the backslash alone separates, so that
+/// a Windows path keeps its parts whole. Bytes outside ASCII separate words.
 ///
 /// This reads the whole record of a session, so it is written for speed.
 /// The text is read 64 bytes at a time into bit masks, one bit per byte
@@ -86,7 +87,7 @@ pub fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8])) {
             // Most blocks of text: no backslash, nothing escaped.
             (0, false)
         } else {
-            escaped_bytes(m.backslash, escaped_in)
+            escaped_bytes(m.backslash, escaped_in, escapable(&text[base..end]))
         };
         escaped_in = escapes_next;
         let mut runs = m.word & !escaped;
@@ -277,8 +278,8 @@ fn path_like(word: &[u8], f: &mut impl FnMut(&[u8])) {
 /// byte; and whether this block's last byte is a backslash that escapes
 /// the next block's first. A backslash escaped by the one before it
 /// escapes nothing (`\\n`: the `n` is a word byte).
-fn escaped_bytes(backslash: u64, escaped_in: bool) -> (u64, bool) {
-    let mut escaped = u64::from(escaped_in);
+fn escaped_bytes(backslash: u64, escaped_in: bool, escapable: u64) -> (u64, bool) {
+    let mut escaped = u64::from(escaped_in) & escapable;
     let mut out = false;
     let mut rest = backslash;
     while rest != 0 {
@@ -290,10 +291,29 @@ fn escaped_bytes(backslash: u64, escaped_in: bool) -> (u64, bool) {
         if at == 63 {
             out = true;
         } else {
-            escaped |= 1 << (at + 1);
+            escaped |= (1 << (at + 1)) & escapable;
         }
     }
     (escaped, out)
+}
+
+/// The bytes of `block` (at most 64) a backslash before them escapes in
+/// JSON (`\n`, `\"`, `\\`, `\u…`): after any other byte a backslash is
+/// a separator of its own, as between the parts of a Windows path
+/// (`X:\03_ACG\Custom_Addons`). Read only for blocks with a backslash.
+fn escapable(block: &[u8]) -> u64 {
+    block
+        .iter()
+        .take(64)
+        .enumerate()
+        .fold(0, |m, (i, &b)| m | (u64::from(is_escape_letter(b)) << i))
+}
+
+fn is_escape_letter(b: u8) -> bool {
+    matches!(
+        b,
+        b'n' | b't' | b'r' | b'b' | b'f' | b'u' | b'"' | b'\\' | b'/'
+    )
 }
 
 /// One block of text (up to 64 bytes) as bit masks, bit `i` for byte `i`;
@@ -428,7 +448,8 @@ mod tests {
         while i < n {
             let c = text[i];
             if c == b'\\' {
-                i += 2;
+                let escapes = text.get(i + 1).is_some_and(|&n| is_escape_letter(n));
+                i += if escapes { 2 } else { 1 };
                 continue;
             }
             if !is_word(c) {
@@ -544,6 +565,14 @@ mod tests {
         assert_eq!(
             tokens("QuerySet getUserName"),
             vec!["QuerySet", "getUserName"]
+        );
+    }
+
+    #[test]
+    fn a_windows_path_in_plain_text_keeps_every_part_whole() {
+        assert_eq!(
+            tokens(r"cd X:\03_ACG\Custom_Addons\style_crm"),
+            vec!["03_ACG", "Custom_Addons", "style_crm"]
         );
     }
 
