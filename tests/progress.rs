@@ -3,7 +3,6 @@
 //! on stderr; piped, stderr carries none of it.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::common;
 
@@ -11,31 +10,9 @@ use crate::common;
 /// /dev/null; returns what the terminal showed (stderr), or `None` where
 /// this machine has no `script`.
 fn on_a_terminal(args: &[&str]) -> Option<String> {
-    let bin = env!("CARGO_BIN_EXE_smith-calibrate");
-    let quoted: Vec<String> = std::iter::once(bin)
-        .chain(args.iter().copied())
-        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
-        .collect();
-    let out = Command::new("script")
-        .args([
-            "-qec",
-            &format!("{} > /dev/null", quoted.join(" ")),
-            "/dev/null",
-        ])
-        .env("SMITH_HOME", "/nonexistent-smith-home")
-        .env("NO_COLOR", "1")
-        .output();
-    match out {
-        Ok(o) => {
-            assert!(o.status.success(), "{args:?}: {o:?}");
-            Some(String::from_utf8_lossy(&o.stdout).replace('\r', "\n"))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("skipped: no `script` (util-linux) to make a terminal");
-            None
-        }
-        Err(e) => panic!("script: {e}"),
-    }
+    let (status, shown) = common::terminal::run(args, 100, "> /dev/null")?;
+    assert!(status.success(), "{args:?}: {shown}");
+    Some(shown)
 }
 
 fn piped_stderr(args: &[&str]) -> String {

@@ -6,74 +6,21 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Command;
 
 /// The terminal's width in the runs below.
 const COLUMNS: usize = 100;
 
-/// `arg` quoted for `sh -c`.
-fn quote(arg: &str) -> String {
-    format!("'{}'", arg.replace('\'', r"'\''"))
-}
-
 /// What the binary run with `args` writes to stdout when stdout is a
-/// terminal `COLUMNS` wide, as a person sees it (escape sequences and
-/// carriage returns removed); `None` without `script` to make the terminal.
-/// Standard error goes to a file: the progress and notes are not tables.
+/// terminal `COLUMNS` wide, as a person sees it; `None` without `script` to
+/// make the terminal. Standard error goes to a file: the progress and notes
+/// are not tables.
 fn on_terminal(args: &[&str], dir: &Path) -> Option<String> {
-    let bin = common::bin();
-    let mut line = format!(
-        "stty cols {COLUMNS} rows 50; {}",
-        quote(bin.get_program().to_str()?)
-    );
-    for a in args {
-        line.push(' ');
-        line.push_str(&quote(a));
-    }
     let errors = dir.join("terminal-stderr.txt");
-    line.push_str(&format!(" 2>{}", quote(errors.to_str()?)));
-    let mut script = Command::new("script");
-    script.args(["-qec", &line, "/dev/null"]);
-    for (key, value) in bin.get_envs() {
-        match value {
-            Some(v) => script.env(key, v),
-            None => script.env_remove(key),
-        };
-    }
-    let out = match script.output() {
-        Ok(out) => out,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("skipped: no `script` (util-linux) to run the binary on a terminal");
-            return None;
-        }
-        Err(e) => panic!("script: {e}"),
-    };
+    let redirect = format!("2>{}", common::terminal::quoted(errors.to_str()?));
+    let (status, shown) = common::terminal::run(args, COLUMNS, &redirect)?;
     let errors = std::fs::read_to_string(&errors).unwrap_or_default();
-    assert!(out.status.success(), "{args:?}: {errors}");
-    Some(plain(&String::from_utf8_lossy(&out.stdout)))
-}
-
-/// `text` without terminal escape sequences and carriage returns.
-fn plain(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' => {
-                if chars.next_if_eq(&'[').is_some() {
-                    // A control sequence ends at its first letter.
-                    for c in chars.by_ref() {
-                        if c.is_ascii_alphabetic() {
-                            break;
-                        }
-                    }
-                }
-            }
-            '\r' => {}
-            c => out.push(c),
-        }
-    }
-    out
+    assert!(status.success(), "{args:?}: {errors}");
+    Some(shown)
 }
 
 /// The first header line of each of `text`'s tables (the line after a top

@@ -297,6 +297,7 @@ pub fn fetched_again(
     let path = (ResultKind::of_tool(name) == ResultKind::FileRead)
         .then(|| file_path(args))
         .flatten();
+    let lines = lines_read(args);
     for (i, m) in record.iter().enumerate().skip(message + 1) {
         if m.role != Role::Assistant {
             continue;
@@ -318,7 +319,7 @@ pub fn fetched_again(
                     if i >= from
                         && same_file
                         && ResultKind::of_tool(n) == ResultKind::FileRead
-                        && lines_read(a).overlaps(&lines_read(args))
+                        && lines_read(a).overlaps(&lines)
                     {
                         return Some(i);
                     }

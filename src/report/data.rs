@@ -269,21 +269,38 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigSummary>> {
     Ok(rows)
 }
 
+/// What a config is as a baseline: what the agents did, smith's default
+/// config, or another config.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BaselineRole {
+    Recorded,
+    SmithDefaults,
+    Other,
+}
+
+fn role(c: &ConfigSummary) -> BaselineRole {
+    let d = Config::default();
+    let k = &c.config;
+    if c.setup.policy == crate::policy::Policy::Recorded {
+        BaselineRole::Recorded
+    } else if c.setup.policy == crate::policy::Policy::Smith
+        && (k.compact_at, k.compact_to, k.result_cap, k.window_turns)
+            == (d.compact_at, d.compact_to, d.result_cap, d.window_turns)
+    {
+        BaselineRole::SmithDefaults
+    } else {
+        BaselineRole::Other
+    }
+}
+
 /// What outputs call the baseline `base`, a singular noun for sentences:
 /// the recorded run (what the agents did), smith's default config, or the
 /// config by its label (a user's).
 pub fn baseline_name(base: &ConfigSummary) -> String {
-    let d = Config::default();
-    let c = &base.config;
-    if base.setup.policy == crate::policy::Policy::Recorded {
-        "the recorded run".to_string()
-    } else if base.setup.policy == crate::policy::Policy::Smith
-        && (c.compact_at, c.compact_to, c.result_cap, c.window_turns)
-            == (d.compact_at, d.compact_to, d.result_cap, d.window_turns)
-    {
-        "smith's default config".to_string()
-    } else {
-        format!("the baseline ({})", base.label)
+    match role(base) {
+        BaselineRole::Recorded => "the recorded run".to_string(),
+        BaselineRole::SmithDefaults => "smith's default config".to_string(),
+        BaselineRole::Other => format!("the baseline ({})", base.label),
     }
 }
 
@@ -513,11 +530,11 @@ impl SweepOutput {
     /// label, or its index in the grid.
     pub fn config_named(&self, pick: &str) -> Result<usize> {
         let pick = pick.trim();
-        let by_name =
-            |name: &str| (0..self.configs.len()).find(|&i| baseline_name(&self.configs[i]) == name);
+        let by_role =
+            |r: BaselineRole| (0..self.configs.len()).find(|&i| role(&self.configs[i]) == r);
         let found = match pick {
-            "recorded" => by_name("the recorded run"),
-            "defaults" => by_name("smith's default config"),
+            "recorded" => by_role(BaselineRole::Recorded),
+            "defaults" => by_role(BaselineRole::SmithDefaults),
             _ => (0..self.configs.len())
                 .find(|&i| self.configs[i].label == pick)
                 .or_else(|| pick.parse().ok().filter(|&i| i < self.configs.len())),

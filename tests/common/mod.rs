@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod chromium;
+pub mod terminal;
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read};
