@@ -19,8 +19,8 @@ use serde::Serialize;
 
 use crate::calibrate::formats::Loaded;
 use crate::cost::bill;
+use crate::cost::bill::unlogged::AccountView;
 use crate::cost::session::{Meter, Recorded, Settings};
-use crate::cost::unlogged::AccountView;
 use crate::engine::Config;
 use crate::policy::{Knobs, Policy, Setup};
 use crate::replay::{self, Sizes};

@@ -1,6 +1,6 @@
 //! How the imported sessions of a run share their account's prompt cache:
 //! the flags of `calibrate`'s bill check, `sweep` and `recommend`, which
-//! price alike (`crate::cost::unlogged`).
+//! price alike (`crate::cost::bill::unlogged`).
 
 use std::sync::Arc;
 

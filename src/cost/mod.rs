@@ -13,7 +13,6 @@ mod prices;
 pub(crate) mod report;
 pub mod session;
 pub mod table;
-pub mod unlogged;
 
 use std::fmt;
 use std::str::FromStr;

@@ -7,10 +7,10 @@ use comfy_table::Cell;
 
 use crate::format::Table;
 
+use super::bill::unlogged::{Tally, GAP_BUCKETS};
 use super::bill::{
     Billed, Cause, PriceUsed, SessionCheck, Summary, UnloggedFit, Worst, LONG_SESSION,
 };
-use super::unlogged::{Tally, GAP_BUCKETS};
 use crate::format::{money, or_none, percent, right, signed_percent, table};
 
 fn worst(w: &Option<Worst>) -> String {

@@ -25,8 +25,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::bill::unlogged::AccountView;
 use super::table::{default_model, price_for, CacheKind, ModelPrice, WRITE_1H_MULTIPLIER};
-use super::unlogged::AccountView;
 use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compactor, Stage, Strategy};
@@ -860,7 +860,7 @@ pub fn price_replay(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cost::unlogged::Expect;
+    use crate::cost::bill::unlogged::Expect;
 
     /// A request answered by message `index`, sending `after` tokens of
     /// which `read` are the previous request's prefix.

@@ -208,7 +208,7 @@ pub struct ModelCost {
     pub ttl_applied: bool,
     /// Tokens cold requests read from the account's cache beyond the
     /// session: the fixed prompt another session, or the account's other
-    /// work, kept warm (`crate::cost::unlogged::AccountView`).
+    /// work, kept warm (`crate::cost::bill::unlogged::AccountView`).
     #[serde(default)]
     pub account_read: i64,
     /// Tokens of warm prefixes expected lost to early evictions, written

@@ -4,7 +4,7 @@
 //! own cache is cold reads the agent's fixed prompt when another session
 //! used it within the lifetime, else the share the account's other work
 //! shows, and a warm one loses the share of its prefix that early evictions
-//! take (`crate::cost::unlogged`). The view is made once, before the sweep,
+//! take (`crate::cost::bill::unlogged`). The view is made once, before the sweep,
 //! from every session of the plan (not only a shard's), so that the shards
 //! of a sweep and a resumed sweep price each session alike.
 
@@ -16,8 +16,8 @@ use rayon::prelude::*;
 
 use crate::calibrate::formats::{bill_inputs, fit_formats, FormatFit, Loaded};
 use crate::cost::bill;
+use crate::cost::bill::unlogged::AccountView;
 use crate::cost::session::Settings;
-use crate::cost::unlogged::AccountView;
 use crate::transcript::locate::read_meta;
 use crate::transcript::session_file::SessionFile;
 use crate::transcript::SessionRef;

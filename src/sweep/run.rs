@@ -21,8 +21,8 @@ use crate::calibrate::{
     self,
     session::{Given, SessionCalibration},
 };
+use crate::cost::bill::unlogged::AccountView;
 use crate::cost::session::{Meter, Recorded, Settings};
-use crate::cost::unlogged::AccountView;
 use crate::engine::Compactor;
 use crate::loss::{self, RecordIndex};
 use crate::policy::cold;

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::bill::{Cause, Kind, SessionCheck};
+use super::types::{Cause, Chance, Kind, SessionCheck};
 
 /// The idle gaps (seconds since the previous request of the model) at which
 /// the share of early evictions is fitted apart: under a minute, up to the
@@ -34,16 +34,6 @@ pub const MIN_SEEN: usize = 20;
 /// The bucket of an idle gap.
 pub fn gap_bucket(gap: i64) -> usize {
     GAP_BUCKETS.iter().filter(|b| gap >= **b).count()
-}
-
-/// What a request can show about the account's unlogged cache.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Chance {
-    /// Its own cache cold, no logged session keeping the fixed prompt warm.
-    ColdUnshared,
-    /// Warm by the log, after an idle gap of this [`gap_bucket`], with
-    /// the tokens of its warm prefix past the fixed prompt.
-    Warm { bucket: usize, at_risk: u64 },
 }
 
 /// Requests seen and those of them the event happened at; and tokens: at

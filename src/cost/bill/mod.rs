@@ -1,0 +1,61 @@
+//! The bill check: price the requests of an imported session exactly as the
+//! source agent sent them and hold the price against what the provider
+//! reported (and, where the log has it, billed).
+//!
+//! The recorded prompt size of each request (input + cache read + cache
+//! write) is the ground truth for the context, the agent's own compactions
+//! included; the model predicts only how that prompt splits between cache
+//! reads, cache writes and plain input, which is what decides the bill:
+//!
+//! - a request reads from the cache the prefix the previous request of the
+//!   same model left there, unless the cache went cold: the gap since that
+//!   request exceeds the cache lifetime ([`Cause::TtlExpiry`]; the lifetime
+//!   is the tier the log shows the agent writing, or `--cache-ttl`), the
+//!   model changed ([`Cause::ModelSwitch`]: caches are per model), the agent
+//!   compacted ([`Cause::AgentCompaction`]), or the agent rewrote its prompt
+//!   ([`Cause::HarnessRewrite`]: Claude Code rebuilds the prompt when a
+//!   background task's `<task-notification>` arrives). After a compaction or
+//!   a rewrite only the agent's fixed prompt (system prompt and tools,
+//!   [`Input::fixed_prefix`]) is still cached;
+//! - everything past the cached prefix is written to the cache, in the
+//!   lifetime tier the agent chose for that request (five minutes at 1.25×
+//!   input, one hour at 2×);
+//! - below the model's minimum cacheable prefix nothing is cached and the
+//!   whole prompt is plain input;
+//! - output is priced from the record.
+//!
+//! One account, one cache: a provider keeps one prompt cache for every
+//! request of an account, so the sessions of a check are priced on one
+//! timeline. A session's first request (and a request whose own cache went
+//! cold) reads the agent's fixed prompt when another session of the same
+//! kind ([`Kind`]: the main agent, a subagent) on the same model had a
+//! request answered within the lifetime before it was sent: that request
+//! used, and so kept warm, the same tools and system prompt.
+//! [`Settings::per_session`] prices each session alone instead. A Claude
+//! Code compaction agent (`agentId` `acompact-*`) resends its parent's
+//! context: it reads the parent's cached prefix, or, when the parent is not
+//! among the sessions checked, everything but its own instruction (the
+//! compaction runs right after the parent's request that cached the rest).
+//!
+//! Every recorded miss (a cache read under half the previous request's
+//! prompt) is classified by the same causes, [`Cause::Unexplained`] when
+//! none applies, with the tokens it wrote.
+
+mod account;
+mod predict;
+mod recorded;
+mod summary;
+#[cfg(test)]
+mod tests;
+mod timeline;
+mod types;
+pub mod unlogged;
+
+pub use account::{accounts, check};
+pub use predict::{check_session, fit_fixed_prefix};
+pub use recorded::{
+    recorded_dollars, recorded_tokens, request_dollars, rewrites_prompt, rewrites_prompt_at,
+};
+pub use summary::*;
+pub use timeline::{PromptKey, Shared, Timeline};
+pub use types::*;

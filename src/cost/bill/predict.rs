@@ -1,0 +1,365 @@
+//! One session walked request by request: the predicted split of each
+//! prompt between cache reads, writes and plain input, and the cause of
+//! each recorded miss.
+
+use std::collections::HashMap;
+
+use super::recorded::{
+    model_of, record_of, recorded_split, rewritten, split_tokens, tier_of, time_of,
+};
+use super::timeline::{parent_prefix, Shared, Warm};
+use super::types::{
+    relative, Cause, Chance, Input, Kind, RequestCheck, SessionCheck, Settings, Tokens,
+};
+use super::unlogged::gap_bucket;
+use crate::cost::table::{lookup, price_for, ModelPrice};
+use crate::cost::CacheTtl;
+use crate::stats::median_of;
+use crate::time::parse_rfc3339;
+use crate::transcript::session_file::{RequestUsage, SessionFile};
+use crate::transcript::Role;
+
+/// Estimated tokens (bytes / 4 × `ratio`) of the messages before the first
+/// answer: what a compaction agent adds to its parent's context.
+fn own_instruction(input: &Input) -> u64 {
+    let bytes: u64 = input
+        .messages
+        .iter()
+        .take_while(|m| m.role != Role::Assistant)
+        .map(|m| m.bytes())
+        .sum();
+    let ratio = if input.ratio > 0.0 { input.ratio } else { 1.0 };
+    (bytes as f64 / crate::engine::constants::BYTES_PER_TOKEN as f64 * ratio).round() as u64
+}
+
+/// The agent's fixed prompt as the recorded usage shows it: the median
+/// cache read of requests that read something but less than half the
+/// previous prompt (after a compaction or a rewrite only the fixed prompt
+/// is still cached) and of first requests that read something (another
+/// session cached it). `None` when no request shows it.
+pub fn fit_fixed_prefix(files: &[&SessionFile]) -> Option<u64> {
+    let mut reads: Vec<f64> = Vec::new();
+    for f in files {
+        let mut prev: Option<u64> = None;
+        for r in f.requests.iter().filter(|r| r.prompt_tokens() > 0) {
+            let read = r.cache_read_input_tokens;
+            let partial = match prev {
+                None => read > 0,
+                Some(p) => read > 0 && (read as f64) < p as f64 / 2.0,
+            };
+            if partial {
+                reads.push(read as f64);
+            }
+            prev = Some(r.prompt_tokens());
+        }
+    }
+    median_of(&mut reads).map(|m| m.round() as u64)
+}
+
+/// Why the cache of a request of `model` is cold, as far as the log says
+/// before the request is sent: `prev` is the previous request's answering
+/// message and prompt, `here` what this model left in the cache.
+fn cold_cause(
+    input: &Input,
+    prev: Option<(usize, u64)>,
+    here: Option<Warm>,
+    t: Option<i64>,
+    r: &RequestUsage,
+) -> Option<Cause> {
+    let (from, _) = prev?;
+    let Some(w) = here else {
+        return Some(Cause::ModelSwitch);
+    };
+    if w.expired_at(t) {
+        Some(Cause::TtlExpiry)
+    } else if input
+        .file
+        .full_compactions()
+        .any(|b| b.message_index > from && b.message_index <= r.message_index)
+    {
+        Some(Cause::AgentCompaction)
+    } else if rewritten(input, from + 1, r.message_index) {
+        Some(Cause::HarnessRewrite)
+    } else {
+        None
+    }
+}
+
+/// One request as the check walks a session: what the walk knows before it.
+struct Step<'s> {
+    prev: Option<(usize, u64)>,
+    here: Option<Warm>,
+    cold: Option<Cause>,
+    /// The fixed prompt another session of the account kept warm, in
+    /// tokens, and whether a logged session did; else its expected part
+    /// found warm through requests outside the log.
+    from_others: &'s dyn Fn() -> (u64, bool),
+    /// Of a warm prefix past the fixed prompt, the expected part lost to an
+    /// early eviction.
+    evicted: f64,
+    /// The session's fixed prompt, and its kind.
+    fixed_prefix: u64,
+    kind: Kind,
+}
+
+/// The tokens the model predicts a request reads from the cache, before
+/// the minimum prefix and cache blocks; and whether they are the fixed
+/// prompt another session kept warm.
+fn predicted_read(
+    input: &Input,
+    shared: &Shared,
+    settings: &Settings,
+    step: &Step,
+    prompt: u64,
+    model: &str,
+    t: Option<i64>,
+) -> (u64, bool) {
+    let fixed_prefix = step.fixed_prefix;
+    match (step.prev, step.here, step.cold) {
+        (None, _, _) if step.kind == Kind::Compaction => {
+            let from_parent = match shared.parent {
+                Some(p) => parent_prefix(p, model, t, settings),
+                None => prompt.saturating_sub(own_instruction(input)),
+            };
+            let (f, _) = (step.from_others)();
+            (from_parent.max(f).min(prompt), f > from_parent)
+        }
+        (None, _, _) | (_, None, _) | (_, _, Some(Cause::TtlExpiry)) => {
+            let (f, logged) = (step.from_others)();
+            let f = f.min(prompt);
+            (f, logged && f > 0)
+        }
+        (_, Some(w), None) => {
+            let full = w.prompt.min(prompt);
+            let lost = (full - fixed_prefix.min(full)) as f64 * step.evicted;
+            (full - lost.round() as u64, false)
+        }
+        (_, Some(w), Some(Cause::AgentCompaction | Cause::HarnessRewrite)) => {
+            (fixed_prefix.min(w.prompt).min(prompt), false)
+        }
+        _ => (0, false),
+    }
+}
+
+/// The predicted split of a request of `prompt` tokens reading `read`:
+/// plain input below the minimum `min`, else the read and the rest
+/// written, in the tiers the record shows (`r5`, `r1`) or `tier`.
+fn predicted_tokens(
+    r: &RequestUsage,
+    prompt: u64,
+    min: u64,
+    read: u64,
+    tier: CacheTtl,
+    (r5, r1): (u64, u64),
+) -> Tokens {
+    let mut predicted = Tokens {
+        output: r.output_tokens,
+        ..Tokens::default()
+    };
+    if prompt < min {
+        predicted.input = prompt;
+        return predicted;
+    }
+    predicted.cache_read = read;
+    let write = prompt - read;
+    let one_hour = if r5 + r1 > 0 {
+        (write as f64 * r1 as f64 / (r5 + r1) as f64).round() as u64
+    } else if tier == CacheTtl::OneHour {
+        write
+    } else {
+        0
+    };
+    predicted.cache_write_1h = one_hour.min(write);
+    predicted.cache_write_5m = write - predicted.cache_write_1h;
+    predicted
+}
+
+/// The cause of a recorded miss (a read under half the previous prompt):
+/// what made the cache cold, else the early eviction the recorded read
+/// shows, else none known. The read's length is evidence only where the
+/// provider reports reads to the token (`row.cache_block` 1): in whole
+/// blocks (OpenAI's 128 tokens) many unrelated reads have the same length.
+fn miss_cause(
+    r: &RequestUsage,
+    row: &ModelPrice,
+    prev: Option<(usize, u64)>,
+    cold: Option<Cause>,
+    shared: &Shared,
+) -> Option<Cause> {
+    let (_, p) = prev?;
+    let read = r.cache_read_input_tokens;
+    if (read as f64) >= p as f64 / 2.0 {
+        return None;
+    }
+    Some(match cold {
+        Some(c) => c,
+        None if row.cache_block <= 1 && shared.read_a_cached_length(read) => Cause::EarlyEviction,
+        None => Cause::Unexplained,
+    })
+}
+
+/// Checks one session against what the other sessions left in the cache.
+pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> SessionCheck {
+    let file = input.file;
+    let mut warm: HashMap<String, Warm> = HashMap::new();
+    let mut tier = settings.ttl.unwrap_or(CacheTtl::FiveMinutes);
+    let mut prev: Option<(usize, u64)> = None;
+    let mut walk = Walk::default();
+    let started = file.created_at.as_deref().and_then(parse_rfc3339);
+    let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
+    let kind = Kind::of(file);
+    let expect = shared.expect.unwrap_or_default();
+    for (i, r) in file.requests.iter().enumerate() {
+        let prompt = r.prompt_tokens();
+        if prompt == 0 {
+            continue;
+        }
+        let model = model_of(r, file);
+        let row = price_for(file.provider.as_deref(), &model);
+        if !lookup(&model).known && !walk.unpriced.contains(&model) {
+            walk.unpriced.push(model.clone());
+        }
+        let rec = record_of(file, i, r);
+        let t = time_of(rec);
+        if let Some(x) = tier_of(rec) {
+            tier = x;
+        }
+        let ttl = settings.ttl.unwrap_or(tier);
+        let min = settings.min_cacheable.unwrap_or(row.min_cacheable);
+        let here = warm.get(&model).copied();
+        let cold = cold_cause(input, prev, here, t, r);
+        if here.is_some() && t.is_some() && here.and_then(|w| w.ttl.seconds()).is_some() {
+            walk.ttl_applied = true;
+        }
+        // A session's first request was sent when the session began (its
+        // first line), the others by their answer's time.
+        let sent = match prev {
+            None => started.filter(|s| t.is_none_or(|t| *s <= t)).or(t),
+            Some(_) => t,
+        };
+        let cold_start = prev.is_none() || here.is_none() || cold == Some(Cause::TtlExpiry);
+        // Asked of every request, not only the cold ones: a replay's cache
+        // goes cold where its own compactions and gaps say.
+        let account_warm = shared.fixed_prompt_warm(file, &model, sent, ttl);
+        let logged_warm = cold_start && account_warm;
+        let from_others = || {
+            if logged_warm {
+                (fixed_prefix, true)
+            } else if kind == Kind::Compaction {
+                (0, false)
+            } else {
+                let f = fixed_prefix as f64 * expect.warm_elsewhere;
+                (f.round() as u64, false)
+            }
+        };
+        let gap = here.and_then(|w| Some(t? - w.at?));
+        let chance = match (prompt >= min, cold, gap) {
+            (false, _, _) => None,
+            _ if cold_start => {
+                (kind != Kind::Compaction && !logged_warm).then_some(Chance::ColdUnshared)
+            }
+            (true, None, Some(g)) => here.map(|w| {
+                let full = w.prompt.min(prompt);
+                Chance::Warm {
+                    bucket: gap_bucket(g),
+                    at_risk: full - fixed_prefix.min(full),
+                }
+            }),
+            _ => None,
+        };
+        let step = Step {
+            prev,
+            here,
+            cold,
+            from_others: &from_others,
+            evicted: match chance {
+                Some(Chance::Warm { bucket, .. }) => expect.evicted[bucket],
+                _ => 0.0,
+            },
+            fixed_prefix,
+            kind,
+        };
+        let (read, shared_read) = predicted_read(input, shared, settings, &step, prompt, &model, t);
+        let block = row.cache_block.max(1);
+        let read = if read < min { 0 } else { read / block * block };
+        if shared_read && read > 0 && prompt >= min {
+            walk.shared_reads += 1;
+        }
+        // The recorded split decides the tier of the predicted writes: the
+        // lifetime is the agent's choice, known from its log.
+        let split = recorded_split(r, rec, tier);
+        let predicted = predicted_tokens(r, prompt, min, read, tier, split);
+        let recorded = split_tokens(r, split);
+        let price = row.at(prompt);
+        walk.detail.push(RequestCheck {
+            message_index: r.message_index,
+            model: model.clone(),
+            family: row.family,
+            long_context: row.is_long(prompt),
+            timestamp: rec.and_then(|x| x.timestamp.clone()),
+            gap_seconds: gap,
+            recorded_usd: recorded.dollars(&price),
+            predicted_usd: predicted.dollars(&price),
+            recorded,
+            predicted,
+            billed_usd: rec.and_then(|x| x.cost),
+            cold,
+            miss: miss_cause(r, row, prev, cold, shared),
+            chance,
+            account_warm,
+        });
+        if prompt >= min {
+            warm.insert(model, Warm { prompt, at: t, ttl });
+        }
+        prev = Some((r.message_index, prompt));
+    }
+    walk.finish(input, fixed_prefix)
+}
+
+/// What the walk of one session gathers beside the requests' own checks.
+#[derive(Default)]
+struct Walk {
+    detail: Vec<RequestCheck>,
+    unpriced: Vec<String>,
+    ttl_applied: bool,
+    shared_reads: usize,
+}
+
+impl Walk {
+    /// The session's check: its requests summed.
+    fn finish(self, input: &Input, fixed_prefix: u64) -> SessionCheck {
+        let file = input.file;
+        let mut recorded = Tokens::default();
+        let mut predicted = Tokens::default();
+        let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
+        for d in &self.detail {
+            recorded.add(&d.recorded);
+            predicted.add(&d.predicted);
+            recorded_usd += d.recorded_usd;
+            predicted_usd += d.predicted_usd;
+        }
+        let detail = self.detail;
+        let billed_usd = file.recorded_cost.or_else(|| {
+            (!detail.is_empty() && detail.iter().all(|d| d.billed_usd.is_some()))
+                .then(|| detail.iter().filter_map(|d| d.billed_usd).sum())
+        });
+        SessionCheck {
+            session: input.label.clone(),
+            compaction_agent: Kind::of(file) == Kind::Compaction,
+            kind: Kind::of(file),
+            format: file.source.format.clone(),
+            requests: detail.len(),
+            ttl_applied: self.ttl_applied,
+            fixed_prefix,
+            recorded,
+            predicted,
+            recorded_usd,
+            predicted_usd,
+            error: relative(predicted_usd, recorded_usd),
+            billed_usd,
+            unpriced_models: self.unpriced,
+            shared_reads: self.shared_reads,
+            detail,
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! The check's vocabulary: how it prices, the kinds of session and causes
+//! of a miss, and what it reports per request and per session.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::cost::table::ModelPrice;
+use crate::cost::{CacheTtl, TOKENS_PER_PRICE_UNIT};
+use crate::transcript::session_file::SessionFile;
+use crate::transcript::Message;
+
+/// How a user message Claude Code writes when a background task ends
+/// begins; the request after it was seen to lose all but the fixed prompt.
+pub const TASK_NOTIFICATION: &str = "<task-notification>";
+
+/// The tag by which newer versions name the task a notification is of.
+pub(super) const TOOL_USE_ID: &str = "<tool-use-id>";
+
+/// The `agentId` prefix of Claude Code's compaction agent.
+pub const COMPACTION_AGENT: &str = "acompact";
+
+/// Sessions with at least this many requests are "long": the done-when
+/// bound on the worst session applies to them.
+pub const LONG_SESSION: usize = 50;
+
+/// The error a long session's price should stay within.
+pub const LONG_SESSION_BOUND: f64 = 0.15;
+
+/// How the check prices.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Settings {
+    /// The cache lifetime; `None`: the tier each request's record shows,
+    /// else five minutes.
+    pub ttl: Option<CacheTtl>,
+    /// The minimum cacheable prefix; `None`: the model's, from the table.
+    pub min_cacheable: Option<u64>,
+    /// Each session priced alone, with a cache of its own, instead of all
+    /// on one timeline sharing the account's cache.
+    pub per_session: bool,
+    /// Priced by the log alone, without the shares of the account's cache
+    /// beyond it ([`super::unlogged`]).
+    pub log_alone: bool,
+}
+
+/// The role of a session, which decides the system prompt and tools it
+/// sends: sessions of one kind in one project share them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A session the user started.
+    Main,
+    /// A subagent a main session started.
+    Subagent,
+    /// Claude Code's compaction agent.
+    Compaction,
+}
+
+impl Kind {
+    pub fn of(file: &SessionFile) -> Kind {
+        match file.source.agent_id.as_deref() {
+            Some(a) if a.starts_with(COMPACTION_AGENT) => Kind::Compaction,
+            Some(_) => Kind::Subagent,
+            None if file.parent_id.is_some() => Kind::Subagent,
+            None => Kind::Main,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Main => "main",
+            Kind::Subagent => "subagent",
+            Kind::Compaction => "compaction",
+        }
+    }
+
+    /// The kind whose system prompt and tools this kind sends: a
+    /// compaction agent resends its parent's context under the parent's.
+    pub fn prompt(self) -> Kind {
+        match self {
+            Kind::Compaction => Kind::Main,
+            k => k,
+        }
+    }
+}
+
+/// Where a request's prompt went, and its answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub cache_read: u64,
+    pub cache_write_5m: u64,
+    pub cache_write_1h: u64,
+    pub output: u64,
+}
+
+impl Tokens {
+    pub fn cache_write(&self) -> u64 {
+        self.cache_write_5m + self.cache_write_1h
+    }
+
+    /// Dollars at the row's prices.
+    pub fn dollars(&self, p: &ModelPrice) -> f64 {
+        (self.input as f64 * p.input
+            + self.cache_read as f64 * p.cache_read
+            + self.cache_write_5m as f64 * p.cache_write_5m
+            + self.cache_write_1h as f64 * p.cache_write_1h
+            + self.output as f64 * p.output)
+            / TOKENS_PER_PRICE_UNIT
+    }
+
+    pub(super) fn add(&mut self, o: &Tokens) {
+        self.input += o.input;
+        self.cache_read += o.cache_read;
+        self.cache_write_5m += o.cache_write_5m;
+        self.cache_write_1h += o.cache_write_1h;
+        self.output += o.output;
+    }
+}
+
+/// Why the cache was cold at a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// The gap since the previous request exceeded the cache lifetime.
+    TtlExpiry,
+    /// The agent compacted its context since the previous request.
+    AgentCompaction,
+    /// No earlier request of this session used this model.
+    ModelSwitch,
+    /// The agent rebuilt its prompt (a background task's notification).
+    HarnessRewrite,
+    /// Nothing in the log changed and the lifetime had not run out, yet
+    /// the provider served only a shorter prefix: one the account's log
+    /// shows cached at that exact length (another request read exactly as
+    /// many tokens, most often the agent's fixed prompt, which every session
+    /// of the account keeps warm). The session's later cache entries were
+    /// gone: evicted early, or not held where the request was served.
+    EarlyEviction,
+    /// None of the above.
+    Unexplained,
+}
+
+impl Cause {
+    pub const ALL: [Cause; 6] = [
+        Cause::TtlExpiry,
+        Cause::AgentCompaction,
+        Cause::ModelSwitch,
+        Cause::HarnessRewrite,
+        Cause::EarlyEviction,
+        Cause::Unexplained,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::TtlExpiry => "ttl_expiry",
+            Cause::AgentCompaction => "agent_compaction",
+            Cause::ModelSwitch => "model_switch",
+            Cause::HarnessRewrite => "harness_rewrite",
+            Cause::EarlyEviction => "early_eviction",
+            Cause::Unexplained => "unexplained",
+        }
+    }
+}
+
+/// One request, recorded and predicted.
+#[derive(Clone, Debug, Serialize)]
+pub struct RequestCheck {
+    pub message_index: usize,
+    pub model: String,
+    /// The row of the price table it was billed at.
+    pub family: &'static str,
+    /// Whether it was billed at the row's long-context rates.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub long_context: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// Seconds since the previous request of the same model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap_seconds: Option<i64>,
+    pub recorded: Tokens,
+    pub predicted: Tokens,
+    pub recorded_usd: f64,
+    pub predicted_usd: f64,
+    /// What the provider billed for it, when the log says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub billed_usd: Option<f64>,
+    /// Why the model expects a cold cache here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cold: Option<Cause>,
+    /// The cause of a recorded cache miss here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub miss: Option<Cause>,
+    /// What it can show about the account's cache beyond the log.
+    #[serde(skip)]
+    pub chance: Option<Chance>,
+    /// Whether another session of the check had used the agent's fixed
+    /// prompt within the lifetime when this request was sent.
+    #[serde(skip)]
+    pub account_warm: bool,
+}
+
+/// One session, recorded and predicted.
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionCheck {
+    pub session: String,
+    /// A compaction agent's session (see [`Kind::Compaction`]).
+    pub compaction_agent: bool,
+    pub kind: Kind,
+    pub format: String,
+    pub requests: usize,
+    /// Whether timestamps let the cache lifetime apply.
+    pub ttl_applied: bool,
+    /// The agent's fixed prompt assumed, in tokens.
+    pub fixed_prefix: u64,
+    pub recorded: Tokens,
+    pub predicted: Tokens,
+    /// The recorded usage at the table's prices.
+    pub recorded_usd: f64,
+    pub predicted_usd: f64,
+    /// (predicted − recorded) / recorded.
+    pub error: f64,
+    /// What the source says was billed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub billed_usd: Option<f64>,
+    /// Models the table does not name (priced as the nearest family).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unpriced_models: Vec<String>,
+    /// Requests of this session that found the agent's fixed prompt
+    /// cached by another session.
+    pub shared_reads: usize,
+    pub detail: Vec<RequestCheck>,
+}
+
+/// A session to check: its label, `session.json` and transcript.
+pub struct Input<'a> {
+    pub label: String,
+    pub file: &'a SessionFile,
+    pub messages: &'a [Arc<Message>],
+    /// Tokens of the agent's fixed prompt (system prompt, tools), still
+    /// cached after the agent compacts or rewrites its messages; `calibrate`
+    /// takes it from its fit of the format (`overhead × ratio`).
+    pub fixed_prefix: u64,
+    /// Provider tokens per estimated token (bytes / 4) of the format, for
+    /// the size of what a compaction agent adds to its parent's context.
+    pub ratio: f64,
+}
+
+/// (x − truth) / truth; 0 when both are 0.
+pub fn relative(x: f64, truth: f64) -> f64 {
+    if truth == 0.0 {
+        if x == 0.0 {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        (x - truth) / truth
+    }
+}
+
+/// What a request can show about the account's unlogged cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chance {
+    /// Its own cache cold, no logged session keeping the fixed prompt warm.
+    ColdUnshared,
+    /// Warm by the log, after an idle gap of this [`gap_bucket`], with
+    /// the tokens of its warm prefix past the fixed prompt.
+    Warm { bucket: usize, at_risk: u64 },
+}
