@@ -47,6 +47,8 @@ mod learned_ratio;
 mod pages_lead;
 #[path = "policies.rs"]
 mod policies;
+#[path = "price_validation.rs"]
+mod price_validation;
 #[path = "progress.rs"]
 mod progress;
 #[path = "quantile.rs"]

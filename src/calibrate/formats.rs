@@ -89,21 +89,24 @@ impl Loaded {
 pub fn bill_inputs<'a>(sessions: &'a [Loaded], fits: &[FormatFit]) -> Vec<bill::Input<'a>> {
     sessions
         .iter()
-        .filter_map(|l| {
-            let file = l.file.as_ref()?;
-            let fit = fits.iter().find(|f| f.format == file.source.format);
-            let fixed_prefix = fit.map_or(0, |f| {
-                (f.fit.overhead_tokens as f64 * f.fit.ratio).round() as u64
-            });
-            Some(bill::Input {
-                label: l.session.label(),
-                file,
-                messages: &l.session.messages,
-                fixed_prefix,
-                ratio: fit.map_or(1.0, |f| f.fit.ratio),
-            })
-        })
+        .filter_map(|l| bill_input(l, fits))
         .collect()
+}
+
+/// One session's input to the bill check, if it is an import.
+pub fn bill_input<'a>(l: &'a Loaded, fits: &[FormatFit]) -> Option<bill::Input<'a>> {
+    let file = l.file.as_ref()?;
+    let fit = fits.iter().find(|f| f.format == file.source.format);
+    let fixed_prefix = fit.map_or(0, |f| {
+        (f.fit.overhead_tokens as f64 * f.fit.ratio).round() as u64
+    });
+    Some(bill::Input {
+        label: l.session.label(),
+        file,
+        messages: &l.session.messages,
+        fixed_prefix,
+        ratio: fit.map_or(1.0, |f| f.fit.ratio),
+    })
 }
 
 /// The fits of every format among `sessions`, by format name, and how many

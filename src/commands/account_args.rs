@@ -6,12 +6,13 @@ use std::sync::Arc;
 
 use clap::Args;
 
+use crate::cost::bill::{Part, PartError, Parts};
 use crate::cost::session::Settings;
 use crate::sweep::account::{self, Accounts};
 use crate::transcript::SessionRef;
 
-/// `--per-session-cache` and `--log-alone`.
-#[derive(Args, Debug, Clone, Copy, Default)]
+/// `--per-session-cache`, `--log-alone` and `--part`.
+#[derive(Args, Debug, Clone, Default)]
 pub struct AccountArgs {
     /// Price each imported session alone, with a cache of its own, instead
     /// of all of them on one timeline sharing the account's prompt cache (a
@@ -26,16 +27,37 @@ pub struct AccountArgs {
     /// shares of the others. Example: --log-alone
     #[arg(long)]
     pub log_alone: bool,
+    /// Switch one optional part of the price model on or off, NAME=on|off
+    /// (repeat for several): shared_cache, cold_read_share, eviction_share,
+    /// lifetime_tier, fixed_prompt_fit, fixed_prompt_per_model,
+    /// compaction_cause, rewrite_cause, parent_links. The defaults are what
+    /// `calibrate --validate` supports on sources held out of the fit.
+    /// Example: --part eviction_share=on
+    #[arg(long, value_name = "NAME=on|off", value_parser = part_switch)]
+    pub part: Vec<String>,
+}
+
+fn part_switch(spec: &str) -> Result<String, PartError> {
+    Parts::default().apply(spec).map(|_| spec.to_string())
 }
 
 impl AccountArgs {
     /// `cost` with these flags.
     pub fn settings(&self, cost: Settings) -> Settings {
-        Settings {
-            per_session: self.per_session_cache,
-            log_alone: self.log_alone,
-            ..cost
+        let mut parts = cost.parts;
+        if self.per_session_cache {
+            parts = parts.with(Part::SharedCache, false);
         }
+        if self.log_alone {
+            parts = parts
+                .with(Part::ColdReadShare, false)
+                .with(Part::EvictionShare, false);
+        }
+        for spec in &self.part {
+            // Checked by the parser already.
+            parts = parts.apply(spec).unwrap_or(parts);
+        }
+        Settings { parts, ..cost }
     }
 }
 
@@ -56,4 +78,27 @@ pub fn accounts(refs: &[SessionRef], cost: &Settings) -> Arc<Accounts> {
         );
     }
     Arc::new(accounts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--part`'s help lists the parts by hand; every part is in it.
+    #[test]
+    fn the_part_flag_names_every_part() {
+        let cmd = AccountArgs::augment_args(clap::Command::new("t"));
+        let arg = cmd
+            .get_arguments()
+            .find(|a| a.get_id() == "part")
+            .expect("--part");
+        let help = arg.get_help().expect("help").to_string();
+        for p in Part::ALL {
+            assert!(
+                help.contains(p.as_str()),
+                "--part help misses {}",
+                p.as_str()
+            );
+        }
+    }
 }

@@ -54,6 +54,13 @@ pub struct CalibrateArgs {
     /// Print everything as one JSON object
     #[arg(long)]
     pub json: bool,
+    /// Hold each source out in turn: fit the price model's fitted parts on
+    /// the other sources and measure the held-out source's bill error with
+    /// the defaults and with each optional part (--part) switched. A source
+    /// is each PATH given, or each project folder when one PATH is given.
+    /// Example: --validate
+    #[arg(long)]
+    pub validate: bool,
     #[command(flatten)]
     pub cost: super::cost_args::CostArgs,
     /// Bill check: print every request, recorded vs predicted (with
@@ -96,6 +103,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             .map(|list| super::estimators::compare(&sessions_samples(&sessions), &list)),
         real: super::real_compactions::build(real_compactions(&sessions, &args.paths)),
         triggers: peer_triggers(&sessions),
+        validation: price_validation(&sessions, &fits, &args),
         fits,
         not_imported,
     };
@@ -123,6 +131,7 @@ struct Found {
     estimators: Option<Vec<crate::calibrate::compare::EstimatorFit>>,
     real: super::real_compactions::RealReport,
     triggers: Vec<crate::calibrate::triggers::Trigger>,
+    validation: Option<crate::calibrate::validate::Validation>,
 }
 
 /// `--max-tokens`: the knob's word `own`, or a window the knob accepts.
@@ -212,6 +221,9 @@ fn print_json(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
             "by_version": crate::calibrate::triggers::by_version(&found.triggers),
         },
     });
+    if let (Some(v), Some(map)) = (&found.validation, value.as_object_mut()) {
+        map.insert("price_validation".into(), serde_json::to_value(v)?);
+    }
     if let (Some(e), Some(map)) = (&found.estimators, value.as_object_mut()) {
         map.insert("estimators".into(), super::estimators::json(e));
     }
@@ -232,6 +244,11 @@ fn print_text(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
     super::real_compactions::write_text(out, &found.real)?;
     crate::calibrate::triggers::write_text(out, &found.triggers)?;
     crate::calibrate::recorded::write_text(out, &found.replay)?;
+    if let Some(v) = &found.validation {
+        crate::calibrate::validate::write_text(out, v)?;
+    } else if args.validate {
+        writeln!(out, "--validate: one source only (give two PATHs or more, or one holding several projects); nothing could be held out\n")?;
+    }
     crate::cost::report::write_text(
         out,
         &found.bill.summaries,
@@ -314,6 +331,60 @@ fn cost_settings(args: &CalibrateArgs) -> crate::cost::session::Settings {
         min_cacheable: args.cost.cache_min_tokens,
         ..Default::default()
     })
+}
+
+/// `--validate`: the imported sessions by source (each PATH; each project
+/// folder where one PATH is given), each held out in turn.
+fn price_validation(
+    sessions: &[Loaded],
+    fits: &[FormatFit],
+    args: &CalibrateArgs,
+) -> Option<crate::calibrate::validate::Validation> {
+    use std::collections::BTreeMap;
+    if !args.validate {
+        return None;
+    }
+    let roots = roots(&args.paths);
+    let one_root = roots.len() < 2;
+    let mut by: BTreeMap<String, Vec<crate::cost::bill::Input>> = BTreeMap::new();
+    for l in sessions {
+        let Some(input) = formats::bill_input(l, fits) else {
+            continue;
+        };
+        let source = if one_root {
+            project_of(l, &roots)
+        } else {
+            source_of(l, &roots).map(str::to_string)
+        };
+        by.entry(source.unwrap_or_default())
+            .or_default()
+            .push(input);
+    }
+    let sources: Vec<(String, Vec<crate::cost::bill::Input>)> = by.into_iter().collect();
+    crate::calibrate::validate::validate(&sources, &cost_settings(args).bill())
+}
+
+/// The project folder a session's log is in: the first folder under the
+/// PATH it was found under.
+fn project_of(l: &Loaded, roots: &[(std::path::PathBuf, &String)]) -> Option<String> {
+    let file = l
+        .session
+        .source
+        .converted
+        .as_ref()
+        .map_or(&l.session.source.transcript, |c| &c.source);
+    let at = std::fs::canonicalize(file).ok()?;
+    let (root, name) = roots.iter().find(|(root, _)| at.starts_with(root))?;
+    let rel = at.strip_prefix(root).ok()?;
+    let mut parts = rel.components();
+    let first = parts.next()?;
+    // A log directly under the PATH is its own project.
+    let project = if parts.next().is_some() {
+        first.as_os_str().to_string_lossy().into_owned()
+    } else {
+        String::new()
+    };
+    Some(format!("{}/{}", name.trim_end_matches('/'), project))
 }
 
 /// The recorded replay of every imported session, priced on the account

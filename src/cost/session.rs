@@ -26,6 +26,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::bill::unlogged::AccountView;
+use super::bill::{Part, Parts};
 use super::table::{default_model, price_for, CacheKind, ModelPrice, WRITE_1H_MULTIPLIER};
 use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
@@ -48,18 +49,26 @@ pub struct Settings {
     /// prices for every request instead of its model's row; the one-hour
     /// write is then [`WRITE_1H_MULTIPLIER`] × input, the output the row's.
     pub prices: Option<Prices>,
-    /// `--per-session-cache`: no request of an imported session reads what
-    /// another session of the run cached.
-    pub per_session: bool,
-    /// `--log-alone`: no shares of the account's cache beyond the logs.
-    pub log_alone: bool,
+    /// The optional parts of the price model that are on
+    /// (`--per-session-cache`, `--log-alone` and `--part` switch them).
+    pub parts: Parts,
 }
 
 impl Settings {
     /// Whether a session's price depends on the account's other sessions:
     /// not when each has a cache of its own and the logs alone price it.
     pub fn shares_account(&self) -> bool {
-        !(self.per_session && self.log_alone)
+        !(self.per_session() && self.log_alone())
+    }
+
+    /// Each session with a cache of its own.
+    fn per_session(&self) -> bool {
+        !self.parts.on(Part::SharedCache)
+    }
+
+    /// No share of the account's cache beyond the logs.
+    fn log_alone(&self) -> bool {
+        !self.parts.on(Part::ColdReadShare) && !self.parts.on(Part::EvictionShare)
     }
 
     /// What of these settings the bill check prices by.
@@ -67,15 +76,14 @@ impl Settings {
         crate::cost::bill::Settings {
             ttl: self.ttl,
             min_cacheable: self.min_cacheable,
-            per_session: self.per_session,
-            log_alone: self.log_alone,
+            parts: self.parts,
         }
     }
 
     /// The settings as one line, for the sweep's journal and outputs.
     pub fn describe(&self) -> String {
         format!(
-            "cache-ttl {}, cache-min-tokens {}, price {}, per-session-cache {}, log-alone {}",
+            "cache-ttl {}, cache-min-tokens {}, price {}, per-session-cache {}, log-alone {}{}",
             self.ttl.map_or("auto".into(), |t| t.to_string()),
             self.min_cacheable
                 .map_or("per model".into(), |m| m.to_string()),
@@ -83,21 +91,41 @@ impl Settings {
                 "{},{},{}",
                 p.input, p.cache_write, p.cache_read
             )),
-            on_off(self.per_session),
-            on_off(self.log_alone),
+            on_off(self.per_session()),
+            on_off(self.log_alone()),
+            self.parts_changed(),
         )
     }
 
     /// How the imported sessions of a run share their account's cache, in
     /// words.
     pub fn cache_scope(&self) -> &'static str {
-        match (self.per_session, self.log_alone) {
+        match (self.per_session(), self.log_alone()) {
             (false, false) => {
                 "on one account's timeline, with the shares of its cache beyond the logs"
             }
             (false, true) => "on one account's timeline, by the logs alone",
             (true, false) => "each alone, with the shares of the account's cache beyond the logs",
             (true, true) => "each alone, by the logs alone",
+        }
+    }
+}
+
+impl Settings {
+    /// The parts `--per-session-cache` and `--log-alone` do not name that
+    /// differ from their defaults, as `, parts a=off b=on`.
+    fn parts_changed(&self) -> String {
+        let named = [Part::SharedCache, Part::ColdReadShare, Part::EvictionShare];
+        let others: Vec<String> = self
+            .parts
+            .changes()
+            .into_iter()
+            .filter(|c| !named.iter().any(|p| c.starts_with(p.as_str())))
+            .collect();
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!(", parts {}", others.join(" "))
         }
     }
 }
@@ -608,6 +636,7 @@ impl<'a> Meter<'a> {
         // prompt, as the bill check finds it shared among the account's
         // sessions.
         let rewritten = match (self.recorded, self.prev_index) {
+            _ if !self.settings.parts.on(Part::RewriteCause) => false,
             (Some(x), Some(p)) => {
                 let next = x.rewrites.partition_point(|&i| i <= p);
                 x.rewrites.get(next).is_some_and(|&i| i < r.message_index)

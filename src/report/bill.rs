@@ -39,12 +39,7 @@ pub fn section(data: &SweepOutput) -> String {
         .collect();
     let (fits, _) = fit_formats(&loaded);
     let inputs = bill_inputs(&loaded, &fits);
-    let settings = bill::Settings {
-        ttl: None,
-        min_cacheable: None,
-        per_session: false,
-        log_alone: false,
-    };
+    let settings = bill::Settings::default();
     let summaries = bill::summarize(&bill::check(&inputs, &settings));
     if summaries.is_empty() {
         h.push_str(

@@ -3,28 +3,29 @@
 
 use std::collections::HashMap;
 
+use super::parts::Part;
 use super::predict::{check_session, fit_fixed_prefix};
 use super::timeline::{Shared, Timeline};
 use super::types::{Input, Kind, SessionCheck, Settings};
-use super::unlogged::{self, AccountView, Expect};
+use super::unlogged::{self, AccountView, Expect, Unlogged};
 use crate::transcript::session_file::SessionFile;
 
 /// Checks every session that carries usage per request, in parallel, on
-/// the account's one timeline (or each alone, [`Settings::per_session`]):
-/// a compaction agent finds its parent among `inputs` by `parent_id`, and a
-/// request whose own cache is cold finds the agent's fixed prompt cached
-/// when another session of the same kind and model used it within the
-/// lifetime. The fixed prompt is fitted per format and kind
-/// ([`fit_fixed_prefix`]). Then each session is checked again, priced by
-/// the account's cache beyond the log as the other sessions show it
-/// ([`unlogged`]).
+/// the account's one timeline (or each alone, without
+/// [`Part::SharedCache`]): a compaction agent finds its parent among
+/// `inputs` by `parent_id`, and a request whose own cache is cold finds the
+/// agent's fixed prompt cached when another session of the same kind and
+/// model used it within the lifetime. The fixed prompt is fitted per format
+/// and kind ([`fit_fixed_prefix`]). Then each session is checked again,
+/// priced by the account's cache beyond the log as the other sessions show
+/// it ([`unlogged`]).
 pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
-    let account = Account::new(inputs, settings);
+    let account = Account::new(inputs, settings, None);
     let (at, log_alone): (Vec<usize>, Vec<SessionCheck>) = account.check(None).into_iter().unzip();
-    if settings.log_alone {
+    if !uses_shares(settings) {
         return log_alone;
     }
-    let expect = expect_at(inputs.len(), &at, &log_alone);
+    let expect = expect_at(inputs.len(), &at, &log_alone, settings);
     account
         .check(Some(&expect))
         .into_iter()
@@ -37,12 +38,12 @@ pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
 /// another session kept the fixed prompt warm and the shares the other
 /// sessions show, exactly those [`check`] prices its second pass by.
 pub fn accounts(inputs: &[Input], settings: &Settings) -> Vec<Option<AccountView>> {
-    let account = Account::new(inputs, settings);
+    let account = Account::new(inputs, settings, None);
     let (at, log_alone): (Vec<usize>, Vec<SessionCheck>) = account.check(None).into_iter().unzip();
-    let expect = if settings.log_alone {
-        vec![None; inputs.len()]
+    let expect = if uses_shares(settings) {
+        expect_at(inputs.len(), &at, &log_alone, settings)
     } else {
-        expect_at(inputs.len(), &at, &log_alone)
+        vec![None; inputs.len()]
     };
     let mut out: Vec<Option<AccountView>> = vec![None; inputs.len()];
     for (k, c) in at.iter().zip(&log_alone) {
@@ -51,14 +52,90 @@ pub fn accounts(inputs: &[Input], settings: &Settings) -> Vec<Option<AccountView
     out
 }
 
+/// What a check fits on its sessions, fitted on some sessions to price
+/// others by: the fixed prompt per format and kind, and the account's
+/// cache beyond the log per format and kind.
+#[derive(Clone, Debug, Default)]
+pub struct Fit {
+    fixed: HashMap<FixedKey, Option<u64>>,
+    shares: HashMap<(String, Kind), Unlogged>,
+}
+
+/// What `inputs` show, under `settings`.
+pub fn fit(inputs: &[Input], settings: &Settings) -> Fit {
+    let account = Account::new(inputs, settings, None);
+    let checks: Vec<SessionCheck> = account.check(None).into_iter().map(|(_, c)| c).collect();
+    Fit {
+        fixed: account.fixed,
+        shares: unlogged::totals(&checks).into_iter().collect(),
+    }
+}
+
+/// [`check`], with every fitted part taken from `fit` (made on other
+/// sessions) instead of the sessions checked: a fixed prompt `fit` has no
+/// fit for is the input's own, shares it has none for are none.
+pub fn check_fitted(inputs: &[Input], settings: &Settings, fit: &Fit) -> Vec<SessionCheck> {
+    let account = Account::new(inputs, settings, Some(fit));
+    let expect: Vec<Option<Expect>> = inputs
+        .iter()
+        .map(|i| {
+            let group = (i.file.source.format.clone(), Kind::of(i.file).prompt());
+            let e = fit.shares.get(&group).map(Unlogged::expect);
+            Some(masked(e.unwrap_or_default(), settings))
+        })
+        .collect();
+    account
+        .check(uses_shares(settings).then_some(&expect[..]))
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect()
+}
+
+fn uses_shares(settings: &Settings) -> bool {
+    settings.has(Part::ColdReadShare) || settings.has(Part::EvictionShare)
+}
+
+/// `e` without the shares whose parts are off.
+fn masked(mut e: Expect, settings: &Settings) -> Expect {
+    if !settings.has(Part::ColdReadShare) {
+        e.warm_elsewhere = 0.0;
+    }
+    if !settings.has(Part::EvictionShare) {
+        e.evicted = [0.0; 3];
+    }
+    e
+}
+
 /// The shares each session is priced by, fitted on the others' checks
 /// `log_alone`, of the inputs at positions `at`, among `n` inputs.
-fn expect_at(n: usize, at: &[usize], log_alone: &[SessionCheck]) -> Vec<Option<Expect>> {
+fn expect_at(
+    n: usize,
+    at: &[usize],
+    log_alone: &[SessionCheck],
+    settings: &Settings,
+) -> Vec<Option<Expect>> {
     let mut expect: Vec<Option<Expect>> = vec![None; n];
     for (k, e) in at.iter().zip(unlogged::leave_one_out(log_alone)) {
-        expect[*k] = Some(e);
+        expect[*k] = Some(masked(e, settings));
     }
     expect
+}
+
+/// Which sessions share a fitted fixed prompt: a format and kind, and the
+/// model under [`Part::FixedPromptPerModel`] (else empty).
+type FixedKey = (String, Kind, String);
+
+fn fixed_key(file: &SessionFile, settings: &Settings) -> FixedKey {
+    let model = if settings.has(Part::FixedPromptPerModel) {
+        file.requests
+            .iter()
+            .find_map(|r| r.model.clone())
+            .or_else(|| file.model.clone())
+            .unwrap_or_default()
+    } else {
+        String::new()
+    };
+    (file.source.format.clone(), Kind::of(file).prompt(), model)
 }
 
 /// What every session of a check can find of the others.
@@ -66,30 +143,40 @@ struct Account<'a> {
     inputs: &'a [Input<'a>],
     settings: &'a Settings,
     by_id: HashMap<&'a str, &'a Input<'a>>,
-    fixed: HashMap<(&'a str, Kind), Option<u64>>,
+    fixed: HashMap<FixedKey, Option<u64>>,
     timeline: Option<Timeline>,
     cached_lengths: HashMap<u64, usize>,
 }
 
 impl<'a> Account<'a> {
-    fn new(inputs: &'a [Input<'a>], settings: &'a Settings) -> Account<'a> {
+    /// The account of `inputs`, its fixed prompts fitted on them, or taken
+    /// from `fitted`.
+    fn new(inputs: &'a [Input<'a>], settings: &'a Settings, fitted: Option<&Fit>) -> Account<'a> {
         let by_id = inputs.iter().map(|i| (i.file.id.as_str(), i)).collect();
-        let mut fixed: HashMap<(&str, Kind), Option<u64>> = HashMap::new();
+        let mut fixed: HashMap<FixedKey, Option<u64>> = HashMap::new();
         for i in inputs {
-            let format = i.file.source.format.as_str();
-            let kind = Kind::of(i.file).prompt();
-            fixed.entry((format, kind)).or_insert_with(|| {
-                let of = |want: Option<Kind>| {
-                    let files: Vec<&SessionFile> = inputs
-                        .iter()
-                        .filter(|j| j.file.source.format == format)
-                        .filter(|j| want.is_none_or(|k| Kind::of(j.file).prompt() == k))
-                        .map(|j| j.file)
-                        .collect();
-                    fit_fixed_prefix(&files)
-                };
-                of(Some(kind)).or_else(|| of(None))
-            });
+            let key = fixed_key(i.file, settings);
+            if fixed.contains_key(&key) {
+                continue;
+            }
+            let value = match fitted {
+                Some(f) => f.fixed.get(&key).copied().flatten(),
+                None => {
+                    let of = |same_kind: bool| {
+                        let files: Vec<&SessionFile> = inputs
+                            .iter()
+                            .filter(|j| {
+                                let k = fixed_key(j.file, settings);
+                                k.0 == key.0 && k.2 == key.2 && (!same_kind || k.1 == key.1)
+                            })
+                            .map(|j| j.file)
+                            .collect();
+                        fit_fixed_prefix(&files)
+                    };
+                    of(true).or_else(|| of(false))
+                }
+            };
+            fixed.insert(key, value);
         }
         let mut cached_lengths: HashMap<u64, usize> = HashMap::new();
         for r in inputs.iter().flat_map(|i| &i.file.requests) {
@@ -102,7 +189,9 @@ impl<'a> Account<'a> {
             settings,
             by_id,
             fixed,
-            timeline: (!settings.per_session).then(|| Timeline::new(inputs)),
+            timeline: settings
+                .has(Part::SharedCache)
+                .then(|| Timeline::new(inputs)),
             cached_lengths,
         }
     }
@@ -116,7 +205,6 @@ impl<'a> Account<'a> {
             .enumerate()
             .filter(|(_, i)| i.file.requests.iter().any(|r| r.prompt_tokens() > 0))
             .map(|(me, i)| {
-                let kind = Kind::of(i.file).prompt();
                 let shared = Shared {
                     parent: i
                         .file
@@ -125,11 +213,14 @@ impl<'a> Account<'a> {
                         .and_then(|p| self.by_id.get(p).copied()),
                     timeline: self.timeline.as_ref(),
                     me,
-                    fixed_prefix: self
-                        .fixed
-                        .get(&(i.file.source.format.as_str(), kind))
-                        .copied()
-                        .flatten(),
+                    fixed_prefix: if self.settings.has(Part::FixedPromptFit) {
+                        self.fixed
+                            .get(&fixed_key(i.file, self.settings))
+                            .copied()
+                            .flatten()
+                    } else {
+                        None
+                    },
                     cached_lengths: Some(&self.cached_lengths),
                     expect: expect.and_then(|e| e[me]),
                 };

@@ -42,6 +42,7 @@
 //! none applies, with the tokens it wrote.
 
 mod account;
+mod parts;
 mod predict;
 mod recorded;
 mod summary;
@@ -51,7 +52,8 @@ mod timeline;
 mod types;
 pub mod unlogged;
 
-pub use account::{accounts, check};
+pub use account::{accounts, check, check_fitted, fit, Fit};
+pub use parts::{Part, PartError, Parts};
 pub use predict::{check_session, fit_fixed_prefix};
 pub use recorded::{
     recorded_dollars, recorded_tokens, request_dollars, rewrites_prompt, rewrites_prompt_at,

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::parts::Part;
 use super::recorded::{
     model_of, record_of, recorded_split, rewritten, split_tokens, tier_of, time_of,
 };
@@ -61,6 +62,7 @@ pub fn fit_fixed_prefix(files: &[&SessionFile]) -> Option<u64> {
 /// message and prompt, `here` what this model left in the cache.
 fn cold_cause(
     input: &Input,
+    settings: &Settings,
     prev: Option<(usize, u64)>,
     here: Option<Warm>,
     t: Option<i64>,
@@ -72,13 +74,14 @@ fn cold_cause(
     };
     if w.expired_at(t) {
         Some(Cause::TtlExpiry)
-    } else if input
-        .file
-        .full_compactions()
-        .any(|b| b.message_index > from && b.message_index <= r.message_index)
+    } else if settings.has(Part::CompactionCause)
+        && input
+            .file
+            .full_compactions()
+            .any(|b| b.message_index > from && b.message_index <= r.message_index)
     {
         Some(Cause::AgentCompaction)
-    } else if rewritten(input, from + 1, r.message_index) {
+    } else if settings.has(Part::RewriteCause) && rewritten(input, from + 1, r.message_index) {
         Some(Cause::HarnessRewrite)
     } else {
         None
@@ -116,7 +119,7 @@ fn predicted_read(
 ) -> (u64, bool) {
     let fixed_prefix = step.fixed_prefix;
     match (step.prev, step.here, step.cold) {
-        (None, _, _) if step.kind == Kind::Compaction => {
+        (None, _, _) if step.kind == Kind::Compaction && settings.has(Part::ParentLinks) => {
             let from_parent = match shared.parent {
                 Some(p) => parent_prefix(p, model, t, settings),
                 None => prompt.saturating_sub(own_instruction(input)),
@@ -224,10 +227,10 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         if let Some(x) = tier_of(rec) {
             tier = x;
         }
-        let ttl = settings.ttl.unwrap_or(tier);
+        let ttl = settings.lifetime(tier);
         let min = settings.min_cacheable.unwrap_or(row.min_cacheable);
         let here = warm.get(&model).copied();
-        let cold = cold_cause(input, prev, here, t, r);
+        let cold = cold_cause(input, settings, prev, here, t, r);
         if here.is_some() && t.is_some() && here.and_then(|w| w.ttl.seconds()).is_some() {
             walk.ttl_applied = true;
         }

@@ -65,12 +65,17 @@ fn run(f: &SessionFile, settings: Settings) -> SessionCheck {
     check_session(&input, &Shared::default(), &settings)
 }
 
+/// Every part on, the lifetime from the records.
 const AUTO: Settings = Settings {
     ttl: None,
     min_cacheable: None,
-    per_session: false,
-    log_alone: false,
+    parts: Parts::ALL_ON,
 };
+
+const PER_SESSION: Parts = Parts::ALL_ON.without(Part::SharedCache);
+const LOG_ALONE: Parts = Parts::ALL_ON
+    .without(Part::ColdReadShare)
+    .without(Part::EvictionShare);
 
 #[test]
 fn a_warm_cache_serves_the_previous_prompt_and_the_rest_is_written() {
@@ -385,7 +390,7 @@ fn a_cold_request_reads_the_fixed_prompt_as_often_as_the_other_sessions_did() {
     let plain = check(
         &inputs(&files),
         &Settings {
-            log_alone: true,
+            parts: LOG_ALONE,
             ..AUTO
         },
     );
@@ -463,7 +468,7 @@ fn a_replay_is_priced_by_the_shares_and_warm_prompts_the_check_priced_by() {
     let alone = accounts(
         &inputs,
         &Settings {
-            per_session: true,
+            parts: PER_SESSION,
             ..AUTO
         },
     );
@@ -472,7 +477,7 @@ fn a_replay_is_priced_by_the_shares_and_warm_prompts_the_check_priced_by() {
     let plain = accounts(
         &inputs,
         &Settings {
-            log_alone: true,
+            parts: LOG_ALONE,
             ..AUTO
         },
     );
@@ -521,7 +526,7 @@ fn one_account_one_cache_a_new_session_reads_the_fixed_prompt_another_kept_warm(
     let alone = check(
         &inputs,
         &Settings {
-            per_session: true,
+            parts: PER_SESSION,
             ..AUTO
         },
     );

@@ -47,7 +47,7 @@ pub(super) fn parent_prefix(
             continue;
         };
         if at <= t {
-            best = Some((at, r.prompt_tokens(), settings.ttl.unwrap_or(tier)));
+            best = Some((at, r.prompt_tokens(), settings.lifetime(tier)));
         }
     }
     match best {

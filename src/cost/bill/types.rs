@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::parts::{Part, Parts};
 use crate::cost::table::ModelPrice;
 use crate::cost::{CacheTtl, TOKENS_PER_PRICE_UNIT};
 use crate::transcript::session_file::SessionFile;
@@ -28,19 +29,31 @@ pub const LONG_SESSION: usize = 50;
 pub const LONG_SESSION_BOUND: f64 = 0.15;
 
 /// How the check prices.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Settings {
     /// The cache lifetime; `None`: the tier each request's record shows,
     /// else five minutes.
     pub ttl: Option<CacheTtl>,
     /// The minimum cacheable prefix; `None`: the model's, from the table.
     pub min_cacheable: Option<u64>,
-    /// Each session priced alone, with a cache of its own, instead of all
-    /// on one timeline sharing the account's cache.
-    pub per_session: bool,
-    /// Priced by the log alone, without the shares of the account's cache
-    /// beyond it ([`super::unlogged`]).
-    pub log_alone: bool,
+    /// The optional parts of the model that are on ([`Part`]).
+    pub parts: Parts,
+}
+
+impl Settings {
+    /// Whether the part `p` is on.
+    pub fn has(&self, p: Part) -> bool {
+        self.parts.on(p)
+    }
+
+    /// The cache lifetime of a request whose record shows the tier `tier`.
+    pub fn lifetime(&self, tier: CacheTtl) -> CacheTtl {
+        match self.ttl {
+            Some(t) => t,
+            None if self.has(Part::LifetimeTier) => tier,
+            None => CacheTtl::FiveMinutes,
+        }
+    }
 }
 
 /// The role of a session, which decides the system prompt and tools it
@@ -233,6 +246,7 @@ pub struct SessionCheck {
 }
 
 /// A session to check: its label, `session.json` and transcript.
+#[derive(Clone)]
 pub struct Input<'a> {
     pub label: String,
     pub file: &'a SessionFile,
