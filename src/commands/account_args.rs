@@ -2,13 +2,9 @@
 //! the flags of `calibrate`'s bill check, `sweep` and `recommend`, which
 //! price alike (`crate::cost::unlogged`).
 
-use std::sync::Arc;
-
 use clap::Args;
 
 use crate::cost::session::Settings;
-use crate::sweep::account::{self, Accounts};
-use crate::transcript::SessionRef;
 
 /// `--per-session-cache` and `--log-alone`.
 #[derive(Args, Debug, Clone, Copy, Default)]
@@ -37,23 +33,4 @@ impl AccountArgs {
             ..cost
         }
     }
-}
-
-/// The account's cache beyond each imported session of `refs`, under
-/// `cost`, said on stderr when there is one.
-pub fn accounts(refs: &[SessionRef], cost: &Settings) -> Arc<Accounts> {
-    let spinner = crate::messages::spinner(format!(
-        "reading the account: the cache beyond each of {} sessions",
-        refs.len()
-    ));
-    let accounts = account::of(refs, cost);
-    spinner.finish_and_clear();
-    if !accounts.is_empty() {
-        crate::note!(
-            "cache: {} imported sessions priced {} (--per-session-cache: each alone; --log-alone: by the logs alone)",
-            accounts.len(),
-            cost.cache_scope()
-        );
-    }
-    Arc::new(accounts)
 }
