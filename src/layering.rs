@@ -119,3 +119,85 @@ fn a_cycle_is_found() {
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
 }
+
+/// The modules of `src/commands/mod.rs` that are commands (`main.rs`
+/// dispatches to them); the others there are clap argument groups and
+/// helpers the commands share.
+fn command_modules(root: &Path) -> Vec<String> {
+    let main = std::fs::read_to_string(root.join("src/main.rs")).expect("main.rs is readable");
+    let mods =
+        std::fs::read_to_string(root.join("src/commands/mod.rs")).expect("mod.rs is readable");
+    mods.lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("pub ")
+                .or(l.trim().strip_prefix("pub(crate) "))
+        })
+        .filter_map(|l| l.strip_prefix("mod "))
+        .map(|l| l.trim_end_matches(';').to_string())
+        .filter(|m| main.contains(&format!("commands::{m}::")))
+        .collect()
+}
+
+/// Where `text` (a file of command `own`) names another command module.
+fn names_another_command(text: &str, own: &str, commands: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for m in commands.iter().filter(|m| *m != own) {
+            for prefix in ["super::", "commands::"] {
+                let path = format!("{prefix}{m}");
+                let named = code.match_indices(&path).any(|(i, _)| {
+                    let after = code[i + path.len()..].chars().next();
+                    !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+                if named {
+                    found.push(format!("line {}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_command_reaches_into_another() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let commands = command_modules(root);
+    for m in [
+        "sweep",
+        "recommend",
+        "report",
+        "merge",
+        "replay",
+        "calibrate",
+    ] {
+        assert!(
+            commands.iter().any(|c| c == m),
+            "{m} not among {commands:?}"
+        );
+    }
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(root.join("src/commands")).expect("src/commands is readable") {
+        let path = entry.expect("src/commands is readable").path();
+        let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).expect("sources are UTF-8");
+        for hit in names_another_command(&text, &stem, &commands) {
+            found.push(format!("{}: {hit}", path.display()));
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn a_command_naming_another_is_found() {
+    let commands = vec!["sweep".to_string(), "recommend".to_string()];
+    let text = "use super::usage;\nlet s = super::sweep::settle();\n// super::sweep in a comment\nuse crate::commands::recommend::X;\nsuper::sweeps_helper();";
+    assert_eq!(
+        names_another_command(text, "recommend", &commands),
+        vec!["line 2: let s = super::sweep::settle();".to_string()]
+    );
+    assert_eq!(names_another_command(text, "other", &commands).len(), 2);
+}

@@ -2,14 +2,10 @@
 //! the flags of `calibrate`'s bill check, `sweep` and `recommend`, which
 //! price alike (`crate::cost::bill::unlogged`).
 
-use std::sync::Arc;
-
 use clap::Args;
 
 use crate::cost::bill::{Part, PartError, Parts};
 use crate::cost::session::Settings;
-use crate::sweep::account::{self, Accounts};
-use crate::transcript::SessionRef;
 
 /// `--per-session-cache`, `--log-alone` and `--part`.
 #[derive(Args, Debug, Clone, Default)]
@@ -60,26 +56,6 @@ impl AccountArgs {
         Settings { parts, ..cost }
     }
 }
-
-/// The account's cache beyond each imported session of `refs`, under
-/// `cost`, said on stderr when there is one.
-pub fn accounts(refs: &[SessionRef], cost: &Settings) -> Arc<Accounts> {
-    let spinner = crate::messages::spinner(format!(
-        "reading the account: the cache beyond each of {} sessions",
-        refs.len()
-    ));
-    let accounts = account::of(refs, cost);
-    spinner.finish_and_clear();
-    if !accounts.is_empty() {
-        crate::note!(
-            "cache: {} imported sessions priced {} (--per-session-cache: each alone; --log-alone: by the logs alone)",
-            accounts.len(),
-            cost.cache_scope()
-        );
-    }
-    Arc::new(accounts)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

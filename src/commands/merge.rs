@@ -43,23 +43,9 @@ pub fn run(args: MergeArgs) -> Result<()> {
 }
 
 /// Merges the shards of `dir` into `out` and says what was written.
-pub fn merge_into(dir: &std::path::Path, out: &std::path::Path) -> Result<()> {
+fn merge_into(dir: &std::path::Path, out: &std::path::Path) -> Result<()> {
     let started = std::time::Instant::now();
-    let merged = merge::merge(dir, &super::sweep::decide_json)
+    let merged = merge::merge(dir, &crate::recommend::decide_json)
         .map_err(|e| nothing_read(format!("{e:#}")))?;
-    let written = crate::export::write_all(out, &merged.export)?;
-    let names: Vec<String> = written
-        .iter()
-        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .collect();
-    crate::note!(
-        "merged {} shards ({} sessions, {} rows) in {:.1}s: wrote {} into {}",
-        merged.shards,
-        merged.sessions,
-        merged.rows,
-        started.elapsed().as_secs_f64(),
-        names.join(", "),
-        out.display()
-    );
-    Ok(())
+    merged.write(out, started)
 }

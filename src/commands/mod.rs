@@ -37,7 +37,7 @@ pub mod shell;
 #[cfg(feature = "full")]
 pub mod sweep;
 #[cfg(feature = "full")]
-pub(crate) mod sweep_dist;
+pub(crate) mod swept_args;
 pub mod synth;
 pub mod transcript;
 
@@ -106,8 +106,26 @@ pub fn nothing_read(message: impl std::fmt::Display) -> anyhow::Error {
 /// The exit status for an error, the one place it is decided: the
 /// [`Exit`] it was marked with, else [`Exit::Failed`].
 pub fn exit_code(e: &anyhow::Error) -> ExitCode {
-    let exit = e.downcast_ref::<Failure>().map_or(Exit::Failed, |f| f.exit);
+    let exit = e
+        .downcast_ref::<Failure>()
+        .map_or_else(|| job_exit(e), |f| f.exit);
     ExitCode::from(exit.code())
+}
+
+/// How a sweep's job failed: a plan that cannot run is a usage error.
+#[cfg(feature = "full")]
+fn job_exit(e: &anyhow::Error) -> Exit {
+    use crate::sweep::job::JobError;
+    match e.downcast_ref::<JobError>() {
+        Some(JobError::Plan(_)) => Exit::Usage,
+        Some(JobError::Interrupted(_)) => Exit::Interrupted,
+        Some(JobError::NothingRead(_)) | None => Exit::Failed,
+    }
+}
+
+#[cfg(not(feature = "full"))]
+fn job_exit(_: &anyhow::Error) -> Exit {
+    Exit::Failed
 }
 
 /// The engine's knobs, shared by `replay` and `transcript show --at`.

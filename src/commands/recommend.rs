@@ -3,9 +3,9 @@
 //! that is, and whether it holds on sessions it was not chosen on.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use comfy_table::{Cell, CellAlignment};
@@ -14,13 +14,12 @@ use crate::cost::Prices;
 use crate::engine::Config;
 use crate::recommend::smith_config::{self, Source};
 use crate::recommend::{self, Evidence, MaxLoss, Settings, Verdict};
-use crate::sweep::aggregate::summarize_values_with;
 use crate::sweep::bootstrap::{Bootstrap, DEFAULT_RESAMPLES, DEFAULT_SEED};
-use crate::sweep::figures::{self, Metric};
+use crate::sweep::figures::Metric;
 use crate::sweep::grid::{self, GridSpec, Knob};
-use crate::sweep::plan::{self, PolicySpec};
-use crate::sweep::run::Options;
-use crate::sweep::tables::SummaryInput;
+use crate::sweep::job::{Job, Written};
+use crate::sweep::plan::PolicySpec;
+use crate::sweep::run::Sweep;
 use crate::transcript;
 
 use super::usage;
@@ -64,7 +63,7 @@ and --result-cap are swept only with --for-maintainers. The method, with its
 figures on the shared logs: docs/guide.md.")]
 pub struct RecommendArgs {
     #[command(flatten)]
-    pub swept: super::sweep::Swept,
+    pub swept: super::swept_args::Swept,
     /// Also sweep --window and --result-cap, which are constants in
     /// smith's code: for smith's maintainers, not for a config.toml
     #[arg(long, help_heading = "Grid")]
@@ -164,106 +163,118 @@ impl RecommendArgs {
 }
 
 pub fn run(args: RecommendArgs) -> Result<()> {
-    let price = args.price.unwrap_or_default();
-    let cost_settings = args.account.settings(args.cost.settings(args.price));
     let config_path = args
         .config
         .clone()
         .unwrap_or_else(|| transcript::locate::smith_home().join(smith_config::CONFIG_FILE));
-    let context = smith_config::read(&config_path);
+    let (json, decision) = (args.json, (args.max_loss, args.folds, args.top));
+    let planned = job(args, &config_path)?.plan()?;
+    let mut ran = planned.run()?;
+    let sweep = &ran.sweep;
+    crate::note!(
+        "replayed {} sessions ({:.1} MB) under {} configs in {:.1}s",
+        sweep.sessions.len(),
+        sweep.bytes() as f64 / 1e6,
+        planned.plan.setups.len(),
+        sweep.elapsed.as_secs_f64()
+    );
+    let (mut summaries, per) = planned.summarize(sweep);
+    let (max_loss, folds, top) = decision;
+    let settings = Settings {
+        objective: planned.rank_by,
+        max_loss,
+        draws: planned.draws,
+        folds,
+        top,
+    };
+    let verdict = recommend::decide_verdict(&mut summaries, &per, &settings);
+    let laid_out = serde_json::to_value(&verdict).context("cannot lay out the verdict")?;
+    if let Written::Data(_) = planned.write(sweep, &summaries, Some(laid_out))? {
+        if let Some(dir) = &planned.data_dir {
+            crate::note!(
+                "wrote the sweep's data files and {} into {}",
+                recommend::VERDICT_FILE,
+                dir.display()
+            );
+        }
+    }
+    planned.close(&mut ran)?;
+    if let (Some(data), Some(dir)) = (&planned.data_dir, &planned.report) {
+        crate::report::draw(data, dir)?.say();
+    }
+    print(
+        &ran.sweep,
+        &verdict,
+        json,
+        &planned.baseline_source,
+        &config_path,
+    )
+}
+
+/// The sweep around the user's config the flags describe: smith's policy
+/// alone, the grid's limit, the bootstrap and objective of the flags.
+fn job(args: RecommendArgs, config_path: &Path) -> Result<Job> {
+    let cost = args.account.settings(args.cost.settings(args.price));
+    let context = smith_config::read(config_path);
     for w in &context.warnings {
         crate::note!("warning: {w}");
     }
     let spec = args.spec(&context.config)?;
     let objective = Metric::from_name(&args.objective)
         .ok_or_else(|| usage(format!("--objective: no figure named {}", args.objective)))?;
-
     let (paths, refs) = args.swept.sessions()?;
     let from = match &context.source {
         Source::File(p) => format!("the [context] of {}", p.display()),
         Source::Defaults(p) => format!("smith's defaults ({} does not exist)", p.display()),
     };
-    let settled = super::sweep::settle(
-        args.swept.baseline.as_ref(),
-        (context.config, from),
-        spec.clone(),
-        super::sweep::all_by_other_agents(&refs),
-        args.swept.knobs.get(Knob::MaxTokens).is_some(),
-        grid::MAX_CONFIGS,
-    )?;
-    let grid = settled.grid;
-    grid::check_smith_rule(&grid, args.swept.beyond_smith).map_err(usage)?;
-    let plan = plan::build(
-        &grid,
-        &PolicySpec::default(),
-        settled.kind,
-        grid::MAX_CONFIGS,
-    )
-    .map_err(usage)?;
-    let data_dir = super::sweep::prepare_dirs(args.out.as_deref(), args.report.as_deref(), &refs)?;
+    Ok(Job {
+        paths,
+        refs,
+        spec,
+        grid_file: None,
+        window_given: args.swept.knobs.get(Knob::MaxTokens).is_some(),
+        max_configs: grid::MAX_CONFIGS,
+        beyond_smith: args.swept.beyond_smith,
+        baseline: args.swept.baseline.as_ref().map(|b| b.baseline()),
+        own: (context.config, from),
+        policies: PolicySpec::default(),
+        estimators: None,
+        price: args.price,
+        cost,
+        rank_by: objective,
+        draws: Bootstrap {
+            seed: args.seed,
+            resamples: args.resamples,
+        },
+        shard: None,
+        resume: false,
+        out: args.out,
+        report: args.report,
+        strict: args.strict,
+        jobs: args.jobs.map(|j| j as usize),
+        thrash_window: None,
+        pause_after: None,
+        say_left_out: false,
+    })
+}
 
-    let mut options = Options::for_terminal(args.jobs.map(|j| j as usize));
-    options.given = spec.given();
-    options.accounts = super::account_args::accounts(&refs, &cost_settings);
-    crate::interrupt::install();
-    let sweep =
-        super::sweep_dist::run_sweep(&refs, &plan.setups, &options, &cost_settings, None, None)?;
-    super::sweep::finished(&sweep, refs.len(), args.strict, false, "")?;
-    crate::note!(
-        "replayed {} sessions ({:.1} MB) under {} configs in {:.1}s",
-        sweep.sessions.len(),
-        sweep.bytes() as f64 / 1e6,
-        plan.setups.len(),
-        sweep.elapsed.as_secs_f64()
-    );
-
-    let draws = Bootstrap {
-        seed: args.seed,
-        resamples: args.resamples,
-    };
-    let value = |s: usize, c: usize| figures::values(&sweep.row(s, c).facts, &price);
-    let (mut summaries, per) = summarize_values_with(
-        &sweep.configs,
-        sweep.sessions.len(),
-        &value,
-        objective,
-        &draws,
-    );
-    let settings = Settings {
-        objective,
-        max_loss: args.max_loss,
-        draws,
-        folds: args.folds,
-        top: args.top,
-    };
-    let verdict = super::sweep::decide_verdict(&mut summaries, &per, &settings);
-
-    if let Some(dir) = &data_dir {
-        let input = SummaryInput {
-            paths: &paths,
-            grid_file: None,
-            grid: &grid,
-            plan: &plan,
-            prices: &price,
-            rank_by: objective,
-        };
-        super::sweep::write_data(dir, &sweep, &summaries, &verdict, &input)?;
-        crate::note!(
-            "wrote the sweep's data files and {} into {}",
-            recommend::VERDICT_FILE,
-            dir.display()
-        );
-    }
-    super::sweep::draw_report(data_dir.as_deref(), args.report.as_deref())?;
-
+/// The verdict on stdout: as JSON, or for a person with the calibration
+/// the rows used.
+fn print(
+    sweep: &Sweep,
+    verdict: &Verdict,
+    json: bool,
+    from: &str,
+    config_path: &Path,
+) -> Result<()> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    let result = if args.json {
-        serde_json::to_writer_pretty(&mut out, &verdict)
+    let result = if json {
+        serde_json::to_writer_pretty(&mut out, verdict)
             .map_err(io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
-        let mut text = text(&verdict, &settled.source, &config_path);
+        let mut text = text(verdict, from, config_path);
         if let Some(c) = crate::sweep::summary::CalibrationRecord::of(
             sweep.rows.iter().map(|r| &r.facts.calibration),
         ) {

@@ -81,7 +81,10 @@ pub fn run(args: ReportArgs) -> Result<()> {
     if !args.dir.join(report::data::SUMMARY_FILE).exists()
         && crate::sweep::merge::has_shards(&args.dir)
     {
-        super::merge::merge_into(&args.dir, &args.dir)?;
+        let started = std::time::Instant::now();
+        let merged = crate::sweep::merge::merge(&args.dir, &crate::recommend::decide_json)
+            .map_err(|e| nothing_read(format!("{e:#}")))?;
+        merged.write(&args.dir, started)?;
     }
     let mut data = SweepOutput::read(&args.dir).map_err(|e| nothing_read(format!("{e:#}")))?;
     let rebased = match &args.baseline {
@@ -119,7 +122,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let written = report::write(&data, &selection, args.metric, loss, &out);
     spinner.finish_and_clear();
     let written = written?;
-    say_written(&written);
+    written.say();
     Ok(())
 }
 
@@ -127,7 +130,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
 /// sweep's rule.
 fn rebase(data: &mut SweepOutput, base: usize) -> Result<()> {
     let spinner = crate::messages::spinner("comparing every config with the new baseline");
-    let done = data.rebase(base, &super::sweep::decide_json);
+    let done = data.rebase(base, &crate::recommend::decide_json);
     spinner.finish_and_clear();
     done?;
     crate::note!("compared with {}", data.baseline_name());
@@ -147,20 +150,4 @@ fn file_safe(label: &str) -> String {
             }
         })
         .collect()
-}
-
-/// Tells the user what was written and where to look.
-pub fn say_written(written: &report::Written) {
-    for w in &written.warnings {
-        crate::note!("{w}");
-    }
-    crate::note!(
-        "wrote {} and {} PNG charts; open {}",
-        written
-            .index
-            .file_name()
-            .map_or("index.html".into(), |n| n.to_string_lossy()),
-        written.pngs.len(),
-        written.index.display()
-    );
 }

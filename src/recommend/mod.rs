@@ -714,6 +714,48 @@ fn change_sentence(
     )
 }
 
+/// The verdict on a sweep's configs ([`decide`]), with a note while the
+/// folds are drawn: the one decision `sweep`, `merge` and `recommend` make,
+/// so that none of them contradicts another on the same sessions.
+pub fn decide_verdict(
+    summaries: &mut [ConfigSummary],
+    per: &PerSession,
+    settings: &Settings,
+) -> Verdict {
+    let started = std::time::Instant::now();
+    let spinner = crate::messages::spinner(format!(
+        "deciding: {} resamples over {} folds",
+        settings.draws.resamples, settings.folds
+    ));
+    let verdict = decide(summaries, per, settings);
+    spinner.finish_and_clear();
+    if started.elapsed().as_secs_f64() >= 1.0 {
+        crate::note!(
+            "decided in {:.1}s ({} folds of {} resamples)",
+            started.elapsed().as_secs_f64(),
+            settings.folds,
+            settings.draws.resamples
+        );
+    }
+    verdict
+}
+
+/// [`decide_verdict`] by the sweep's settings for `rank_by`, as
+/// `verdict.json` holds it: the decision handed to a merge of shards and
+/// to a report compared with another baseline.
+pub fn decide_json(
+    summaries: &mut [ConfigSummary],
+    per: &PerSession,
+    rank_by: Metric,
+) -> serde_json::Value {
+    serde_json::to_value(decide_verdict(
+        summaries,
+        per,
+        &Settings::for_sweep(rank_by),
+    ))
+    .unwrap_or(serde_json::Value::Null)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

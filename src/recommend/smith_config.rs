@@ -26,20 +26,6 @@ pub fn accepts_config(config: &Config) -> bool {
     config.check_smith_rule().is_ok()
 }
 
-/// `context`'s config under the sweep's calibration (ratio, overhead) and
-/// summary size, which are not smith's settings: a smith config as a
-/// sweep's baseline.
-pub fn under_grid(context: &Config, spec: &crate::sweep::grid::GridSpec) -> Config {
-    use crate::sweep::grid::Knob;
-    let mut b = *context;
-    for k in [Knob::Overhead, Knob::Ratio, Knob::SummaryTokens] {
-        if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
-            k.set(&mut b, *v);
-        }
-    }
-    b
-}
-
 /// Where the baseline came from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Source {

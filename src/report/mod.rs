@@ -341,6 +341,23 @@ pub struct Written {
     pub warnings: Vec<String>,
 }
 
+impl Written {
+    /// Tells the user what was written and where to look.
+    pub fn say(&self) {
+        for w in &self.warnings {
+            crate::note!("{w}");
+        }
+        crate::note!(
+            "wrote {} and {} PNG charts; open {}",
+            self.index
+                .file_name()
+                .map_or("index.html".into(), |n| n.to_string_lossy()),
+            self.pngs.len(),
+            self.index.display()
+        );
+    }
+}
+
 /// A file name part from a label: lowercase letters, digits and dashes.
 pub(crate) fn slug(label: &str) -> String {
     let mut s = String::new();
@@ -490,6 +507,15 @@ pub fn write_default(sweep_dir: &Path, out: &Path) -> Result<Written> {
     let data = SweepOutput::read(sweep_dir)?;
     let selection = Selection::new(&data, None, &[]).map_err(|e| anyhow!("{e}"))?;
     write(&data, &selection, Metric::Price, Loss::DEFAULT, out)
+}
+
+/// [`write_default`] with a spinner while it draws: the report a sweep's
+/// `--report DIR` asks for beside its data files in `data`.
+pub fn draw(data: &Path, dir: &Path) -> Result<Written> {
+    let spinner = crate::messages::spinner("drawing the report");
+    let written = write_default(data, dir);
+    spinner.finish_and_clear();
+    written
 }
 
 /// A swept session read again by the path its row names: a smith

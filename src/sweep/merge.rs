@@ -192,6 +192,28 @@ pub struct Merged {
     pub rows: usize,
 }
 
+impl Merged {
+    /// Writes the merged outputs into `out`, each atomically, and says what
+    /// was written and how long the merge since `started` took.
+    pub fn write(&self, out: &Path, started: std::time::Instant) -> Result<()> {
+        let written = crate::export::write_all(out, &self.export)?;
+        let names: Vec<String> = written
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        crate::note!(
+            "merged {} shards ({} sessions, {} rows) in {:.1}s: wrote {} into {}",
+            self.shards,
+            self.sessions,
+            self.rows,
+            started.elapsed().as_secs_f64(),
+            names.join(", "),
+            out.display()
+        );
+        Ok(())
+    }
+}
+
 /// One shard's summary, read.
 struct ShardSummary {
     file: PathBuf,

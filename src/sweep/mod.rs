@@ -8,16 +8,21 @@
 //! [`plan`] lays smith's grid and the other policies' configs side by side, and
 //! `tables` lays it all out for `export`. [`shard`] splits a sweep over
 //! machines, `merge` joins the shards' outputs back into one sweep's, and
-//! [`journal`] keeps finished sessions on disk for `--resume`.
+//! [`journal`] keeps finished sessions on disk for `--resume`. `job` is a
+//! whole sweep described without a command line: planned, run, written.
 
 pub(crate) mod account;
 pub mod aggregate;
 pub mod bootstrap;
 pub mod columns;
 pub(crate) mod cost_note;
+#[cfg(feature = "full")]
+pub(crate) mod dist;
 pub(crate) mod estimators;
 pub mod figures;
 pub mod grid;
+#[cfg(feature = "full")]
+pub mod job;
 pub mod journal;
 #[cfg(feature = "full")]
 pub mod merge;

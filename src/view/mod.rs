@@ -16,5 +16,7 @@ pub(crate) mod pager;
 pub(crate) mod render;
 pub(crate) mod select;
 pub(crate) mod stats;
+#[cfg(feature = "full")]
+pub mod sweep_table;
 pub(crate) mod text;
 pub mod web;

@@ -1,6 +1,6 @@
-//! The parts of `sweep` for sweeps that outgrow one process: `--shard`
-//! (take one shard of the sessions, write Hive-partitioned rows) and
-//! `--resume` (journal finished sessions, continue after a kill).
+//! The parts of a [`super::job::Job`] for sweeps that outgrow one process:
+//! a shard (take one shard of the sessions, write Hive-partitioned rows)
+//! and resuming (journal finished sessions, continue after a kill).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -8,30 +8,30 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{anyhow, Result};
 
+use super::aggregate::ConfigSummary;
+use super::journal::{self, Journal, Manifest, Opened};
+use super::merge::{self, ShardPlace};
+use super::run::{self, Options, Sweep};
+use super::shard::{self, Shard};
+use super::tables::SummaryInput;
 use crate::cost::Prices;
 use crate::policy::Setup;
-use crate::sweep::aggregate::ConfigSummary;
-use crate::sweep::journal::{self, Journal, Manifest, Opened};
-use crate::sweep::merge::{self, ShardPlace};
-use crate::sweep::run::{self, Options, Sweep};
-use crate::sweep::shard::{self, Shard};
-use crate::sweep::tables::SummaryInput;
 use crate::transcript::SessionRef;
 
-use super::usage;
+use super::job::JobError;
 
 /// `--shard`, from the flag and the environment.
-pub fn shard_of(flag: Option<&str>) -> Result<Option<Shard>> {
+pub(crate) fn shard_of(flag: Option<&str>) -> Result<Option<Shard>> {
     flag.map(|text| Shard::parse(text, &|k| std::env::var(k).ok()))
         .transpose()
-        .map_err(|e| usage(format!("--shard: {e}")))
+        .map_err(|e| JobError::Plan(format!("--shard: {e}")).into())
 }
 
 /// The sessions of `refs` in `shard` (all of them without one), with each
 /// one's position among all of `refs`. Each session's key is taken against
 /// the first of `paths` that is a directory holding it (see
 /// [`shard::key`]).
-pub fn take_shard(
+pub(crate) fn take_shard(
     paths: &[String],
     refs: Vec<SessionRef>,
     shard: Option<Shard>,
@@ -59,7 +59,7 @@ pub fn take_shard(
 
 /// Opens (or starts) the journal of a `--resume` sweep into `out` and says
 /// what it found.
-pub fn open_journal(
+pub(crate) fn open_journal(
     out: &Path,
     shard: Option<Shard>,
     refs: &[SessionRef],
@@ -70,8 +70,8 @@ pub fn open_journal(
     let dir = journal::dir_for(out, shard);
     let mut manifest = Manifest::new(refs, setups, prices, shard);
     manifest.cost = cost.describe();
-    let opened =
-        Journal::open(&dir, &manifest, refs, setups.len()).map_err(|e| usage(format!("{e:#}")))?;
+    let opened = Journal::open(&dir, &manifest, refs, setups.len())
+        .map_err(|e| JobError::Plan(format!("{e:#}")))?;
     if opened.continued {
         crate::note!(
             "resuming: {} of {} sessions were finished before; replaying the other {}{}",
@@ -94,7 +94,7 @@ pub fn open_journal(
 
 /// Runs the sweep, through the journal when there is one. `pause_after`
 /// is `--test-pause-after`: see [`crate::interrupt::pause_for_tests`].
-pub fn run_sweep(
+pub(crate) fn run_sweep(
     refs: &[SessionRef],
     setups: &[Setup],
     options: &Options,
@@ -139,7 +139,7 @@ pub fn run_sweep(
 }
 
 /// What an interrupted sweep with a journal keeps.
-pub fn interrupted_note(journal: Option<&Opened>, sweep: &Sweep) -> String {
+pub(crate) fn interrupted_note(journal: Option<&Opened>, sweep: &Sweep) -> String {
     match journal {
         Some(o) => format!(
             "; the rows of {} sessions are kept in {}: run the same command with --resume to continue",
@@ -153,7 +153,7 @@ pub fn interrupted_note(journal: Option<&Opened>, sweep: &Sweep) -> String {
 /// Writes a shard's outputs into `out`: `refs` are the shard's sessions,
 /// `ordinals` their positions among the `listed` sessions of the sweep.
 #[allow(clippy::too_many_arguments)]
-pub fn write_shard(
+pub(crate) fn write_shard(
     out: &Path,
     shard: Shard,
     refs: &[SessionRef],

@@ -1,0 +1,368 @@
+//! The terminal table of a sweep: its ranked configs, the columns a
+//! person reads first, the intervals, the prices each row stands on, and
+//! the verdict under it.
+
+use std::io::{self, Write};
+
+use comfy_table::Cell;
+
+use crate::cost::Prices;
+use crate::format::{money, right, table, tokens};
+use crate::recommend::Verdict;
+use crate::sweep::aggregate::{ConfigSummary, Delta};
+use crate::sweep::figures::{self, Metric};
+use crate::sweep::job::Planned;
+use crate::sweep::run::Sweep;
+use crate::sweep::tables;
+use crate::transcript::{self, SessionRef};
+
+/// Rows of the terminal table when no top is given.
+pub const DEFAULT_TOP: usize = 20;
+
+/// The ranked configs on stdout: as JSON an object of the schema version
+/// and the configs' rows (the best `top`, all without), else the terminal
+/// table (the best `top`, [`DEFAULT_TOP`] without), the cost model's note
+/// and the verdict (none for a shard).
+pub fn print(
+    p: &Planned,
+    sweep: &Sweep,
+    summaries: &[ConfigSummary],
+    verdict: Option<&Verdict>,
+    json: bool,
+    top: Option<usize>,
+) -> std::io::Result<()> {
+    let order = tables::rank_order(summaries);
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = if json {
+        let top = top.unwrap_or(order.len());
+        let shown: Vec<usize> = order.iter().copied().take(top).collect();
+        let table = tables::configs_table(summaries);
+        let printed = serde_json::json!({
+            "schema_version": crate::sweep::columns::SCHEMA_VERSION,
+            "configs": table.rows_json(&shown),
+        });
+        serde_json::to_writer_pretty(&mut out, &printed)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        let top = top.unwrap_or(DEFAULT_TOP);
+        let prices = prices_used(&p.refs, p.given_price, &p.price);
+        let chosen = verdict.and_then(|v| v.chosen.as_ref()).map(|c| c.config);
+        let heading = Heading {
+            prices: &prices,
+            sessions: sweep.sessions.len(),
+            baseline: &p.baseline_source,
+            calibration: crate::sweep::summary::CalibrationRecord::of(
+                sweep.rows.iter().map(|r| &r.facts.calibration),
+            )
+            .map(|c| c.describe(sweep.rows.len())),
+        };
+        let table = terminal_table(summaries, &order, top, p.rank_by, &heading, chosen);
+        let note = crate::sweep::cost_note::note(summaries, Some(&p.cost));
+        let decision = verdict.map_or(
+            "No verdict: a shard decides nothing; `merge` decides on every shard's sessions."
+                .to_string(),
+            |v| format!("Verdict: {}", v.sentence),
+        );
+        let mut out = crate::screen::Wrapping::new(&mut out);
+        writeln!(out, "{table}")
+            .and_then(|()| writeln!(out, "{note}"))
+            .and_then(|()| writeln!(out, "{decision}"))
+            .and_then(|()| out.flush())
+    };
+    result
+}
+
+/// The prices the sweep's price stands on: `--price` for every request
+/// where given, else each imported request's model's row of the price table
+/// (with how many requests), and the flat default for sessions that record
+/// no model (smith's own).
+fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> String {
+    if let Some(p) = given {
+        return format!("{p} (--price, for every request)");
+    }
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    let mut unrecorded = 0usize;
+    let mut smith = crate::cost::session::SmithPrices::default();
+    for r in refs {
+        // The metadata the replay reads: a log read in place has no
+        // session.json on disk, only the one converted with it.
+        let value = transcript::locate::read_meta(r)
+            .ok()
+            .flatten()
+            .and_then(|m| m.raw);
+        let file = value
+            .as_ref()
+            .and_then(crate::transcript::session_file::SessionFile::from_meta);
+        let Some(file) = file else {
+            if !smith.add(value.as_ref()) {
+                unrecorded += 1;
+            }
+            continue;
+        };
+        for q in &file.requests {
+            let model = q.model.as_deref().or(file.model.as_deref()).unwrap_or("");
+            let row = crate::cost::table::lookup(model).row;
+            match rows.iter_mut().find(|x| x.0 == row) {
+                Some(x) => x.1 += 1,
+                None => rows.push((row, 1)),
+            }
+        }
+    }
+    if rows.is_empty() && smith.is_empty() {
+        return flat.to_string();
+    }
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut parts: Vec<String> = rows
+        .iter()
+        .map(|(row, n)| {
+            let p = &crate::cost::MODEL_PRICES[*row];
+            format!("{} {} ({n} requests)", p.family, p.prices())
+        })
+        .collect();
+    parts.extend(smith.describe());
+    if unrecorded > 0 {
+        parts.push(format!(
+            "{flat} for the {unrecorded} sessions that record no model"
+        ));
+    }
+    let per = if smith.is_empty() {
+        "per request's model"
+    } else {
+        "per request's model (smith's own sessions: the provider and model each session.json names)"
+    };
+    // One model a line: a header of many models stays readable.
+    let lines: String = parts.iter().map(|p| format!("\n  {p}")).collect();
+    format!("{per}:{lines}")
+}
+
+/// A change in percent, `=` for none and `new` for a change from zero.
+fn pct(d: Delta) -> String {
+    crate::format::change(d.pct)
+}
+
+/// A change as a signed whole number.
+fn abs(d: Delta) -> String {
+    if d.abs == 0.0 {
+        "=".to_string()
+    } else {
+        format!("{:+.0}", d.abs)
+    }
+}
+
+/// The interval of a config's change in `figure` against the baseline, as
+/// percentages of the baseline's total (`base`), or in the figure's unit
+/// when the baseline's total is 0.
+pub fn interval_text(s: &ConfigSummary, figure: Metric, base: f64) -> String {
+    let Some(iv) = s.interval else {
+        return "-".to_string();
+    };
+    let iv = if figure == crate::sweep::figures::LOSS_MEASURE {
+        iv.loss
+    } else {
+        iv.objective
+    };
+    if iv.lo == 0.0 && iv.hi == 0.0 {
+        return "=".to_string();
+    }
+    match iv.pct_of(base) {
+        Some(p) => format!("{:+.1}%…{:+.1}%", p.lo, p.hi),
+        None if figure.is_price() => format!("{}…{}", money(iv.lo), money(iv.hi)),
+        None => format!("{:+.0}…{:+.0}", iv.lo, iv.hi),
+    }
+}
+
+/// What a column of the terminal table shows of its figure, and how.
+#[derive(Clone, Copy)]
+enum Shows {
+    /// The total over sessions.
+    Total(fn(f64) -> String),
+    /// The change of the total against the baseline.
+    Change(fn(Delta) -> String),
+}
+
+/// The columns of the terminal table after the config's own: header, the
+/// figure, what of it. A ranking figure none of them shows gets columns of
+/// its own.
+const COLUMNS: [(&str, Metric, Shows); 13] = [
+    ("price", Metric::Price, Shows::Total(money)),
+    ("Δ price", Metric::Price, Shows::Change(pct)),
+    ("tokens sent", Metric::TokensSent, Shows::Total(tokens)),
+    ("cache write", Metric::CacheWrite, Shows::Total(tokens)),
+    ("Δ write", Metric::CacheWrite, Shows::Change(pct)),
+    ("mangled", Metric::ResultsMangled, Shows::Total(count)),
+    ("Δ mangled", Metric::ResultsMangled, Shows::Change(abs)),
+    ("still needed", figures::LOSS_MEASURE, Shows::Total(count)),
+    ("refetched", Metric::Refetched, Shows::Total(count)),
+    ("compactions", Metric::Compactions, Shows::Total(count)),
+    ("summaries", Metric::Summaries, Shows::Total(count)),
+    ("exhausted", Metric::Exhausted, Shows::Total(count)),
+    ("peak", Metric::PeakTokens, Shows::Total(tokens)),
+];
+
+/// A whole number.
+fn count(v: f64) -> String {
+    format!("{v:.0}")
+}
+
+/// A cell of a column of [`COLUMNS`].
+fn cell(s: &ConfigSummary, figure: Metric, shows: Shows) -> String {
+    match shows {
+        Shows::Total(f) => f(s.total(figure)),
+        Shows::Change(f) => f(s.delta(figure)),
+    }
+}
+
+/// The figures a terminal too narrow for every column keeps after the
+/// ranking figure and its interval: the loss the verdict gates on, then
+/// the price and the tool results it mangled.
+const KEEP_FIRST: [&str; 6] = [
+    "still needed",
+    "price",
+    "Δ price",
+    "mangled",
+    "Δ mangled",
+    "refetched",
+];
+
+/// The terminal table's columns, the one to keep longest first: the rank
+/// and the config, the ranking figure and its interval (`ci_at` and the
+/// columns before it), then [`KEEP_FIRST`]; the rest follow in their order.
+fn keep_first(header: &[String], ci_at: usize) -> Vec<usize> {
+    let named = KEEP_FIRST
+        .iter()
+        .filter_map(|name| header.iter().position(|h| h == name));
+    (0..=ci_at).chain(named).collect()
+}
+
+/// What the lines around the table say: the prices, the sessions and the
+/// baseline.
+struct Heading<'a> {
+    prices: &'a str,
+    sessions: usize,
+    baseline: &'a str,
+    /// The ratio and overhead the rows used where sessions chose them.
+    calibration: Option<String>,
+}
+
+/// The ranked configs: the best `top`, and the baseline wherever it ranks.
+fn terminal_table(
+    summaries: &[ConfigSummary],
+    order: &[usize],
+    top: usize,
+    rank_by: Metric,
+    heading: &Heading,
+    chosen: Option<usize>,
+) -> String {
+    let Heading {
+        prices,
+        sessions,
+        baseline,
+        ref calibration,
+    } = *heading;
+    let extra = !COLUMNS.iter().any(|&(_, figure, _)| figure == rank_by);
+    let mut header = vec![
+        "#".to_string(),
+        "policy".to_string(),
+        "config".to_string(),
+        String::new(),
+    ];
+    if extra {
+        header.push(rank_by.to_string());
+        header.push(format!("Δ {rank_by}"));
+    }
+    header.extend(COLUMNS.iter().map(|(h, _, _)| h.to_string()));
+    // The interval beside the change it bounds: after the ranking figure's
+    // own columns, or after price's.
+    let ci_at = if extra || rank_by == Metric::Price {
+        6
+    } else {
+        4
+    };
+    header.insert(ci_at, format!("Δ {rank_by} 95% CI"));
+    let priority = keep_first(&header, ci_at);
+    let mut table = table(header);
+    table.priority(priority);
+
+    let mut rows: Vec<usize> = order.iter().copied().take(top).collect();
+    let base = summaries.iter().position(|s| s.is_baseline);
+    for extra in [base, chosen].into_iter().flatten() {
+        if !rows.contains(&extra) {
+            rows.push(extra);
+        }
+    }
+    let hidden = summaries.len() - rows.len();
+    let base_total = summaries
+        .iter()
+        .find(|s| s.is_baseline)
+        .map_or(0.0, |b| b.total(rank_by));
+    for i in rows {
+        let s = &summaries[i];
+        let mut marks = Vec::new();
+        if s.is_baseline {
+            marks.push("baseline");
+        }
+        if chosen == Some(i) {
+            marks.push("chosen");
+        }
+        if s.pareto {
+            marks.push("★");
+        }
+        if s.tied {
+            marks.push("tied");
+        }
+        let mut cells = vec![
+            right(s.rank),
+            Cell::new(s.setup.policy),
+            Cell::new(s.setup.knobs_label()),
+            Cell::new(marks.join(" ")),
+        ];
+        if extra {
+            let v = s.total(rank_by);
+            let d = s.delta(rank_by);
+            let v = if rank_by.is_price() {
+                money(v)
+            } else if rank_by.kind() == crate::sweep::figures::Kind::Expected {
+                format!("{v:.1}")
+            } else {
+                format!("{v:.0}")
+            };
+            cells.push(right(v));
+            cells.push(right(pct(d)));
+        }
+        for &(_, figure, shows) in &COLUMNS {
+            cells.push(right(cell(s, figure, shows)));
+        }
+        cells.insert(ci_at, right(interval_text(s, rank_by, base_total)));
+        table.add_row(cells);
+    }
+    let paragraph = crate::screen::paragraph;
+    let ci = paragraph(&[
+        &format!(
+            "95% CI: paired bootstrap over sessions ({} resamples, seed {}); chosen: the verdict's config (below); tied: its",
+            crate::sweep::bootstrap::DEFAULT_RESAMPLES,
+            crate::sweep::bootstrap::DEFAULT_SEED,
+        ),
+        "interval overlaps the chosen config's (the first config's when the verdict keeps the baseline).",
+    ]);
+    let loss = paragraph(&[
+        "still needed: results shortened or removed while still current whose lost identifiers, paths or numbers a later",
+        "message used (the loss the verdict gates on); refetched: results whose call was made again (a proxy: the rest of",
+        "each session is what the agent that recorded it did next).",
+    ]);
+    format!(
+        "{sessions} sessions under {} configs, ranked by {rank_by} (lowest first); prices {prices}\n{table}\n\
+         ★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
+         {ci}\n\
+         Δ: change against the baseline, {baseline}. mangled: tool results cut to their head or stubbed.\n\
+         {loss}{}{}",
+        summaries.len(),
+        calibration.as_ref().map_or(String::new(), |c| format!("\n{c}.")),
+        if hidden > 0 {
+            format!("\n{hidden} more configs not shown (--top N, or --out DIR for all)")
+        } else {
+            String::new()
+        }
+    )
+}
