@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::transcript::{pool, BlockType, Message, Role, Str, Text};
+use crate::transcript::{pool, Block, BlockType, Message, Role, Str, Text};
 
 use super::refetch;
 use super::tokens::for_each_token;
@@ -121,8 +121,8 @@ pub struct RecordIndex {
     /// Per unit: the first unit with the same text (itself if none).
     same_as: Vec<u32>,
     /// Per file-read result: the first message after it that edits or
-    /// writes the same file (see [`super::refetch`]); from there on what
-    /// it showed is stale.
+    /// writes the same file, an edit that failed left out (see
+    /// [`super::refetch`]); from there on what it showed is stale.
     stale_from: HashMap<u32, u32>,
     /// What results kept, tokenized: by the first unit of the result's
     /// text, each kept text seen and its tokens. Every config of a sweep
@@ -190,10 +190,7 @@ impl RecordIndex {
         let mut texts: Vec<&[u8]> = Vec::new();
         let no_args = Str::from("");
         let mut requests = 0u32;
-        // File reads by call id, then by path the read results not yet
-        // made stale by a write.
-        let mut read_path: HashMap<Str, String> = HashMap::default();
-        let mut fresh: HashMap<String, Vec<u32>> = HashMap::default();
+        let mut staleness = Staleness::default();
         for (i, m) in record.iter().enumerate() {
             if stopped() {
                 return None;
@@ -216,23 +213,8 @@ impl RecordIndex {
                         (UnitKind::Result, b.text_bytes(), call)
                     }
                     (Role::Assistant, BlockType::ToolUse) => {
+                        staleness.call(b, i);
                         if let Some(name) = &b.tool_name {
-                            let kind = refetch::ResultKind::of_tool(name);
-                            let writes = refetch::writes_files(name);
-                            if kind == refetch::ResultKind::FileRead || writes {
-                                let path = b.tool_args.as_deref().and_then(refetch::file_path);
-                                match (path, &b.tool_call_id) {
-                                    (Some(p), _) if writes => {
-                                        for u in fresh.remove(&p).unwrap_or_default() {
-                                            ix.stale_from.insert(u, i);
-                                        }
-                                    }
-                                    (Some(p), Some(id)) => {
-                                        read_path.insert(id.clone(), p);
-                                    }
-                                    _ => {}
-                                }
-                            }
                             let args = b.tool_args.clone().unwrap_or_else(|| no_args.clone());
                             let next = keys.len() as u32;
                             let key = *keys.entry((name.clone(), args)).or_insert(next);
@@ -250,9 +232,7 @@ impl RecordIndex {
                 };
                 let unit = ix.units.len() as u32;
                 if kind == UnitKind::Result {
-                    if let Some(p) = b.tool_call_id.as_ref().and_then(|id| read_path.get(id)) {
-                        fresh.entry(p.clone()).or_default().push(unit);
-                    }
+                    staleness.result(b, unit, i);
                     ix.results.insert((i, j as u32), unit);
                 }
                 ix.units.push(Unit {
@@ -264,6 +244,7 @@ impl RecordIndex {
             }
         }
         ix.calls = Lists::build(keys.len(), call_pairs.iter().copied());
+        ix.stale_from = staleness.stale_from;
         Some((ix, texts))
     }
 
@@ -467,6 +448,15 @@ impl RecordIndex {
         self.stale_from.get(&unit).is_none_or(|&s| s >= message)
     }
 
+    /// Whether result `unit` read a file that a call at or after message
+    /// `message` edits or writes. Claude Code refuses to edit a file not
+    /// read in the context it answers from, so a read lost while current
+    /// must be read again before that edit: the edit makes it needed,
+    /// whatever its tokens.
+    pub(crate) fn edited_after(&self, unit: u32, message: u32) -> bool {
+        self.stale_from.get(&unit).is_some_and(|&s| s >= message)
+    }
+
     /// The unit of the tool result at `(message, block)`.
     pub(crate) fn result_unit(&self, message: u32, block: u32) -> Option<u32> {
         self.results.get(&(message, block)).copied()
@@ -505,6 +495,85 @@ impl RecordIndex {
     }
 }
 
+/// Which file reads a later edit or write of their file made stale, as
+/// the record is read in order.
+#[derive(Default)]
+struct Staleness {
+    /// The file each read call reads, by call id.
+    read_path: HashMap<Str, String>,
+    /// The edits and writes awaiting their result, by call id: the file
+    /// and the message making the call.
+    edits: HashMap<Str, (String, u32)>,
+    /// Per file: the read results not yet made stale, with their message.
+    fresh: HashMap<String, Vec<(u32, u32)>>,
+    /// Per stale read result: the message of the edit or write.
+    stale_from: HashMap<u32, u32>,
+}
+
+impl Staleness {
+    /// Takes in tool call `b`, made by message `i`.
+    fn call(&mut self, b: &Block, i: u32) {
+        let Some(name) = &b.tool_name else {
+            return;
+        };
+        let writes = refetch::writes_files(name);
+        if !writes && refetch::ResultKind::of_tool(name) != refetch::ResultKind::FileRead {
+            return;
+        }
+        let Some(path) = b.tool_args.as_deref().and_then(refetch::file_path) else {
+            return;
+        };
+        match (&b.tool_call_id, writes) {
+            (Some(id), true) => {
+                self.edits.insert(id.clone(), (path, i));
+            }
+            // No result can say it failed: taken as made.
+            (None, true) => self.edit(&path, i),
+            (Some(id), false) => {
+                self.read_path.insert(id.clone(), path);
+            }
+            (None, false) => {}
+        }
+    }
+
+    /// Takes in tool result `b`, unit `unit` of message `message`.
+    fn result(&mut self, b: &Block, unit: u32, message: u32) {
+        let Some(id) = &b.tool_call_id else {
+            return;
+        };
+        if let Some(path) = self.read_path.get(id) {
+            self.fresh
+                .entry(path.clone())
+                .or_default()
+                .push((unit, message));
+        } else if let Some((path, at)) = self.edits.remove(id) {
+            // An edit that failed or was refused (Claude Code's "File has
+            // not been read yet") left the file as it was.
+            if b.is_error != Some(true) {
+                self.edit(&path, at);
+            }
+        }
+    }
+
+    /// File `path` changed by message `at`: the reads answered before it
+    /// are stale from there (a read the same message asked for beside the
+    /// edit is answered after it, and stays fresh).
+    fn edit(&mut self, path: &str, at: u32) {
+        let Staleness {
+            fresh, stale_from, ..
+        } = self;
+        if let Some(reads) = fresh.get_mut(path) {
+            reads.retain(|&(unit, message)| {
+                let stale = message < at;
+                if stale {
+                    stale_from.insert(unit, at);
+                }
+                !stale
+            });
+        }
+    }
+}
+
 /// Drops repeated adjacent items inside each list.
 fn dedup_lists(lists: &mut Lists) {
     let mut starts = Vec::with_capacity(lists.starts.len());
@@ -526,7 +595,6 @@ fn dedup_lists(lists: &mut Lists) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transcript::Block;
 
     /// A text of `n` bytes with tokens in it, told apart by `tag`.
     fn text(tag: &str, n: usize) -> Vec<u8> {

@@ -66,8 +66,10 @@ pub struct Loss {
     pub refetched: u64,
     /// Of those, results still current where they were lost (a file read
     /// whose file was not edited or written since) that a later message
-    /// used a lost token of, visible elsewhere or not: what predicts that
-    /// the agent fetches a result again (see [`real`]).
+    /// used a lost token of, visible elsewhere or not, or (a file read)
+    /// whose file a later call edits or writes, which Claude Code allows
+    /// only once the file is read again: what predicts that the agent
+    /// fetches a result again (see [`real`]).
     pub still_needed: u64,
     /// The re-fetches [`refetch::MODEL`] expects of the lost results.
     pub refetch: refetch::Refetch,

@@ -12,8 +12,10 @@
 //!
 //! A re-fetch, as the real sessions are judged: the same tool with the same
 //! arguments, made after the compaction; for a file read, a read of the same
-//! path (any range), unless the file was edited or written after the first
-//! read, when reading it again is reading something new.
+//! path (overlapping lines), unless the file was edited or written after the
+//! first read, when reading it again is reading something new (an edit that
+//! failed, such as Claude Code's refusal to edit a file not read since the
+//! compaction, changed nothing, and the read that follows it is a re-fetch).
 
 use std::sync::Arc;
 
@@ -312,12 +314,19 @@ pub fn fetched_again(
             };
             match &path {
                 Some(p) => {
-                    let same_file = file_path(a).as_deref() == Some(p.as_str());
-                    if same_file && writes_files(n) {
+                    if file_path(a).as_deref() != Some(p.as_str()) {
+                        continue;
+                    }
+                    if writes_files(n) {
+                        // An edit that failed or was refused (Claude
+                        // Code's "File has not been read yet") left the
+                        // file as it was.
+                        if call_failed(record, i, b) {
+                            continue;
+                        }
                         return None;
                     }
                     if i >= from
-                        && same_file
                         && ResultKind::of_tool(n) == ResultKind::FileRead
                         && lines_read(a).overlaps(&lines)
                     {
@@ -333,6 +342,24 @@ pub fn fetched_again(
         }
     }
     None
+}
+
+/// Whether tool call `b`, made by assistant message `at`, came back as
+/// an error (its result is in the tool messages before the next
+/// assistant message).
+fn call_failed(record: &[Arc<Message>], at: usize, b: &Block) -> bool {
+    let Some(id) = &b.tool_call_id else {
+        return false;
+    };
+    record[at + 1..]
+        .iter()
+        .take_while(|m| m.role != Role::Assistant)
+        .flat_map(|m| m.content.iter())
+        .any(|r| {
+            r.kind == BlockType::ToolResult
+                && r.tool_call_id.as_ref() == Some(id)
+                && r.is_error == Some(true)
+        })
 }
 
 #[cfg(test)]
@@ -380,6 +407,24 @@ mod tests {
             "the agent's work again"
         );
         assert_eq!(again("edit_file", write, false), None);
+    }
+
+    #[test]
+    fn a_read_after_a_refused_edit_is_a_refetch_and_after_an_edit_is_not() {
+        let read = r#"{"path":"/a.rs"}"#;
+        let edit = r#"{"path":"/a.rs","old_string":"x","new_string":"y"}"#;
+        let record = |refused: bool| {
+            vec![
+                assistant(Block::tool_use("a", "read_file", read)),
+                result("a", "fn main() {}", false),
+                assistant(Block::tool_use("b", "edit_file", edit)),
+                result("b", "File has not been read yet.", refused),
+                assistant(Block::tool_use("c", "read_file", read)),
+                result("c", "fn main() {}", false),
+            ]
+        };
+        assert_eq!(fetched_again(&record(true), 1, 0, 2), Some(4));
+        assert_eq!(fetched_again(&record(false), 1, 0, 2), None);
     }
 
     #[test]

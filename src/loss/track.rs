@@ -451,14 +451,17 @@ impl<'a> Evaluation<'a> {
     }
 
     /// Whether result `l` was still current where it was lost (for a file
-    /// read: its file not edited or written since) and a later assistant
-    /// message uses a token it lost, visible elsewhere or not.
+    /// read: its file not edited or written since) and either a later
+    /// assistant message uses a token it lost, visible elsewhere or not,
+    /// or (a file read) its file is edited or written later, which the
+    /// agent may do only once it has read the file again.
     fn still_needed(&self, l: &Lost) -> bool {
-        if !self
-            .index
-            .current_at(l.unit, self.index.message_of(l.first))
-        {
+        let from = self.index.message_of(l.first);
+        if !self.index.current_at(l.unit, from) {
             return false;
+        }
+        if self.index.edited_after(l.unit, from) {
+            return true;
         }
         l.changes.iter().any(|(request, tokens)| {
             let from = self.index.message_of(*request);
@@ -540,6 +543,63 @@ impl<'a> Evaluation<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::Block;
+
+    fn message(role: Role, block: Block) -> Arc<Message> {
+        Arc::new(Message::new(role, vec![block], false, None))
+    }
+
+    /// A file read, removed at request 2, in a record where the file is
+    /// edited after the removal (`edit_at` 5) or before it (3): whether
+    /// `still needed` flags it. No assistant message quotes the read.
+    fn still_needed_with_edit_at(edit_at: usize) -> bool {
+        let read = r#"{"path":"/src/parser.rs"}"#;
+        let edit = r#"{"path":"/src/parser.rs","old_string":"a","new_string":"b"}"#;
+        let text = |t: &str| message(Role::Assistant, Block::text(t.as_bytes().to_vec()));
+        let call = |id: &str, name, args| message(Role::Assistant, Block::tool_use(id, name, args));
+        let result = |id: &str, t: &str| {
+            let b = Block::tool_result(Some(id.into()), t.as_bytes().to_vec(), false);
+            message(Role::Tool, b)
+        };
+        let mut record = vec![
+            Arc::new(Message::user(&b"fix the parser"[..])),
+            call("a", "read_file", read),
+            result(
+                "a",
+                "fn parse_expression_tree() { unreachable_branch_seven }",
+            ),
+            text("reading on"),
+            Arc::new(Message::user(&b"go on"[..])),
+            text("now the change"),
+        ];
+        record[edit_at] = call("b", "edit_file", edit);
+        record.insert(edit_at + 1, result("b", "edited"));
+        let index = RecordIndex::build(&record);
+        let removed = Event {
+            request: 2,
+            message: 2,
+            block: 0,
+            kept: None,
+        };
+        let epoch = Epoch {
+            from: 2,
+            floor: 3,
+            carried: Vec::new(),
+            summary: None,
+        };
+        let verdicts = judge(vec![removed], vec![epoch], &index);
+        assert_eq!(verdicts.len(), 1);
+        verdicts[0].still_needed
+    }
+
+    #[test]
+    fn a_current_read_whose_file_is_edited_after_it_was_lost_is_still_needed() {
+        // Claude Code edits only a file read in the context: the edit after
+        // the removal needs the read again, though no message quotes it.
+        assert!(still_needed_with_edit_at(5));
+        // Edited before it was lost, it showed a file that is gone.
+        assert!(!still_needed_with_edit_at(3));
+    }
 
     #[test]
     fn difference_keeps_what_neither_other_list_holds() {
