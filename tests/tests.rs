@@ -73,6 +73,8 @@ mod report_misfires;
 mod restore;
 #[path = "resume.rs"]
 mod resume;
+#[path = "samples.rs"]
+mod samples;
 #[path = "session_pages.rs"]
 mod session_pages;
 #[path = "session_view.rs"]
