@@ -261,24 +261,32 @@ fn print_text(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
     Ok(())
 }
 
-/// The source an imported session is counted under: the first of `paths`
-/// it was found under, else its format.
-fn source_of<'a>(l: &'a Loaded, roots: &'a [(std::path::PathBuf, &String)]) -> Option<&'a str> {
-    let f = l.file.as_ref()?;
-    // A log read in place is found under a PATH by the log it came from.
+/// The log a session was read from (the converted log for one read in
+/// place), canonical, and the first of `roots` it is under.
+fn found_under<'r>(
+    l: &Loaded,
+    roots: &'r [(std::path::PathBuf, &String)],
+) -> Option<(
+    std::path::PathBuf,
+    Option<&'r (std::path::PathBuf, &'r String)>,
+)> {
     let file = l
         .session
         .source
         .converted
         .as_ref()
         .map_or(&l.session.source.transcript, |c| &c.source);
-    let at = std::fs::canonicalize(file).ok();
-    Some(
-        roots
-            .iter()
-            .find(|(root, _)| at.as_ref().is_some_and(|a| a.starts_with(root)))
-            .map_or(f.source.format.as_str(), |(_, p)| p.as_str()),
-    )
+    let at = std::fs::canonicalize(file).ok()?;
+    let root = roots.iter().find(|(root, _)| at.starts_with(root));
+    Some((at, root))
+}
+
+/// The source an imported session is counted under: the first of `paths`
+/// it was found under, else its format.
+fn source_of<'a>(l: &'a Loaded, roots: &'a [(std::path::PathBuf, &String)]) -> Option<&'a str> {
+    let f = l.file.as_ref()?;
+    let root = found_under(l, roots).and_then(|(_, r)| r);
+    Some(root.map_or(f.source.format.as_str(), |(_, p)| p.as_str()))
 }
 
 fn roots(paths: &[String]) -> Vec<(std::path::PathBuf, &String)> {
@@ -367,14 +375,8 @@ fn price_validation(
 /// The project folder a session's log is in: the first folder under the
 /// PATH it was found under.
 fn project_of(l: &Loaded, roots: &[(std::path::PathBuf, &String)]) -> Option<String> {
-    let file = l
-        .session
-        .source
-        .converted
-        .as_ref()
-        .map_or(&l.session.source.transcript, |c| &c.source);
-    let at = std::fs::canonicalize(file).ok()?;
-    let (root, name) = roots.iter().find(|(root, _)| at.starts_with(root))?;
+    let (at, found) = found_under(l, roots)?;
+    let (root, name) = found?;
     let rel = at.strip_prefix(root).ok()?;
     let mut parts = rel.components();
     let first = parts.next()?;

@@ -116,11 +116,10 @@ impl Settings {
     /// differ from their defaults, as `, parts a=off b=on`.
     fn parts_changed(&self) -> String {
         let named = [Part::SharedCache, Part::ColdReadShare, Part::EvictionShare];
-        let others: Vec<String> = self
-            .parts
-            .changes()
+        let others: Vec<String> = Part::ALL
             .into_iter()
-            .filter(|c| !named.iter().any(|p| c.starts_with(p.as_str())))
+            .filter(|p| !named.contains(p) && self.parts.on(*p) != Parts::default_on(*p))
+            .map(|p| format!("{}={}", p.as_str(), on_off(self.parts.on(p))))
             .collect();
         if others.is_empty() {
             String::new()

@@ -144,6 +144,8 @@ struct Account<'a> {
     settings: &'a Settings,
     by_id: HashMap<&'a str, &'a Input<'a>>,
     fixed: HashMap<FixedKey, Option<u64>>,
+    /// Each input's key in `fixed`.
+    keys: Vec<FixedKey>,
     timeline: Option<Timeline>,
     cached_lengths: HashMap<u64, usize>,
 }
@@ -153,30 +155,30 @@ impl<'a> Account<'a> {
     /// from `fitted`.
     fn new(inputs: &'a [Input<'a>], settings: &'a Settings, fitted: Option<&Fit>) -> Account<'a> {
         let by_id = inputs.iter().map(|i| (i.file.id.as_str(), i)).collect();
+        let keys: Vec<FixedKey> = inputs.iter().map(|i| fixed_key(i.file, settings)).collect();
         let mut fixed: HashMap<FixedKey, Option<u64>> = HashMap::new();
-        for i in inputs {
-            let key = fixed_key(i.file, settings);
-            if fixed.contains_key(&key) {
+        for key in &keys {
+            if fixed.contains_key(key) {
                 continue;
             }
             let value = match fitted {
-                Some(f) => f.fixed.get(&key).copied().flatten(),
+                Some(f) => f.fixed.get(key).copied().flatten(),
                 None => {
                     let of = |same_kind: bool| {
                         let files: Vec<&SessionFile> = inputs
                             .iter()
-                            .filter(|j| {
-                                let k = fixed_key(j.file, settings);
+                            .zip(&keys)
+                            .filter(|(_, k)| {
                                 k.0 == key.0 && k.2 == key.2 && (!same_kind || k.1 == key.1)
                             })
-                            .map(|j| j.file)
+                            .map(|(j, _)| j.file)
                             .collect();
                         fit_fixed_prefix(&files)
                     };
                     of(true).or_else(|| of(false))
                 }
             };
-            fixed.insert(key, value);
+            fixed.insert(key.clone(), value);
         }
         let mut cached_lengths: HashMap<u64, usize> = HashMap::new();
         for r in inputs.iter().flat_map(|i| &i.file.requests) {
@@ -189,6 +191,7 @@ impl<'a> Account<'a> {
             settings,
             by_id,
             fixed,
+            keys,
             timeline: settings
                 .has(Part::SharedCache)
                 .then(|| Timeline::new(inputs)),
@@ -214,10 +217,7 @@ impl<'a> Account<'a> {
                     timeline: self.timeline.as_ref(),
                     me,
                     fixed_prefix: if self.settings.has(Part::FixedPromptFit) {
-                        self.fixed
-                            .get(&fixed_key(i.file, self.settings))
-                            .copied()
-                            .flatten()
+                        self.fixed.get(&self.keys[me]).copied().flatten()
                     } else {
                         None
                     },

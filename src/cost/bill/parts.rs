@@ -120,15 +120,6 @@ impl Parts {
         Parts::default().on(p)
     }
 
-    /// The parts that differ from the defaults, as `name=on|off`.
-    pub fn changes(self) -> Vec<String> {
-        Part::ALL
-            .into_iter()
-            .filter(|p| self.on(*p) != Parts::default_on(*p))
-            .map(|p| format!("{}={}", p.as_str(), if self.on(p) { "on" } else { "off" }))
-            .collect()
-    }
-
     /// `name=on|off`, applied to these parts.
     pub fn apply(self, spec: &str) -> Result<Parts, PartError> {
         let (name, value) = spec
@@ -181,7 +172,7 @@ mod tests {
         assert!(!d.on(Part::FixedPromptPerModel));
         let p = d.apply("shared_cache=off").expect("a part");
         assert!(!p.on(Part::SharedCache));
-        assert_eq!(p.changes(), vec!["shared_cache=off".to_string()]);
+        assert_eq!(p, d.with(Part::SharedCache, false));
         assert_eq!(p.apply("shared_cache=on").expect("a part"), d);
         assert!(d.apply("shared_cache").is_err());
         assert!(d.apply("nothing=on").is_err());
