@@ -27,7 +27,10 @@ pub struct AccountArgs {
     /// (repeat for several): shared_cache, cold_read_share, eviction_share,
     /// lifetime_tier, fixed_prompt_fit, fixed_prompt_per_model,
     /// compaction_cause, rewrite_cause, parent_links. The defaults are what
-    /// `calibrate --validate` supports on sources held out of the fit.
+    /// `calibrate --validate` supports on sources held out of the fit. A
+    /// replay's price follows every part but lifetime_tier and
+    /// compaction_cause, which only the bill check reads (a replay's own
+    /// compactions always leave only the fixed prompt cached).
     /// Example: --part eviction_share=on
     #[arg(long, value_name = "NAME=on|off", value_parser = part_switch)]
     pub part: Vec<String>,
