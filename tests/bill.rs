@@ -149,15 +149,20 @@ fn f(v: &Value) -> f64 {
 }
 
 /// The Claude Code sources in `../shared/data/claude-code`, each with the
-/// requests it records, and where it falls short of the goals of the bill
-/// check: the share of its long sessions within 15% and of its miss writes
-/// attributed to a cause. The long sessions outside 15% are those whose
-/// early evictions (a request reading only the fixed prompt seconds after
-/// its predecessor) are many more, or fewer, than the account's share.
-const CLAUDE_CODE_SOURCES: [(&str, u64, f64, f64); 3] = [
-    ("spotter", 899, 1.0, 1.0),
-    ("eduardodmb", 4533, 0.96, 0.97),
-    ("xiaomoziyi", 1279, 0.71, 0.92),
+/// requests it records and the bounds its bill check keeps under the
+/// default parts: the median |per-session error|, the |error on the
+/// total|, the share of its long sessions within 15% and of its miss writes
+/// attributed to a cause. The defaults are those the held-out validation
+/// supports (tests/price_validation.rs), not the best in sample: the
+/// account's one cache and the eviction share, off by default, bring
+/// eduardodmb's median and xiaomoziyi's total closer here and are checked
+/// switched on below. The long sessions outside 15% are those whose early
+/// evictions (a request reading only the fixed prompt seconds after its
+/// predecessor) the model does not see.
+const CLAUDE_CODE_SOURCES: [(&str, u64, f64, f64, f64, f64); 3] = [
+    ("spotter", 899, 0.02, 0.05, 1.0, 0.96),
+    ("eduardodmb", 4533, 0.08, 0.03, 0.92, 0.97),
+    ("xiaomoziyi", 1279, 0.02, 0.08, 0.85, 0.91),
 ];
 
 /// `calibrate --json`'s bill check of the sessions imported into `out`
@@ -202,25 +207,24 @@ fn figures_line(source: &str, s: &Value) -> String {
 #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 fn the_bill_check_on_every_real_claude_code_source_is_within_the_goals() {
     let tmp = tempfile::tempdir().unwrap();
-    for (source, requests, long_floor, attributed_floor) in CLAUDE_CODE_SOURCES {
+    for (source, requests, median_bound, total_bound, long_floor, attributed_floor) in
+        CLAUDE_CODE_SOURCES
+    {
         let Some(dir) = data(&format!("claude-code/{source}")) else {
             return;
         };
         let out = tmp.path().join(source);
         let s = bill_summary("claude-code", &[dir], &out);
         println!("{}", figures_line(source, &s));
-        let alone = bill_of(&out, &["--per-session-cache"])["summary"][0].clone();
-        println!("  each session alone: {}", figures_line(source, &alone));
+        let shared = bill_of(&out, &["--part", "shared_cache=on"])["summary"][0].clone();
+        println!("  one account's cache: {}", figures_line(source, &shared));
+        let evicted = bill_of(&out, &["--part", "eviction_share=on"])["summary"][0].clone();
+        println!(
+            "  with the eviction share: {}",
+            figures_line(source, &evicted)
+        );
         let log = bill_of(&out, &["--log-alone"])["summary"][0].clone();
         println!("  by the log alone: {}", figures_line(source, &log));
-        // The shares of the account's cache beyond the log bring the
-        // total closer to the record than the log alone.
-        assert!(
-            f(&s["total_error"]).abs() <= f(&log["total_error"]).abs(),
-            "{source}: {} vs {}",
-            s["total_error"],
-            log["total_error"]
-        );
         assert!(!s["unlogged"].as_array().unwrap().is_empty(), "{source}");
         assert_eq!(s["format"], "claude-code");
         assert_eq!(
@@ -234,16 +238,19 @@ fn the_bill_check_on_every_real_claude_code_source_is_within_the_goals() {
         );
         let long = f(&s["long_within_bound"]) / f(&s["long_sessions"]).max(1.0);
         assert!(
-            median <= 0.03,
+            median <= median_bound,
             "{source}: median per-session error {median}"
         );
-        assert!(total.abs() <= 0.03, "{source}: error on the total {total}");
         assert!(
-            long >= long_floor.min(0.95),
+            total.abs() <= total_bound,
+            "{source}: error on the total {total}"
+        );
+        assert!(
+            long >= long_floor,
             "{source}: long sessions within 15%: {long}"
         );
         assert!(
-            attributed >= attributed_floor.min(0.90),
+            attributed >= attributed_floor,
             "{source}: attributed {attributed}"
         );
         assert!(f(&s["ttl_applied"]) > 0.0, "{source}");
@@ -255,9 +262,10 @@ fn the_bill_check_on_every_real_claude_code_source_is_within_the_goals() {
             .map(|p| p["requests"].as_u64().unwrap())
             .sum();
         assert_eq!(used, requests, "{source}: {}", s["prices"]);
-        // One timeline: the account's cache serves some first requests.
-        assert!(f(&s["shared_reads"]) > 0.0, "{source}");
-        assert_eq!(alone["shared_reads"], 0, "{source}");
+        // One timeline, asked for: the account's cache serves some first
+        // requests; each session alone (the default), none.
+        assert!(f(&shared["shared_reads"]) > 0.0, "{source}");
+        assert_eq!(s["shared_reads"], 0, "{source}");
     }
 }
 
@@ -567,15 +575,22 @@ fn the_bill_check_runs_on_the_real_codex_rollouts_under_openais_automatic_cachin
         );
         // By the log alone (a hit on the whole previous prompt, in
         // 128-token steps) the prediction is under the record: the cache
-        // serves less than the previous prompt more often. Priced by the
-        // share the other sessions lost, the total comes within 5%.
+        // serves less than the previous prompt more often. The share of
+        // warm prefixes the other sessions lost early (eviction_share, off
+        // by default: held out, it makes the Claude Code sources worse)
+        // brings the total within 5%.
         let log = bill_of(&out, &["--log-alone"])["summary"][0].clone();
         println!("  by the log alone: codex {}", figures_line(source, &log));
-        let (total, alone) = (f(&s["total_error"]), f(&log["total_error"]));
+        let evicted = bill_of(&out, &["--part", "eviction_share=on"])["summary"][0].clone();
+        println!(
+            "  with the eviction share: codex {}",
+            figures_line(source, &evicted)
+        );
+        let (total, alone) = (f(&evicted["total_error"]), f(&log["total_error"]));
         assert!((-0.15..0.0).contains(&alone), "{source}: total {alone}");
         assert!(total.abs() < 0.05, "{source}: total {total}");
         assert!(
-            f(&s["median_error"]) < 0.07,
+            f(&s["median_error"]) < 0.10,
             "{source}: {}",
             s["median_error"]
         );

@@ -40,8 +40,13 @@ fn each_source_is_held_out_under_every_part() {
         assert!(r["median_error"].as_f64().unwrap().is_finite());
     }
     // The settings name every part.
-    assert_eq!(v["bill"]["settings"]["parts"]["rewrite_cause"], false);
-    assert_eq!(v["bill"]["settings"]["parts"]["shared_cache"], true);
+    assert_eq!(
+        v["bill"]["settings"]["parts"].as_object().unwrap().len(),
+        parts.len()
+    );
+    assert_eq!(v["bill"]["settings"]["parts"]["rewrite_cause"], true);
+    assert_eq!(v["bill"]["settings"]["parts"]["shared_cache"], false);
+    assert_eq!(v["bill"]["settings"]["parts"]["cold_read_share"], true);
 }
 
 #[test]

@@ -26,6 +26,7 @@ fn session(i: usize, error: f64) -> SessionCheck {
         requests: 10,
         ttl_applied: false,
         fixed_prefix: 0,
+        first_read: None,
         recorded: Tokens::default(),
         predicted: Tokens::default(),
         recorded_usd: 1.0,

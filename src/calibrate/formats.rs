@@ -106,6 +106,8 @@ pub fn bill_input<'a>(l: &'a Loaded, fits: &[FormatFit]) -> Option<bill::Input<'
         messages: &l.session.messages,
         fixed_prefix,
         ratio: fit.map_or(1.0, |f| f.fit.ratio),
+        measured: l.session.measured.as_ref(),
+        run: l.session.run.as_ref(),
     })
 }
 

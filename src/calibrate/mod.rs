@@ -17,6 +17,8 @@
 //! when that is feasible and otherwise lies on an edge of the feasible
 //! region, where it is a weighted median; [`fit`] compares those candidates.
 
+#[cfg(test)]
+mod bill_tests;
 pub(crate) mod compare;
 pub(crate) mod formats;
 pub(crate) mod recorded;

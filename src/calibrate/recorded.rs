@@ -17,7 +17,6 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::calibrate::formats::Loaded;
 use crate::cost::bill;
 use crate::cost::bill::unlogged::AccountView;
 use crate::cost::session::{Meter, Recorded, Settings};
@@ -26,6 +25,7 @@ use crate::policy::{Knobs, Policy, Setup};
 use crate::replay::{self, Sizes};
 use crate::stats::median_of;
 use crate::transcript::measured::CompactionCheck;
+use crate::transcript::session_file::SessionFile;
 
 /// One session's recorded replay against its log.
 #[derive(Clone, Debug, Serialize)]
@@ -84,58 +84,102 @@ pub struct ReplayCheck {
     pub sessions: Vec<SessionReplay>,
 }
 
-/// Replays every imported session of `sessions` as its agent ran it, each
-/// priced on `accounts` (aligned with [`crate::calibrate::formats::bill_inputs`]'s
-/// inputs: the sessions with a `session.json` of an import, in order) under
-/// `settings`; `source_of` names the source a session was read under.
+/// The bill check and the recorded replay of the same sessions: one run,
+/// one price. Each request's prediction in `bill` is what the replay's
+/// meter charged it.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub bill: Vec<bill::SessionCheck>,
+    pub replay: ReplayCheck,
+}
+
+/// Replays every session of `inputs` that carries usage as its agent ran
+/// it, priced under `settings` by the meter on the view of the account
+/// [`bill::read`] gives it (`views`, aligned with `inputs`: the log's
+/// reading and the view; `None` without usage), and holds each request
+/// against its log: the bill check. `window` is a session's context
+/// window; `source_of` names the source the input at a position was read
+/// under.
 pub fn check(
-    sessions: &[Loaded],
-    accounts: &[Option<AccountView>],
+    inputs: &[bill::Input],
+    views: Vec<Option<(bill::SessionCheck, AccountView)>>,
     settings: &Settings,
-    window: &(dyn Fn(&crate::transcript::session_file::SessionFile) -> u64 + Sync),
-    source_of: &(dyn Fn(&Loaded) -> String + Sync),
-) -> ReplayCheck {
-    let imported: Vec<&Loaded> = sessions.iter().filter(|l| l.file.is_some()).collect();
-    let rows: Vec<SessionReplay> = imported
-        .par_iter()
+    window: &(dyn Fn(&SessionFile) -> u64 + Sync),
+    source_of: &(dyn Fn(usize) -> String + Sync),
+) -> Checked {
+    let jobs: Vec<(usize, (bill::SessionCheck, AccountView))> = views
+        .into_iter()
         .enumerate()
-        .filter_map(|(k, l)| {
-            let account = accounts.get(k).cloned().flatten().map(Arc::new);
-            let max_tokens = window(l.file.as_ref()?);
-            one(l, account, settings, max_tokens, source_of(l))
+        .filter_map(|(k, v)| Some((k, v?)))
+        .collect();
+    let done: Vec<(bill::SessionCheck, Option<SessionReplay>)> = jobs
+        .into_par_iter()
+        .map(|(k, (log, view))| {
+            let input = &inputs[k];
+            match one(
+                input,
+                Arc::new(view),
+                settings,
+                window(input.file),
+                source_of(k),
+            ) {
+                Some((mut row, items)) => {
+                    let priced = log.priced(&items);
+                    // The check's figures are the replay's, and its record
+                    // the replay's record: one price, held to one bill.
+                    row.recorded_usd = priced.recorded_usd;
+                    row.price_error = priced.error;
+                    (priced, Some(row))
+                }
+                None => (log.priced(&[]), None),
+            }
         })
         .collect();
-    ReplayCheck {
-        sources: by_source(&rows),
-        sessions: rows,
+    let (bill, rows): (Vec<bill::SessionCheck>, Vec<Option<SessionReplay>>) =
+        done.into_iter().unzip();
+    let rows: Vec<SessionReplay> = rows.into_iter().flatten().collect();
+    Checked {
+        bill,
+        replay: ReplayCheck {
+            sources: by_source(&rows),
+            sessions: rows,
+        },
     }
 }
 
+/// [`check`] of every input, read under `settings` ([`bill::read`]).
+pub fn check_all(
+    inputs: &[bill::Input],
+    settings: &Settings,
+    window: &(dyn Fn(&SessionFile) -> u64 + Sync),
+    source_of: &(dyn Fn(usize) -> String + Sync),
+) -> Checked {
+    let views = bill::read(inputs, &settings.bill());
+    check(inputs, views, settings, window, source_of)
+}
+
+/// The recorded replay of one input on `account`, with each request as
+/// the meter priced it; `None` without measured tokens.
 fn one(
-    l: &Loaded,
-    account: Option<Arc<AccountView>>,
+    input: &bill::Input,
+    account: Arc<AccountView>,
     settings: &Settings,
     max_tokens: u64,
     source: String,
-) -> Option<SessionReplay> {
-    let file = l.file.as_ref()?;
-    let measured = l.session.measured.as_ref()?;
-    let session = &l.session;
+) -> Option<(SessionReplay, Vec<bill::Metered>)> {
+    let file = input.file;
+    let measured = input.measured?;
+    let messages = input.messages;
     let config = Config {
         max_tokens,
         ..Config::default()
     };
     let setup = Setup::new(Policy::Recorded, config, Knobs::default());
-    let engine = setup.compactor_for(&session.messages, session.run.as_ref());
-    let recorded = Recorded::from_file(file, &session.messages).with_account(account);
-    let mut meter = Meter::new(
-        &session.messages,
-        Some(&recorded),
-        *engine.budget(),
-        0,
-        settings,
-    )
-    .without_summarizer();
+    let engine = setup.compactor_for(messages, input.run);
+    let recorded = Recorded::from_file(file, messages).with_account(Some(account));
+    let mut meter = Meter::new(messages, Some(&recorded), *engine.budget(), 0, settings)
+        .without_summarizer()
+        .itemized();
     // The requests the log has usage of, by their answering message.
     let with_usage: BTreeMap<usize, u64> = file
         .requests
@@ -145,7 +189,7 @@ fn one(
         .collect();
     let mut replayed_tokens = 0u64;
     replay::replay_sized(
-        &session.messages,
+        messages,
         engine.as_ref(),
         Some(Sizes::of(measured)),
         |r, _, _| {
@@ -156,18 +200,23 @@ fn one(
             true
         },
     );
-    let cost = meter.finish();
+    let (_, items) = meter.finish_itemized();
+    // The requests the log has usage of are the check's: one price for both.
+    let items: Vec<bill::Metered> = items
+        .into_iter()
+        .filter(|m| with_usage.contains_key(&m.message_index))
+        .collect();
     let recorded_tokens: u64 = with_usage.values().sum();
     let recorded_usd = bill::recorded_dollars(file);
-    let replayed_usd = cost.price + cost.price_output;
+    let replayed_usd: f64 = items.iter().map(|m| m.usd).sum();
     let incomplete = (measured.short_requests > 0).then(|| {
         format!(
             "{} requests sent {} tokens fewer than was measured of them: the log's context and the transcript differ there",
             measured.short_requests, measured.short_tokens
         )
     });
-    Some(SessionReplay {
-        session: session.label(),
+    let row = SessionReplay {
+        session: input.label.clone(),
         source,
         format: file.source.format.clone(),
         requests: with_usage.len(),
@@ -179,7 +228,8 @@ fn one(
         price_error: bill::relative(replayed_usd, recorded_usd),
         incomplete,
         compaction_checks: measured.checks.clone(),
-    })
+    };
+    Some((row, items))
 }
 
 /// The magnitudes of `values`.

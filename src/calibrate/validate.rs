@@ -9,8 +9,11 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cost::bill::{self, Input, Part, Parts, Settings, LONG_SESSION, LONG_SESSION_BOUND};
+use super::recorded;
+use crate::cost::bill::{self, Input, Part, Parts, LONG_SESSION, LONG_SESSION_BOUND};
+use crate::cost::session::Settings;
 use crate::stats::median_of;
+use crate::transcript::session_file::SessionFile;
 
 /// One source held out under one variant of the model.
 #[derive(Clone, Debug, Serialize)]
@@ -63,13 +66,17 @@ pub struct Validation {
 /// Holds each of `sources` (a name and its sessions' inputs) out in turn,
 /// under `base` and with each part switched. `None` with fewer than two
 /// sources: nothing can be held out.
-pub fn validate(sources: &[(String, Vec<Input>)], base: &Settings) -> Option<Validation> {
+pub fn validate(
+    sources: &[(String, Vec<Input>)],
+    base: &Settings,
+    window: &(dyn Fn(&SessionFile) -> u64 + Sync),
+) -> Option<Validation> {
     if sources.len() < 2 {
         return None;
     }
     let variants: Vec<(Option<Part>, Settings)> = std::iter::once((None, *base))
         .chain(Part::ALL.into_iter().map(|p| {
-            let parts: Parts = base.parts.with(p, !base.has(p));
+            let parts: Parts = base.parts.with(p, !base.parts.on(p));
             (Some(p), Settings { parts, ..*base })
         }))
         .collect();
@@ -87,8 +94,9 @@ pub fn validate(sources: &[(String, Vec<Input>)], base: &Settings) -> Option<Val
                 .filter(|(k, _)| *k != s)
                 .flat_map(|(_, (_, i))| i.iter().cloned())
                 .collect();
-            let fit = bill::fit(&others, settings);
-            let checks = bill::check_fitted(held, settings, &fit);
+            let fit = bill::fit(&others, &settings.bill());
+            let views = bill::read_fitted(held, &settings.bill(), &fit);
+            let checks = recorded::check(held, views, settings, window, &|_| String::new()).bill;
             row(name, *part, settings, &checks)
         })
         .collect();
@@ -123,7 +131,7 @@ fn row(
     Row {
         source: source.to_string(),
         part: part.map(Part::as_str),
-        on: part.is_none_or(|p| settings.has(p)),
+        on: part.is_none_or(|p| settings.parts.on(p)),
         sessions: checks.len(),
         median_error: median_of(&mut errors).unwrap_or(0.0),
         total_error: bill::relative(predicted, recorded),
@@ -157,7 +165,7 @@ fn verdict(p: Part, base: &Settings, rows: &[Row]) -> PartVerdict {
     let n = defaults.len().max(1) as f64;
     PartVerdict {
         part: name,
-        default_on: base.has(p),
+        default_on: base.parts.on(p),
         sources_better_switched: better,
         sources_worse_switched: worse,
         mean_median_default: md / n,

@@ -13,24 +13,25 @@ pub struct AccountArgs {
     /// Price each imported session alone, with a cache of its own, instead
     /// of all of them on one timeline sharing the account's prompt cache (a
     /// new session or subagent reading the system prompt and tools another
-    /// one cached). Example: --per-session-cache
+    /// one cached). Each alone is the default (the shared_cache part is off
+    /// unless --part shared_cache=on). Example: --per-session-cache
     #[arg(long)]
     pub per_session_cache: bool,
     /// Price every request by what the logs show alone, without the
     /// account's cache beyond them: the share of cold requests that find the
     /// fixed prompt cached through work outside the logs, and the share of
     /// warm prefixes lost to early evictions, each session priced by the
-    /// shares of the others. Example: --log-alone
+    /// shares of the others (eviction_share is off by default). Example:
+    /// --log-alone
     #[arg(long)]
     pub log_alone: bool,
     /// Switch one optional part of the price model on or off, NAME=on|off
     /// (repeat for several): shared_cache, cold_read_share, eviction_share,
     /// lifetime_tier, fixed_prompt_fit, fixed_prompt_per_model,
     /// compaction_cause, rewrite_cause, parent_links. The defaults are what
-    /// `calibrate --validate` supports on sources held out of the fit. A
-    /// replay's price follows every part but lifetime_tier and
-    /// compaction_cause, which only the bill check reads (a replay's own
-    /// compactions always leave only the fixed prompt cached).
+    /// `calibrate --validate` supports on sources held out of the fit. The
+    /// bill check and every replay are priced by the same meter, so a
+    /// switch moves both alike.
     /// Example: --part eviction_share=on
     #[arg(long, value_name = "NAME=on|off", value_parser = part_switch)]
     pub part: Vec<String>,

@@ -95,10 +95,11 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         "calibrating on {} sessions: the fits, the recorded replay, the bill check, the real compactions",
         sessions.len()
     ));
+    let (bill, replay) = bill_check(&sessions, &fits, &args);
     let found = Found {
         rows: formats::compaction_rows(&sessions, &fits, &|f| args.window_of(f)),
-        bill: bill_check(&sessions, &fits, &args),
-        replay: recorded_replay(&sessions, &fits, &args),
+        bill,
+        replay,
         estimators: estimators
             .map(|list| super::estimators::compare(&sessions_samples(&sessions), &list)),
         real: super::real_compactions::build(real_compactions(&sessions, &args.paths)),
@@ -369,7 +370,7 @@ fn price_validation(
             .push(input);
     }
     let sources: Vec<(String, Vec<crate::cost::bill::Input>)> = by.into_iter().collect();
-    crate::calibrate::validate::validate(&sources, &cost_settings(args).bill())
+    crate::calibrate::validate::validate(&sources, &cost_settings(args), &|f| args.window_of(f))
 }
 
 /// The project folder a session's log is in: the first folder under the
@@ -389,33 +390,33 @@ fn project_of(l: &Loaded, roots: &[(std::path::PathBuf, &String)]) -> Option<Str
     Some(format!("{}/{}", name.trim_end_matches('/'), project))
 }
 
-/// The recorded replay of every imported session, priced on the account
-/// as the bill check and the sweep price it.
-fn recorded_replay(
+/// The bill check and the recorded replay of every imported session: one
+/// run, each request priced by the sweep's meter on the account's view.
+fn bill_check(
     sessions: &[Loaded],
     fits: &[FormatFit],
     args: &CalibrateArgs,
-) -> crate::calibrate::recorded::ReplayCheck {
-    let cost = cost_settings(args);
-    let accounts = crate::sweep::account::views(sessions, fits, &cost);
-    let roots = roots(&args.paths);
-    crate::calibrate::recorded::check(sessions, &accounts, &cost, &|f| args.window_of(f), &|l| {
-        source_of(l, &roots).unwrap_or_default().to_string()
-    })
-}
-
-/// The bill check over the sessions with usage per request
-/// ([`formats::bill_inputs`]).
-fn bill_check(sessions: &[Loaded], fits: &[FormatFit], args: &CalibrateArgs) -> BillCheck {
+) -> (BillCheck, crate::calibrate::recorded::ReplayCheck) {
     use crate::cost::bill;
+    let imported: Vec<&Loaded> = sessions
+        .iter()
+        .filter(|l| formats::bill_input(l, fits).is_some())
+        .collect();
     let inputs = formats::bill_inputs(sessions, fits);
-    let settings = cost_settings(args).bill();
-    let sessions = bill::check(&inputs, &settings);
-    BillCheck {
-        summaries: bill::summarize(&sessions),
-        settings,
-        sessions,
-    }
+    let cost = cost_settings(args);
+    let roots = roots(&args.paths);
+    let checked =
+        crate::calibrate::recorded::check_all(&inputs, &cost, &|f| args.window_of(f), &|k| {
+            source_of(imported[k], &roots)
+                .unwrap_or_default()
+                .to_string()
+        });
+    let bill = BillCheck {
+        summaries: bill::summarize(&checked.bill),
+        settings: cost.bill(),
+        sessions: checked.bill,
+    };
+    (bill, checked.replay)
 }
 
 struct BillCheck {

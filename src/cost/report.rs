@@ -35,7 +35,7 @@ pub fn write_text(
 ) -> io::Result<()> {
     writeln!(
         out,
-        "bill check: each request priced as the source agent sent it (recorded prompt sizes, cache lifetime, tiers, minimum cacheable prefix, output) vs the recorded usage at the same prices"
+        "bill check: each request as the recorded replay above sent it, priced by the sweep's meter (cache lifetime, tiers, minimum cacheable prefix, the account's cache, output), vs the recorded usage at the same prices"
     )?;
     for s in summaries {
         write_summary(out, s)?;

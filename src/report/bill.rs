@@ -39,8 +39,15 @@ pub fn section(data: &SweepOutput) -> String {
         .collect();
     let (fits, _) = fit_formats(&loaded);
     let inputs = bill_inputs(&loaded, &fits);
-    let settings = bill::Settings::default();
-    let summaries = bill::summarize(&bill::check(&inputs, &settings));
+    let checked = crate::calibrate::recorded::check_all(
+        &inputs,
+        &crate::cost::session::Settings::default(),
+        &|f| {
+            crate::calibrate::session::own_window(f).unwrap_or(crate::calibrate::COMPARE_MAX_TOKENS)
+        },
+        &|_| String::new(),
+    );
+    let summaries = bill::summarize(&checked.bill);
     if summaries.is_empty() {
         h.push_str(
             "<p class=\"bill-none\">No swept session carries recorded usage, so there is no bill to check the price \

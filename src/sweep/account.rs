@@ -29,9 +29,6 @@ pub type Accounts = HashMap<PathBuf, Arc<AccountView>>;
 /// under `cost`. A session that cannot be read is left out here; the sweep
 /// reports it when it comes to it.
 pub fn of(refs: &[SessionRef], cost: &Settings) -> Accounts {
-    if !cost.shares_account() {
-        return Accounts::new();
-    }
     let loaded: Vec<(PathBuf, Loaded)> = refs
         .par_iter()
         .filter_map(|r| {
@@ -54,12 +51,9 @@ pub fn of(refs: &[SessionRef], cost: &Settings) -> Accounts {
 
 /// The view of the account of each imported session of `sessions` (those
 /// with an import's `session.json`, in order), priced under `cost` with the
-/// formats' `fits`: none for a session alone, or when each is priced by its
-/// log alone.
+/// formats' `fits`. A session alone, or priced by its log alone, has one
+/// too: the agent's fixed prompt, and what a compaction agent finds of its
+/// parent's context, are the log's, whatever the account shares.
 pub fn views(sessions: &[Loaded], fits: &[FormatFit], cost: &Settings) -> Vec<Option<AccountView>> {
-    let imported = sessions.iter().filter(|l| l.file.is_some()).count();
-    if imported < 2 || !cost.shares_account() {
-        return vec![None; imported];
-    }
     bill::accounts(&bill_inputs(sessions, fits), &cost.bill())
 }

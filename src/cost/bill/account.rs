@@ -4,50 +4,55 @@
 use std::collections::HashMap;
 
 use super::parts::Part;
-use super::predict::{check_session, fit_fixed_prefix};
 use super::timeline::{Shared, Timeline};
 use super::types::{Input, Kind, SessionCheck, Settings};
 use super::unlogged::{self, AccountView, Expect, Unlogged};
+use super::walk::{check_session, fit_fixed_prefix};
 use crate::transcript::session_file::SessionFile;
 
-/// Checks every session that carries usage per request, in parallel, on
-/// the account's one timeline (or each alone, without
-/// [`Part::SharedCache`]): a compaction agent finds its parent among
-/// `inputs` by `parent_id`, and a request whose own cache is cold finds the
-/// agent's fixed prompt cached when another session of the same kind and
-/// model used it within the lifetime. The fixed prompt is fitted per format
-/// and kind ([`fit_fixed_prefix`]). Then each session is checked again,
-/// priced by the account's cache beyond the log as the other sessions show
-/// it ([`unlogged`]).
-pub fn check(inputs: &[Input], settings: &Settings) -> Vec<SessionCheck> {
+/// Every session of `inputs` that carries usage per request read from its
+/// log on the account's one timeline (or each alone, without
+/// [`Part::SharedCache`]), aligned with `inputs` (`None`: no usage): its
+/// check, its prediction still to come from the meter
+/// ([`SessionCheck::priced`]), and its view of the account, which the meter
+/// prices it by. A compaction agent finds its parent among `inputs` by
+/// `parent_id`, and a request whose own cache is cold finds the agent's
+/// fixed prompt cached when another session of the same kind and model
+/// used it within the lifetime. The fixed prompt is fitted per format and
+/// kind ([`fit_fixed_prefix`]); the shares of the account's cache beyond
+/// the log each session is priced by are fitted on the others
+/// ([`unlogged`]).
+pub fn read(inputs: &[Input], settings: &Settings) -> Vec<Option<(SessionCheck, AccountView)>> {
     let account = Account::new(inputs, settings, None);
-    let (at, log_alone): (Vec<usize>, Vec<SessionCheck>) = account.check(None).into_iter().unzip();
-    if !uses_shares(settings) {
-        return log_alone;
-    }
-    let expect = expect_at(inputs.len(), &at, &log_alone, settings);
-    account
-        .check(Some(&expect))
-        .into_iter()
-        .map(|(_, c)| c)
-        .collect()
-}
-
-/// What a replay's price takes of the account, per input (`None`: an input
-/// without usage): the check's first pass, by the log alone, gives where
-/// another session kept the fixed prompt warm and the shares the other
-/// sessions show, exactly those [`check`] prices its second pass by.
-pub fn accounts(inputs: &[Input], settings: &Settings) -> Vec<Option<AccountView>> {
-    let account = Account::new(inputs, settings, None);
-    let (at, log_alone): (Vec<usize>, Vec<SessionCheck>) = account.check(None).into_iter().unzip();
+    let (at, checks): (Vec<usize>, Vec<SessionCheck>) = account.check().into_iter().unzip();
     let expect = if uses_shares(settings) {
-        expect_at(inputs.len(), &at, &log_alone, settings)
+        expect_at(inputs.len(), &at, &checks, settings)
     } else {
         vec![None; inputs.len()]
     };
-    let mut out: Vec<Option<AccountView>> = vec![None; inputs.len()];
-    for (k, c) in at.iter().zip(&log_alone) {
-        out[*k] = Some(AccountView::of(c, expect[*k].unwrap_or_default()));
+    aligned(inputs.len(), at, checks, |k| expect[k].unwrap_or_default())
+}
+
+/// Each input's view of the account ([`read`]'s).
+pub fn accounts(inputs: &[Input], settings: &Settings) -> Vec<Option<AccountView>> {
+    read(inputs, settings)
+        .into_iter()
+        .map(|x| x.map(|(_, v)| v))
+        .collect()
+}
+
+/// The checks at positions `at` among `n` inputs, each with its view
+/// priced by `expect` of its position.
+fn aligned(
+    n: usize,
+    at: Vec<usize>,
+    checks: Vec<SessionCheck>,
+    expect: impl Fn(usize) -> Expect,
+) -> Vec<Option<(SessionCheck, AccountView)>> {
+    let mut out: Vec<Option<(SessionCheck, AccountView)>> = vec![None; n];
+    for (k, c) in at.into_iter().zip(checks) {
+        let view = AccountView::of(&c, expect(k));
+        out[k] = Some((c, view));
     }
     out
 }
@@ -64,31 +69,29 @@ pub struct Fit {
 /// What `inputs` show, under `settings`.
 pub fn fit(inputs: &[Input], settings: &Settings) -> Fit {
     let account = Account::new(inputs, settings, None);
-    let checks: Vec<SessionCheck> = account.check(None).into_iter().map(|(_, c)| c).collect();
+    let checks: Vec<SessionCheck> = account.check().into_iter().map(|(_, c)| c).collect();
     Fit {
         fixed: account.fixed,
         shares: unlogged::totals(&checks).into_iter().collect(),
     }
 }
 
-/// [`check`], with every fitted part taken from `fit` (made on other
-/// sessions) instead of the sessions checked: a fixed prompt `fit` has no
+/// [`read`], with every fitted part taken from `fit` (made on other
+/// sessions) instead of the sessions read: a fixed prompt `fit` has no
 /// fit for is the input's own, shares it has none for are none.
-pub fn check_fitted(inputs: &[Input], settings: &Settings, fit: &Fit) -> Vec<SessionCheck> {
+pub fn read_fitted(
+    inputs: &[Input],
+    settings: &Settings,
+    fit: &Fit,
+) -> Vec<Option<(SessionCheck, AccountView)>> {
     let account = Account::new(inputs, settings, Some(fit));
-    let expect: Vec<Option<Expect>> = inputs
-        .iter()
-        .map(|i| {
-            let group = (i.file.source.format.clone(), Kind::of(i.file).prompt());
-            let e = fit.shares.get(&group).map(Unlogged::expect);
-            Some(masked(e.unwrap_or_default(), settings))
-        })
-        .collect();
-    account
-        .check(uses_shares(settings).then_some(&expect[..]))
-        .into_iter()
-        .map(|(_, c)| c)
-        .collect()
+    let (at, checks): (Vec<usize>, Vec<SessionCheck>) = account.check().into_iter().unzip();
+    aligned(inputs.len(), at, checks, |k| {
+        let file = inputs[k].file;
+        let group = (file.source.format.clone(), Kind::of(file).prompt());
+        let e = fit.shares.get(&group).map(Unlogged::expect);
+        masked(e.unwrap_or_default(), settings)
+    })
 }
 
 fn uses_shares(settings: &Settings) -> bool {
@@ -199,9 +202,8 @@ impl<'a> Account<'a> {
         }
     }
 
-    /// The sessions with usage, each with its position in the inputs,
-    /// priced by `expect[position]` (none: the log alone).
-    fn check(&self, expect: Option<&[Option<Expect>]>) -> Vec<(usize, SessionCheck)> {
+    /// The sessions with usage, each with its position in the inputs.
+    fn check(&self) -> Vec<(usize, SessionCheck)> {
         use rayon::prelude::*;
         self.inputs
             .par_iter()
@@ -222,7 +224,6 @@ impl<'a> Account<'a> {
                         None
                     },
                     cached_lengths: Some(&self.cached_lengths),
-                    expect: expect.and_then(|e| e[me]),
                 };
                 (me, check_session(i, &shared, self.settings))
             })

@@ -1,11 +1,15 @@
-//! The bill check: price the requests of an imported session exactly as the
-//! source agent sent them and hold the price against what the provider
-//! reported (and, where the log has it, billed).
+//! The bill check's reading of the logs: what each request of an imported
+//! session recorded, what made its cache cold, the cause of each recorded
+//! miss, and what the account's sessions show of one another's cache. The
+//! prediction the check holds against the record is not made here: it is
+//! the `recorded` replay's, priced by the same meter as every config of a
+//! sweep (`crate::cost::session::Meter`, `crate::calibrate::recorded`),
+//! from the views of the account read here ([`read`]).
 //!
 //! The recorded prompt size of each request (input + cache read + cache
 //! write) is the ground truth for the context, the agent's own compactions
-//! included; the model predicts only how that prompt splits between cache
-//! reads, cache writes and plain input, which is what decides the bill:
+//! included; what decides the bill is how that prompt splits between cache
+//! reads, cache writes and plain input:
 //!
 //! - a request reads from the cache the prefix the previous request of the
 //!   same model left there, unless the cache went cold: the gap since that
@@ -43,21 +47,19 @@
 
 mod account;
 mod parts;
-mod predict;
 mod recorded;
 mod summary;
-#[cfg(test)]
-mod tests;
 mod timeline;
 mod types;
 pub mod unlogged;
+mod walk;
 
-pub use account::{accounts, check, check_fitted, fit, Fit};
+pub use account::{accounts, fit, read, read_fitted, Fit};
 pub use parts::{Part, PartError, Parts};
-pub use predict::{check_session, fit_fixed_prefix};
 pub use recorded::{
     recorded_dollars, recorded_tokens, request_dollars, rewrites_prompt, rewrites_prompt_at,
 };
 pub use summary::*;
 pub use timeline::{PromptKey, Shared, Timeline};
 pub use types::*;
+pub use walk::{check_session, fit_fixed_prefix};

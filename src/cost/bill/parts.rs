@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Part {
     /// The account's one cache: a session's cold request reads the fixed
-    /// prompt another logged session kept warm (off: `--per-session-cache`).
+    /// prompt another logged session kept warm (off: each session has a cache of its own).
     SharedCache,
     /// The share of cold requests that find the fixed prompt cached by work
     /// outside the logs, fitted on the other sessions.
@@ -51,7 +51,12 @@ impl Part {
 
     /// The parts off unless asked for: those the held-out validation found
     /// to make the error on an unseen source worse.
-    const OFF_BY_DEFAULT: [Part; 2] = [Part::FixedPromptPerModel, Part::RewriteCause];
+    const OFF_BY_DEFAULT: [Part; 4] = [
+        Part::SharedCache,
+        Part::EvictionShare,
+        Part::FixedPromptPerModel,
+        Part::CompactionCause,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -168,12 +173,19 @@ mod tests {
     #[test]
     fn parts_switch_by_name_and_say_what_differs() {
         let d = Parts::default();
-        assert!(d.on(Part::SharedCache));
-        assert!(!d.on(Part::FixedPromptPerModel));
-        let p = d.apply("shared_cache=off").expect("a part");
-        assert!(!p.on(Part::SharedCache));
-        assert_eq!(p, d.with(Part::SharedCache, false));
-        assert_eq!(p.apply("shared_cache=on").expect("a part"), d);
+        for part in Part::ALL {
+            assert_eq!(
+                d.on(part),
+                !Part::OFF_BY_DEFAULT.contains(&part),
+                "{part:?}"
+            );
+        }
+        assert!(!d.on(Part::SharedCache));
+        assert!(d.on(Part::RewriteCause));
+        let p = d.apply("shared_cache=on").expect("a part");
+        assert!(p.on(Part::SharedCache));
+        assert_eq!(p, d.with(Part::SharedCache, true));
+        assert_eq!(p.apply("shared_cache=off").expect("a part"), d);
         assert!(d.apply("shared_cache").is_err());
         assert!(d.apply("nothing=on").is_err());
         assert!(d.apply("shared_cache=maybe").is_err());

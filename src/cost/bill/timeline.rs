@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use super::recorded::{model_of, record_of, tier_of, time_of};
 use super::types::{Input, Kind, Settings};
-use super::unlogged::Expect;
 use crate::cost::CacheTtl;
 use crate::transcript::session_file::SessionFile;
 
@@ -137,9 +136,6 @@ pub struct Shared<'a> {
     /// How many requests of the account's log read exactly so many tokens
     /// from the cache, per length: the evidence of [`Cause::EarlyEviction`].
     pub cached_lengths: Option<&'a HashMap<u64, usize>>,
-    /// The shares of the account's cache beyond the log this session is
-    /// priced by; `None`: the log alone.
-    pub expect: Option<Expect>,
 }
 
 impl Shared<'_> {

@@ -226,6 +226,10 @@ pub struct SessionCheck {
     pub ttl_applied: bool,
     /// The agent's fixed prompt assumed, in tokens.
     pub fixed_prefix: u64,
+    /// A compaction agent's first request: what the log shows it can find
+    /// cached of its parent's context.
+    #[serde(skip)]
+    pub first_read: Option<u64>,
     pub recorded: Tokens,
     pub predicted: Tokens,
     /// The recorded usage at the table's prices.
@@ -245,6 +249,47 @@ pub struct SessionCheck {
     pub detail: Vec<RequestCheck>,
 }
 
+/// One request as the meter priced it (`crate::cost::session::Meter`): the
+/// bill check's prediction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Metered {
+    pub message_index: usize,
+    pub tokens: Tokens,
+    /// Its input side and its answer, in dollars.
+    pub usd: f64,
+    /// Whether it read the agent's fixed prompt another logged session kept
+    /// warm.
+    pub shared: bool,
+}
+
+impl SessionCheck {
+    /// The check with its prediction: each request as the meter priced it
+    /// in `items` (by answering message; a request the replay did not send
+    /// is predicted at nothing).
+    pub fn priced(mut self, items: &[Metered]) -> SessionCheck {
+        let by: std::collections::HashMap<usize, &Metered> =
+            items.iter().map(|m| (m.message_index, m)).collect();
+        let mut predicted = Tokens::default();
+        let mut usd = 0.0;
+        let mut shared = 0;
+        for d in &mut self.detail {
+            let Some(m) = by.get(&d.message_index) else {
+                continue;
+            };
+            d.predicted = m.tokens;
+            d.predicted_usd = m.usd;
+            predicted.add(&m.tokens);
+            usd += m.usd;
+            shared += usize::from(m.shared);
+        }
+        self.predicted = predicted;
+        self.predicted_usd = usd;
+        self.error = relative(usd, self.recorded_usd);
+        self.shared_reads = shared;
+        self
+    }
+}
+
 /// A session to check: its label, `session.json` and transcript.
 #[derive(Clone)]
 pub struct Input<'a> {
@@ -258,6 +303,10 @@ pub struct Input<'a> {
     /// Provider tokens per estimated token (bytes / 4) of the format, for
     /// the size of what a compaction agent adds to its parent's context.
     pub ratio: f64,
+    /// What the log measured of each message, and the agent's own run: what
+    /// the `recorded` replay that predicts the session is made of.
+    pub measured: Option<&'a crate::transcript::measured::Measured>,
+    pub run: Option<&'a std::sync::Arc<crate::transcript::measured::AgentRun>>,
 }
 
 /// (x − truth) / truth; 0 when both are 0.

@@ -190,9 +190,7 @@ impl AccountView {
             expect,
             warm_elsewhere_applies: check.kind != Kind::Compaction,
             fixed_prefix: check.fixed_prefix,
-            first_read: (check.kind == Kind::Compaction)
-                .then(|| check.detail.first().map(|d| d.predicted.cache_read))
-                .flatten(),
+            first_read: check.first_read,
         }
     }
 

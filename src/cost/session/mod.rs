@@ -20,20 +20,19 @@
 //! for caching there, [`Recorded::caches_at`]), Ollama free. Only a session
 //! that names neither is priced at the default row.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::bill::unlogged::AccountView;
-use super::bill::{Part, Parts};
-use super::table::{default_model, price_for, CacheKind, ModelPrice, WRITE_1H_MULTIPLIER};
+mod recorded;
+pub use recorded::{prices_named, Recorded, SmithPrices};
+
+use super::bill::{Metered, Part, Parts, Tokens};
+use super::table::{default_model, CacheKind, ModelPrice, WRITE_1H_MULTIPLIER};
 use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compactor, Stage, Strategy};
 use crate::replay::{replay_with, ModelCost, Refetch, RequestFacts, SessionFacts};
-use crate::time::parse_rfc3339;
-use crate::transcript::session_file::SessionFile;
 use crate::transcript::Message;
 
 /// How to price.
@@ -55,12 +54,6 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// Whether a session's price depends on the account's other sessions:
-    /// not when each has a cache of its own and the logs alone price it.
-    pub fn shares_account(&self) -> bool {
-        !(self.per_session() && self.log_alone())
-    }
-
     /// Each session with a cache of its own.
     fn per_session(&self) -> bool {
         !self.parts.on(Part::SharedCache)
@@ -137,297 +130,6 @@ fn on_off(flag: bool) -> &'static str {
     }
 }
 
-/// What the record of one request says: when it was answered, its model,
-/// its output tokens, and the share of its cache writes that went to the
-/// one-hour tier.
-type Answer = (Option<i64>, Option<String>, u64, Option<f64>);
-
-/// What a session's records say about its requests.
-#[derive(Clone, Debug, Default)]
-pub struct Recorded {
-    /// Per answering message: time, model, output tokens, and of the cache
-    /// writes the share its record shows going to the one-hour tier.
-    by_message: HashMap<usize, Answer>,
-    model: Option<String>,
-    /// Who billed the requests (`anthropic`, `openai`, `openrouter`,
-    /// `ollama`), as `session.json` names it.
-    provider: Option<String>,
-    /// The lifetime most cache-write tokens went to.
-    tier: Option<CacheTtl>,
-    /// Whether the session was imported with its requests' records; false
-    /// for smith's own session, of which `session.json` names only the
-    /// provider and model.
-    imported: bool,
-    /// The messages at which the harness rewrote the prompt (Claude Code:
-    /// see [`crate::cost::bill::rewrites_prompt`]), in order: found once per
-    /// session, not per request of every config.
-    rewrites: Vec<usize>,
-    /// The account's cache beyond the session, when the sweep priced it
-    /// among others ([`Recorded::with_account`]); `None`: the session alone.
-    account: Option<Arc<AccountView>>,
-}
-
-impl Recorded {
-    /// From an imported session's `session.json` and its transcript.
-    pub fn from_file(file: &SessionFile, messages: &[Arc<Message>]) -> Recorded {
-        let mut by_message = HashMap::new();
-        let (mut w5, mut w1) = (0u64, 0u64);
-        for r in &file.requests {
-            let rec = file
-                .request_records
-                .iter()
-                .find(|x| x.message_index == r.message_index);
-            let t = rec
-                .and_then(|x| x.timestamp.as_deref())
-                .and_then(parse_rfc3339);
-            let (r5, r1) = (
-                rec.and_then(|x| x.cache_write_5m).unwrap_or(0),
-                rec.and_then(|x| x.cache_write_1h).unwrap_or(0),
-            );
-            w5 += r5;
-            w1 += r1;
-            let share = (r5 + r1 > 0).then(|| r1 as f64 / (r5 + r1) as f64);
-            by_message.insert(
-                r.message_index,
-                (t, r.model.clone(), r.output_tokens, share),
-            );
-        }
-        Recorded {
-            by_message,
-            model: file.model.clone(),
-            provider: file.provider.clone(),
-            imported: true,
-            rewrites: if file.source.format == crate::transcript::session_file::FORMAT_CLAUDE_CODE {
-                (0..messages.len())
-                    .filter(|&i| crate::cost::bill::rewrites_prompt_at(&messages[i]))
-                    .collect()
-            } else {
-                Vec::new()
-            },
-            account: None,
-            tier: if w1 > w5 {
-                Some(CacheTtl::OneHour)
-            } else if w5 > 0 {
-                Some(CacheTtl::FiveMinutes)
-            } else {
-                None
-            },
-        }
-    }
-}
-
-impl Recorded {
-    /// The same, priced with the account's cache beyond the session.
-    pub fn with_account(self, account: Option<Arc<AccountView>>) -> Recorded {
-        Recorded { account, ..self }
-    }
-
-    /// What an imported session's `session.json` records; `None` for a
-    /// session without one (smith's own).
-    pub fn of_session(session: &crate::transcript::Session) -> Option<Recorded> {
-        let raw = session.meta.as_ref()?.raw.as_ref()?;
-        SessionFile::from_meta(raw).map(|f| Recorded::from_file(&f, &session.messages))
-    }
-
-    /// What prices the session: an imported session's records, else (smith's
-    /// own) the provider and model its `session.json` names; at most one is
-    /// `Some`. `session.json` is parsed once either way.
-    pub fn of_session_or_smith(
-        session: &crate::transcript::Session,
-    ) -> (Option<Recorded>, Option<Recorded>) {
-        match Recorded::of_session(session) {
-            Some(recorded) => (Some(recorded), None),
-            None => (None, Recorded::of_smith(session)),
-        }
-    }
-
-    /// The provider and model smith's own `session.json` names, which
-    /// price its requests; `None` for an imported session (see
-    /// [`Recorded::of_session`]) and for one that names neither, which is
-    /// priced at the default row.
-    pub fn of_smith(session: &crate::transcript::Session) -> Option<Recorded> {
-        let meta = session.meta.as_ref()?;
-        if meta.raw.as_ref().and_then(SessionFile::from_meta).is_some() {
-            return None;
-        }
-        Recorded::named(meta.provider.as_deref(), meta.model.as_deref())
-    }
-
-    /// A smith session billed by `provider` for `model`, without records of
-    /// its requests; `None` when both are missing or empty.
-    pub fn named(provider: Option<&str>, model: Option<&str>) -> Option<Recorded> {
-        let given = |x: Option<&str>| x.map(str::trim).filter(|x| !x.is_empty()).map(String::from);
-        let (provider, model) = (given(provider), given(model));
-        if provider.is_none() && model.is_none() {
-            return None;
-        }
-        Some(Recorded {
-            model,
-            provider,
-            ..Recorded::default()
-        })
-    }
-
-    /// The row of the price table a request of `model` (the session's own
-    /// where the request names none) is billed at, through the session's
-    /// provider; the default row where neither names anything.
-    pub fn row_for(&self, model: Option<&str>) -> &'static ModelPrice {
-        match (model.or(self.model.as_deref()), self.provider.as_deref()) {
-            (Some(m), p) => price_for(p, m),
-            (None, Some(p)) => price_for(Some(p), ""),
-            (None, None) => default_model(),
-        }
-    }
-
-    /// Whether the session's requests could be served from the prompt
-    /// cache at `row`. smith's OpenRouter client sends no `cache_control`
-    /// marks, so a model whose provider caches only what the client marks
-    /// (Anthropic's, routed) caches nothing there: every prompt token is
-    /// plain input. OpenAI's and Gemini's models cache on their own.
-    pub fn caches_at(&self, row: &ModelPrice) -> bool {
-        let openrouter = self
-            .provider
-            .as_deref()
-            .is_some_and(|p| p.eq_ignore_ascii_case("openrouter"));
-        self.imported || !openrouter || row.cache != CacheKind::Explicit
-    }
-
-    /// When the request answered by message `index` was answered.
-    pub fn time_of(&self, index: usize) -> Option<i64> {
-        self.by_message.get(&index).and_then(|x| x.0)
-    }
-
-    /// The cache lifetime most of the session's writes went to, if the
-    /// records say.
-    pub fn tier(&self) -> Option<CacheTtl> {
-        self.tier
-    }
-
-    /// The provider and model smith's `session.json` (parsed) names, for
-    /// outputs that list the prices of sessions they have not loaded.
-    pub fn of_smith_json(raw: &serde_json::Value) -> Option<Recorded> {
-        if SessionFile::from_meta(raw).is_some() {
-            return None;
-        }
-        let s = |k: &str| raw.get(k).and_then(|v| v.as_str());
-        Recorded::named(s("provider"), s("model"))
-    }
-
-    /// The rows of the price table the session's requests are billed at,
-    /// each once, in the order first used.
-    pub fn rows(&self) -> Vec<&'static ModelPrice> {
-        let mut rows: Vec<&'static ModelPrice> = Vec::new();
-        let mut indices: Vec<&usize> = self.by_message.keys().collect();
-        indices.sort();
-        let models = indices
-            .into_iter()
-            .map(|i| self.by_message[i].1.as_deref())
-            .chain(self.by_message.is_empty().then_some(None));
-        for m in models {
-            let row = self.row_for(m);
-            if !rows.iter().any(|r| r.family == row.family) {
-                rows.push(row);
-            }
-        }
-        rows
-    }
-
-    /// The prices the session is billed at, in words: each row with how
-    /// it caches through the session's provider.
-    pub fn describe_prices(&self) -> String {
-        let by = self
-            .provider
-            .as_deref()
-            .map_or(String::new(), |p| format!(" (billed by {p})"));
-        let rows: Vec<String> = self
-            .rows()
-            .into_iter()
-            .map(|row| format!("{}; {}", row.describe(), self.caching_of(row)))
-            .collect();
-        format!("{}{by}", rows.join(" | "))
-    }
-
-    /// How the session's requests at `row` use the prompt cache, in words.
-    pub fn caching_of(&self, row: &ModelPrice) -> String {
-        if !self.caches_at(row) {
-            return "no caching: smith marks nothing for caching through OpenRouter, so every prompt token is plain input".into();
-        }
-        match row.cache {
-            CacheKind::Explicit => format!("explicit caching from {} tokens", row.min_cacheable),
-            CacheKind::Implicit => format!("implicit caching from {} tokens", row.min_cacheable),
-            CacheKind::Automatic => format!(
-                "automatic caching from {} tokens in {}-token steps, no write premium",
-                row.min_cacheable, row.cache_block
-            ),
-            CacheKind::Free => "free: nothing billed".into(),
-        }
-    }
-}
-
-/// The rows smith's own sessions are billed at, by the provider and model
-/// each `session.json` names, with how many sessions each: the part of a
-/// sweep's header about them.
-#[derive(Debug, Default)]
-pub struct SmithPrices {
-    /// Row, how it caches through the provider, sessions.
-    rows: Vec<(&'static ModelPrice, String, usize)>,
-}
-
-impl SmithPrices {
-    /// Counts the session whose `session.json` is `raw`; false when it is
-    /// not smith's own or names neither provider nor model.
-    pub fn add(&mut self, raw: Option<&serde_json::Value>) -> bool {
-        let Some(r) = raw.and_then(Recorded::of_smith_json) else {
-            return false;
-        };
-        let row = r.row_for(None);
-        let caching = r.caching_of(row);
-        match self
-            .rows
-            .iter_mut()
-            .find(|(x, c, _)| x.family == row.family && *c == caching)
-        {
-            Some(x) => x.2 += 1,
-            None => self.rows.push((row, caching, 1)),
-        }
-        true
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    /// One part per row, most sessions first.
-    pub fn describe(&self) -> Vec<String> {
-        let mut rows: Vec<&(&'static ModelPrice, String, usize)> = self.rows.iter().collect();
-        rows.sort_by_key(|r| std::cmp::Reverse(r.2));
-        rows.iter()
-            .map(|(row, caching, n)| {
-                format!(
-                    "{} {} ({caching}; {})",
-                    row.family,
-                    row.prices(),
-                    crate::format::plural(*n, "smith session")
-                )
-            })
-            .collect()
-    }
-}
-
-/// The prices a session is billed at under `settings`, in words, for the
-/// outputs that name them: `--price`, else what [`Recorded::describe_prices`]
-/// says, else (a session that names no model) the default row.
-pub fn prices_named(recorded: Option<&Recorded>, settings: &Settings) -> String {
-    match (settings.prices, recorded) {
-        (Some(p), _) => format!("{p} (--price)"),
-        (None, Some(r)) => r.describe_prices(),
-        (None, None) => format!(
-            "{} (the session names no model)",
-            default_model().describe()
-        ),
-    }
-}
-
 /// A replay's price under the model, with its parts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Priced {
@@ -472,7 +174,13 @@ pub struct Meter<'a> {
     budget: Budget,
     summary_tokens: u64,
     settings: Settings,
+    /// The tier writes go to, and the lifetime a cache keeps them: the
+    /// session's tier unless [`Part::LifetimeTier`] is off.
     tier: CacheTtl,
+    lifetime: CacheTtl,
+    /// Each request's predicted split and price, when asked for
+    /// ([`Meter::itemized`]): the bill check's per-request figures.
+    items: Option<Vec<Metered>>,
     /// Per row of the price table and rate (`true`: the row's
     /// long-context rates).
     buckets: Vec<(&'static ModelPrice, bool, Bucket)>,
@@ -506,6 +214,11 @@ impl<'a> Meter<'a> {
             .ttl
             .or_else(|| recorded.and_then(|r| r.tier))
             .unwrap_or(CacheTtl::FiveMinutes);
+        let lifetime = match settings.ttl {
+            Some(t) => t,
+            None if settings.parts.on(Part::LifetimeTier) => tier,
+            None => CacheTtl::FiveMinutes,
+        };
         Meter {
             messages,
             recorded,
@@ -513,6 +226,8 @@ impl<'a> Meter<'a> {
             summary_tokens,
             settings: *settings,
             tier,
+            lifetime,
+            items: None,
             buckets: Vec::new(),
             warm: Vec::new(),
             summarizer: true,
@@ -527,6 +242,15 @@ impl<'a> Meter<'a> {
     pub fn without_summarizer(self) -> Meter<'a> {
         Meter {
             summarizer: false,
+            ..self
+        }
+    }
+
+    /// The same meter keeping each request's split and price
+    /// ([`Meter::finish_itemized`]).
+    pub fn itemized(self) -> Meter<'a> {
+        Meter {
+            items: Some(Vec::new()),
             ..self
         }
     }
@@ -643,12 +367,22 @@ impl<'a> Meter<'a> {
             _ => false,
         };
         self.prev_index = Some(r.message_index);
-        if rewritten || matches!(r.strategy, Strategy::Summarized | Strategy::Dropped) {
+        let compacted = self.settings.parts.on(Part::CompactionCause)
+            && matches!(r.strategy, Strategy::Summarized | Strategy::Dropped);
+        if rewritten || compacted {
             if let Some(a) = self.recorded.and_then(|x| x.account.as_deref()) {
                 let kept = read.min(a.fixed_prefix() as i64);
                 write += read - kept;
                 read = kept;
             }
+        }
+        // A request reads at most what it sends: with the compaction's part
+        // off, the prefix the replay carried across a summary is taken to
+        // be still cached, as far as the request is long.
+        let sent = r.real_after.max(0);
+        if read > sent {
+            write += read - sent;
+            read = sent;
         }
         // The first request's cache is cold, and so is a model's whose
         // cache holds nothing yet; a model's cache holds at most what its
@@ -670,7 +404,7 @@ impl<'a> Meter<'a> {
             None => {}
         }
         let last = here.and_then(|i| self.warm[i].1);
-        if let (Some(s), Some(a), Some(b)) = (self.tier.seconds(), last, t) {
+        if let (Some(s), Some(a), Some(b)) = (self.lifetime.seconds(), last, t) {
             self.cost.ttl_applied = true;
             if b - a > s {
                 write += read;
@@ -759,8 +493,10 @@ impl<'a> Meter<'a> {
             }
         };
         bucket.sent += r.real_after;
-        if r.real_after < min || !caches {
+        // (plain, read, written in the meter's tier, in the other one)
+        let split = if r.real_after < min || !caches {
             bucket.plain += r.real_after;
+            (r.real_after, 0, 0, 0)
         } else {
             // The writes go to the tier the request's record shows, else
             // the meter's.
@@ -785,7 +521,8 @@ impl<'a> Meter<'a> {
             } else {
                 other
             };
-        }
+            (0, read, write - other, other)
+        };
         let (_, output_price) = self.prices_of(row);
         // The answer: recorded, else the answering message's estimate.
         let out = output.map_or_else(
@@ -798,6 +535,17 @@ impl<'a> Meter<'a> {
         );
         self.cost.output_tokens += out.max(0) as u64;
         self.cost.price_output += dollars(out, output_price);
+        if self.items.is_some() {
+            let shared = found > 0
+                && self
+                    .recorded
+                    .and_then(|x| x.account.as_deref())
+                    .is_some_and(|a| a.cold_read(r.message_index) >= 1.0);
+            let item = self.item(r.message_index, row, split, out, shared);
+            if let Some(items) = &mut self.items {
+                items.push(item);
+            }
+        }
         if self.summarizer && r.strategy == Strategy::Summarized {
             // The summarizer reads the turns it replaces, uncached, and
             // writes the summary.
@@ -808,6 +556,48 @@ impl<'a> Meter<'a> {
             self.cost.price_summarizer += dollars(budget.charged(replaced.max(0) as u64), input)
                 + dollars(self.summary_tokens as i64, output_price);
         }
+    }
+
+    /// Request `message`'s item: its `split` (plain, read, written in the
+    /// meter's tier, in the other) and `out` answer tokens at `row`, priced
+    /// as [`Meter::finish`] prices its row's sums.
+    fn item(
+        &self,
+        message: usize,
+        row: &ModelPrice,
+        (plain, read, write, other): (i64, i64, i64, i64),
+        out: i64,
+        shared: bool,
+    ) -> Metered {
+        let (p, output_price) = self.prices_of(row);
+        let usd = p.cached(read, write)
+            + p.uncached(plain)
+            + dollars(other, self.other_tier_price(row))
+            + dollars(out, output_price);
+        let (w5, w1) = match self.tier {
+            CacheTtl::OneHour => (other, write),
+            _ => (write, other),
+        };
+        let n = |x: i64| x.max(0) as u64;
+        Metered {
+            message_index: message,
+            tokens: Tokens {
+                input: n(plain),
+                cache_read: n(read),
+                cache_write_5m: n(w5),
+                cache_write_1h: n(w1),
+                output: n(out),
+            },
+            usd,
+            shared,
+        }
+    }
+
+    /// [`Meter::finish`], with each request's item (none unless
+    /// [`Meter::itemized`]).
+    pub fn finish_itemized(mut self) -> (ModelCost, Vec<Metered>) {
+        let items = self.items.take().unwrap_or_default();
+        (self.finish(), items)
     }
 
     /// The replay's figures, with `refetch` (the loss measure's expected
@@ -888,7 +678,7 @@ pub fn price_replay(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cost::bill::unlogged::Expect;
+    use crate::cost::bill::unlogged::{AccountView, Expect};
 
     /// A request answered by message `index`, sending `after` tokens of
     /// which `read` are the previous request's prefix.

@@ -1,11 +1,17 @@
-use super::timeline::*;
-use super::*;
+//! The bill check on hand-made logs whose usage is known: what the log's
+//! reading finds (causes, misses, the account) and what the recorded
+//! replay's meter predicts of each request.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::cost::bill::*;
 use crate::cost::CacheTtl;
+use crate::transcript::measured::{self, AgentRun, Measured};
 use crate::transcript::session_file::{
     CompactBoundary, RequestRecord, RequestUsage, SessionFile, Source, FORMAT_CLAUDE_CODE,
 };
-use crate::transcript::Message;
-use std::sync::Arc;
+use crate::transcript::{Block, Message, Role};
 
 const OPUS: &str = "claude-opus-4-6";
 
@@ -54,15 +60,100 @@ fn file(reqs: Vec<(RequestUsage, RequestRecord)>) -> SessionFile {
     }
 }
 
-fn run(f: &SessionFile, settings: Settings) -> SessionCheck {
-    let input = Input {
-        label: "s".into(),
-        file: f,
-        messages: &[],
-        fixed_prefix: 20_000,
-        ratio: 1.0,
+/// The transcript a hand-made log stands for: before each request's
+/// answer a user message (`first`, else 400 bytes), the answers 80 bytes;
+/// measured and run as an import's are.
+struct Built {
+    messages: Vec<Arc<Message>>,
+    measured: Option<Measured>,
+    run: Option<Arc<AgentRun>>,
+}
+
+fn built(f: &SessionFile, first: Option<&Message>) -> Built {
+    let answers: HashSet<usize> = f.requests.iter().map(|r| r.message_index).collect();
+    let last = answers.iter().copied().max().unwrap_or(0);
+    let mut messages: Vec<Arc<Message>> = (0..=last)
+        .map(|i| {
+            Arc::new(if answers.contains(&i) {
+                Message::new(
+                    Role::Assistant,
+                    vec![Block::text("z".repeat(80).as_bytes())],
+                    false,
+                    None,
+                )
+            } else if i == 0 && first.is_some() {
+                first.cloned().expect("checked")
+            } else {
+                Message::user("q".repeat(400).as_bytes())
+            })
+        })
+        .collect();
+    let measured = measured::of_file(f, &messages);
+    if let Some(m) = &measured {
+        measured::apply(m, &mut messages);
+    }
+    let run = Some(Arc::new(AgentRun::of(f, measured.as_ref())));
+    Built {
+        messages,
+        measured,
+        run,
+    }
+}
+
+/// The bill check of `files` under `settings`, each with its own
+/// transcript, a fixed prompt of 20 000 tokens and `ratio`.
+fn check_with(
+    files: &[SessionFile],
+    settings: &Settings,
+    built: &[Built],
+    ratio: f64,
+) -> Vec<SessionCheck> {
+    let inputs: Vec<Input> = files
+        .iter()
+        .zip(built)
+        .map(|(f, b)| Input {
+            label: f.id.clone(),
+            file: f,
+            messages: &b.messages,
+            fixed_prefix: 20_000,
+            ratio,
+            measured: b.measured.as_ref(),
+            run: b.run.as_ref(),
+        })
+        .collect();
+    let priced = crate::cost::session::Settings {
+        ttl: settings.ttl,
+        min_cacheable: settings.min_cacheable,
+        prices: None,
+        parts: settings.parts,
     };
-    check_session(&input, &Shared::default(), &settings)
+    super::recorded::check_all(&inputs, &priced, &|_| 1_000_000, &|_| String::new()).bill
+}
+
+fn check(files: &[SessionFile], settings: &Settings) -> Vec<SessionCheck> {
+    let built: Vec<Built> = files.iter().map(|f| built(f, None)).collect();
+    check_with(files, settings, &built, 1.0)
+}
+
+fn run(f: &SessionFile, settings: Settings) -> SessionCheck {
+    check(std::slice::from_ref(f), &settings).remove(0)
+}
+
+/// Each input's view of the account.
+fn accounts(files: &[SessionFile], settings: &Settings) -> Vec<Option<unlogged::AccountView>> {
+    let inputs: Vec<Input> = files
+        .iter()
+        .map(|f| Input {
+            label: f.id.clone(),
+            file: f,
+            messages: &[],
+            fixed_prefix: 20_000,
+            ratio: 1.0,
+            measured: None,
+            run: None,
+        })
+        .collect();
+    crate::cost::bill::accounts(&inputs, settings)
 }
 
 /// Every part on, the lifetime from the records.
@@ -114,7 +205,7 @@ fn the_one_hour_tier_survives_the_same_gap_and_costs_twice_the_input() {
     let d = &c.detail[1];
     assert_eq!(d.cold, None);
     assert_eq!(d.predicted.cache_write_1h, 10_000);
-    let opus = super::super::table::model_price(OPUS).unwrap();
+    let opus = crate::cost::table::model_price(OPUS).unwrap();
     let write_only = Tokens {
         cache_write_1h: 1_000_000,
         ..Tokens::default()
@@ -170,12 +261,33 @@ fn after_the_agents_compaction_only_the_fixed_prompt_is_read() {
     ]);
     f.compact_boundaries.push(CompactBoundary {
         message_index: 3,
+        requests_before: 1,
+        summary_bytes: Some(200),
+        summary: Some("s".repeat(200)),
         ..CompactBoundary::default()
     });
-    let d = &run(&f, AUTO).detail[1];
+    // The first question holds all of the first prompt but 20 100 tokens
+    // of fixed prompt (129 900 tokens at 4 bytes a token).
+    let question = Message::user("q".repeat(4 * 129_900).as_bytes());
+    let b = [built(&f, Some(&question))];
+    let at = |parts: Parts| {
+        let s = Settings { parts, ..AUTO };
+        check_with(std::slice::from_ref(&f), &s, &b, 1.0).remove(0)
+    };
+    // The fixed prompt as given (20 000), not fitted from the log's one
+    // partial read (21 000).
+    let given = AUTO.parts.without(Part::FixedPromptFit);
+    let c = at(given);
+    let d = &c.detail[1];
     assert_eq!(d.predicted.cache_read, 20_000);
     assert_eq!(d.cold, Some(Cause::AgentCompaction));
     assert_eq!(d.miss, Some(Cause::AgentCompaction));
+    // Fitted, 21 000: no more than the replay's own prefix across the
+    // summary, the fixed prompt as measured.
+    assert_eq!(at(AUTO.parts).detail[1].predicted.cache_read, 20_100);
+    // Off, that prefix is read whatever the fixed prompt.
+    let off = at(given.without(Part::CompactionCause));
+    assert_eq!(off.detail[1].predicted.cache_read, 20_100);
 }
 
 #[test]
@@ -222,7 +334,7 @@ fn a_miss_that_reads_a_length_another_request_read_is_an_early_eviction() {
             vec![req(1, OPUS, 40_000, 17_504, 10, CacheTtl::FiveMinutes)],
         ),
     ];
-    let checks = check(&inputs(&files), &AUTO);
+    let checks = check(&files, &AUTO);
     let a = checks.iter().find(|c| c.session == "a").unwrap();
     assert_eq!(a.detail[2].cold, None, "nothing in the log made it cold");
     assert_eq!(a.detail[2].miss, Some(Cause::EarlyEviction));
@@ -239,7 +351,7 @@ fn a_miss_that_reads_a_length_another_request_read_is_an_early_eviction() {
             r.model = Some("gpt-5.4".into());
         }
     }
-    let checks = check(&inputs(&openai), &AUTO);
+    let checks = check(&openai, &AUTO);
     let a = checks.iter().find(|c| c.session == "a").unwrap();
     assert_eq!(a.detail[2].miss, Some(Cause::Unexplained));
 }
@@ -282,7 +394,7 @@ fn the_short_tail_says_how_much_of_its_error_is_the_first_request() {
             ),
         ],
     ));
-    let checks = check(&inputs(&files), &AUTO);
+    let checks = check(&files, &AUTO);
     let s = &summarize(&checks)[0];
     let tail = s.short_tail.as_ref().unwrap();
     let late = checks.iter().find(|c| c.session == "late").unwrap();
@@ -307,19 +419,6 @@ fn session(id: &str, agent: Option<&str>, reqs: Vec<(RequestUsage, RequestRecord
     f.source.agent_id = agent.map(str::to_string);
     f.created_at = f.request_records.first().and_then(|r| r.timestamp.clone());
     f
-}
-
-fn inputs<'a>(files: &'a [SessionFile]) -> Vec<Input<'a>> {
-    files
-        .iter()
-        .map(|f| Input {
-            label: f.id.clone(),
-            file: f,
-            messages: &[],
-            fixed_prefix: 20_000,
-            ratio: 1.0,
-        })
-        .collect()
 }
 
 /// A session `id` of a first request at `second` reading `first_read`,
@@ -369,7 +468,7 @@ fn a_cold_request_reads_the_fixed_prompt_as_often_as_the_other_sessions_did() {
             )
         })
         .collect();
-    let checks = check(&inputs(&files), &AUTO);
+    let checks = check(&files, &AUTO);
     let of = |id: &str| checks.iter().find(|c| c.session == id).unwrap();
     // s0 is priced by the 21 others (all read it), not by its own record.
     assert_eq!(of("s0").detail[0].predicted.cache_read, 20_000);
@@ -385,10 +484,10 @@ fn a_cold_request_reads_the_fixed_prompt_as_often_as_the_other_sessions_did() {
         (22, 21)
     );
     // Alone on the log, the first request reads what the log shows.
-    let alone = check(&inputs(&files[..1]), &AUTO);
+    let alone = check(&files[..1], &AUTO);
     assert_eq!(alone[0].detail[0].predicted.cache_read, 0);
     let plain = check(
-        &inputs(&files),
+        &files,
         &Settings {
             parts: LOG_ALONE,
             ..AUTO
@@ -405,7 +504,7 @@ fn early_evictions_are_priced_by_the_share_the_other_sessions_lost() {
         run_of("b", 3600, 0, 30, &[]),
         run_of("c", 7200, 0, 30, &[]),
     ];
-    let checks = check(&inputs(&files), &AUTO);
+    let checks = check(&files, &AUTO);
     let of = |id: &str| checks.iter().find(|c| c.session == id).unwrap();
     // a's own evictions do not price a: each warm request reads all
     // of the previous prompt.
@@ -446,9 +545,8 @@ fn a_replay_is_priced_by_the_shares_and_warm_prompts_the_check_priced_by() {
         run_of("c", 7200, 0, 30, &[]),
         run_of("d", 15, 20_000, 2, &[]),
     ];
-    let inputs = inputs(&files);
-    let checks = check(&inputs, &AUTO);
-    let views = accounts(&inputs, &AUTO);
+    let checks = check(&files, &AUTO);
+    let views = accounts(&files, &AUTO);
     let b = checks.iter().find(|c| c.session == "b").unwrap();
     let view_b = views[1].as_ref().unwrap();
     // The share the check priced b's warm requests by is the view's.
@@ -466,7 +564,7 @@ fn a_replay_is_priced_by_the_shares_and_warm_prompts_the_check_priced_by() {
     // Each session alone: no warm prompt of another; the logs alone: no
     // shares.
     let alone = accounts(
-        &inputs,
+        &files,
         &Settings {
             parts: PER_SESSION,
             ..AUTO
@@ -475,7 +573,7 @@ fn a_replay_is_priced_by_the_shares_and_warm_prompts_the_check_priced_by() {
     assert_eq!(alone[3].as_ref().unwrap().cold_read(1), 0.0);
     assert_eq!(alone[1].as_ref().unwrap().evicted(10), view_b.evicted(10));
     let plain = accounts(
-        &inputs,
+        &files,
         &Settings {
             parts: LOG_ALONE,
             ..AUTO
@@ -515,8 +613,7 @@ fn one_account_one_cache_a_new_session_reads_the_fixed_prompt_another_kept_warm(
             vec![req(1, OPUS, 25_000, 0, 410, CacheTtl::FiveMinutes)],
         ),
     ];
-    let inputs = inputs(&files);
-    let checks = check(&inputs, &AUTO);
+    let checks = check(&files, &AUTO);
     let first = |id: &str| &checks.iter().find(|c| c.session == id).unwrap().detail[0];
     assert_eq!(first("b").predicted.cache_read, 20_000);
     assert_eq!(first("c").predicted.cache_read, 0);
@@ -524,7 +621,7 @@ fn one_account_one_cache_a_new_session_reads_the_fixed_prompt_another_kept_warm(
     assert_eq!(summarize(&checks)[0].shared_reads, 1);
     // Priced alone, nothing is shared.
     let alone = check(
-        &inputs,
+        &files,
         &Settings {
             parts: PER_SESSION,
             ..AUTO
@@ -550,27 +647,20 @@ fn a_request_answered_at_the_moment_another_was_sent_had_not_cached_anything_yet
             vec![req(1, OPUS, 25_000, 0, 100, CacheTtl::FiveMinutes)],
         ),
     ];
-    let checks = check(&inputs(&files), &AUTO);
+    let checks = check(&files, &AUTO);
     assert!(checks.iter().all(|c| c.detail[0].predicted.cache_read == 0));
 }
 
 #[test]
 fn a_compaction_agent_without_its_parent_reads_all_but_its_instruction() {
-    let instruction = Arc::new(Message::user("x".repeat(4000).as_bytes()));
+    let instruction = Message::user("x".repeat(4000).as_bytes());
     let f = session(
         "cc-p-agent-acompact-1",
         Some("acompact-1"),
         vec![req(1, OPUS, 150_000, 149_000, 0, CacheTtl::FiveMinutes)],
     );
-    let messages = [instruction];
-    let input = Input {
-        label: "c".into(),
-        file: &f,
-        messages: &messages,
-        fixed_prefix: 20_000,
-        ratio: 1.5,
-    };
-    let c = check_session(&input, &Shared::default(), &AUTO);
+    let b = [built(&f, Some(&instruction))];
+    let c = check_with(std::slice::from_ref(&f), &AUTO, &b, 1.5).remove(0);
     // 4000 bytes / 4 × 1.5 = 1500 tokens of instruction.
     assert_eq!(c.detail[0].predicted.cache_read, 148_500);
 }
@@ -591,11 +681,16 @@ fn each_request_is_billed_at_its_families_rates_and_the_check_names_them() {
     ]);
     f.provider = Some("anthropic".into());
     let c = run(&f, AUTO);
-    let sonnet = super::super::table::model_price("claude-sonnet-4-5").unwrap();
+    let sonnet = crate::cost::table::model_price("claude-sonnet-4-5").unwrap();
     // Above 200k the whole request is at the long-context rates.
     assert!(c.detail[1].long_context && !c.detail[0].long_context);
     let d = &c.detail[1];
-    assert_eq!(d.predicted_usd, d.predicted.dollars(&sonnet.at(250_000)));
+    let at_long = d.predicted.dollars(&sonnet.at(250_000));
+    assert!(
+        (d.predicted_usd - at_long).abs() < 1e-12,
+        "{} {at_long}",
+        d.predicted_usd
+    );
     assert!(d.predicted_usd > d.predicted.dollars(sonnet));
     // Opus 4.7 at $5 per million input, not Opus 4's $15.
     assert_eq!(c.detail[2].family, "Claude Opus 4.7");

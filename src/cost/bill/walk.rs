@@ -1,6 +1,9 @@
-//! One session walked request by request: the predicted split of each
-//! prompt between cache reads, writes and plain input, and the cause of
-//! each recorded miss.
+//! One session's log read request by request: the recorded split of each
+//! prompt, what made a cache cold, the cause of each recorded miss and what
+//! a request shows of the account's cache beyond the log. Nothing here is
+//! priced as predicted: the recorded replay's meter predicts every request
+//! (`crate::cost::session::Meter`, `crate::calibrate::recorded`), the same
+//! meter every config of a sweep is priced by.
 
 use std::collections::HashMap;
 
@@ -88,93 +91,34 @@ fn cold_cause(
     }
 }
 
-/// One request as the check walks a session: what the walk knows before it.
-struct Step<'s> {
-    prev: Option<(usize, u64)>,
-    here: Option<Warm>,
-    cold: Option<Cause>,
-    /// The fixed prompt another session of the account kept warm, in
-    /// tokens, and whether a logged session did; else its expected part
-    /// found warm through requests outside the log.
-    from_others: &'s dyn Fn() -> (u64, bool),
-    /// Of a warm prefix past the fixed prompt, the expected part lost to an
-    /// early eviction.
-    evicted: f64,
-    /// The session's fixed prompt, and its kind.
-    fixed_prefix: u64,
-    kind: Kind,
-}
-
-/// The tokens the model predicts a request reads from the cache, before
-/// the minimum prefix and cache blocks; and whether they are the fixed
-/// prompt another session kept warm.
-fn predicted_read(
+/// What a compaction agent's first request finds cached, as the log
+/// shows it before the request is sent: the context its parent sent last
+/// within the lifetime (else all of its prompt but its own instruction),
+/// or the fixed prompt another session kept warm where that is more; in
+/// whole cache blocks, nothing below the minimum `min`.
+fn first_read(
     input: &Input,
     shared: &Shared,
     settings: &Settings,
-    step: &Step,
-    prompt: u64,
+    (prompt, min, block): (u64, u64, u64),
     model: &str,
     t: Option<i64>,
-) -> (u64, bool) {
-    let fixed_prefix = step.fixed_prefix;
-    match (step.prev, step.here, step.cold) {
-        (None, _, _) if step.kind == Kind::Compaction && settings.has(Part::ParentLinks) => {
-            let from_parent = match shared.parent {
-                Some(p) => parent_prefix(p, model, t, settings),
-                None => prompt.saturating_sub(own_instruction(input)),
-            };
-            let (f, _) = (step.from_others)();
-            (from_parent.max(f).min(prompt), f > from_parent)
-        }
-        (None, _, _) | (_, None, _) | (_, _, Some(Cause::TtlExpiry)) => {
-            let (f, logged) = (step.from_others)();
-            let f = f.min(prompt);
-            (f, logged && f > 0)
-        }
-        (_, Some(w), None) => {
-            let full = w.prompt.min(prompt);
-            let lost = (full - fixed_prefix.min(full)) as f64 * step.evicted;
-            (full - lost.round() as u64, false)
-        }
-        (_, Some(w), Some(Cause::AgentCompaction | Cause::HarnessRewrite)) => {
-            (fixed_prefix.min(w.prompt).min(prompt), false)
-        }
-        _ => (0, false),
-    }
-}
-
-/// The predicted split of a request of `prompt` tokens reading `read`:
-/// plain input below the minimum `min`, else the read and the rest
-/// written, in the tiers the record shows (`r5`, `r1`) or `tier`.
-fn predicted_tokens(
-    r: &RequestUsage,
-    prompt: u64,
-    min: u64,
-    read: u64,
-    tier: CacheTtl,
-    (r5, r1): (u64, u64),
-) -> Tokens {
-    let mut predicted = Tokens {
-        output: r.output_tokens,
-        ..Tokens::default()
-    };
-    if prompt < min {
-        predicted.input = prompt;
-        return predicted;
-    }
-    predicted.cache_read = read;
-    let write = prompt - read;
-    let one_hour = if r5 + r1 > 0 {
-        (write as f64 * r1 as f64 / (r5 + r1) as f64).round() as u64
-    } else if tier == CacheTtl::OneHour {
-        write
+    warm_elsewhere: u64,
+) -> u64 {
+    let read = if settings.has(Part::ParentLinks) {
+        let from_parent = match shared.parent {
+            Some(p) => parent_prefix(p, model, t, settings),
+            None => prompt.saturating_sub(own_instruction(input)),
+        };
+        from_parent.max(warm_elsewhere).min(prompt)
     } else {
-        0
+        warm_elsewhere.min(prompt)
     };
-    predicted.cache_write_1h = one_hour.min(write);
-    predicted.cache_write_5m = write - predicted.cache_write_1h;
-    predicted
+    if read < min {
+        0
+    } else {
+        read / block * block
+    }
 }
 
 /// The cause of a recorded miss (a read under half the previous prompt):
@@ -201,7 +145,9 @@ fn miss_cause(
     })
 }
 
-/// Checks one session against what the other sessions left in the cache.
+/// Reads one session's log against what the other sessions left in the
+/// cache: every request's recorded split and causes, its prediction left
+/// for the meter ([`SessionCheck::priced`]).
 pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> SessionCheck {
     let file = input.file;
     let mut warm: HashMap<String, Warm> = HashMap::new();
@@ -211,7 +157,6 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
     let started = file.created_at.as_deref().and_then(parse_rfc3339);
     let fixed_prefix = shared.fixed_prefix.unwrap_or(input.fixed_prefix);
     let kind = Kind::of(file);
-    let expect = shared.expect.unwrap_or_default();
     for (i, r) in file.requests.iter().enumerate() {
         let prompt = r.prompt_tokens();
         if prompt == 0 {
@@ -245,16 +190,19 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
         // goes cold where its own compactions and gaps say.
         let account_warm = shared.fixed_prompt_warm(file, &model, sent, ttl);
         let logged_warm = cold_start && account_warm;
-        let from_others = || {
-            if logged_warm {
-                (fixed_prefix, true)
-            } else if kind == Kind::Compaction {
-                (0, false)
-            } else {
-                let f = fixed_prefix as f64 * expect.warm_elsewhere;
-                (f.round() as u64, false)
-            }
-        };
+        if prev.is_none() && kind == Kind::Compaction {
+            let elsewhere = if logged_warm { fixed_prefix } else { 0 };
+            let block = row.cache_block.max(1);
+            walk.first_read = Some(first_read(
+                input,
+                shared,
+                settings,
+                (prompt, min, block),
+                &model,
+                t,
+                elsewhere,
+            ));
+        }
         let gap = here.and_then(|w| Some(t? - w.at?));
         let chance = match (prompt >= min, cold, gap) {
             (false, _, _) => None,
@@ -270,28 +218,7 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
             }),
             _ => None,
         };
-        let step = Step {
-            prev,
-            here,
-            cold,
-            from_others: &from_others,
-            evicted: match chance {
-                Some(Chance::Warm { bucket, .. }) => expect.evicted[bucket],
-                _ => 0.0,
-            },
-            fixed_prefix,
-            kind,
-        };
-        let (read, shared_read) = predicted_read(input, shared, settings, &step, prompt, &model, t);
-        let block = row.cache_block.max(1);
-        let read = if read < min { 0 } else { read / block * block };
-        if shared_read && read > 0 && prompt >= min {
-            walk.shared_reads += 1;
-        }
-        // The recorded split decides the tier of the predicted writes: the
-        // lifetime is the agent's choice, known from its log.
         let split = recorded_split(r, rec, tier);
-        let predicted = predicted_tokens(r, prompt, min, read, tier, split);
         let recorded = split_tokens(r, split);
         let price = row.at(prompt);
         walk.detail.push(RequestCheck {
@@ -302,9 +229,9 @@ pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> Ses
             timestamp: rec.and_then(|x| x.timestamp.clone()),
             gap_seconds: gap,
             recorded_usd: recorded.dollars(&price),
-            predicted_usd: predicted.dollars(&price),
+            predicted_usd: 0.0,
             recorded,
-            predicted,
+            predicted: Tokens::default(),
             billed_usd: rec.and_then(|x| x.cost),
             cold,
             miss: miss_cause(r, row, prev, cold, shared),
@@ -325,21 +252,19 @@ struct Walk {
     detail: Vec<RequestCheck>,
     unpriced: Vec<String>,
     ttl_applied: bool,
-    shared_reads: usize,
+    first_read: Option<u64>,
 }
 
 impl Walk {
-    /// The session's check: its requests summed.
+    /// The session's check: its requests summed, the prediction left to
+    /// the meter.
     fn finish(self, input: &Input, fixed_prefix: u64) -> SessionCheck {
         let file = input.file;
         let mut recorded = Tokens::default();
-        let mut predicted = Tokens::default();
-        let (mut recorded_usd, mut predicted_usd) = (0.0, 0.0);
+        let mut recorded_usd = 0.0;
         for d in &self.detail {
             recorded.add(&d.recorded);
-            predicted.add(&d.predicted);
             recorded_usd += d.recorded_usd;
-            predicted_usd += d.predicted_usd;
         }
         let detail = self.detail;
         let billed_usd = file.recorded_cost.or_else(|| {
@@ -354,14 +279,15 @@ impl Walk {
             requests: detail.len(),
             ttl_applied: self.ttl_applied,
             fixed_prefix,
+            first_read: self.first_read,
             recorded,
-            predicted,
+            predicted: Tokens::default(),
             recorded_usd,
-            predicted_usd,
-            error: relative(predicted_usd, recorded_usd),
+            predicted_usd: 0.0,
+            error: relative(0.0, recorded_usd),
             billed_usd,
             unpriced_models: self.unpriced,
-            shared_reads: self.shared_reads,
+            shared_reads: 0,
             detail,
         }
     }
