@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use smith_calibrate::sweep::bootstrap::{intervals, Bootstrap, DEFAULT_RESAMPLES};
-use smith_calibrate::synth::rng::Rng;
+use smith_calibrate::synth::Rng;
 
 fn env_num(name: &str, default: usize) -> usize {
     match std::env::var(name) {

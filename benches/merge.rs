@@ -101,12 +101,7 @@ fn main() {
     let prices: Prices = "3,3.75,0.3".parse().expect("prices");
     let rank_by = Metric::Price;
     let started = Instant::now();
-    let opts = Options {
-        jobs: None,
-        progress: false,
-        quiet: true,
-        ..Options::default()
-    };
+    let opts = Options::silent(None);
     let sweep = run::run(&refs, &plan.setups, &opts).expect("sweep");
     println!(
         "swept {} sessions ({:.1} MB) under {} configs in {:.1}s",

@@ -113,12 +113,7 @@ fn time_setups(
     cost: Option<&Settings>,
 ) -> Measure {
     reset_peak();
-    let opts = Options {
-        jobs: Some(threads),
-        progress: false,
-        quiet: true,
-        ..Options::default()
-    };
+    let opts = Options::silent(Some(threads));
     let started = Instant::now();
     let sweep: Sweep =
         run::run_priced(refs, setups, &opts, cost, Vec::new(), &|_, _, _| Ok(())).expect("sweep");
@@ -216,16 +211,7 @@ fn main() {
         "peak MB"
     );
     // Warm the page cache so the first phase is not a disk benchmark.
-    let _ = run::run(
-        &refs,
-        &[],
-        &Options {
-            jobs: Some(threads),
-            progress: false,
-            quiet: true,
-            ..Options::default()
-        },
-    );
+    let _ = run::run(&refs, &[], &Options::silent(Some(threads)));
 
     let parse_n = time("parse only", &refs, &[], threads);
     let parse_1 = time("parse only", &refs, &[], 1);

@@ -6,14 +6,14 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Row};
 
-pub use crate::screen::Table;
+pub(crate) use crate::screen::Table;
 
 /// What a missing or non-finite value prints as.
-pub const NONE: &str = "–";
+pub(crate) const NONE: &str = "–";
 
 /// Tokens with a k/M/G suffix and three significant digits: `950`,
 /// `1.25k`, `12.5k`, `1.25M`.
-pub fn tokens(v: f64) -> String {
+pub(crate) fn tokens(v: f64) -> String {
     let a = v.abs();
     if !v.is_finite() {
         NONE.to_string()
@@ -58,7 +58,7 @@ pub fn money(v: f64) -> String {
 }
 
 /// A count: a whole number, or one decimal when it is not whole (a mean).
-pub fn count(v: f64) -> String {
+pub(crate) fn count(v: f64) -> String {
     if !v.is_finite() {
         NONE.to_string()
     } else if v.fract() == 0.0 {
@@ -87,14 +87,14 @@ pub fn signed_percent(fraction: f64) -> String {
 }
 
 /// `v` written by `write`, or [`NONE`] when there is none.
-pub fn or_none(v: Option<f64>, write: fn(f64) -> String) -> String {
+pub(crate) fn or_none(v: Option<f64>, write: fn(f64) -> String) -> String {
     v.map_or(NONE.to_string(), write)
 }
 
 /// A change already in percent (as [`crate::sweep::aggregate::Delta`]
 /// keeps it): `=` under a twentieth of a percent, `+12.5%`, and `new` for
 /// a change from zero (no percentage).
-pub fn change(pct: Option<f64>) -> String {
+pub(crate) fn change(pct: Option<f64>) -> String {
     match pct {
         Some(p) if p.abs() < 0.05 => "=".to_string(),
         Some(p) => format!("{p:+.1}%"),
@@ -104,7 +104,7 @@ pub fn change(pct: Option<f64>) -> String {
 
 /// A window in tokens as the config labels write it: `120k`, else the
 /// number.
-pub fn window(max_tokens: u64) -> String {
+pub(crate) fn window(max_tokens: u64) -> String {
     if max_tokens >= 1000 && max_tokens % 1000 == 0 {
         format!("{}k", max_tokens / 1000)
     } else {
@@ -113,12 +113,12 @@ pub fn window(max_tokens: u64) -> String {
 }
 
 /// A fraction of the window as the knobs are written: `0.80`.
-pub fn fraction(v: f64) -> String {
+pub(crate) fn fraction(v: f64) -> String {
     format!("{v:.2}")
 }
 
 /// `n` and the noun, singular or plural: `1 config`, `9 configs`.
-pub fn plural(n: usize, noun: &str) -> String {
+pub(crate) fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
@@ -128,7 +128,7 @@ pub fn plural(n: usize, noun: &str) -> String {
 
 /// A terminal table in the one style every command prints, under `header`;
 /// it prints fitted to the terminal (see [`crate::screen`]).
-pub fn table(header: impl Into<Row>) -> Table {
+pub(crate) fn table(header: impl Into<Row>) -> Table {
     let mut t = comfy_table::Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     t.set_header(header);
@@ -136,7 +136,7 @@ pub fn table(header: impl Into<Row>) -> Table {
 }
 
 /// A table cell aligned right, as numbers are.
-pub fn right(v: impl ToString) -> Cell {
+pub(crate) fn right(v: impl ToString) -> Cell {
     Cell::new(v.to_string()).set_alignment(CellAlignment::Right)
 }
 

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, Once};
 
 /// The exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells use.
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static INSTALL: Once = Once::new();
@@ -18,7 +18,7 @@ static INSTALL: Once = Once::new();
 /// Installs the handler (once per process). If it cannot be installed the
 /// default behaviour stays: Ctrl-C ends the process, and the atomic writes
 /// still keep every output whole.
-pub fn install() {
+pub(crate) fn install() {
     INSTALL.call_once(|| {
         let _ = ctrlc::set_handler(|| {
             if INTERRUPTED.swap(true, Ordering::SeqCst) {
@@ -32,7 +32,7 @@ pub fn install() {
 }
 
 /// Whether Ctrl-C was pressed.
-pub fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
@@ -50,7 +50,7 @@ fn wake() {
 /// The line tells a test that the run has reached a known point, where it
 /// then interrupts, kills or lets go of the process: no test has to guess
 /// with a sleep how far a run has got.
-pub fn pause_for_tests(line: &str) {
+pub(crate) fn pause_for_tests(line: &str) {
     crate::note!("{line}");
     std::thread::spawn(|| {
         let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());

@@ -16,7 +16,7 @@ use clap::{Arg, ArgMatches};
 
 /// What values a knob takes, and how its default is written in help.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Whole numbers (tokens, bytes, turns, results).
     Count,
     /// A fraction of the window; written as Rust writes it (`0.8`, `0`).
@@ -33,12 +33,12 @@ pub enum Kind {
 impl Kind {
     /// Whether the knob takes only whole numbers (and a range of it may
     /// leave out its step).
-    pub fn is_integer(self) -> bool {
+    pub(crate) fn is_integer(self) -> bool {
         self == Kind::Count
     }
 
     /// `v` as `[default: …]` writes it in the list flags' help.
-    pub fn show(self, v: f64) -> String {
+    pub(crate) fn show(self, v: f64) -> String {
         match self {
             Kind::Factor => format!("{v:?}"),
             Kind::Count | Kind::Fraction | Kind::Names => format!("{v}"),
@@ -56,7 +56,7 @@ pub enum Value {
 
 impl Value {
     /// The number, if it is one.
-    pub fn number(&self) -> Option<f64> {
+    pub(crate) fn number(&self) -> Option<f64> {
         match self {
             Value::Number(v) => Some(*v),
             Value::Names(_) => None,
@@ -77,7 +77,7 @@ impl std::fmt::Display for Value {
 
 /// Names as the command line and the data files write them:
 /// comma-separated, blanks ignored.
-pub fn names(text: &str) -> Vec<String> {
+pub(crate) fn names(text: &str) -> Vec<String> {
     text.split(',')
         .map(str::trim)
         .filter(|t| !t.is_empty())
@@ -87,7 +87,7 @@ pub fn names(text: &str) -> Vec<String> {
 
 /// The value type of a knob table (`f64` for smith's, [`Value`] for the
 /// policies'), as help writes a default.
-pub trait Shown: std::fmt::Display + 'static {
+pub(crate) trait Shown: std::fmt::Display + 'static {
     /// As `[default: …]` writes it for a knob of `kind`.
     fn shown(&self, kind: Kind) -> String;
 }
@@ -111,7 +111,7 @@ impl Shown for Value {
 /// How a knob appears in a config's label (`120k 0.80/0.50 cap512 w3`,
 /// `masking 200k M5`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Label {
+pub(crate) enum Label {
     /// Always written, first: the window as `120k` (or the number when it
     /// is not whole thousands).
     Window,
@@ -130,51 +130,51 @@ pub enum Label {
 /// what every part of the tool needs to know about it. `O` says whom it
 /// applies to (a scope for smith's knobs, a policy for the policies'), `V`
 /// is the value the accessors move (`f64`, or [`Value`]).
-pub struct Def<T: 'static, O: 'static, V: 'static> {
+pub(crate) struct Def<T: 'static, O: 'static, V: 'static> {
     /// The command-line flag without `--`; also a key of a grid file.
-    pub flag: &'static str,
+    pub(crate) flag: &'static str,
     /// The field of `T`: the column name in every output file; also a key
     /// of a grid file.
-    pub field: &'static str,
+    pub(crate) field: &'static str,
     /// The placeholder of the one-value flag in help (`N`, `F`, `BYTES`).
-    pub value_name: &'static str,
+    pub(crate) value_name: &'static str,
     /// Help of the one-value flag (`replay`, `transcript show --at`);
     /// `{default}` stands for the default. Lists' help where [`Def::list_help`]
     /// is empty.
-    pub help: &'static str,
+    pub(crate) help: &'static str,
     /// Help of the list flag (`sweep`), before its `[default: …]`.
-    pub list_help: &'static str,
-    pub kind: Kind,
-    pub label: Label,
+    pub(crate) list_help: &'static str,
+    pub(crate) kind: Kind,
+    pub(crate) label: Label,
     /// Whom it applies to.
-    pub applies: O,
+    pub(crate) applies: O,
     /// Rejects a number the knob cannot take, saying what it takes
     /// instead (a [`Kind::Names`] knob takes any names).
-    pub check: fn(f64) -> Result<(), ValueError>,
+    pub(crate) check: fn(f64) -> Result<(), ValueError>,
     /// Its value in `T`.
-    pub get: fn(&T) -> V,
+    pub(crate) get: fn(&T) -> V,
     /// Its value in `T` as labels write it: the field's own `Display`, so
     /// that no count passes through a float on its way to a label.
-    pub text: fn(&T) -> String,
+    pub(crate) text: fn(&T) -> String,
     /// Sets it in `T` to a value of its kind that [`Def::check`] accepted.
-    pub set: fn(&mut T, V),
+    pub(crate) set: fn(&mut T, V),
     /// Copies it from one `T` into another, exactly (no float between).
-    pub copy: fn(&mut T, &T),
+    pub(crate) copy: fn(&mut T, &T),
     /// The one-value flag's parser: the field's own type, so that a bad
     /// value is refused by clap as it always was.
-    pub typed: fn(Arg) -> Arg,
+    pub(crate) typed: fn(Arg) -> Arg,
     /// Reads the one-value flag `id` typed by [`Def::typed`] into `T`.
-    pub read: fn(&ArgMatches, &str, &mut T),
+    pub(crate) read: fn(&ArgMatches, &str, &mut T),
 }
 
 impl<T: Default + 'static, O: 'static, V: Shown> Def<T, O, V> {
     /// Its default: its value in `T::default()`, the one definition.
-    pub fn default_value(&self) -> V {
+    pub(crate) fn default_value(&self) -> V {
         (self.get)(&T::default())
     }
 
     /// Help of the list flag, with the default.
-    pub fn list_help_text(&self) -> String {
+    pub(crate) fn list_help_text(&self) -> String {
         let help = if self.list_help.is_empty() {
             self.help
         } else {
@@ -187,13 +187,13 @@ impl<T: Default + 'static, O: 'static, V: Shown> Def<T, O, V> {
     }
 
     /// Help of the one-value flag.
-    pub fn help_text(&self) -> String {
+    pub(crate) fn help_text(&self) -> String {
         self.help
             .replace("{default}", &self.default_value().to_string())
     }
 
     /// The list flag `sweep` takes (a list, a range or both, as text).
-    pub fn list_arg(&self, heading: &'static str) -> Arg {
+    pub(crate) fn list_arg(&self, heading: &'static str) -> Arg {
         Arg::new(self.flag)
             .long(self.flag)
             .value_name("LIST")
@@ -206,12 +206,12 @@ impl<T: Default + 'static, O: 'static, V: Shown> Def<T, O, V> {
 
     /// The list flag under its value name: a policy knob takes text in
     /// every command (one value for `replay`, a list for `sweep`).
-    pub fn text_arg(&self, heading: &'static str) -> Arg {
+    pub(crate) fn text_arg(&self, heading: &'static str) -> Arg {
         self.list_arg(heading).value_name(self.value_name)
     }
 
     /// The one-value flag with its default (`replay`, `show --at`).
-    pub fn one_arg(&self, heading: &'static str) -> Arg {
+    pub(crate) fn one_arg(&self, heading: &'static str) -> Arg {
         let arg = Arg::new(self.flag)
             .long(self.flag)
             .value_name(self.value_name)
@@ -225,7 +225,7 @@ impl<T: Default + 'static, O: 'static, V: Shown> Def<T, O, V> {
 
 /// A field a knob sets: how a label writes it and how its one-value flag
 /// parses it (the field's own type, so that a bad value is refused by clap).
-pub trait Field: Sized + Clone + 'static {
+pub(crate) trait Field: Sized + Clone + 'static {
     fn text(&self) -> String;
     fn typed(arg: Arg) -> Arg;
     fn read(m: &ArgMatches, id: &str) -> Option<Self>;
@@ -233,7 +233,7 @@ pub trait Field: Sized + Clone + 'static {
 
 /// A field that holds a value of `V`, as the table's accessors move it: a
 /// sweep's values are checked to fit the field before they are put.
-pub trait Holds<V>: Field {
+pub(crate) trait Holds<V>: Field {
     fn value(&self) -> V;
     fn put(&mut self, v: V);
 }
@@ -350,12 +350,12 @@ pub enum ValueError {
 
 /// Accepts any value: the knob's limits are checked with its struct
 /// (`Config::validate`).
-pub fn any(_: f64) -> Result<(), ValueError> {
+pub(crate) fn any(_: f64) -> Result<(), ValueError> {
     Ok(())
 }
 
 /// Accepts a whole number from `least` to `most`.
-pub fn whole(v: f64, least: f64, most: f64) -> Result<(), ValueError> {
+pub(crate) fn whole(v: f64, least: f64, most: f64) -> Result<(), ValueError> {
     if v < 0.0 || v.fract() != 0.0 {
         return Err(ValueError::NotWhole(v));
     }
@@ -376,7 +376,7 @@ pub fn whole(v: f64, least: f64, most: f64) -> Result<(), ValueError> {
 macro_rules! knob_table {
     (
         $(#[$meta:meta])*
-        pub enum $Name:ident: Def<$T:ty, $O:ty, $V:ty>;
+        $vis:vis enum $Name:ident: Def<$T:ty, $O:ty, $V:ty>;
         $(
             $(#[doc = $doc:expr])*
             $Variant:ident($field:ident: $ty:ty) { $($key:ident: $value:expr),* $(,)? }
@@ -385,16 +385,16 @@ macro_rules! knob_table {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
         #[serde(rename_all = "snake_case")]
-        pub enum $Name {
+        $vis enum $Name {
             $($(#[doc = $doc])* $Variant,)*
         }
 
         impl $Name {
             /// Every knob, in table order.
-            pub const ALL: [$Name; [$(stringify!($Variant)),*].len()] = [$($Name::$Variant),*];
+            $vis const ALL: [$Name; [$(stringify!($Variant)),*].len()] = [$($Name::$Variant),*];
 
             /// Its entry in the table.
-            pub fn def(self) -> &'static $crate::knob::Def<$T, $O, $V> {
+            pub(crate) fn def(self) -> &'static $crate::knob::Def<$T, $O, $V> {
                 static TABLE: [$crate::knob::Def<$T, $O, $V>; [$(stringify!($Variant)),*].len()] = [$(
                     $crate::knob::Def {
                         field: stringify!($field),

@@ -120,11 +120,12 @@ fn a_cycle_is_found() {
     );
 }
 
-/// The modules of `src/commands/mod.rs` that are commands (`main.rs`
+/// The modules of `src/commands/mod.rs` that are commands (`cli.rs`
 /// dispatches to them); the others there are clap argument groups and
 /// helpers the commands share.
 fn command_modules(root: &Path) -> Vec<String> {
-    let main = std::fs::read_to_string(root.join("src/main.rs")).expect("main.rs is readable");
+    let cli =
+        std::fs::read_to_string(root.join("src/commands/cli.rs")).expect("cli.rs is readable");
     let mods =
         std::fs::read_to_string(root.join("src/commands/mod.rs")).expect("mod.rs is readable");
     mods.lines()
@@ -135,7 +136,7 @@ fn command_modules(root: &Path) -> Vec<String> {
         })
         .filter_map(|l| l.strip_prefix("mod "))
         .map(|l| l.trim_end_matches(';').to_string())
-        .filter(|m| main.contains(&format!("commands::{m}::")))
+        .filter(|m| cli.contains(&format!("super::{m}::")))
         .collect()
 }
 
@@ -183,6 +184,10 @@ fn no_command_reaches_into_another() {
         let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
             continue;
         };
+        // The dispatcher names every command; it is none of them.
+        if stem == "cli" {
+            continue;
+        }
         let text = std::fs::read_to_string(&path).expect("sources are UTF-8");
         for hit in names_another_command(&text, &stem, &commands) {
             found.push(format!("{}: {hit}", path.display()));
@@ -200,4 +205,159 @@ fn a_command_naming_another_is_found() {
         vec!["line 2: let s = super::sweep::settle();".to_string()]
     );
     assert_eq!(names_another_command(text, "other", &commands).len(), 2);
+}
+
+/// Every module of `src` (by its path, `a::b`) → its file's text, its
+/// tests left out: a test may reach a sibling to check the two together.
+fn module_texts(src: &Path) -> BTreeMap<String, String> {
+    let mut texts = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src is readable") {
+            let path = entry.expect("src is readable").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path
+                .strip_prefix(src)
+                .expect("under src")
+                .with_extension("");
+            let mut parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if matches!(
+                parts.last().map(String::as_str),
+                Some("mod" | "lib" | "main")
+            ) {
+                parts.pop();
+            }
+            let text = std::fs::read_to_string(&path).expect("sources are UTF-8");
+            let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+            let code: Vec<&str> = code
+                .lines()
+                .map(|l| l.split("//").next().unwrap_or(""))
+                .collect();
+            texts.insert(parts.join("::"), code.join("\n"));
+        }
+    }
+    texts
+}
+
+/// The modules `module`'s `text` names through `crate::`, `super::` and
+/// `self::` paths, each the longest module of `known` the path starts with
+/// (its own parents left out: a child names its parent's items).
+fn names(module: &str, text: &str, known: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let own: Vec<&str> = module.split("::").filter(|s| !s.is_empty()).collect();
+    let mut found = BTreeSet::new();
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for (at, _) in text.match_indices("::") {
+        // The path this `::` is part of, from its first segment.
+        let after_last = |stop: &dyn Fn(char) -> bool| {
+            text[..at]
+                .char_indices()
+                .rev()
+                .find(|&(_, c)| stop(c))
+                .map_or(0, |(i, c)| i + c.len_utf8())
+        };
+        let start = after_last(&|c| !(word(c) || c == ':'));
+        if start != after_last(&|c| !word(c)) {
+            continue; // not the path's first `::`
+        }
+        let end = text[at..]
+            .find(|c: char| !(word(c) || c == ':'))
+            .map_or(text.len(), |i| at + i);
+        let head: Vec<&str> = text[start..end].split("::").collect();
+        // `use a::{b, c::d}`: a path for each member of the group.
+        let paths: Vec<Vec<&str>> = match text[end..].strip_prefix('{') {
+            Some(inner) => inner
+                .split('}')
+                .next()
+                .unwrap_or("")
+                .split(',')
+                .map(|member| {
+                    let mut segs = head[..head.len() - 1].to_vec();
+                    segs.extend(member.trim().split("::"));
+                    segs
+                })
+                .collect(),
+            None => vec![head],
+        };
+        for segs in paths {
+            if let Some(m) = module_named(&own, &segs, known) {
+                let parent = module == m || module.starts_with(&format!("{m}::"));
+                if !parent {
+                    found.insert(m);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The longest module of `known` that the path `segs`, written in the
+/// module `own`, starts with; `None` for a path that is not the crate's.
+fn module_named(own: &[&str], segs: &[&str], known: &BTreeMap<String, String>) -> Option<String> {
+    let (mut path, mut rest) = match segs.first() {
+        Some(&"crate") => (Vec::new(), &segs[1..]),
+        Some(&"self") => (own.to_vec(), &segs[1..]),
+        Some(&"super") => (own[..own.len().saturating_sub(1)].to_vec(), &segs[1..]),
+        _ => return None,
+    };
+    while rest.first() == Some(&"super") {
+        path.pop();
+        rest = &rest[1..];
+    }
+    let mut best = None;
+    for s in rest {
+        path.push(*s);
+        if known.contains_key(&path.join("::")) {
+            best = Some(path.join("::"));
+        }
+    }
+    best
+}
+
+#[test]
+fn no_two_modules_name_each_other() {
+    let texts = module_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    assert!(texts.len() > 100, "read {} modules", texts.len());
+    let graph: BTreeMap<&String, BTreeSet<String>> = texts
+        .iter()
+        .map(|(m, t)| (m, names(m, t, &texts)))
+        .collect();
+    let pairs: Vec<String> = graph
+        .iter()
+        .flat_map(|(a, uses)| {
+            let graph = &graph;
+            uses.iter()
+                .filter(move |b| {
+                    a.as_str() < b.as_str() && graph.get(b).is_some_and(|u| u.contains(*a))
+                })
+                .map(move |b| format!("{a} ↔ {b}"))
+        })
+        .collect();
+    assert!(pairs.is_empty(), "{pairs:#?}");
+}
+
+#[test]
+fn two_modules_naming_each_other_are_found() {
+    let mut known = BTreeMap::new();
+    for m in ["sweep", "sweep::job", "sweep::dist", "engine::marks"] {
+        known.insert(m.to_string(), String::new());
+    }
+    let job = "use super::dist;\nuse crate::engine::marks::{has_marker, X};";
+    let dist = "let e = super::job::JobError::Plan(s);\nuse super::Shard;";
+    assert_eq!(
+        names("sweep::job", job, &known),
+        ["engine::marks", "sweep::dist"].map(String::from).into()
+    );
+    assert_eq!(
+        names("sweep::dist", dist, &known),
+        ["sweep::job"].map(String::from).into()
+    );
 }

@@ -8,6 +8,15 @@
 // `replay --json` writes its summary with one `json!` of some fifty keys,
 // in their order; the macro recurses once per key.
 #![recursion_limit = "256"]
+// Without the command line (`--no-default-features`, what the fuzz targets
+// build), the crate is the reader, the engine and the replay they call; the
+// rest is reached only from the commands.
+#![cfg_attr(not(feature = "full"), allow(dead_code, unused_imports))]
+
+// The tests inside the crate and the integration tests share their helpers
+// (`test_support`), written against the crate's own name.
+#[cfg(test)]
+extern crate self as smith_calibrate;
 
 pub mod calibrate;
 pub mod commands;
@@ -27,17 +36,21 @@ pub(crate) mod knob;
 #[cfg(test)]
 mod layering;
 pub mod loss;
-pub mod messages;
+pub(crate) mod messages;
 pub(crate) mod output;
 pub mod policy;
+#[cfg(test)]
+mod quantile_tests;
 pub mod recommend;
 pub mod replay;
 #[cfg(feature = "full")]
 pub mod report;
-pub mod screen;
+pub(crate) mod screen;
 pub mod stats;
 pub mod sweep;
 pub mod synth;
+#[cfg(test)]
+mod test_support;
 pub(crate) mod time;
 pub mod transcript;
 pub mod view;

@@ -18,25 +18,27 @@ use std::fmt::Display;
 use std::io::{self, Write};
 
 /// The program's name, which starts an error line.
-pub const PROGRAM: &str = "smith-calibrate";
+pub(crate) const PROGRAM: &str = "smith-calibrate";
 
 /// Writes one line to stderr. A failure to write it is ignored: there is
 /// nowhere left to report it.
-pub fn note(message: impl Display) {
+pub(crate) fn note(message: impl Display) {
     let _ = writeln!(io::stderr().lock(), "{message}");
 }
 
 /// Writes lines that end in their own newlines (a report built elsewhere,
 /// such as a read log) to stderr as they are, ignoring a failure as
 /// [`note`] does.
-pub fn notes(text: &str) {
+pub(crate) fn notes(text: &str) {
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// A spinner on stderr saying what a step a person waits for is doing
 /// (the bootstrap's folds, the report's charts), only when stderr is a
 /// terminal: piped, it draws nothing. Clear it with `finish_and_clear`.
-pub fn spinner(message: impl Into<std::borrow::Cow<'static, str>>) -> indicatif::ProgressBar {
+pub(crate) fn spinner(
+    message: impl Into<std::borrow::Cow<'static, str>>,
+) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
     let target = if io::stderr().is_terminal() {
         indicatif::ProgressDrawTarget::stderr()
@@ -55,13 +57,13 @@ pub fn spinner(message: impl Into<std::borrow::Cow<'static, str>>) -> indicatif:
 
 /// Writes the error that stopped a command, with its causes:
 /// `smith-calibrate: <error>: <cause>`.
-pub fn error(e: &anyhow::Error) {
+pub(crate) fn error(e: &anyhow::Error) {
     note(format_args!("{PROGRAM}: {e:#}"));
 }
 
 /// Whether `e`, or any error in its chain, is a write into a pipe whose
 /// reader is gone.
-pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
     io_kinds(e).any(|k| k == io::ErrorKind::BrokenPipe)
 }
 
@@ -70,7 +72,7 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// wrapping another error, serde_json's, and polars' (its `IO` variant and
 /// the `Context` around it). What asks for a kind (a broken pipe, a full
 /// disk) finds it however deep a writer put it.
-pub fn io_kinds(e: &anyhow::Error) -> impl Iterator<Item = io::ErrorKind> {
+pub(crate) fn io_kinds(e: &anyhow::Error) -> impl Iterator<Item = io::ErrorKind> {
     let mut kinds = Vec::new();
     for cause in e.chain() {
         collect_kinds(cause, &mut kinds, 0);

@@ -27,7 +27,7 @@ const DISK_FULL: &str = "the disk is full; free some space or write somewhere el
 /// disk, then renamed over `path`, and the directory synced. On failure the
 /// temporary file is removed and `path` is left as it was. The error names
 /// the file and keeps its cause in its chain.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic_with(path, |out| out.write_all(bytes))
 }
 
@@ -36,7 +36,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// memory whole. Its error may be any error (a table writer's own, say):
 /// it is kept whole in the chain, so a full disk is still recognised
 /// through it.
-pub fn write_atomic_with<E>(
+pub(crate) fn write_atomic_with<E>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::result::Result<(), E>,
 ) -> Result<()>
@@ -178,7 +178,7 @@ fn without_io(writer: &anyhow::Error, io: &io::Error) -> String {
 /// Writes `bytes` to a new file at `path` and flushes it to disk, for files
 /// assembled in a temporary directory that is then renamed into place
 /// whole (whose parent the caller syncs with [`sync_dir`]).
-pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
     let result = File::create(path).and_then(|mut f| {
         f.write_all(bytes)?;
         f.sync_all()
@@ -200,7 +200,7 @@ pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
 /// `InvalidInput` or `Unsupported`, which is taken as done; elsewhere than
 /// Unix a directory cannot be opened to be synced, and the rename is left
 /// to the system.
-pub fn sync_dir(dir: &Path) -> Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     #[cfg(unix)]
     {
         let synced = File::open(dir).and_then(|d| d.sync_all());
@@ -233,7 +233,7 @@ fn parent(path: &Path) -> &Path {
 /// past a quota (`ENOSPC`, `EDQUOT`), as its [`io::ErrorKind`] says;
 /// through the errors of the table writers and of serde_json, which hold
 /// the I/O error inside their own (see [`crate::messages::io_kinds`]).
-pub fn is_disk_full(e: &anyhow::Error) -> bool {
+pub(crate) fn is_disk_full(e: &anyhow::Error) -> bool {
     crate::messages::io_kinds(e).any(is_disk_full_kind)
 }
 

@@ -17,14 +17,14 @@ static WIDE: AtomicBool = AtomicBool::new(false);
 
 /// Lets every table be as wide as its columns (`--wide`), or fits them
 /// again.
-pub fn set_wide(wide: bool) {
+pub(crate) fn set_wide(wide: bool) {
     WIDE.store(wide, Ordering::Relaxed);
 }
 
 /// The width of the terminal stdout writes to; `None` when stdout is a
 /// file or a pipe, whose readers get the whole lines. `COLUMNS` is not read:
 /// it would change piped output, and a terminal reports its own size.
-pub fn terminal_width() -> Option<usize> {
+pub(crate) fn terminal_width() -> Option<usize> {
     if !io::stdout().is_terminal() {
         return None;
     }
@@ -45,7 +45,7 @@ fn table_width() -> Option<usize> {
 /// commands print is one (built by [`crate::format::table`]), so a new one
 /// fits too. It is a comfy-table [`comfy_table::Table`] for building.
 #[derive(Clone, Debug)]
-pub struct Table {
+pub(crate) struct Table {
     table: comfy_table::Table,
     /// Column indices, the first to keep first; columns it leaves out
     /// follow in their order.
@@ -53,7 +53,7 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn new(table: comfy_table::Table) -> Self {
+    pub(crate) fn new(table: comfy_table::Table) -> Self {
         Table {
             table,
             priority: Vec::new(),
@@ -63,14 +63,14 @@ impl Table {
     /// Which columns stay when not all fit: `order` names column indices,
     /// the one to keep longest first; the others are dropped before them,
     /// from the right.
-    pub fn priority(&mut self, order: impl IntoIterator<Item = usize>) -> &mut Self {
+    pub(crate) fn priority(&mut self, order: impl IntoIterator<Item = usize>) -> &mut Self {
         self.priority = order.into_iter().collect();
         self
     }
 
     /// The table fitted to `width` characters, with the line that says
     /// what is hidden when something is; as printed when every column fits.
-    pub fn fitted(&self, width: usize) -> String {
+    pub(crate) fn fitted(&self, width: usize) -> String {
         let Some(layout) = layout(&self.table, &self.priority, width) else {
             return self.table.to_string();
         };
@@ -332,7 +332,7 @@ fn is_table_line(line: &str) -> bool {
 /// `line` wrapped at spaces to `width`, its continuations indented two
 /// more than it so they read as one item; a word longer than the width
 /// stays whole on its own line.
-pub fn wrap_line(line: &str, width: usize) -> String {
+pub(crate) fn wrap_line(line: &str, width: usize) -> String {
     if line.chars().count() <= width || is_table_line(line) {
         return line.to_string();
     }
@@ -360,7 +360,7 @@ pub fn wrap_line(line: &str, width: usize) -> String {
 /// A paragraph broken into `lines` where the text is read whole (piped),
 /// and one line on a terminal, for [`Wrapping`] to wrap at its width
 /// instead of breaking the lines a second time.
-pub fn paragraph(lines: &[&str]) -> String {
+pub(crate) fn paragraph(lines: &[&str]) -> String {
     let glue = if terminal_width().is_some() {
         " "
     } else {
@@ -372,7 +372,7 @@ pub fn paragraph(lines: &[&str]) -> String {
 /// A writer that wraps each line longer than the terminal (see
 /// [`wrap_line`]) when stdout is one, and passes everything through
 /// untouched otherwise.
-pub struct Wrapping<W: Write> {
+pub(crate) struct Wrapping<W: Write> {
     inner: W,
     width: Option<usize>,
     line: Vec<u8>,
@@ -380,12 +380,12 @@ pub struct Wrapping<W: Write> {
 
 impl<W: Write> Wrapping<W> {
     /// `inner`, wrapped to the terminal's width if stdout is a terminal.
-    pub fn new(inner: W) -> Self {
+    pub(crate) fn new(inner: W) -> Self {
         Self::to_width(inner, terminal_width())
     }
 
     /// `inner`, wrapped to `width` (`None`: not at all).
-    pub fn to_width(inner: W, width: Option<usize>) -> Self {
+    pub(crate) fn to_width(inner: W, width: Option<usize>) -> Self {
         Wrapping {
             inner,
             width,

@@ -17,7 +17,7 @@
 
 /// The `p`th percentile (`p` in 0–100, clamped) of `sorted`, which must be
 /// in ascending order; `None` when it is empty.
-pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
     let n = sorted.len();
     if n <= 1 {
         return sorted.first().copied();
@@ -30,7 +30,7 @@ pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
 }
 
 /// The `p`th percentile of `values`, which it sorts in place (`NaN`s last).
-pub fn percentile_of(values: &mut [f64], p: f64) -> Option<f64> {
+pub(crate) fn percentile_of(values: &mut [f64], p: f64) -> Option<f64> {
     values.sort_by(f64::total_cmp);
     percentile(values, p)
 }

@@ -9,11 +9,11 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// An instant as seconds since the Unix epoch, UTC.
-pub type Unix = i64;
+pub(crate) type Unix = i64;
 
 /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` (a space or `t` also
 /// separates date and time; the fraction is ignored).
-pub fn parse_rfc3339(s: &str) -> Option<Unix> {
+pub(crate) fn parse_rfc3339(s: &str) -> Option<Unix> {
     let s = s.trim();
     let b = s.as_bytes();
     if b.len() < 20
@@ -68,7 +68,7 @@ pub fn parse_rfc3339(s: &str) -> Option<Unix> {
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date.
-pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     // Years start in March so that the leap day is the last of the year.
     let y = if month <= 2 { year - 1 } else { year };
     let era = y.div_euclid(400);
@@ -80,7 +80,7 @@ pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 }
 
 /// The date of a day number from [`days_from_civil`].
-pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -94,7 +94,7 @@ pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn format_rfc3339(t: Unix) -> String {
+pub(crate) fn format_rfc3339(t: Unix) -> String {
     let (y, mo, d) = civil_from_days(t.div_euclid(86_400));
     let s = t.rem_euclid(86_400);
     format!(
@@ -106,13 +106,13 @@ pub fn format_rfc3339(t: Unix) -> String {
 }
 
 /// `YYYY-MM-DD HH:MM`, UTC, for tables.
-pub fn format_short(t: Unix) -> String {
+pub(crate) fn format_short(t: Unix) -> String {
     let full = format_rfc3339(t);
     format!("{} {}", &full[..10], &full[11..16])
 }
 
 /// A file time as [`Unix`].
-pub fn from_system_time(t: SystemTime) -> Unix {
+pub(crate) fn from_system_time(t: SystemTime) -> Unix {
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs() as i64,
         Err(e) => -(e.duration().as_secs() as i64),

@@ -495,10 +495,8 @@ fn compacting_while_the_cache_is_cold_on_the_real_claude_code_logs() {
         ..Config::default()
     };
     for ttl in [None, Some(CacheTtl::FiveMinutes)] {
-        let settings = Settings {
-            ttl,
-            ..Settings::default()
-        };
+        let mut settings = Settings::default();
+        settings.ttl = ttl;
         let mut line = format!(
             "cache lifetime {}:",
             ttl.map_or("from the records".into(), |t| t.to_string())

@@ -47,11 +47,10 @@ fn history() -> Vec<Arc<Message>> {
 }
 
 fn file(requests: Vec<RequestUsage>) -> SessionFile {
-    SessionFile {
-        id: "s".into(),
-        requests,
-        ..SessionFile::default()
-    }
+    let mut f = SessionFile::default();
+    f.id = "s".into();
+    f.requests = requests;
+    f
 }
 
 #[test]

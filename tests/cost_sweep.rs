@@ -18,12 +18,7 @@ fn datasets() -> PathBuf {
 }
 
 fn quiet() -> Options {
-    Options {
-        jobs: Some(2),
-        progress: false,
-        quiet: true,
-        ..Options::default()
-    }
+    Options::silent(Some(2))
 }
 
 /// A smith grid with smith's defaults first, as sweeps build it.
@@ -72,16 +67,9 @@ fn smith_sessions_naming_no_model_price_to_the_bit_as_the_flat_model() {
     let ttl = Metric::TtlApplied.index();
     let expired = Metric::ExpiredRequests.index();
     let given: Prices = "5,6.25,0.5".parse().unwrap();
-    for (settings, flat) in [
-        (Default::default(), Prices::default()),
-        (
-            smith_calibrate::cost::session::Settings {
-                prices: Some(given),
-                ..Default::default()
-            },
-            given,
-        ),
-    ] {
+    let mut priced = smith_calibrate::cost::session::Settings::default();
+    priced.prices = Some(given);
+    for (settings, flat) in [(Default::default(), Prices::default()), (priced, given)] {
         let sweep = run::run_priced(
             &refs,
             &setups,

@@ -890,12 +890,7 @@ fn sweep_rows_of_every_policy_equal_the_replay_of_that_policy() {
         })
         .collect();
     let refs: Vec<SessionRef> = paths.iter().map(|p| SessionRef::file(p.clone())).collect();
-    let opts = Options {
-        jobs: Some(2),
-        progress: false,
-        quiet: true,
-        ..Options::default()
-    };
+    let opts = Options::silent(Some(2));
     let sweep = run::run(&refs, &setups, &opts).unwrap();
     let mut lost_somewhere = 0;
     for (s, p) in paths.iter().enumerate() {
@@ -1092,12 +1087,7 @@ fn a_setup_reads_back_from_the_configs_table() {
         ),
         setup(Policy::Codex, 200_000, knobs(|k| k.codex_compact_at = 0.75)),
     ];
-    let opts = Options {
-        jobs: Some(1),
-        progress: false,
-        quiet: true,
-        ..Options::default()
-    };
+    let opts = Options::silent(Some(1));
     let sweep = run::run(&[SessionRef::file(p)], &setups, &opts).unwrap();
     let summaries = summarize(&sweep, &Prices::default(), Metric::Price);
     let table = tables::configs_table(&summaries);

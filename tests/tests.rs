@@ -17,14 +17,13 @@ mod broken_folder;
 #[path = "calibrate.rs"]
 mod calibrate;
 mod common;
+// The builders and fixtures the tests inside the crate use too.
 #[path = "cost_sweep.rs"]
 mod cost_sweep;
 #[path = "direct.rs"]
 mod direct;
 #[path = "engine_properties.rs"]
 mod engine_properties;
-#[path = "engine_rules.rs"]
-mod engine_rules;
 #[path = "estimators.rs"]
 mod estimators;
 #[path = "help.rs"]
@@ -51,8 +50,6 @@ mod policies;
 mod price_validation;
 #[path = "progress.rs"]
 mod progress;
-#[path = "quantile.rs"]
-mod quantile;
 #[path = "real_compactions.rs"]
 mod real_compactions;
 #[path = "real_data.rs"]
@@ -91,6 +88,8 @@ mod sweep;
 mod synth;
 #[path = "terminal_width.rs"]
 mod terminal_width;
+#[path = "../src/test_support/mod.rs"]
+mod test_support;
 #[path = "transcript_cli.rs"]
 mod transcript_cli;
 #[path = "verdict.rs"]

@@ -25,13 +25,13 @@ use crate::estimate::{Estimator, Measure};
 /// of error is well inside what a 3–5 % trigger margin already absorbs. A
 /// tokenizer must also not make the p95 worse: the trigger has to hold for
 /// the bad requests, not the typical one.
-pub const WORTH_GAIN: f64 = 0.01;
+pub(crate) const WORTH_GAIN: f64 = 0.01;
 
 /// [`calibrate::points`] with the history measured by `measure`. Under
 /// bytes4 it is the same list. A summary the source agent wrote is known by
 /// its size in bytes only, so under another estimator it is counted at the
 /// session's own units per byte.
-pub fn points_measured(
+pub(crate) fn points_measured(
     messages: &[Arc<Message>],
     file: &SessionFile,
     measure: &Measure,
@@ -63,7 +63,7 @@ pub fn points_measured(
 }
 
 /// The largest |charged − reported| / reported over `points`.
-pub fn worst(points: &[Point], ratio: f64, overhead: u64) -> f64 {
+pub(crate) fn worst(points: &[Point], ratio: f64, overhead: u64) -> f64 {
     let budget = Budget::new(&Config {
         ratio,
         overhead_tokens: overhead,
@@ -79,38 +79,38 @@ pub fn worst(points: &[Point], ratio: f64, overhead: u64) -> f64 {
 
 /// One estimator fitted on one source format.
 #[derive(Clone, Debug, Serialize)]
-pub struct EstimatorFit {
-    pub format: String,
-    pub estimator: Estimator,
-    pub sessions: usize,
-    pub requests: usize,
-    pub fit: Fit,
+pub(crate) struct EstimatorFit {
+    pub(crate) format: String,
+    pub(crate) estimator: Estimator,
+    pub(crate) sessions: usize,
+    pub(crate) requests: usize,
+    pub(crate) fit: Fit,
     /// Errors with ratio 1 and no overhead, and with the fit.
-    pub before: Errors,
-    pub after: Errors,
-    pub worst_before: f64,
-    pub worst_after: f64,
+    pub(crate) before: Errors,
+    pub(crate) after: Errors,
+    pub(crate) worst_before: f64,
+    pub(crate) worst_after: f64,
     /// Megabytes of history measured, and the wall time it took per
     /// megabyte (all sessions, counted in parallel on every core), the
     /// vocabulary already loaded.
-    pub mb: f64,
-    pub ms_per_mb: f64,
+    pub(crate) mb: f64,
+    pub(crate) ms_per_mb: f64,
     /// Loading the vocabulary, once per process.
-    pub load_ms: f64,
+    pub(crate) load_ms: f64,
     /// What to pass to `replay` and `sweep`.
-    pub flags: String,
+    pub(crate) flags: String,
 }
 
 /// A session to compare on: its format, its messages, its import record.
-pub struct Sample<'a> {
-    pub format: &'a str,
-    pub messages: &'a [Arc<Message>],
-    pub file: &'a SessionFile,
+pub(crate) struct Sample<'a> {
+    pub(crate) format: &'a str,
+    pub(crate) messages: &'a [Arc<Message>],
+    pub(crate) file: &'a SessionFile,
 }
 
 /// Fits every estimator on each format's sessions. Formats in the order
 /// first met, estimators in the order given.
-pub fn compare(samples: &[Sample<'_>], estimators: &[Estimator]) -> Vec<EstimatorFit> {
+pub(crate) fn compare(samples: &[Sample<'_>], estimators: &[Estimator]) -> Vec<EstimatorFit> {
     use rayon::prelude::*;
     let mut formats: Vec<&str> = Vec::new();
     for s in samples {
@@ -175,7 +175,7 @@ pub fn compare(samples: &[Sample<'_>], estimators: &[Estimator]) -> Vec<Estimato
 /// The one-line answer for a format: which estimator, with which fit, is
 /// closest to the recorded prompt sizes, and whether its gain over a fitted
 /// bytes / 4 is worth a tokenizer ([`WORTH_GAIN`]).
-pub fn verdict(fits: &[EstimatorFit], format: &str) -> Option<String> {
+pub(crate) fn verdict(fits: &[EstimatorFit], format: &str) -> Option<String> {
     let mine: Vec<&EstimatorFit> = fits.iter().filter(|f| f.format == format).collect();
     let best = mine
         .iter()

@@ -14,44 +14,44 @@ use crate::transcript::{Session, SessionRef};
 
 /// The fit of one source format.
 #[derive(Clone, Debug, Serialize)]
-pub struct FormatFit {
-    pub format: String,
-    pub sessions: usize,
-    pub requests: usize,
+pub(crate) struct FormatFit {
+    pub(crate) format: String,
+    pub(crate) sessions: usize,
+    pub(crate) requests: usize,
     /// Sessions of this format that gave no point, by reason.
-    pub excluded: BTreeMap<String, usize>,
-    pub fit: Fit,
+    pub(crate) excluded: BTreeMap<String, usize>,
+    pub(crate) fit: Fit,
     /// Errors of smith's defaults (ratio 1, overhead 0) and of the fit.
-    pub before: Errors,
-    pub after: Errors,
+    pub(crate) before: Errors,
+    pub(crate) after: Errors,
     /// What to pass to `replay` and `sweep`.
-    pub flags: String,
+    pub(crate) flags: String,
 }
 
 /// One session's first compaction: the source agent's and smith's.
 #[derive(Clone, Debug, Serialize)]
-pub struct CompactionRow {
-    pub session: String,
-    pub format: String,
+pub(crate) struct CompactionRow {
+    pub(crate) session: String,
+    pub(crate) format: String,
     /// The window smith's engine was run under.
-    pub window: u64,
+    pub(crate) window: u64,
     /// The source agent's first compaction, if it compacted.
-    pub real: Option<CompactBoundary>,
+    pub(crate) real: Option<CompactBoundary>,
     /// Reported prompt size of the last request before it.
-    pub real_last_prompt: Option<u64>,
+    pub(crate) real_last_prompt: Option<u64>,
     /// Further compactions of the source agent (not compared).
-    pub later_real: usize,
+    pub(crate) later_real: usize,
     /// smith's first compaction under the fitted knobs.
-    pub smith: Option<FirstCompaction>,
+    pub(crate) smith: Option<FirstCompaction>,
     /// The prompt size the provider reported at the request where smith
     /// (fitted) first compacts, when that request's context is known.
-    pub smith_reported: Option<u64>,
+    pub(crate) smith_reported: Option<u64>,
     /// smith's first compaction with ratio 1 and no overhead.
-    pub smith_uncalibrated: Option<FirstCompaction>,
+    pub(crate) smith_uncalibrated: Option<FirstCompaction>,
     /// smith's first compaction with the ratio learned from the session's
     /// own billed prompts as smith learns it (`--ratio learn`), and the
     /// overhead fitted on them.
-    pub smith_learned: Option<FirstCompaction>,
+    pub(crate) smith_learned: Option<FirstCompaction>,
 }
 
 /// The sessions of one format that gave points, the points, and the
@@ -64,15 +64,15 @@ struct Group {
 }
 
 /// One session read for the calibration.
-pub struct Loaded {
-    pub session: Session,
+pub(crate) struct Loaded {
+    pub(crate) session: Session,
     /// The import's `session.json`; `None` for smith's own sessions.
-    pub file: Option<SessionFile>,
+    pub(crate) file: Option<SessionFile>,
 }
 
 impl Loaded {
     /// Reads one session and the import metadata beside it.
-    pub fn read(r: &SessionRef) -> anyhow::Result<Loaded> {
+    pub(crate) fn read(r: &SessionRef) -> anyhow::Result<Loaded> {
         let session = crate::transcript::load(r)?;
         let file = session
             .meta
@@ -86,7 +86,7 @@ impl Loaded {
 /// The bill check's inputs: the sessions with usage per request, the
 /// agent's fixed prompt the fitted overhead of the session's format in
 /// provider tokens (`overhead × ratio`).
-pub fn bill_inputs<'a>(sessions: &'a [Loaded], fits: &[FormatFit]) -> Vec<bill::Input<'a>> {
+pub(crate) fn bill_inputs<'a>(sessions: &'a [Loaded], fits: &[FormatFit]) -> Vec<bill::Input<'a>> {
     sessions
         .iter()
         .filter_map(|l| bill_input(l, fits))
@@ -94,7 +94,7 @@ pub fn bill_inputs<'a>(sessions: &'a [Loaded], fits: &[FormatFit]) -> Vec<bill::
 }
 
 /// One session's input to the bill check, if it is an import.
-pub fn bill_input<'a>(l: &'a Loaded, fits: &[FormatFit]) -> Option<bill::Input<'a>> {
+pub(crate) fn bill_input<'a>(l: &'a Loaded, fits: &[FormatFit]) -> Option<bill::Input<'a>> {
     let file = l.file.as_ref()?;
     let fit = fits.iter().find(|f| f.format == file.source.format);
     let fixed_prefix = fit.map_or(0, |f| {
@@ -114,7 +114,7 @@ pub fn bill_input<'a>(l: &'a Loaded, fits: &[FormatFit]) -> Option<bill::Input<'
 /// The fits of every format among `sessions`, by format name, and how many
 /// sessions are not imports (they carry no usage per request). A format
 /// whose requests give no point is noted and left out.
-pub fn fit_formats(sessions: &[Loaded]) -> (Vec<FormatFit>, usize) {
+pub(crate) fn fit_formats(sessions: &[Loaded]) -> (Vec<FormatFit>, usize) {
     let (by_format, not_imported) = group_points(sessions);
     let mut fits = Vec::new();
     for (format, group) in by_format {
@@ -176,7 +176,7 @@ fn group_points(sessions: &[Loaded]) -> (BTreeMap<String, Group>, usize) {
 }
 
 /// The comparison rows of the imported sessions, each under its format's fit.
-pub fn compaction_rows(
+pub(crate) fn compaction_rows(
     sessions: &[Loaded],
     fits: &[FormatFit],
     window: &(dyn Fn(&SessionFile) -> u64 + Sync),

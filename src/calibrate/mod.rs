@@ -41,7 +41,7 @@ use crate::transcript::{Message, Role};
 pub use crate::engine::constants::{RATIO_MAX, RATIO_MIN};
 
 /// The context window the compaction comparison assumes: Claude Code's.
-pub const COMPARE_MAX_TOKENS: u64 = 200_000;
+pub(crate) const COMPARE_MAX_TOKENS: u64 = 200_000;
 
 /// One request whose context is known: the raw estimate of the history the
 /// model saw and the prompt size the provider reported.
@@ -348,7 +348,7 @@ pub fn first_compaction(messages: &[Arc<Message>], config: Config) -> Option<Fir
 
 /// The first request at which `engine` is over its trigger when replaying
 /// `messages` from the start, if any.
-pub fn first_trigger(
+pub(crate) fn first_trigger(
     messages: &[Arc<Message>],
     engine: &dyn crate::engine::Compactor,
 ) -> Option<FirstCompaction> {

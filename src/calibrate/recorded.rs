@@ -29,68 +29,68 @@ use crate::transcript::session_file::SessionFile;
 
 /// One session's recorded replay against its log.
 #[derive(Clone, Debug, Serialize)]
-pub struct SessionReplay {
-    pub session: String,
+pub(crate) struct SessionReplay {
+    pub(crate) session: String,
     /// Which of the paths given it was read under (else its format).
-    pub source: String,
-    pub format: String,
+    pub(crate) source: String,
+    pub(crate) format: String,
     /// Requests with usage.
-    pub requests: usize,
+    pub(crate) requests: usize,
     /// Prompt tokens the log recorded over those requests, and what the
     /// recorded replay sent at them.
-    pub recorded_tokens: u64,
-    pub replayed_tokens: u64,
-    pub token_error: f64,
+    pub(crate) recorded_tokens: u64,
+    pub(crate) replayed_tokens: u64,
+    pub(crate) token_error: f64,
     /// Dollars: the recorded usage at the price table's rows (what
     /// ccusage reports), and the replay's price by the sweep's meter
     /// (its requests' input side and their output).
-    pub recorded_usd: f64,
-    pub replayed_usd: f64,
-    pub price_error: f64,
+    pub(crate) recorded_usd: f64,
+    pub(crate) replayed_usd: f64,
+    pub(crate) price_error: f64,
     /// Why the transcript does not hold the whole context the agent sent
     /// (its tokens are then not held to the others' bar); `None` when it
     /// does.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub incomplete: Option<String>,
+    pub(crate) incomplete: Option<String>,
     /// After each of the agent's compactions: the attribution's check.
-    pub compaction_checks: Vec<CompactionCheck>,
+    pub(crate) compaction_checks: Vec<CompactionCheck>,
 }
 
 /// Per source: the sessions' errors summed up.
 #[derive(Clone, Debug, Serialize)]
-pub struct SourceReplay {
-    pub source: String,
-    pub sessions: usize,
+pub(crate) struct SourceReplay {
+    pub(crate) source: String,
+    pub(crate) sessions: usize,
     /// Sessions whose transcript holds their whole context, and over them
     /// the median and largest |token error|.
-    pub whole: usize,
-    pub token_error_median: Option<f64>,
-    pub token_error_max: Option<f64>,
+    pub(crate) whole: usize,
+    pub(crate) token_error_median: Option<f64>,
+    pub(crate) token_error_max: Option<f64>,
     /// Median |price error| per session, and the pooled one (total
     /// replayed against total recorded).
-    pub price_error_median: Option<f64>,
-    pub price_error_pooled: f64,
+    pub(crate) price_error_median: Option<f64>,
+    pub(crate) price_error_pooled: f64,
     /// The agent's compactions checked, the median |error| and the worst
     /// (signed).
-    pub compactions: usize,
-    pub compaction_error_median: Option<f64>,
-    pub compaction_error_worst: Option<f64>,
+    pub(crate) compactions: usize,
+    pub(crate) compaction_error_median: Option<f64>,
+    pub(crate) compaction_error_worst: Option<f64>,
 }
 
 /// The recorded replay of every imported session.
 #[derive(Clone, Debug, Serialize)]
-pub struct ReplayCheck {
-    pub sources: Vec<SourceReplay>,
-    pub sessions: Vec<SessionReplay>,
+pub(crate) struct ReplayCheck {
+    pub(crate) sources: Vec<SourceReplay>,
+    pub(crate) sessions: Vec<SessionReplay>,
 }
 
 /// The bill check and the recorded replay of the same sessions: one run,
 /// one price. Each request's prediction in `bill` is what the replay's
 /// meter charged it.
 #[derive(Clone, Debug)]
-pub struct Checked {
-    pub bill: Vec<bill::SessionCheck>,
-    pub replay: ReplayCheck,
+pub(crate) struct Checked {
+    pub(crate) bill: Vec<bill::SessionCheck>,
+    pub(crate) replay: ReplayCheck,
 }
 
 /// Replays every session of `inputs` that carries usage as its agent ran
@@ -100,7 +100,7 @@ pub struct Checked {
 /// against its log: the bill check. `window` is a session's context
 /// window; `source_of` names the source the input at a position was read
 /// under.
-pub fn check(
+pub(crate) fn check(
     inputs: &[bill::Input],
     views: Vec<Option<(bill::SessionCheck, AccountView)>>,
     settings: &Settings,
@@ -148,7 +148,7 @@ pub fn check(
 }
 
 /// [`check`] of every input, read under `settings` ([`bill::read`]).
-pub fn check_all(
+pub(crate) fn check_all(
     inputs: &[bill::Input],
     settings: &Settings,
     window: &(dyn Fn(&SessionFile) -> u64 + Sync),
@@ -282,7 +282,7 @@ fn pct(x: Option<f64>) -> String {
 
 /// The check as text: per source, then the sessions whose transcript
 /// lacks part of their context, each with its reason.
-pub fn write_text(out: &mut dyn Write, c: &ReplayCheck) -> io::Result<()> {
+pub(crate) fn write_text(out: &mut dyn Write, c: &ReplayCheck) -> io::Result<()> {
     if c.sessions.is_empty() {
         return Ok(());
     }

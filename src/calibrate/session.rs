@@ -20,7 +20,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::learn::{self, Observation};
-pub use crate::engine::learn::{Calibration, OverheadMode, RatioMode};
+pub(crate) use crate::engine::learn::{Calibration, OverheadMode, RatioMode};
 use crate::engine::Config;
 use crate::transcript::session_file::SessionFile;
 use crate::transcript::{Message, Role, Session};
@@ -28,9 +28,9 @@ use crate::transcript::{Message, Role, Session};
 /// Which of the two knobs the command line (or a grid) set, so that the
 /// session's own values give way to them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Given {
-    pub ratio: bool,
-    pub overhead: bool,
+pub(crate) struct Given {
+    pub(crate) ratio: bool,
+    pub(crate) overhead: bool,
 }
 
 /// Both given, unless a command says which it was not.
@@ -43,7 +43,7 @@ impl Default for Given {
 impl Given {
     /// Both given: the config's knobs hold whatever the session says, as
     /// every replay did before sessions could choose.
-    pub const ALL: Given = Given {
+    pub(crate) const ALL: Given = Given {
         ratio: true,
         overhead: true,
     };
@@ -51,24 +51,24 @@ impl Given {
 
 /// What a session says about the ratio and overhead.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct SessionCalibration {
+pub(crate) struct SessionCalibration {
     /// The `context_ratio` its `session.json` saved, when it is a ratio
     /// smith could hold (finite and positive).
-    pub saved_ratio: Option<f64>,
+    pub(crate) saved_ratio: Option<f64>,
     /// The requests whose billed prompt and history are known, in request
     /// order.
-    pub observations: Vec<Observation>,
+    pub(crate) observations: Vec<Observation>,
     /// The fitted overhead of those requests ([`super::fit`]).
-    pub fitted_overhead: Option<u64>,
+    pub(crate) fitted_overhead: Option<u64>,
     /// The window the agent that recorded it ran under: what its log
     /// records, else its model's ([`crate::cost::table::context_window`]);
     /// `None` for smith's own sessions, which run under the user's.
-    pub window: Option<u64>,
+    pub(crate) window: Option<u64>,
 }
 
 impl SessionCalibration {
     /// Reads it from a loaded session.
-    pub fn of(session: &Session) -> SessionCalibration {
+    pub(crate) fn of(session: &Session) -> SessionCalibration {
         let raw = session.meta.as_ref().and_then(|m| m.raw.as_ref());
         let saved_ratio = raw
             .and_then(|r| r.get("context_ratio"))
@@ -87,7 +87,7 @@ impl SessionCalibration {
     }
 
     /// The observations and the fit of an imported session's record.
-    pub fn observe(&mut self, messages: &[Arc<Message>], file: &SessionFile) {
+    pub(crate) fn observe(&mut self, messages: &[Arc<Message>], file: &SessionFile) {
         let Ok(points) = super::points(messages, file) else {
             return;
         };
@@ -126,7 +126,7 @@ pub(crate) fn own_window(file: &SessionFile) -> Option<u64> {
 
 /// The points of a record as observations: each message index turned into
 /// the number of the request it answered.
-pub fn observations(messages: &[Arc<Message>], points: &[super::Point]) -> Vec<Observation> {
+pub(crate) fn observations(messages: &[Arc<Message>], points: &[super::Point]) -> Vec<Observation> {
     let mut request_of = vec![usize::MAX; messages.len()];
     let mut k = 0;
     for (i, m) in messages.iter().enumerate() {
@@ -152,20 +152,20 @@ pub fn observations(messages: &[Arc<Message>], points: &[super::Point]) -> Vec<O
 
 /// A config made concrete for one session.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// The config with the ratio of the first request (never
     /// [`learn::LEARN`]) and the overhead used.
-    pub config: Config,
+    pub(crate) config: Config,
     /// The ratio in force at each request, when it is learned.
-    pub ratios: Option<Vec<f64>>,
+    pub(crate) ratios: Option<Vec<f64>>,
     /// What was chosen, when the session chose anything (`None`: the
     /// config's own knobs, as given).
-    pub calibration: Option<Calibration>,
+    pub(crate) calibration: Option<Calibration>,
 }
 
 /// `config` for a session of `requests` requests that says `session`, the
 /// flags having set what `given` says.
-pub fn resolve(
+pub(crate) fn resolve(
     config: &Config,
     given: Given,
     session: &SessionCalibration,
@@ -238,7 +238,7 @@ pub fn resolve(
 }
 
 /// The requests of a record: its assistant messages.
-pub fn requests(messages: &[Arc<Message>]) -> usize {
+pub(crate) fn requests(messages: &[Arc<Message>]) -> usize {
     messages
         .iter()
         .filter(|m| m.role == Role::Assistant)
@@ -247,22 +247,22 @@ pub fn requests(messages: &[Arc<Message>]) -> usize {
 
 /// A setup made concrete for one session.
 #[derive(Clone, Debug)]
-pub struct ForSession {
+pub(crate) struct ForSession {
     /// What to build the compactor from: the ratio of the first request and
     /// the overhead used.
-    pub setup: crate::policy::Setup,
+    pub(crate) setup: crate::policy::Setup,
     /// What outputs name: [`ForSession::setup`], with the ratio `learn` when
     /// it is learned.
-    pub shown: crate::policy::Setup,
+    pub(crate) shown: crate::policy::Setup,
     /// The ratio in force at each request, when it is learned.
-    pub ratios: Option<Vec<f64>>,
-    pub calibration: Option<Calibration>,
+    pub(crate) ratios: Option<Vec<f64>>,
+    pub(crate) calibration: Option<Calibration>,
 }
 
 impl ForSession {
     /// The compactor that replays `session`: the setup's, under the
     /// learned ratio when there is one.
-    pub fn compactor(&self, session: &Session) -> Box<dyn crate::engine::Compactor> {
+    pub(crate) fn compactor(&self, session: &Session) -> Box<dyn crate::engine::Compactor> {
         let own = self
             .setup
             .compactor_for(&session.messages, session.run.as_ref());
@@ -273,7 +273,7 @@ impl ForSession {
     }
 
     /// The setup's label as outputs name it, with what the session chose.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match &self.calibration {
             Some(c) => format!("{} ({})", self.shown.label(), c.describe()),
             None => self.shown.label(),
@@ -282,7 +282,7 @@ impl ForSession {
 }
 
 /// `setup` for a session that says `session` (of `requests` requests).
-pub fn for_session_with(
+pub(crate) fn for_session_with(
     setup: &crate::policy::Setup,
     given: Given,
     session: &SessionCalibration,
@@ -307,7 +307,11 @@ pub fn for_session_with(
 }
 
 /// [`for_session_with`] reading what `session` says.
-pub fn for_session(setup: &crate::policy::Setup, given: Given, session: &Session) -> ForSession {
+pub(crate) fn for_session(
+    setup: &crate::policy::Setup,
+    given: Given,
+    session: &Session,
+) -> ForSession {
     for_session_with(
         setup,
         given,

@@ -26,36 +26,36 @@ use crate::transcript::session_file::{SessionFile, FORMAT_CLAUDE_CODE, FORMAT_CO
 /// One of the agent's automatic compactions, and where the policy would
 /// have compacted instead.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Trigger {
-    pub session: String,
-    pub policy: &'static str,
+pub(crate) struct Trigger {
+    pub(crate) session: String,
+    pub(crate) policy: &'static str,
     /// The agent's version where it compacted (`?` where the log does not
     /// say).
-    pub version: String,
-    pub window: u64,
+    pub(crate) version: String,
+    pub(crate) window: u64,
     /// The policy's trigger in tokens, at the session's window with the
     /// policy's default knobs.
-    pub trigger_tokens: u64,
+    pub(crate) trigger_tokens: u64,
     /// 1-based request the agent compacted before (the first one sent with
     /// the compacted context).
-    pub request: usize,
+    pub(crate) request: usize,
     /// The context the agent compacted, by its own count (`preTokens`),
     /// else the last recorded prompt before it.
-    pub agent_tokens: u64,
+    pub(crate) agent_tokens: u64,
     /// The request the policy compacts before; `None`: not by `request`.
-    pub policy_request: Option<usize>,
+    pub(crate) policy_request: Option<usize>,
 }
 
 impl Trigger {
     /// Requests the policy compacts before the agent (negative: earlier);
     /// `None` when the policy would compact later.
-    pub fn offset(&self) -> Option<i64> {
+    pub(crate) fn offset(&self) -> Option<i64> {
         self.policy_request.map(|p| p as i64 - self.request as i64)
     }
 }
 
 /// The policy that copies the agent of a log's format.
-pub fn policy_of(format: &str) -> Option<Policy> {
+pub(crate) fn policy_of(format: &str) -> Option<Policy> {
     match format {
         FORMAT_CLAUDE_CODE => Some(Policy::ClaudeCode),
         FORMAT_CODEX => Some(Policy::Codex),
@@ -66,7 +66,7 @@ pub fn policy_of(format: &str) -> Option<Policy> {
 /// The trigger, in tokens of the provider's count, of `policy` at its
 /// default knobs in a window of `window` tokens: the policy's own
 /// arithmetic (ratio 1 and no overhead, since the count is the provider's).
-pub fn trigger_tokens(policy: Policy, window: u64) -> u64 {
+pub(crate) fn trigger_tokens(policy: Policy, window: u64) -> u64 {
     let config = super::compare_config(window, 1.0, 0);
     Setup::new(policy, config, Knobs::default())
         .budget()
@@ -77,7 +77,7 @@ pub fn trigger_tokens(policy: Policy, window: u64) -> u64 {
 /// Every automatic full compaction of `file` (whose agent ran under
 /// `window`), against where the policy copying its agent would have
 /// compacted.
-pub fn of_session(session: &str, file: &SessionFile, window: u64) -> Vec<Trigger> {
+pub(crate) fn of_session(session: &str, file: &SessionFile, window: u64) -> Vec<Trigger> {
     let Some(policy) = policy_of(&file.source.format) else {
         return Vec::new();
     };
@@ -128,27 +128,27 @@ pub fn of_session(session: &str, file: &SessionFile, window: u64) -> Vec<Trigger
 
 /// The comparison of one policy against one version of its agent.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct VersionTriggers {
-    pub policy: &'static str,
-    pub version: String,
-    pub compactions: usize,
+pub(crate) struct VersionTriggers {
+    pub(crate) policy: &'static str,
+    pub(crate) version: String,
+    pub(crate) compactions: usize,
     /// The policy compacts before the same request as the agent, before an
     /// earlier one, or not by it.
-    pub same: usize,
-    pub early: usize,
-    pub late: usize,
+    pub(crate) same: usize,
+    pub(crate) early: usize,
+    pub(crate) late: usize,
     /// Requests early (negative) over the compactions the policy makes by
     /// the agent's request: median, least and most.
-    pub median_offset: Option<f64>,
-    pub offset_range: Option<(i64, i64)>,
+    pub(crate) median_offset: Option<f64>,
+    pub(crate) offset_range: Option<(i64, i64)>,
     /// Tokens below the window at which the agent compacted (median, least,
     /// most), and the policy's (its reserve).
-    pub agent_room: (u64, u64, u64),
-    pub policy_room: u64,
+    pub(crate) agent_room: (u64, u64, u64),
+    pub(crate) policy_room: u64,
 }
 
 /// [`VersionTriggers`] per policy and version, versions in order.
-pub fn by_version(rows: &[Trigger]) -> Vec<VersionTriggers> {
+pub(crate) fn by_version(rows: &[Trigger]) -> Vec<VersionTriggers> {
     let mut keys: Vec<(&'static str, &str)> = rows
         .iter()
         .map(|r| (r.policy, r.version.as_str()))
@@ -203,7 +203,7 @@ fn version_key(v: &str) -> Vec<u64> {
 }
 
 /// The table `calibrate` prints.
-pub fn write_text(out: &mut dyn Write, rows: &[Trigger]) -> io::Result<()> {
+pub(crate) fn write_text(out: &mut dyn Write, rows: &[Trigger]) -> io::Result<()> {
     if rows.is_empty() {
         return Ok(());
     }

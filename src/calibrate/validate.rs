@@ -17,56 +17,56 @@ use crate::transcript::session_file::SessionFile;
 
 /// One source held out under one variant of the model.
 #[derive(Clone, Debug, Serialize)]
-pub struct Row {
-    pub source: String,
+pub(crate) struct Row {
+    pub(crate) source: String,
     /// The part switched from its default; `None`: the defaults.
-    pub part: Option<&'static str>,
+    pub(crate) part: Option<&'static str>,
     /// Whether that part is on in this variant.
-    pub on: bool,
-    pub sessions: usize,
+    pub(crate) on: bool,
+    pub(crate) sessions: usize,
     /// Of |per-session error|.
-    pub median_error: f64,
+    pub(crate) median_error: f64,
     /// Error on the source's total.
-    pub total_error: f64,
+    pub(crate) total_error: f64,
     /// Sessions of [`LONG_SESSION`] requests or more, and of them those
     /// within [`LONG_SESSION_BOUND`].
-    pub long_sessions: usize,
-    pub long_within_bound: usize,
+    pub(crate) long_sessions: usize,
+    pub(crate) long_within_bound: usize,
 }
 
 /// What switching one part does, over every held-out source.
 #[derive(Clone, Debug, Serialize)]
-pub struct PartVerdict {
-    pub part: &'static str,
-    pub default_on: bool,
+pub(crate) struct PartVerdict {
+    pub(crate) part: &'static str,
+    pub(crate) default_on: bool,
     /// Held-out sources whose median error is lower, higher, with the part
     /// switched from its default.
-    pub sources_better_switched: usize,
-    pub sources_worse_switched: usize,
+    pub(crate) sources_better_switched: usize,
+    pub(crate) sources_worse_switched: usize,
     /// The mean over sources of the held-out median error: with the
     /// defaults, and with the part switched.
-    pub mean_median_default: f64,
-    pub mean_median_switched: f64,
+    pub(crate) mean_median_default: f64,
+    pub(crate) mean_median_switched: f64,
     /// The same of |total error|.
-    pub mean_total_default: f64,
-    pub mean_total_switched: f64,
+    pub(crate) mean_total_default: f64,
+    pub(crate) mean_total_switched: f64,
     /// Whether the defaults are supported: switching the part does not
     /// lower the mean held-out median error.
-    pub supported: bool,
+    pub(crate) supported: bool,
 }
 
 /// The validation: every row, and the verdict per part.
 #[derive(Clone, Debug, Serialize)]
-pub struct Validation {
-    pub sources: Vec<String>,
-    pub rows: Vec<Row>,
-    pub parts: Vec<PartVerdict>,
+pub(crate) struct Validation {
+    pub(crate) sources: Vec<String>,
+    pub(crate) rows: Vec<Row>,
+    pub(crate) parts: Vec<PartVerdict>,
 }
 
 /// Holds each of `sources` (a name and its sessions' inputs) out in turn,
 /// under `base` and with each part switched. `None` with fewer than two
 /// sources: nothing can be held out.
-pub fn validate(
+pub(crate) fn validate(
     sources: &[(String, Vec<Input>)],
     base: &Settings,
     window: &(dyn Fn(&SessionFile) -> u64 + Sync),
@@ -178,7 +178,7 @@ fn verdict(p: Part, base: &Settings, rows: &[Row]) -> PartVerdict {
 
 /// The validation as `calibrate` prints it: the verdict per part, then the
 /// defaults' error per held-out source.
-pub fn write_text(out: &mut dyn std::io::Write, v: &Validation) -> std::io::Result<()> {
+pub(crate) fn write_text(out: &mut dyn std::io::Write, v: &Validation) -> std::io::Result<()> {
     use crate::format::{right, table};
     writeln!(
         out,

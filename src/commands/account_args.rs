@@ -9,14 +9,14 @@ use crate::cost::session::Settings;
 
 /// `--per-session-cache`, `--log-alone` and `--part`.
 #[derive(Args, Debug, Clone, Default)]
-pub struct AccountArgs {
+pub(crate) struct AccountArgs {
     /// Price each imported session alone, with a cache of its own, instead
     /// of all of them on one timeline sharing the account's prompt cache (a
     /// new session or subagent reading the system prompt and tools another
     /// one cached). Each alone is the default (the shared_cache part is off
     /// unless --part shared_cache=on). Example: --per-session-cache
     #[arg(long)]
-    pub per_session_cache: bool,
+    pub(crate) per_session_cache: bool,
     /// Price every request by what the logs show alone, without the
     /// account's cache beyond them: the share of cold requests that find the
     /// fixed prompt cached through work outside the logs, and the share of
@@ -24,7 +24,7 @@ pub struct AccountArgs {
     /// shares of the others (eviction_share is off by default). Example:
     /// --log-alone
     #[arg(long)]
-    pub log_alone: bool,
+    pub(crate) log_alone: bool,
     /// Switch one optional part of the price model on or off, NAME=on|off
     /// (repeat for several): shared_cache, cold_read_share, eviction_share,
     /// lifetime_tier, fixed_prompt_fit, fixed_prompt_per_model,
@@ -34,7 +34,7 @@ pub struct AccountArgs {
     /// switch moves both alike.
     /// Example: --part eviction_share=on
     #[arg(long, value_name = "NAME=on|off", value_parser = part_switch)]
-    pub part: Vec<String>,
+    pub(crate) part: Vec<String>,
 }
 
 fn part_switch(spec: &str) -> Result<String, PartError> {
@@ -43,7 +43,7 @@ fn part_switch(spec: &str) -> Result<String, PartError> {
 
 impl AccountArgs {
     /// `cost` with these flags.
-    pub fn settings(&self, cost: Settings) -> Settings {
+    pub(crate) fn settings(&self, cost: Settings) -> Settings {
         let mut parts = cost.parts;
         if self.per_session_cache {
             parts = parts.with(Part::SharedCache, false);

@@ -41,46 +41,46 @@ Examples:
   smith-calibrate calibrate ~/.claude/projects --json | jq '.peer_triggers.by_version'
   smith-calibrate calibrate ~/imports/claude --estimator bytes4,chars4,o200k,cl100k"
 )]
-pub struct CalibrateArgs {
+pub(crate) struct CalibrateArgs {
     #[arg(value_name = "PATH", required = true, help = super::SESSIONS_HELP)]
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     #[command(flatten)]
-    pub select: super::select_args::SelectArgs,
+    pub(crate) select: super::select_args::SelectArgs,
     /// The context window smith's engine is compared under, and the
     /// recorded replay runs in: `own`, each session's own (the window its
     /// log records, else its model's), or a number of tokens
     #[arg(long, default_value = "own", value_name = "N|own", value_parser = window_arg)]
-    pub max_tokens: u64,
+    pub(crate) max_tokens: u64,
     /// Print everything as one JSON object
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Hold each source out in turn: fit the price model's fitted parts on
     /// the other sources and measure the held-out source's bill error with
     /// the defaults and with each optional part (--part) switched. A source
     /// is each PATH given, or each project folder when one PATH is given.
     /// Example: --validate
     #[arg(long)]
-    pub validate: bool,
+    pub(crate) validate: bool,
     #[command(flatten)]
-    pub cost: super::cost_args::CostArgs,
+    pub(crate) cost: super::cost_args::CostArgs,
     /// Bill check: print every request, recorded vs predicted (with
     /// --json: include them). Example: --bill-requests
     #[arg(long)]
-    pub bill_requests: bool,
+    pub(crate) bill_requests: bool,
     /// Fail (exit 1, printing nothing) if any line or session had to be
     /// skipped
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
     #[command(flatten)]
-    pub account: super::account_args::AccountArgs,
+    pub(crate) account: super::account_args::AccountArgs,
     /// Also fit each of these token estimators (bytes4, chars4, o200k,
     /// cl100k, claude2, or all) and compare their errors before and after the fit and
     /// their counting time. Example: --estimator bytes4,o200k
     #[arg(long, value_name = "LIST")]
-    pub estimator: Option<String>,
+    pub(crate) estimator: Option<String>,
 }
 
-pub fn run(args: CalibrateArgs) -> Result<()> {
+pub(crate) fn run(args: CalibrateArgs) -> Result<()> {
     let estimators = check_args(&args)?;
     let sessions = load(&args)?;
     let (fits, not_imported) = formats::fit_formats(&sessions);

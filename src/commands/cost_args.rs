@@ -9,25 +9,25 @@ use crate::cost::{CacheTtl, Prices, UnknownTtl};
 
 /// `--cache-ttl` and `--cache-min-tokens`.
 #[derive(Args, Debug, Clone, Default)]
-pub struct CostArgs {
+pub(crate) struct CostArgs {
     /// Cache lifetime: 5m, 1h, none, or auto (the tier the session's own
     /// records wrote to, else 5m). A request sent longer than this after the
     /// previous one reads nothing from the cache; applies only to sessions
     /// whose records carry times (imported ones), e.g. --cache-ttl 1h
     /// [default: auto]
     #[arg(long, value_name = "TTL", value_parser = parse_ttl, help_heading = "Cost model")]
-    pub cache_ttl: Option<TtlChoice>,
+    pub(crate) cache_ttl: Option<TtlChoice>,
     /// Shortest prefix that is cached, in tokens: a smaller request pays
     /// plain input. Default: an imported session's model's minimum from
     /// the price table (1024 for a model it does not know); none for smith's
     /// own sessions, where every prefix is cached, e.g. --cache-min-tokens 2048
     #[arg(long, value_name = "TOKENS", help_heading = "Cost model")]
-    pub cache_min_tokens: Option<u64>,
+    pub(crate) cache_min_tokens: Option<u64>,
 }
 
 /// A `--cache-ttl` value: a lifetime, or `auto`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TtlChoice(pub Option<CacheTtl>);
+pub(crate) struct TtlChoice(pub(crate) Option<CacheTtl>);
 
 /// Parses `--cache-ttl`, for clap (whose value parsers may fail with text).
 fn parse_ttl(s: &str) -> Result<TtlChoice, String> {
@@ -44,7 +44,7 @@ fn parse_ttl(s: &str) -> Result<TtlChoice, String> {
 
 impl CostArgs {
     /// The cost model's settings, with `--price` if it was given.
-    pub fn settings(&self, price: Option<Prices>) -> Settings {
+    pub(crate) fn settings(&self, price: Option<Prices>) -> Settings {
         Settings {
             ttl: self.cache_ttl.and_then(|t| t.0),
             min_cacheable: self.cache_min_tokens,

@@ -10,12 +10,12 @@ use crate::estimate::Estimator;
 use crate::format::{percent, right, table};
 
 /// Fits every estimator of `list` on `samples` (see [`compare::compare`]).
-pub fn compare(samples: &[compare::Sample<'_>], list: &[Estimator]) -> Vec<EstimatorFit> {
+pub(crate) fn compare(samples: &[compare::Sample<'_>], list: &[Estimator]) -> Vec<EstimatorFit> {
     compare::compare(samples, list)
 }
 
 /// The comparison as JSON: the fits and a verdict per format.
-pub fn json(fits: &[EstimatorFit]) -> serde_json::Value {
+pub(crate) fn json(fits: &[EstimatorFit]) -> serde_json::Value {
     let mut formats: Vec<&str> = Vec::new();
     for f in fits {
         if !formats.contains(&f.format.as_str()) {
@@ -34,7 +34,7 @@ pub fn json(fits: &[EstimatorFit]) -> serde_json::Value {
 /// One table per format: relative error against the recorded prompt sizes
 /// before (ratio 1, overhead 0) and after each estimator's fit, the fit, and
 /// the counting time; then the verdict.
-pub fn write_text(out: &mut dyn Write, fits: &[EstimatorFit]) -> io::Result<()> {
+pub(crate) fn write_text(out: &mut dyn Write, fits: &[EstimatorFit]) -> io::Result<()> {
     let mut formats: Vec<&str> = Vec::new();
     for f in fits {
         if !formats.contains(&f.format.as_str()) {

@@ -14,14 +14,14 @@ use super::{nothing_read, usage};
 
 /// Import sessions of other coding agents as smith sessions.
 #[derive(Args, Debug)]
-pub struct ImportArgs {
+pub(crate) struct ImportArgs {
     #[command(subcommand)]
-    pub format: ImportFormat,
+    pub(crate) format: ImportFormat,
 }
 
 /// The formats `import` reads.
 #[derive(Subcommand, Debug)]
-pub enum ImportFormat {
+pub(crate) enum ImportFormat {
     ClaudeCode(ClaudeCodeArgs),
     Codex(CodexArgs),
     MiniSweAgent(MiniSweAgentArgs),
@@ -54,24 +54,24 @@ Examples:
 /// with `subagents/agent-*.jsonl` as sessions of their own).
 #[derive(Args, Debug)]
 #[command(after_help = CLAUDE_CODE_HELP)]
-pub struct ClaudeCodeArgs {
+pub(crate) struct ClaudeCodeArgs {
     /// Log files or directories searched for *.jsonl [default: ~/.claude/projects]
     #[arg(value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     #[command(flatten)]
-    pub to: ImportTo,
+    pub(crate) to: ImportTo,
 }
 
 /// Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
 #[derive(Args, Debug)]
 #[command(after_help = CODEX_HELP)]
-pub struct CodexArgs {
+pub(crate) struct CodexArgs {
     /// Rollout files or directories searched for rollout-*.jsonl [default:
     /// ~/.codex/sessions]
     #[arg(value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     #[command(flatten)]
-    pub to: ImportTo,
+    pub(crate) to: ImportTo,
 }
 
 /// mini-swe-agent trajectories (`*.traj.json`, format mini-swe-agent-1).
@@ -87,37 +87,37 @@ Examples:
   smith-calibrate import mini-swe-agent runs/x --out imports --classify-commands
   smith-calibrate calibrate imports"
 )]
-pub struct MiniSweAgentArgs {
+pub(crate) struct MiniSweAgentArgs {
     /// Trajectory files or directories searched for *.traj.json
     #[arg(value_name = "PATH", required = true)]
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// Directory to write the sessions into (created if missing)
     #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Name plain reads (cat, nl, head, tail, sed -n) read_file, grep/rg grep
     /// and find/ls glob, so that smith's duplicate stage sees them. A
     /// trajectory is one real turn (the task), which smith's recency window
     /// protects whole: replay with --window 0 to let that stage act
     #[arg(long)]
-    pub classify_commands: bool,
+    pub(crate) classify_commands: bool,
     /// The results file with each task's resolved label [default:
     /// <folder>.results.json beside each trajectory's folder]
     #[arg(long, value_name = "FILE")]
-    pub results: Option<PathBuf>,
+    pub(crate) results: Option<PathBuf>,
     /// Print the totals as one JSON object
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// Where `import` writes and how it reports, the same for every format.
 #[derive(Args, Debug)]
-pub struct ImportTo {
+pub(crate) struct ImportTo {
     /// Directory to write the sessions into (created if missing)
     #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Print the totals as one JSON object
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 impl ImportTo {
@@ -135,7 +135,7 @@ impl ImportTo {
     }
 }
 
-pub fn run(args: ImportArgs) -> Result<()> {
+pub(crate) fn run(args: ImportArgs) -> Result<()> {
     match args.format {
         ImportFormat::ClaudeCode(a) => run_claude_code(a),
         ImportFormat::Codex(a) => run_codex(a),

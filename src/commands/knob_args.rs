@@ -17,11 +17,15 @@ use crate::policy::PolicyKnob;
 /// why a number given for a knob that takes words cannot be (a ratio of 0,
 /// which is how `learn` is held).
 #[derive(Clone, Debug, Default)]
-pub struct ConfigArgs(pub Config, pub Vec<Knob>, pub Option<ValueError>);
+pub(crate) struct ConfigArgs(
+    pub(crate) Config,
+    pub(crate) Vec<Knob>,
+    pub(crate) Option<ValueError>,
+);
 
 impl ConfigArgs {
     /// Which of the knobs a session may choose the command line set.
-    pub fn given(&self) -> crate::calibrate::session::Given {
+    pub(crate) fn given(&self) -> crate::calibrate::session::Given {
         crate::calibrate::session::Given {
             ratio: self.1.contains(&Knob::Ratio),
             overhead: self.1.contains(&Knob::Overhead),
@@ -83,7 +87,7 @@ impl Args for ConfigArgs {
 }
 
 /// A table whose knobs are taken as text (a list or a range for `sweep`).
-pub trait Textual: Copy + std::fmt::Debug + 'static {
+pub(crate) trait Textual: Copy + std::fmt::Debug + 'static {
     /// Every knob of the table, in flag order.
     fn every() -> &'static [Self];
     /// Its flag, without `--`.
@@ -119,7 +123,7 @@ impl Textual for PolicyKnob {
 /// The knobs of a table given on the command line, as text, in table
 /// order.
 #[derive(Clone, Debug)]
-pub struct Given<K: Textual>(pub Vec<(K, String)>);
+pub(crate) struct Given<K: Textual>(pub(crate) Vec<(K, String)>);
 
 impl<K: Textual> Default for Given<K> {
     fn default() -> Self {
@@ -129,7 +133,7 @@ impl<K: Textual> Default for Given<K> {
 
 impl<K: Textual> Given<K> {
     /// The text given for `knob`, if any.
-    pub fn get(&self, knob: K) -> Option<&str>
+    pub(crate) fn get(&self, knob: K) -> Option<&str>
     where
         K: PartialEq,
     {

@@ -28,16 +28,16 @@ use super::nothing_read;
 `report DIR` on a folder of shards that was not merged yet merges it first.
 The partition folder is also plain Hive-partitioned Parquet: see docs/guide.md
 for the same merge in polars, DuckDB and Spark.")]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// The --out folder the shards wrote into
     #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Where to write the merged outputs (created if missing) [default: DIR]
     #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
 }
 
-pub fn run(args: MergeArgs) -> Result<()> {
+pub(crate) fn run(args: MergeArgs) -> Result<()> {
     let out = args.out.unwrap_or_else(|| args.dir.clone());
     merge_into(&args.dir, &out)
 }

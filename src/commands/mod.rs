@@ -17,29 +17,31 @@ pub(crate) const SESSIONS_OR_HOME_HELP: &str =
 
 /// What a command that takes one session reads.
 pub(crate) const SESSION_HELP: &str = "A transcript.jsonl, a session directory, a session id or name, or another agent's log: a Claude Code log (or `<log>#<id>` as `transcript list` prints it), a Codex CLI rollout, a mini-swe-agent trajectory";
-pub mod calibrate;
+pub(crate) mod calibrate;
+#[cfg(feature = "full")]
+pub mod cli;
 pub(crate) mod cost_args;
 pub(crate) mod estimators;
-pub mod import;
+pub(crate) mod import;
 pub(crate) mod knob_args;
 #[cfg(feature = "full")]
-pub mod merge;
+pub(crate) mod merge;
 pub(crate) mod policy_args;
 pub mod real_compactions;
 #[cfg(feature = "full")]
 pub mod recommend;
 pub mod replay;
 #[cfg(feature = "full")]
-pub mod report;
+pub(crate) mod report;
 pub(crate) mod select_args;
 pub(crate) mod session_pages;
-pub mod shell;
+pub(crate) mod shell;
 #[cfg(feature = "full")]
-pub mod sweep;
+pub(crate) mod sweep;
 #[cfg(feature = "full")]
 pub(crate) mod swept_args;
-pub mod synth;
-pub mod transcript;
+pub(crate) mod synth;
+pub(crate) mod transcript;
 
 use std::process::ExitCode;
 
@@ -55,7 +57,7 @@ use crate::transcript::Session;
 /// errors are typed by area (`SpecError`, `PolicyError`, …) and say what
 /// went wrong; a command decides which of these it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     /// Nothing could be read, `--strict` met a bad line, or the work
     /// failed: 1, also for every error not marked otherwise.
     Failed,
@@ -67,7 +69,7 @@ pub enum Exit {
 
 impl Exit {
     /// The process's exit status.
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Exit::Failed => 1,
             Exit::Usage => 2,
@@ -80,13 +82,13 @@ impl Exit {
 /// error with its causes.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
-pub struct Failure {
-    pub exit: Exit,
-    pub message: String,
+pub(crate) struct Failure {
+    pub(crate) exit: Exit,
+    pub(crate) message: String,
 }
 
 /// A usage error (exit 2).
-pub fn usage(message: impl std::fmt::Display) -> anyhow::Error {
+pub(crate) fn usage(message: impl std::fmt::Display) -> anyhow::Error {
     Failure {
         exit: Exit::Usage,
         message: message.to_string(),
@@ -95,7 +97,7 @@ pub fn usage(message: impl std::fmt::Display) -> anyhow::Error {
 }
 
 /// Nothing could be read (exit 1).
-pub fn nothing_read(message: impl std::fmt::Display) -> anyhow::Error {
+pub(crate) fn nothing_read(message: impl std::fmt::Display) -> anyhow::Error {
     Failure {
         exit: Exit::Failed,
         message: message.to_string(),
@@ -105,7 +107,7 @@ pub fn nothing_read(message: impl std::fmt::Display) -> anyhow::Error {
 
 /// The exit status for an error, the one place it is decided: the
 /// [`Exit`] it was marked with, else [`Exit::Failed`].
-pub fn exit_code(e: &anyhow::Error) -> ExitCode {
+pub(crate) fn exit_code(e: &anyhow::Error) -> ExitCode {
     let exit = e
         .downcast_ref::<Failure>()
         .map_or_else(|| job_exit(e), |f| f.exit);
@@ -130,25 +132,25 @@ fn job_exit(_: &anyhow::Error) -> Exit {
 
 /// The engine's knobs, shared by `replay` and `transcript show --at`.
 #[derive(Args, Clone, Debug)]
-pub struct EngineArgs {
+pub(crate) struct EngineArgs {
     /// smith's knobs, one value each (from the knob table).
     #[command(flatten)]
-    pub knobs: knob_args::ConfigArgs,
+    pub(crate) knobs: knob_args::ConfigArgs,
     /// How the engine turns the history into tokens: bytes4 (smith's
     /// bytes / 4), chars4, o200k, cl100k or claude2. Trigger, target and every figure
     /// are then in that estimator's tokens. Example: --estimator o200k
     #[arg(long, default_value_t = Estimator::Bytes4, value_name = "NAME", help_heading = "Engine")]
-    pub estimator: Estimator,
+    pub(crate) estimator: Estimator,
     /// Also replay a window and thresholds smith itself refuses (compact-at
     /// of 1 or more, compact-to at or above compact-at, or 0): for
     /// exploring the engine, never for a config.toml
     #[arg(long, help_heading = "Engine")]
-    pub beyond_smith: bool,
+    pub(crate) beyond_smith: bool,
 }
 
 impl EngineArgs {
     /// The config these flags describe, or a usage error.
-    pub fn config(&self) -> Result<Config> {
+    pub(crate) fn config(&self) -> Result<Config> {
         if let Some(why) = &self.knobs.2 {
             return Err(usage(why));
         }
@@ -162,7 +164,7 @@ impl EngineArgs {
 
     /// `setup` estimating with `--estimator`, or a usage error when its
     /// policy cannot.
-    pub fn with_estimator(&self, setup: Setup) -> Result<Setup> {
+    pub(crate) fn with_estimator(&self, setup: Setup) -> Result<Setup> {
         let setup = setup.with_estimator(self.estimator);
         setup.validate().map_err(usage)?;
         Ok(setup)
@@ -170,7 +172,7 @@ impl EngineArgs {
 }
 
 /// Writes what reading a session skipped to stderr.
-pub fn report_skips(session: &Session) {
+pub(crate) fn report_skips(session: &Session) {
     crate::messages::notes(&session.log.to_string());
     if let Some(why) = &session.meta_error {
         crate::note!("{why}");
@@ -180,7 +182,7 @@ pub fn report_skips(session: &Session) {
 /// Resolves `spec` to exactly one session and loads it, reporting skipped
 /// lines; fails with exit 1 when no message could be read (or any line was
 /// skipped under `strict`).
-pub fn load_one(spec: &str, strict: bool) -> Result<Session> {
+pub(crate) fn load_one(spec: &str, strict: bool) -> Result<Session> {
     let found = crate::import::direct::resolve(spec).map_err(|e| nothing_read(format!("{e:#}")))?;
     if found.len() != 1 {
         return Err(usage(format!(
@@ -195,7 +197,7 @@ pub fn load_one(spec: &str, strict: bool) -> Result<Session> {
 
 /// Reports skips and turns "nothing read" (or a skip under `strict`) into
 /// an error.
-pub fn check_read(session: &Session, strict: bool) -> Result<()> {
+pub(crate) fn check_read(session: &Session, strict: bool) -> Result<()> {
     report_skips(session);
     let path = session.source.transcript.display();
     if session.messages.is_empty() {

@@ -16,14 +16,14 @@ use super::usage;
 
 /// `--policy` and the knobs of the policies other than smith.
 #[derive(Args, Clone, Debug, Default)]
-pub struct PolicyArgs {
+pub(crate) struct PolicyArgs {
     // Help made by `policy_help`: the policies and the shared knobs it
     // names come from their tables.
     #[arg(long, value_name = "NAME", help_heading = "Policies", help = policy_help())]
-    pub policy: Option<String>,
+    pub(crate) policy: Option<String>,
     /// Each policy's knobs, as text (from the knob table).
     #[command(flatten)]
-    pub knobs: Given<PolicyKnob>,
+    pub(crate) knobs: Given<PolicyKnob>,
 }
 
 /// `a, b, c or d`.
@@ -55,7 +55,7 @@ fn policy_help() -> String {
 impl PolicyArgs {
     /// For `replay` and `show --at`: one policy under `config`, one value
     /// per knob, or a usage error.
-    pub fn setup(&self, config: Config) -> Result<Setup> {
+    pub(crate) fn setup(&self, config: Config) -> Result<Setup> {
         let policy = match &self.policy {
             None => Policy::Smith,
             Some(text) => {
@@ -90,7 +90,7 @@ impl PolicyArgs {
     }
 
     /// For `sweep`: the policies and each knob's values, or a usage error.
-    pub fn spec(&self) -> Result<PolicySpec> {
+    pub(crate) fn spec(&self) -> Result<PolicySpec> {
         let mut spec = PolicySpec::default();
         if let Some(text) = &self.policy {
             spec.policies =

@@ -21,13 +21,13 @@ pub const POOLED: &str = "pooled";
 /// Everything `calibrate` says about real compactions.
 #[derive(Clone, Debug, Serialize)]
 pub struct RealReport {
-    pub compactions: Vec<RealCompaction>,
+    pub(crate) compactions: Vec<RealCompaction>,
     /// Per source, then pooled.
     pub validation: Vec<Validation>,
     /// The re-fetch model refitted on these logs, and the one replays use.
     pub model: Model,
-    pub bundled_model: Model,
-    pub bundled_measured_on: &'static str,
+    pub(crate) bundled_model: Model,
+    pub(crate) bundled_measured_on: &'static str,
     /// Per pair of sources: the model of one predicting the other.
     pub cross_source: Vec<CrossSource>,
 }
@@ -39,24 +39,24 @@ pub struct Validation {
     pub tally: Tally,
     /// `needed again` with the offline stand-in summary, with the real
     /// summary's text visible, and "the summary mentions it".
-    pub standin: Scores,
-    pub with_summary: Scores,
+    pub(crate) standin: Scores,
+    pub(crate) with_summary: Scores,
     /// `still needed`: the measure improved on these figures.
-    pub still_needed: Scores,
-    pub mentioned: Scores,
-    pub summary_retention: Option<f64>,
+    pub(crate) still_needed: Scores,
+    pub(crate) mentioned: Scores,
+    pub(crate) summary_retention: Option<f64>,
 }
 
 /// A model fitted on `fitted_on` predicting the re-fetches of `predicted`.
 #[derive(Clone, Debug, Serialize)]
 pub struct CrossSource {
-    pub fitted_on: String,
-    pub fit_compactions: u64,
-    pub predicted: String,
+    pub(crate) fitted_on: String,
+    pub(crate) fit_compactions: u64,
+    pub(crate) predicted: String,
     pub expected: f64,
     pub actual: usize,
     /// `(expected − actual) / actual`.
-    pub relative_error: Option<f64>,
+    pub(crate) relative_error: Option<f64>,
 }
 
 fn validation(tally: Tally) -> Validation {
@@ -148,7 +148,7 @@ fn times(x: Option<f64>) -> String {
 /// The printed account: each compaction, the loss measure against the
 /// re-fetches, the refitted model, and each source's model predicting the
 /// others.
-pub fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
+pub(crate) fn write_text(out: &mut dyn Write, r: &RealReport) -> io::Result<()> {
     if r.compactions.is_empty() {
         return writeln!(out, "real compactions: none in these sessions\n");
     }

@@ -17,9 +17,8 @@ use crate::recommend::{self, Evidence, MaxLoss, Settings, Verdict};
 use crate::sweep::bootstrap::{Bootstrap, DEFAULT_RESAMPLES, DEFAULT_SEED};
 use crate::sweep::figures::Metric;
 use crate::sweep::grid::{self, GridSpec, Knob};
-use crate::sweep::job::{Job, Written};
+use crate::sweep::job::Job;
 use crate::sweep::plan::PolicySpec;
-use crate::sweep::run::Sweep;
 use crate::transcript;
 
 use super::usage;
@@ -61,68 +60,68 @@ ratio of resampled totals), keeps still_needed within --max-loss, and still
 saves out of sample (--folds); never with fewer than 10 sessions. --window
 and --result-cap are swept only with --for-maintainers. The method, with its
 figures on the shared logs: docs/guide.md.")]
-pub struct RecommendArgs {
+pub(crate) struct RecommendArgs {
     #[command(flatten)]
-    pub swept: super::swept_args::Swept,
+    pub(crate) swept: super::swept_args::Swept,
     /// Also sweep --window and --result-cap, which are constants in
     /// smith's code: for smith's maintainers, not for a config.toml
     #[arg(long, help_heading = "Grid")]
-    pub for_maintainers: bool,
+    pub(crate) for_maintainers: bool,
     /// smith's config file whose [context] is the baseline
     /// [default: $SMITH_HOME/config.toml]
     #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
 
     /// The figure to minimise, any column of the sweep's figures.
     /// Example: --objective price
     #[arg(long, value_name = "FIGURE", default_value = recommend::DEFAULT_OBJECTIVE.name(),
           value_parser = PossibleValuesParser::new(Metric::ALL.map(Metric::name)))]
-    pub objective: String,
+    pub(crate) objective: String,
     /// How much more of the loss measure (still_needed) a recommendation
     /// may cost: baseline (no worse at 95% confidence), a count (5), a
     /// percentage of the baseline's (2%), or any
     #[arg(long, value_name = "LIMIT", default_value = "baseline")]
-    pub max_loss: MaxLoss,
+    pub(crate) max_loss: MaxLoss,
     /// Seed of the bootstrap's resamples and of the folds
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "Confidence")]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Bootstrap resamples
     #[arg(long, value_name = "N", default_value_t = DEFAULT_RESAMPLES, help_heading = "Confidence",
           value_parser = clap::value_parser!(u32).range(100..=10_000_000).map(|v| v as usize))]
-    pub resamples: usize,
+    pub(crate) resamples: usize,
     /// Folds of the out-of-sample check (by session)
     #[arg(long, value_name = "K", default_value_t = recommend::DEFAULT_FOLDS, help_heading = "Confidence",
           value_parser = clap::value_parser!(u32).range(2..=1000).map(|v| v as usize))]
-    pub folds: usize,
+    pub(crate) folds: usize,
 
     /// Prices per million tokens: input,cache_write,cache_read, for every
     /// session instead of its model's row of the price table
     #[arg(long, value_name = "I,W,R")]
-    pub price: Option<Prices>,
+    pub(crate) price: Option<Prices>,
     #[command(flatten)]
-    pub cost: Box<super::cost_args::CostArgs>,
+    pub(crate) cost: Box<super::cost_args::CostArgs>,
     #[command(flatten, next_help_heading = "Cost model")]
-    pub account: super::account_args::AccountArgs,
+    pub(crate) account: super::account_args::AccountArgs,
     /// Evidence rows besides the baseline and the chosen config
     #[arg(long, value_name = "N", default_value_t = recommend::DEFAULT_TOP)]
-    pub top: usize,
+    pub(crate) top: usize,
     /// Print the verdict as JSON
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Write the sweep's data files and verdict.json into DIR
     #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Also draw the report into DIR, the verdict its first section; the
     /// data files go there too unless --out is given
     #[arg(long, value_name = "DIR")]
-    pub report: Option<PathBuf>,
+    pub(crate) report: Option<PathBuf>,
     /// Fail (exit 1, writing nothing) if any line or session had to be
     /// skipped
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// Worker threads [default: one per core]
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub jobs: Option<u32>,
+    pub(crate) jobs: Option<u32>,
 }
 
 /// `arg` with the default `recommend` uses in its help instead of smith's:
@@ -162,23 +161,13 @@ impl RecommendArgs {
     }
 }
 
-pub fn run(args: RecommendArgs) -> Result<()> {
+pub(crate) fn run(args: RecommendArgs) -> Result<()> {
     let config_path = args
         .config
         .clone()
         .unwrap_or_else(|| transcript::locate::smith_home().join(smith_config::CONFIG_FILE));
     let (json, decision) = (args.json, (args.max_loss, args.folds, args.top));
     let planned = job(args, &config_path)?.plan()?;
-    let mut ran = planned.run()?;
-    let sweep = &ran.sweep;
-    crate::note!(
-        "replayed {} sessions ({:.1} MB) under {} configs in {:.1}s",
-        sweep.sessions.len(),
-        sweep.bytes() as f64 / 1e6,
-        planned.plan.setups.len(),
-        sweep.elapsed.as_secs_f64()
-    );
-    let (mut summaries, per) = planned.summarize(sweep);
     let (max_loss, folds, top) = decision;
     let settings = Settings {
         objective: planned.rank_by,
@@ -187,23 +176,16 @@ pub fn run(args: RecommendArgs) -> Result<()> {
         folds,
         top,
     };
-    let verdict = recommend::decide_verdict(&mut summaries, &per, &settings);
-    let laid_out = serde_json::to_value(&verdict).context("cannot lay out the verdict")?;
-    if let Written::Data(_) = planned.write(sweep, &summaries, Some(laid_out))? {
-        if let Some(dir) = &planned.data_dir {
-            crate::note!(
-                "wrote the sweep's data files and {} into {}",
-                recommend::VERDICT_FILE,
-                dir.display()
-            );
-        }
-    }
-    planned.close(&mut ran)?;
+    let outcome =
+        planned.execute(|summaries, per| recommend::decide_verdict(summaries, per, &settings))?;
     if let (Some(data), Some(dir)) = (&planned.data_dir, &planned.report) {
         crate::report::draw(data, dir)?.say();
     }
+    let verdict = outcome
+        .verdict
+        .context("recommend decides on every session: it takes no shard")?;
     print(
-        &ran.sweep,
+        outcome.calibration.as_deref(),
         &verdict,
         json,
         &planned.baseline_source,
@@ -261,7 +243,7 @@ fn job(args: RecommendArgs, config_path: &Path) -> Result<Job> {
 /// The verdict on stdout: as JSON, or for a person with the calibration
 /// the rows used.
 fn print(
-    sweep: &Sweep,
+    calibration: Option<&str>,
     verdict: &Verdict,
     json: bool,
     from: &str,
@@ -275,10 +257,8 @@ fn print(
             .and_then(|()| writeln!(out))
     } else {
         let mut text = text(verdict, from, config_path);
-        if let Some(c) = crate::sweep::summary::CalibrationRecord::of(
-            sweep.rows.iter().map(|r| &r.facts.calibration),
-        ) {
-            text.push_str(&format!("{}.\n", c.describe(sweep.rows.len())));
+        if let Some(c) = calibration {
+            text.push_str(&format!("{c}.\n"));
         }
         let mut out = crate::screen::Wrapping::new(&mut out);
         out.write_all(text.as_bytes()).and_then(|()| out.flush())
@@ -296,7 +276,7 @@ fn pct(p: Option<f64>) -> String {
 }
 
 /// The verdict for a person: the sentence, the evidence, the snippet.
-pub fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
+pub(crate) fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
     let mut s = String::new();
     s.push_str(&v.sentence);
     s.push_str("\n\n");

@@ -50,43 +50,43 @@ The summary also prices the replay per request (see docs/cost-model.md for the c
 model): price (cache reads and writes at the session's model's prices, or
 --price; the cache expires after --cache-ttl where the records give times),
 output, the summarizer's own requests, and price_total, their sum.")]
-pub struct ReplayArgs {
+pub(crate) struct ReplayArgs {
     #[arg(help = super::SESSION_HELP)]
-    pub path: String,
+    pub(crate) path: String,
     #[command(flatten)]
-    pub engine: EngineArgs,
+    pub(crate) engine: EngineArgs,
     // Boxed: fifteen optional flags would double the size of the command.
     #[command(flatten)]
-    pub policy: Box<PolicyArgs>,
+    pub(crate) policy: Box<PolicyArgs>,
     /// Prices per million tokens: input,cache_write,cache_read, instead of
     /// the session's model's row of the price table, e.g. --price 3,3.75,0.3
     /// [default: per model; Sonnet's where unknown]
     #[arg(long, value_name = "I,W,R", help_heading = "Cost model")]
-    pub price: Option<crate::cost::Prices>,
+    pub(crate) price: Option<crate::cost::Prices>,
     #[command(flatten)]
-    pub cost: Box<super::cost_args::CostArgs>,
+    pub(crate) cost: Box<super::cost_args::CostArgs>,
     /// One JSON object per request (docs/engine.md §6)
     #[arg(long, conflicts_with_all = ["json", "emit_history_at"])]
-    pub trace: bool,
+    pub(crate) trace: bool,
     /// The session summary as one JSON object, starting with its
     /// "schema_version"
     #[arg(long, conflicts_with = "emit_history_at")]
-    pub json: bool,
+    pub(crate) json: bool,
     /// The working history at request K (0-based) after its compaction, as
     /// smith-format JSONL
     #[arg(long, value_name = "K")]
-    pub emit_history_at: Option<usize>,
+    pub(crate) emit_history_at: Option<usize>,
     /// Fail (exit 1) if any line of the transcript had to be skipped
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// A compaction within N requests of the previous one counts as a
     /// repeated misfire, e.g. --thrash-window 5
     #[arg(long, value_name = "N", default_value_t = crate::replay::DEFAULT_THRASH_WINDOW,
           value_parser = crate::replay::misfire::parse_thrash_window)]
-    pub thrash_window: usize,
+    pub(crate) thrash_window: usize,
 }
 
-pub fn run(args: ReplayArgs) -> Result<()> {
+pub(crate) fn run(args: ReplayArgs) -> Result<()> {
     let setup = args
         .engine
         .with_estimator(args.policy.setup(args.engine.config()?)?)?;

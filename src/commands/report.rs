@@ -30,36 +30,36 @@ The report folder holds index.html (open it in a browser) and cost-loss.png,
 heatmap.png, stages.png, distribution.png and context-<session>.png; a sweep
 of several policies adds policies.png and a table of each policy's best
 config. Every config is replayed under its own policy.")]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// The folder `smith-calibrate sweep --out` wrote
     #[arg(value_name = "SWEEP_OUT_DIR")]
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Where to write index.html and the PNGs (created if missing)
     /// [default: SWEEP_OUT_DIR itself, beside the data files, as `sweep
     /// --report` writes them]
     #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// A session to chart request by request: its label as in sessions.csv,
     /// or its transcript path; repeat for more [default: the 3 whose tokens
     /// sent changed most]
     #[arg(long = "session", value_name = "LABEL")]
-    pub sessions: Vec<String>,
+    pub(crate) sessions: Vec<String>,
     /// The figure the heatmap shows; tokens_sent also puts tokens instead of
     /// price on the cost axis
     #[arg(long, value_enum, default_value_t = Metric::Price)]
-    pub metric: Metric,
+    pub(crate) metric: Metric,
     /// The config compared with the baseline: a rank (1 = best), a config
     /// label, or a policy (its best config) [default: the verdict's config,
     /// else 1]
     #[arg(long, value_name = "RANK|LABEL|POLICY")]
-    pub config: Option<String>,
+    pub(crate) config: Option<String>,
     /// The loss the cost-against-loss chart and the distribution count:
     /// results cut or stubbed, results lost while still current that a
     /// later message used (the verdict's loss measure), results a later
     /// message needed again current or not, or results shortened or
     /// removed by any means [default: still_needed]
     #[arg(long, value_enum)]
-    pub loss: Option<Loss>,
+    pub(crate) loss: Option<Loss>,
     /// Compare with this config instead of the sweep's baseline: `recorded`
     /// (the agents' own run), `defaults` (smith's default config), a
     /// config's label as configs.csv has it, or its index; every change,
@@ -67,16 +67,16 @@ pub struct ReportArgs {
     /// rows [default: the sweep's baseline; with this flag the report goes
     /// to SWEEP_OUT_DIR/baseline-<config>/ unless --out is given]
     #[arg(long, value_name = "recorded|defaults|LABEL")]
-    pub baseline: Option<String>,
+    pub(crate) baseline: Option<String>,
     /// Also write a page per session named under "Compactions that went
     /// wrong" into sessions/ beside index.html (the chat, the timeline, each
     /// compaction's ledger) and link every request named there to it, e.g.
     /// report results/ --session-pages
     #[arg(long)]
-    pub session_pages: bool,
+    pub(crate) session_pages: bool,
 }
 
-pub fn run(args: ReportArgs) -> Result<()> {
+pub(crate) fn run(args: ReportArgs) -> Result<()> {
     // A folder of shards not merged yet: merge it first, into itself.
     if !args.dir.join(report::data::SUMMARY_FILE).exists()
         && crate::sweep::merge::has_shards(&args.dir)

@@ -18,25 +18,25 @@ use super::usage;
 
 /// The selection flags, flattened into each command's arguments.
 #[derive(Args, Debug, Clone, Default)]
-pub struct SelectArgs {
+pub(crate) struct SelectArgs {
     /// Only sessions active on or after this day or instant (YYYY-MM-DD,
     /// YYYYMMDD, YYYY-MM-DDTHH:MM[:SS], in the local time zone unless an
     /// offset or Z is given)
     #[arg(long, value_name = "DATE", help_heading = "Selection")]
-    pub since: Option<String>,
+    pub(crate) since: Option<String>,
     /// Only sessions begun before the end of this day, or before this
     /// instant (same forms as --since)
     #[arg(long, value_name = "DATE", help_heading = "Selection")]
-    pub until: Option<String>,
+    pub(crate) until: Option<String>,
     /// Only sessions whose working directory or path contains TEXT (a
     /// Claude Code project folder's name, a repository's name)
     #[arg(long, value_name = "TEXT", help_heading = "Selection")]
-    pub project: Option<String>,
+    pub(crate) project: Option<String>,
 }
 
 impl SelectArgs {
     /// The filter these flags ask for, or a usage error naming the flag.
-    pub fn filter(&self) -> Result<Filter> {
+    pub(crate) fn filter(&self) -> Result<Filter> {
         let zone = local_zone();
         let since = self
             .since
@@ -66,7 +66,7 @@ impl SelectArgs {
 
     /// The sessions of `found` the flags keep, saying on stderr how many they
     /// left out.
-    pub fn apply(&self, found: Vec<SessionRef>) -> Result<Vec<SessionRef>> {
+    pub(crate) fn apply(&self, found: Vec<SessionRef>) -> Result<Vec<SessionRef>> {
         let filter = self.filter()?;
         let (kept, left_out) = filter.apply(found);
         if left_out > 0 {

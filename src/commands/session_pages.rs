@@ -108,7 +108,7 @@ fn outside(path: &Path, session: &SessionRef) -> Result<()> {
 }
 
 /// One session's page, written atomically to `path`.
-pub fn write_one(
+pub(crate) fn write_one(
     path: &Path,
     session: &Session,
     chosen: &ForSession,
@@ -179,7 +179,7 @@ fn starting_call(parent: &Session, prompt: &str) -> Option<String> {
 /// subagents it started and of its parent, and `dir/index.html` listing
 /// them all with their size, requests, compactions, recorded cost and
 /// misfires.
-pub fn write_set(
+pub(crate) fn write_set(
     dir: &Path,
     source: &str,
     refs: &[SessionRef],
@@ -382,4 +382,4 @@ fn first_prompt(session: &Session) -> Option<String> {
         .map(|b| b.text_lossy().trim().to_string())
 }
 
-pub use crate::view::web::IndexRow;
+pub(crate) use crate::view::web::IndexRow;

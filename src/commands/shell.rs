@@ -17,10 +17,10 @@ use crate::output::write_atomic;
 /// Example (zsh): `smith-calibrate completions zsh > "${fpath[1]}/_smith-calibrate"`
 /// Example (fish): `smith-calibrate completions fish > ~/.config/fish/completions/smith-calibrate.fish`
 #[derive(Args, Debug)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell to complete for
     #[arg(value_enum)]
-    pub shell: Shell,
+    pub(crate) shell: Shell,
 }
 
 /// Write man pages: without `--out`, the top-level page to stdout; with it,
@@ -29,15 +29,15 @@ pub struct CompletionsArgs {
 /// Example: `smith-calibrate man | man -l -`
 /// Example: `smith-calibrate man --out ~/.local/share/man/man1`
 #[derive(Args, Debug)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Directory to write `smith-calibrate.1` and a page per subcommand
     /// (`smith-calibrate-sweep.1`, …) into; created if missing
     #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
 }
 
 /// Writes the completion script for `args.shell` to stdout.
-pub fn completions(args: CompletionsArgs, mut cmd: Command) -> Result<()> {
+pub(crate) fn completions(args: CompletionsArgs, mut cmd: Command) -> Result<()> {
     let name = cmd.get_name().to_string();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, name, &mut script);
@@ -46,7 +46,7 @@ pub fn completions(args: CompletionsArgs, mut cmd: Command) -> Result<()> {
 }
 
 /// Writes the man page(s) of `cmd`.
-pub fn man(args: ManArgs, cmd: Command) -> Result<()> {
+pub(crate) fn man(args: ManArgs, cmd: Command) -> Result<()> {
     match args.out {
         None => {
             let page = render(&cmd)?;

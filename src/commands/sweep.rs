@@ -14,8 +14,7 @@ use crate::recommend;
 use crate::sweep::bootstrap::Bootstrap;
 use crate::sweep::figures::Metric;
 use crate::sweep::grid::{self, GridSpec, Knob};
-use crate::sweep::job::{Job, Written};
-use crate::sweep::run::Sweep;
+use crate::sweep::job::Job;
 
 use super::policy_args::PolicyArgs;
 use super::swept_args::Swept;
@@ -63,82 +62,82 @@ the baseline, intervals, rank), summary.json and verdict.json, each whole or
 not at all; --report DIR also draws them. The verdict under the table is
 `recommend`'s. The columns, the loss measures, the prices, sharding and
 resuming are described in docs/guide.md.")]
-pub struct SweepArgs {
+pub(crate) struct SweepArgs {
     #[command(flatten)]
-    pub swept: Swept,
+    pub(crate) swept: Swept,
     /// A TOML file of knob values (keys as the flags above)
     #[arg(long, value_name = "FILE", help_heading = "Grid")]
-    pub grid: Option<PathBuf>,
+    pub(crate) grid: Option<PathBuf>,
     /// Refuse grids with more configs than this
     #[arg(long, value_name = "N", default_value_t = grid::MAX_CONFIGS, help_heading = "Grid")]
-    pub max_configs: usize,
+    pub(crate) max_configs: usize,
     /// Token estimators smith's engine runs under, a knob like the others:
     /// bytes4 (smith's bytes / 4), chars4, o200k, cl100k, claude2,
     /// or all
     /// [default: bytes4]. Example: --estimator bytes4,o200k
     #[arg(long, value_name = "LIST", help_heading = "Grid")]
-    pub estimator: Option<String>,
+    pub(crate) estimator: Option<String>,
     // Boxed: fifteen optional flags would double the size of the command.
     #[command(flatten)]
-    pub policies: Box<PolicyArgs>,
+    pub(crate) policies: Box<PolicyArgs>,
 
     /// Prices per million tokens: input,cache_write,cache_read, for every
     /// session instead of its model's row of the price table
     /// [default: per model; 3,3.75,0.3 (Sonnet) where the model is unknown]
     #[arg(long, value_name = "I,W,R")]
-    pub price: Option<Prices>,
+    pub(crate) price: Option<Prices>,
     #[command(flatten)]
-    pub cost: Box<crate::commands::cost_args::CostArgs>,
+    pub(crate) cost: Box<crate::commands::cost_args::CostArgs>,
     #[command(flatten, next_help_heading = "Cost model")]
-    pub account: crate::commands::account_args::AccountArgs,
+    pub(crate) account: crate::commands::account_args::AccountArgs,
     /// The figure configs are ranked by, lowest first
     #[arg(long, value_name = "FIGURE", default_value = crate::recommend::DEFAULT_OBJECTIVE.name(),
           value_parser = PossibleValuesParser::new(Metric::rankable().map(Metric::name)))]
-    pub rank_by: String,
+    pub(crate) rank_by: String,
     /// Show only the best N configs (the baseline is always shown)
     /// [default: 20 in the table, all with --json]
     #[arg(long, value_name = "N")]
-    pub top: Option<usize>,
+    pub(crate) top: Option<usize>,
     /// Write sessions.{parquet,csv}, configs.{parquet,csv} and summary.json
     /// into DIR (created if missing)
     #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Also draw the report (index.html and PNG charts, as `report` does)
     /// into DIR; the data files go there too unless --out is given
     #[arg(long, value_name = "DIR")]
-    pub report: Option<PathBuf>,
+    pub(crate) report: Option<PathBuf>,
     /// Print the config table as JSON: an object of its "schema_version"
     /// and its "configs", one object per config, best first
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Fail (exit 1, writing nothing) if any line or session had to be
     /// skipped
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// Take only shard K of N of the sessions and write them as a Hive
     /// partition of --out (see below); `auto` takes K and N from a Slurm
     /// array or a Kubernetes Indexed Job. Example: --shard 3/8
     #[arg(long, value_name = "K/N|auto|auto/N", help_heading = "Scale")]
-    pub shard: Option<String>,
+    pub(crate) shard: Option<String>,
     /// Journal finished sessions under --out, and continue an interrupted
     /// sweep from its journal instead of starting over. Example: sweep
     /// corpus/ --out results/ --resume
     #[arg(long, help_heading = "Scale")]
-    pub resume: bool,
+    pub(crate) resume: bool,
     /// Worker threads [default: one per core]
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub jobs: Option<u32>,
+    pub(crate) jobs: Option<u32>,
     /// A compaction within N requests of the previous one counts as
     /// repeated (column misfire_repeated), e.g. --thrash-window 5
     #[arg(long, value_name = "N", default_value_t = crate::replay::DEFAULT_THRASH_WINDOW,
           value_parser = crate::replay::misfire::parse_thrash_window)]
-    pub thrash_window: usize,
+    pub(crate) thrash_window: usize,
     /// For the tests only, hidden: after N sessions are finished (and
     /// journaled, with --resume; 0: before the first), say so on stderr and
     /// wait for Ctrl-C or the end of stdin, so a test interrupts or kills
     /// the sweep at a known point rather than after a guessed time.
     #[arg(long, value_name = "N", hide = true)]
-    pub test_pause_after: Option<usize>,
+    pub(crate) test_pause_after: Option<usize>,
 }
 
 impl SweepArgs {
@@ -196,64 +195,16 @@ impl SweepArgs {
     }
 }
 
-pub fn run(args: SweepArgs) -> Result<()> {
+pub(crate) fn run(args: SweepArgs) -> Result<()> {
     let (json, top) = (args.json, args.top);
-    let planned = args.job()?.plan()?;
-    let mut ran = planned.run()?;
-    say_replayed(&ran.sweep, planned.plan.setups.len());
-    let (mut summaries, per) = planned.summarize(&ran.sweep);
-    // A shard sees only its sessions: the merge decides on all of them.
-    let verdict = planned.shard.is_none().then(|| {
-        recommend::decide_verdict(
-            &mut summaries,
-            &per,
-            &recommend::Settings::for_sweep(planned.rank_by),
-        )
-    });
-    let laid_out = verdict
-        .as_ref()
-        .map(serde_json::to_value)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("cannot lay out the verdict: {e}"))?;
-    let written = planned.write(&ran.sweep, &summaries, laid_out)?;
-    if let (Written::Data(paths), Some(dir)) = (&written, &planned.data_dir) {
-        let names: Vec<String> = paths
-            .iter()
-            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .collect();
-        crate::note!("wrote {} into {}", names.join(", "), dir.display());
-    }
-    planned.close(&mut ran)?;
+    let job = args.job()?;
+    let settings = recommend::Settings::for_sweep(job.rank_by);
+    let planned = job.plan()?;
+    let outcome =
+        planned.execute(|summaries, per| recommend::decide_verdict(summaries, per, &settings))?;
     if let (Some(data), Some(dir)) = (&planned.data_dir, &planned.report) {
         crate::report::draw(data, dir)?.say();
     }
-    let shown = crate::view::sweep_table::print(
-        &planned,
-        &ran.sweep,
-        &summaries,
-        verdict.as_ref(),
-        json,
-        top,
-    );
+    let shown = crate::view::sweep_table::print(&planned, &outcome, json, top);
     Ok(shown?)
-}
-
-/// How much was replayed, how fast, and what could not be read.
-fn say_replayed(sweep: &Sweep, configs: usize) {
-    let mb = sweep.bytes() as f64 / 1e6;
-    let secs = sweep.elapsed.as_secs_f64();
-    crate::note!(
-        "replayed {} sessions ({mb:.1} MB{}) under {configs} configs in {secs:.1}s ({:.1} MB/s, {} threads){}",
-        sweep.sessions.len(),
-        match sweep.lines_skipped() {
-            0 => String::new(),
-            n => format!(", {n} bad lines skipped"),
-        },
-        if secs > 0.0 { mb / secs } else { 0.0 },
-        sweep.threads,
-        match sweep.unreadable.len() {
-            0 => String::new(),
-            n => format!("; {n} sessions could not be read"),
-        },
-    );
 }

@@ -15,32 +15,32 @@ use super::{nothing_read, usage};
 /// What a command that sweeps reads: the sessions and smith's knobs, the
 /// same flags for `sweep` and `recommend`.
 #[derive(Args, Debug)]
-pub struct Swept {
+pub(crate) struct Swept {
     #[arg(value_name = "PATHS", help = super::SESSIONS_OR_HOME_HELP)]
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     #[command(flatten)]
-    pub select: super::select_args::SelectArgs,
+    pub(crate) select: super::select_args::SelectArgs,
 
     /// smith's knobs, each a list (from the knob table).
     #[command(flatten)]
-    pub knobs: super::knob_args::Given<Knob>,
+    pub(crate) knobs: super::knob_args::Given<Knob>,
     /// Also replay windows and thresholds smith itself refuses (compact-at
     /// of 1 or more, compact-to at or above compact-at, or 0): for
     /// exploring the engine, never for a config.toml
     #[arg(long, help_heading = "Grid")]
-    pub beyond_smith: bool,
+    pub(crate) beyond_smith: bool,
     /// What every config is compared with: recorded (each session's agent's
     /// own run as its log recorded it, at the session's own window),
     /// defaults (smith's), or a smith config.toml whose [context] is the
     /// baseline [default: recorded when every session is another agent's
     /// log, else smith's defaults (recommend: your config.toml)]
     #[arg(long, value_name = "recorded|defaults|FILE", help_heading = "Grid")]
-    pub baseline: Option<BaselineArg>,
+    pub(crate) baseline: Option<BaselineArg>,
 }
 
 /// What `--baseline` asks for.
 #[derive(Clone, Debug, PartialEq)]
-pub enum BaselineArg {
+pub(crate) enum BaselineArg {
     Recorded,
     Defaults,
     File(PathBuf),
@@ -49,7 +49,7 @@ pub enum BaselineArg {
 /// A `--baseline` that names nothing it can be.
 #[derive(Debug, thiserror::Error)]
 #[error("{0:?} is neither recorded, defaults nor a smith config.toml that exists")]
-pub struct BaselineArgError(String);
+pub(crate) struct BaselineArgError(String);
 
 impl std::str::FromStr for BaselineArg {
     type Err = BaselineArgError;
@@ -66,7 +66,7 @@ impl std::str::FromStr for BaselineArg {
 
 impl Swept {
     /// `spec` with each knob the flags give replaced by the flags' values.
-    pub fn overridden(&self, spec: GridSpec) -> Result<GridSpec> {
+    pub(crate) fn overridden(&self, spec: GridSpec) -> Result<GridSpec> {
         let mut given = GridSpec::default();
         for (knob, text) in &self.knobs.0 {
             given.set(*knob, text).map_err(usage)?;
@@ -77,7 +77,7 @@ impl Swept {
     /// The sessions: those PATHS name (by default `$SMITH_HOME/sessions`),
     /// as the selection flags keep them; with the paths as given, for the
     /// outputs that record them. Nothing found is an error (exit 1).
-    pub fn sessions(&self) -> Result<(Vec<String>, Vec<SessionRef>)> {
+    pub(crate) fn sessions(&self) -> Result<(Vec<String>, Vec<SessionRef>)> {
         let paths: Vec<String> = if self.paths.is_empty() {
             let dir = transcript::locate::sessions_dir();
             if !dir.is_dir() {
@@ -118,7 +118,7 @@ fn resolve(paths: &[String]) -> Vec<SessionRef> {
 impl BaselineArg {
     /// The baseline the job is given; a smith config file is read here,
     /// its warnings said.
-    pub fn baseline(&self) -> Baseline {
+    pub(crate) fn baseline(&self) -> Baseline {
         match self {
             BaselineArg::Recorded => Baseline::Recorded,
             BaselineArg::Defaults => Baseline::Defaults,

@@ -11,7 +11,7 @@ use super::usage;
 
 /// Which shapes of session to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ShapeArg {
+pub(crate) enum ShapeArg {
     /// Long, short and one-turn sessions, 40/40/20
     Mixed,
     /// Many real turns; crosses the default trigger again and again
@@ -53,32 +53,32 @@ impl ShapeArg {
   smith-calibrate synth --seed 7 --sessions 1 --shape long --mb-per-session 50 --out /tmp/big
   smith-calibrate synth --seed 3 --sessions 300 --min-mb 0.2 --max-mb 2 --out /tmp/corpus-300
   SMITH_HOME=/tmp/fake smith-calibrate synth --seed 1 --sessions 5 --out /tmp/fake/sessions")]
-pub struct SynthArgs {
+pub(crate) struct SynthArgs {
     /// Seed of the corpus: same seed and flags, same bytes
     #[arg(long, value_name = "N")]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Number of sessions to generate
     #[arg(long, value_name = "M")]
-    pub sessions: usize,
+    pub(crate) sessions: usize,
     /// Directory to write into (created if missing)
     #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Which kinds of session
     #[arg(long, value_enum, default_value_t = ShapeArg::Mixed)]
-    pub shape: ShapeArg,
+    pub(crate) shape: ShapeArg,
     /// About this many MB (10^6 bytes) of transcript per session
     #[arg(long, value_name = "F", conflicts_with_all = ["min_mb", "max_mb"])]
-    pub mb_per_session: Option<f64>,
+    pub(crate) mb_per_session: Option<f64>,
     /// Smallest session size in MB (sizes spread log-uniformly up to --max-mb)
     #[arg(long, value_name = "F", requires = "max_mb")]
-    pub min_mb: Option<f64>,
+    pub(crate) min_mb: Option<f64>,
     /// Largest session size in MB
     #[arg(long, value_name = "F", requires = "min_mb")]
-    pub max_mb: Option<f64>,
+    pub(crate) max_mb: Option<f64>,
     /// Write into a non-empty directory that an earlier `synth` did not
     /// write (its other files are left alone; index.json keeps their entries)
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
 }
 
 fn mb_to_bytes(flag: &str, mb: f64) -> Result<u64> {
@@ -91,7 +91,7 @@ fn mb_to_bytes(flag: &str, mb: f64) -> Result<u64> {
 }
 
 /// Runs `synth`.
-pub fn run(args: SynthArgs) -> Result<()> {
+pub(crate) fn run(args: SynthArgs) -> Result<()> {
     if args.sessions == 0 {
         return Err(usage(
             "--sessions 0: nothing to generate; ask for at least one session",

@@ -26,14 +26,14 @@ use super::{load_one, nothing_read, usage, EngineArgs};
 /// Read recorded sessions: list them, show one readably, or count where its
 /// context goes.
 #[derive(Args, Debug)]
-pub struct TranscriptArgs {
+pub(crate) struct TranscriptArgs {
     #[command(subcommand)]
-    pub command: TranscriptCommand,
+    pub(crate) command: TranscriptCommand,
 }
 
 /// The `transcript` subcommands.
 #[derive(Subcommand, Debug)]
-pub enum TranscriptCommand {
+pub(crate) enum TranscriptCommand {
     List(ListArgs),
     Show(ShowArgs),
     Stats(StatsArgs),
@@ -52,20 +52,20 @@ Examples:
   smith-calibrate transcript list
   smith-calibrate transcript list ../shared/data --json | jq '.[] | select(.tokens > 100000) | .id'"
 )]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// A directory to search instead of $SMITH_HOME/sessions (smith
     /// sessions, Claude Code logs, Codex CLI rollouts, mini-swe-agent
     /// trajectories), or one transcript or log
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// One JSON array of sessions instead of the table
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Fail (exit 1, printing no list) if any line or session had to be
     /// skipped
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
     #[command(flatten)]
-    pub select: super::select_args::SelectArgs,
+    pub(crate) select: super::select_args::SelectArgs,
 }
 
 /// Show one session readably, or the history the model received at one
@@ -103,52 +103,52 @@ the chat with thinking and long results collapsed, a timeline of the requests
 with the context size under the engine flags, and for each compaction (click
 it) its stages, before/after and what it cut. FILE#r12 opens request 12."
 )]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     #[arg(help = super::SESSION_HELP)]
-    pub reference: String,
+    pub(crate) reference: String,
     /// Only these real turns: N, A..B (both included), A.. or ..B
     #[arg(long, value_name = "N|A..B")]
-    pub turn: Option<TurnRange>,
+    pub(crate) turn: Option<TurnRange>,
     /// Only calls of this tool and their results (name, any case)
     #[arg(long, value_name = "NAME")]
-    pub tool: Option<String>,
+    pub(crate) tool: Option<String>,
     /// Only blocks matching this regular expression (case-insensitive;
     /// searches texts, results, tool names and arguments; a call and its
     /// result match together)
     #[arg(long, value_name = "REGEX", value_parser = select::grep_pattern)]
-    pub grep: Option<Regex>,
+    pub(crate) grep: Option<Regex>,
     /// Only messages of this role: user, assistant, tool or system
     #[arg(long, value_parser = select::parse_role)]
-    pub role: Option<Role>,
+    pub(crate) role: Option<Role>,
     /// Show every line of every text and result
     #[arg(long)]
-    pub full: bool,
+    pub(crate) full: bool,
     /// Show thinking instead of one line with its size
     #[arg(long)]
-    pub thinking: bool,
+    pub(crate) thinking: bool,
     /// Lines of a tool result shown before it is cut
     #[arg(long, value_name = "N", default_value_t = RESULT_LINES)]
-    pub lines: usize,
+    pub(crate) lines: usize,
     /// The selected messages as smith-format JSONL instead of text
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Colour the output
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
     /// Write to stdout even on a terminal
     #[arg(long)]
-    pub no_pager: bool,
+    pub(crate) no_pager: bool,
     /// Show the working history at request K (0-based) under the engine flags
     #[arg(long, value_name = "K")]
-    pub at: Option<usize>,
+    pub(crate) at: Option<usize>,
     #[command(flatten)]
-    pub engine: EngineArgs,
+    pub(crate) engine: EngineArgs,
     // Boxed: fifteen optional flags would double the size of the command.
     #[command(flatten)]
-    pub policy: Box<PolicyArgs>,
+    pub(crate) policy: Box<PolicyArgs>,
     /// Fail (exit 1) if any line of the transcript had to be skipped
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// Write the session as one self-contained web page instead: the chat,
     /// a timeline of the requests under the engine flags, what each
     /// compaction cut, the agent's own compactions and recorded usage, with
@@ -156,14 +156,14 @@ pub struct ShowArgs {
     /// sessions, PATH is a directory: a page per session, linked to its
     /// subagents' and parent's, and index.html over them
     #[arg(long, value_name = "PATH", conflicts_with_all = ["json", "at"])]
-    pub html: Option<std::path::PathBuf>,
+    pub(crate) html: Option<std::path::PathBuf>,
     #[command(flatten)]
-    pub select: super::select_args::SelectArgs,
+    pub(crate) select: super::select_args::SelectArgs,
     /// With --html: a compaction within N requests of the previous one is
     /// marked as repeated, e.g. --thrash-window 5
     #[arg(long, value_name = "N", default_value_t = crate::replay::DEFAULT_THRASH_WINDOW,
           value_parser = crate::replay::misfire::parse_thrash_window)]
-    pub thrash_window: usize,
+    pub(crate) thrash_window: usize,
 }
 
 /// Count where a session's context goes: by role, by block type, by tool.
@@ -177,18 +177,18 @@ Examples:
   smith-calibrate transcript stats transcript.jsonl --top 20
   smith-calibrate transcript stats transcript.jsonl --json | jq '.curve[-1].tokens'"
 )]
-pub struct StatsArgs {
+pub(crate) struct StatsArgs {
     #[arg(help = super::SESSION_HELP)]
-    pub reference: String,
+    pub(crate) reference: String,
     /// How many of the largest tool results to list
     #[arg(long, value_name = "N", default_value_t = 10)]
-    pub top: usize,
+    pub(crate) top: usize,
     /// Everything as one JSON object (the whole context curve included)
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Fail (exit 1) if any line of the transcript had to be skipped
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
 }
 
 /// Write a new smith session from a transcript: the whole record, or the
@@ -216,13 +216,13 @@ Examples:
   smith-calibrate transcript restore fix-the-tests --at 40 --into-smith-home
   smith-calibrate transcript restore transcript.jsonl --at 40 --max-tokens 64000 --out restored/"
 )]
-pub struct RestoreArgs {
+pub(crate) struct RestoreArgs {
     #[arg(help = super::SESSION_HELP)]
-    pub reference: String,
+    pub(crate) reference: String,
     /// The history at request K (0-based) under the engine flags, instead of
     /// the whole record
     #[arg(long, value_name = "K")]
-    pub at: Option<usize>,
+    pub(crate) at: Option<usize>,
     /// Write the session into DIR (created; must not exist or be empty)
     #[arg(
         long,
@@ -230,24 +230,24 @@ pub struct RestoreArgs {
         required_unless_present = "into_smith_home",
         conflicts_with = "into_smith_home"
     )]
-    pub out: Option<std::path::PathBuf>,
+    pub(crate) out: Option<std::path::PathBuf>,
     /// Write it as a new session into $SMITH_HOME/sessions and its index
     #[arg(long)]
-    pub into_smith_home: bool,
+    pub(crate) into_smith_home: bool,
     #[command(flatten)]
-    pub engine: EngineArgs,
+    pub(crate) engine: EngineArgs,
     // Boxed: fifteen optional flags would double the size of the command.
     #[command(flatten)]
-    pub policy: Box<PolicyArgs>,
+    pub(crate) policy: Box<PolicyArgs>,
     /// What was written as one JSON object on stdout
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Fail (exit 1) if any line of the transcript had to be skipped
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
 }
 
-pub fn run(args: TranscriptArgs) -> Result<()> {
+pub(crate) fn run(args: TranscriptArgs) -> Result<()> {
     match args.command {
         TranscriptCommand::List(a) => run_list(a),
         TranscriptCommand::Show(a) => run_show(a),

@@ -38,7 +38,7 @@ pub enum CacheTtl {
 
 impl CacheTtl {
     /// The lifetime in seconds; `None` for a cache that never expires.
-    pub fn seconds(self) -> Option<i64> {
+    pub(crate) fn seconds(self) -> Option<i64> {
         match self {
             CacheTtl::FiveMinutes => Some(5 * 60),
             CacheTtl::OneHour => Some(60 * 60),
@@ -50,7 +50,7 @@ impl CacheTtl {
 /// A cache lifetime that is none of [`CacheTtl`]'s; the text, trimmed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0:?}: give a cache lifetime of 5m, 1h or none")]
-pub struct UnknownTtl(pub String);
+pub struct UnknownTtl(pub(crate) String);
 
 impl FromStr for CacheTtl {
     type Err = UnknownTtl;

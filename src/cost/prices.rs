@@ -23,11 +23,11 @@ pub const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Prices {
     /// Plain (uncached) input.
-    pub input: f64,
+    pub(crate) input: f64,
     /// Writing to the prompt cache.
-    pub cache_write: f64,
+    pub(crate) cache_write: f64,
     /// Reading from the prompt cache.
-    pub cache_read: f64,
+    pub(crate) cache_read: f64,
 }
 
 impl Default for Prices {
@@ -109,7 +109,7 @@ impl Prices {
     }
 
     /// The price of `tokens` at the plain input price.
-    pub fn uncached(&self, tokens: i64) -> f64 {
+    pub(crate) fn uncached(&self, tokens: i64) -> f64 {
         tokens as f64 * self.input / TOKENS_PER_PRICE_UNIT
     }
 

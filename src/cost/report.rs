@@ -27,7 +27,7 @@ fn worst(w: &Option<Worst>) -> String {
 
 /// Writes the summaries, then one row per session (and per request when
 /// `per_request`).
-pub fn write_text(
+pub(crate) fn write_text(
     out: &mut dyn Write,
     summaries: &[Summary],
     checks: &[SessionCheck],

@@ -28,12 +28,12 @@ use super::Prices;
 /// Anthropic's one-hour cache write, as a multiple of the input price: what
 /// an hour's write costs under `--price`, which names only the five-minute
 /// one.
-pub const WRITE_1H_MULTIPLIER: f64 = 2.0;
+pub(crate) const WRITE_1H_MULTIPLIER: f64 = 2.0;
 
 /// How a provider caches prompts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CacheKind {
+pub(crate) enum CacheKind {
     /// The client marks what to cache; writing costs a premium by lifetime
     /// and reads are discounted (Anthropic).
     Explicit,
@@ -50,15 +50,15 @@ pub enum CacheKind {
 /// The rates of a request whose prompt is above a provider's long-context
 /// threshold: the whole request is billed at them.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct LongContext {
+pub(crate) struct LongContext {
     /// Prompt tokens (input, cache reads and writes together) above which
     /// these rates apply.
-    pub above: u64,
-    pub input: f64,
-    pub output: f64,
-    pub cache_write_5m: f64,
-    pub cache_write_1h: f64,
-    pub cache_read: f64,
+    pub(crate) above: u64,
+    pub(crate) input: f64,
+    pub(crate) output: f64,
+    pub(crate) cache_write_5m: f64,
+    pub(crate) cache_write_1h: f64,
+    pub(crate) cache_read: f64,
 }
 
 /// The prices of one model family.
@@ -70,35 +70,35 @@ pub struct ModelPrice {
     pub provider: &'static str,
     /// Substrings of a model id that pick this row (the first row with a
     /// match wins, so more specific rows come first).
-    pub ids: &'static [&'static str],
+    pub(crate) ids: &'static [&'static str],
     pub input: f64,
     pub output: f64,
     pub cache_write_5m: f64,
-    pub cache_write_1h: f64,
+    pub(crate) cache_write_1h: f64,
     pub cache_read: f64,
     /// The rates above the long-context threshold, where the provider has
     /// them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub long_context: Option<LongContext>,
+    pub(crate) long_context: Option<LongContext>,
     /// The shortest prefix the provider caches: below it a request pays full
     /// input and nothing is cached.
     pub min_cacheable: u64,
     /// Cache reads come in whole blocks of this many tokens (1: any
     /// length).
-    pub cache_block: u64,
-    pub cache: CacheKind,
+    pub(crate) cache_block: u64,
+    pub(crate) cache: CacheKind,
     /// The model's context window in tokens (0: not known), the window a
     /// session of it ran under unless its log records another.
-    pub context_window: u64,
+    pub(crate) context_window: u64,
     /// Where the numbers come from.
-    pub source: &'static str,
+    pub(crate) source: &'static str,
     /// When they were read there.
-    pub as_of: &'static str,
+    pub(crate) as_of: &'static str,
     /// smith's own input and output price (`src/smith/pricing.cr`) where it
     /// differs from the provider's page: the row prices by the provider,
     /// and [`price_of`] tells smith's maintainers once per model.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub smith_differs: Option<[f64; 2]>,
+    pub(crate) smith_differs: Option<[f64; 2]>,
 }
 
 const ANTHROPIC_PRICING: &str = "prices: https://platform.claude.com/docs/en/about-claude/pricing; minimum cacheable prompt: https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
@@ -109,23 +109,23 @@ const GEMINI_PRICING: &str = "https://ai.google.dev/gemini-api/docs/pricing (and
 const GEMINI_CACHING: &str = "https://ai.google.dev/gemini-api/docs/pricing; minimum for implicit caching: https://ai.google.dev/gemini-api/docs/caching";
 
 /// Claude's context window (https://platform.claude.com/docs/en/about-claude/models/overview).
-pub const CLAUDE_WINDOW: u64 = 200_000;
+pub(crate) const CLAUDE_WINDOW: u64 = 200_000;
 /// The window of Claude's 1M variants (`[1m]` in Claude Code's model name,
 /// the `context-1m` beta on the API): a session whose recorded prompt
 /// outgrew the model's window ran under it.
-pub const LONG_WINDOW: u64 = 1_000_000;
+pub(crate) const LONG_WINDOW: u64 = 1_000_000;
 /// GPT-5's context window on the API (https://platform.openai.com/docs/models);
 /// a Codex rollout records the window it ran under, which wins.
-pub const GPT5_WINDOW: u64 = 400_000;
+pub(crate) const GPT5_WINDOW: u64 = 400_000;
 /// Gemini's input limit (https://ai.google.dev/gemini-api/docs/models).
-pub const GEMINI_WINDOW: u64 = 1_048_576;
+pub(crate) const GEMINI_WINDOW: u64 = 1_048_576;
 
 /// The model whose prices are the sweep's default `--price`.
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+pub(crate) const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 
 /// The row of a model that costs nothing (Ollama: a local model costs
 /// electricity, not tokens), picked by provider, never by model id.
-pub const FREE: ModelPrice = ModelPrice {
+pub(crate) const FREE: ModelPrice = ModelPrice {
     family: "local model (Ollama): free",
     provider: "ollama",
     ids: &[],
@@ -312,7 +312,7 @@ pub const MODEL_PRICES: [ModelPrice; 27] = [
 /// Where a model id the table does not name is priced: the first word of
 /// the id found here picks the row of the model beside it (the newest of
 /// the family, or Sonnet for any other Claude), with a warning.
-pub const NEAREST: [(&str, &str); 9] = [
+pub(crate) const NEAREST: [(&str, &str); 9] = [
     ("fable", "claude-fable-5"),
     ("opus", "claude-opus-4-8"),
     ("sonnet", "claude-sonnet-4-6"),
@@ -332,7 +332,7 @@ pub fn model_price(model: &str) -> Option<&'static ModelPrice> {
 
 /// The position in [`MODEL_PRICES`] of a model id's row, if the table
 /// names it.
-pub fn model_row(model: &str) -> Option<usize> {
+pub(crate) fn model_row(model: &str) -> Option<usize> {
     let m = model.to_ascii_lowercase();
     MODEL_PRICES
         .iter()
@@ -361,16 +361,16 @@ fn names(m: &str, id: &str) -> bool {
 
 /// How a model id was priced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lookup {
+pub(crate) struct Lookup {
     /// Its position in [`MODEL_PRICES`].
-    pub row: usize,
+    pub(crate) row: usize,
     /// False: the table does not name the model, and `row` is the
     /// nearest family's ([`NEAREST`]).
-    pub known: bool,
+    pub(crate) known: bool,
 }
 
 /// The row a model id is priced at: its own, else the nearest family's.
-pub fn lookup(model: &str) -> Lookup {
+pub(crate) fn lookup(model: &str) -> Lookup {
     if let Some(row) = model_row(model) {
         return Lookup { row, known: true };
     }
@@ -386,7 +386,7 @@ pub fn lookup(model: &str) -> Lookup {
 /// [`lookup`], telling the user once per model (through the one stderr
 /// path, [`crate::note!`]) when the model is priced as another family, or
 /// when smith's own list prices it otherwise.
-pub fn lookup_noted(model: &str) -> Lookup {
+pub(crate) fn lookup_noted(model: &str) -> Lookup {
     let l = lookup(model);
     let row = &MODEL_PRICES[l.row];
     if !l.known {
@@ -403,7 +403,7 @@ pub fn lookup_noted(model: &str) -> Lookup {
 
 /// The note for smith's maintainers where smith's `pricing.cr` and the
 /// provider's page disagree on a model's price.
-pub fn smith_disagrees(model: &str, row: &ModelPrice) -> Option<String> {
+pub(crate) fn smith_disagrees(model: &str, row: &ModelPrice) -> Option<String> {
     let [input, output] = row.smith_differs?;
     Some(format!(
         "note: {model:?} is priced at the provider's {}/M input, {}/M output ({}); smith's own list (src/smith/pricing.cr) says {input}/M and {output}/M",
@@ -432,7 +432,7 @@ pub fn price_of(model: &str) -> &'static ModelPrice {
 /// names it) for `model`: a local model is free whatever its name, any
 /// other provider bills the model's row (OpenRouter passes the routed
 /// model's list prices on).
-pub fn price_for(provider: Option<&str>, model: &str) -> &'static ModelPrice {
+pub(crate) fn price_for(provider: Option<&str>, model: &str) -> &'static ModelPrice {
     match provider.map(|p| p.trim().to_ascii_lowercase()) {
         Some(p) if p == "ollama" => &FREE,
         _ => price_of(model),
@@ -453,7 +453,7 @@ fn first_time(model: &str) -> bool {
 /// a model the table does not name), or [`LONG_WINDOW`] where the id names
 /// a 1M variant or the prompt did not fit the model's own. `None` where the
 /// model's window is not known.
-pub fn context_window(model: &str, peak: u64) -> Option<u64> {
+pub(crate) fn context_window(model: &str, peak: u64) -> Option<u64> {
     let own = MODEL_PRICES[lookup(model).row].context_window;
     if own == 0 {
         return None;
@@ -463,20 +463,20 @@ pub fn context_window(model: &str, peak: u64) -> Option<u64> {
 }
 
 /// The position of [`DEFAULT_MODEL`]'s row in [`MODEL_PRICES`].
-pub fn default_row() -> usize {
+pub(crate) fn default_row() -> usize {
     model_row(DEFAULT_MODEL).unwrap_or(0)
 }
 
 /// The row of [`DEFAULT_MODEL`], looked up once: a session that records no
 /// model is priced at it request by request.
-pub fn default_model() -> &'static ModelPrice {
+pub(crate) fn default_model() -> &'static ModelPrice {
     static ROW: std::sync::LazyLock<usize> = std::sync::LazyLock::new(default_row);
     &MODEL_PRICES[*ROW]
 }
 
 impl ModelPrice {
     /// The flat prices the sweep ranks by: input, 5-minute write, read.
-    pub fn prices(&self) -> Prices {
+    pub(crate) fn prices(&self) -> Prices {
         Prices {
             input: self.input,
             cache_write: self.cache_write_5m,
@@ -486,7 +486,7 @@ impl ModelPrice {
 
     /// The rates a request of `prompt` tokens is billed at: the
     /// long-context ones above the threshold, else the row's own.
-    pub fn at(&self, prompt: u64) -> ModelPrice {
+    pub(crate) fn at(&self, prompt: u64) -> ModelPrice {
         match self.long_context {
             Some(l) if prompt > l.above => ModelPrice {
                 input: l.input,
@@ -502,12 +502,12 @@ impl ModelPrice {
 
     /// Whether a request of `prompt` tokens is above the long-context
     /// threshold.
-    pub fn is_long(&self, prompt: u64) -> bool {
+    pub(crate) fn is_long(&self, prompt: u64) -> bool {
         self.long_context.is_some_and(|l| prompt > l.above)
     }
 
     /// The row in a few words: family and its input, write and read prices.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "{}: ${}/M input, ${}/M cache write, ${}/M cache read, ${}/M output",
             self.family, self.input, self.cache_write_5m, self.cache_read, self.output

@@ -49,13 +49,13 @@ impl Default for Config {
 /// recalibration, replayed from the session's record. No fixed ratio can be
 /// 0, so the number column of every output can hold it beside its
 /// `ratio_mode`.
-pub const LEARN: f64 = 0.0;
+pub(crate) const LEARN: f64 = 0.0;
 
 /// The value of the window knob that stands for `own`: each session's
 /// window is its model's (see `calibrate::session::resolve`), which is what
 /// the agent that recorded it ran under. No window can be 0, so the number
 /// column of every output can hold it beside the `window_used` of each row.
-pub const OWN_WINDOW: u64 = 0;
+pub(crate) const OWN_WINDOW: u64 = 0;
 
 /// smith's own rule for the window and thresholds it runs under (its
 /// `valid_thresholds?` in config.cr): a positive window that fits its
@@ -73,7 +73,7 @@ pub fn smith_accepts(max_tokens: i64, compact_at: f64, compact_to: f64) -> bool 
 impl Config {
     /// [`smith_accepts`] of this config's window and thresholds, as the
     /// error that names the rule.
-    pub fn check_smith_rule(&self) -> Result<(), ValueError> {
+    pub(crate) fn check_smith_rule(&self) -> Result<(), ValueError> {
         let max = i64::try_from(self.nominal_window()).unwrap_or(i64::MAX);
         if smith_accepts(max, self.compact_at, self.compact_to) {
             Ok(())
@@ -87,19 +87,19 @@ impl Config {
     }
 
     /// Whether the ratio is learned rather than fixed.
-    pub fn learns_ratio(&self) -> bool {
+    pub(crate) fn learns_ratio(&self) -> bool {
         self.ratio == LEARN
     }
 
     /// Whether the window is each session's own ([`OWN_WINDOW`]).
-    pub fn own_window(&self) -> bool {
+    pub(crate) fn own_window(&self) -> bool {
         self.max_tokens == OWN_WINDOW
     }
 
     /// The window the arithmetic of the fractions works with before a
     /// session is known: smith's default for [`OWN_WINDOW`], which every
     /// replay replaces by the session's own.
-    pub fn nominal_window(&self) -> u64 {
+    pub(crate) fn nominal_window(&self) -> u64 {
         if self.own_window() {
             defaults::MAX_TOKENS
         } else {
@@ -109,7 +109,7 @@ impl Config {
 
     /// Checks what arithmetic alone would reject: a ratio that is not a
     /// positive number, fractions that are not fractions, a window of 0.
-    pub fn validate(&self) -> Result<(), ValueError> {
+    pub(crate) fn validate(&self) -> Result<(), ValueError> {
         let fixed_ratio = self.ratio.is_finite() && self.ratio > 0.0;
         if !(self.learns_ratio() || fixed_ratio) {
             return Err(ValueError::Ratio(self.ratio));
@@ -132,13 +132,13 @@ impl Config {
 /// Where the thresholds sit, in charged tokens (smith's `Budget`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Budget {
-    pub max_tokens: i64,
+    pub(crate) max_tokens: i64,
     /// `trunc(max_tokens * compact_at)`: compaction acts above this.
     pub trigger_tokens: i64,
     /// `trunc(max_tokens * compact_to)`: compaction aims at this.
-    pub target_tokens: i64,
-    pub overhead_tokens: i64,
-    pub ratio: f64,
+    pub(crate) target_tokens: i64,
+    pub(crate) overhead_tokens: i64,
+    pub(crate) ratio: f64,
 }
 
 impl Budget {
@@ -162,7 +162,7 @@ impl Budget {
 
     /// This budget under another ratio: the thresholds are fractions of the
     /// window and do not move, only what a request is charged.
-    pub fn at_ratio(&self, ratio: f64) -> Budget {
+    pub(crate) fn at_ratio(&self, ratio: f64) -> Budget {
         Budget { ratio, ..*self }
     }
 
@@ -174,7 +174,7 @@ impl Budget {
     }
 
     /// The largest raw history estimate whose charged cost fits `limit`.
-    pub fn allowance(&self, limit: i64) -> i64 {
+    pub(crate) fn allowance(&self, limit: i64) -> i64 {
         let room = (limit as f64 / self.ratio) as i64 - self.overhead_tokens;
         room.max(0)
     }

@@ -9,7 +9,7 @@ use crate::knob::{any, knob_table, whole, Kind, Label, ValueError};
 
 /// Whom one of smith's knobs applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// smith's engine only: another policy runs under smith's default.
     Smith,
     /// Every policy: the window and the offline summary all share.
@@ -132,7 +132,7 @@ knob_table! {
 /// A value given for a knob that takes words: a word's value, or a number
 /// as typed (which may be refused even where it equals a word's value).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Typed {
+pub(crate) enum Typed {
     Word(f64),
     Number(f64),
 }
@@ -140,7 +140,7 @@ pub enum Typed {
 impl Knob {
     /// The words the knob takes besides numbers, each with the value that
     /// holds it: the ratio's `learn`.
-    pub fn words(self) -> &'static [(&'static str, f64)] {
+    pub(crate) fn words(self) -> &'static [(&'static str, f64)] {
         match self {
             Knob::Ratio => &[("learn", LEARN)],
             Knob::MaxTokens => &[("own", OWN_WINDOW as f64)],
@@ -149,13 +149,13 @@ impl Knob {
     }
 
     /// The word `v` stands for, if it is one of the knob's.
-    pub fn word(self, v: f64) -> Option<&'static str> {
+    pub(crate) fn word(self, v: f64) -> Option<&'static str> {
         self.words().iter().find(|(_, x)| *x == v).map(|(w, _)| *w)
     }
 
     /// `text` as a value of the knob: one of its words, else a number
     /// (checked later, with the config).
-    pub fn parse_one(self, text: &str) -> Result<Typed, ValueError> {
+    pub(crate) fn parse_one(self, text: &str) -> Result<Typed, ValueError> {
         let text = text.trim();
         if let Some((_, v)) = self
             .words()
@@ -174,7 +174,7 @@ impl Knob {
 
     /// Its value in `config` as text: its word, or the field's own
     /// `Display`.
-    pub fn text(self, config: &Config) -> String {
+    pub(crate) fn text(self, config: &Config) -> String {
         match self.word(self.get(config)) {
             Some(w) => w.to_string(),
             None => (self.def().text)(config),
@@ -182,7 +182,7 @@ impl Knob {
     }
 
     /// The command-line flag (without `--`), also a key of a grid file.
-    pub fn flag(self) -> &'static str {
+    pub(crate) fn flag(self) -> &'static str {
         self.def().flag
     }
 
@@ -193,7 +193,7 @@ impl Knob {
     }
 
     /// The knob a grid-file key names: the flag or the field, with `-` or `_`.
-    pub fn from_key(key: &str) -> Option<Knob> {
+    pub(crate) fn from_key(key: &str) -> Option<Knob> {
         let key = key.replace('-', "_");
         Knob::ALL
             .into_iter()
@@ -201,35 +201,35 @@ impl Knob {
     }
 
     /// Whether the knob only takes whole numbers.
-    pub fn is_integer(self) -> bool {
+    pub(crate) fn is_integer(self) -> bool {
         self.def().kind.is_integer()
     }
 
     /// Whether every policy runs under it, not only smith.
-    pub fn is_shared(self) -> bool {
+    pub(crate) fn is_shared(self) -> bool {
         self.def().applies != Scope::Smith
     }
 
     /// Whether a sweep's baseline takes its first value.
-    pub fn is_measured(self) -> bool {
+    pub(crate) fn is_measured(self) -> bool {
         self.def().applies == Scope::Measured
     }
 
     /// The knob's value in `config`.
-    pub fn get(self, c: &Config) -> f64 {
+    pub(crate) fn get(self, c: &Config) -> f64 {
         (self.def().get)(c)
     }
 
     /// Sets the knob in `config`; integer knobs take a value already checked
     /// to be a whole, non-negative number.
-    pub fn set(self, c: &mut Config, v: f64) {
+    pub(crate) fn set(self, c: &mut Config, v: f64) {
         (self.def().set)(c, v)
     }
 
     /// Rejects a value the knob cannot take, saying what it takes instead:
     /// its own check, then the config's with the value in smith's defaults.
     /// A word's value passes.
-    pub fn check(self, v: f64) -> Result<(), ValueError> {
+    pub(crate) fn check(self, v: f64) -> Result<(), ValueError> {
         if self.word(v).is_some() {
             return Ok(());
         }

@@ -11,14 +11,14 @@ use crate::knob::Label;
 /// 0.80/0.50 cap512 w3`) and those written because they differ from
 /// smith's defaults (` oh17165 r1.515`), each part from the table, of the
 /// knobs `keep` takes. A policy's label writes its own knobs between them.
-pub struct LabelParts {
-    pub always: String,
-    pub changed: String,
+pub(crate) struct LabelParts {
+    pub(crate) always: String,
+    pub(crate) changed: String,
 }
 
 /// A window as labels write it: `120k`, or `own` for each session's own
 /// ([`super::budget::OWN_WINDOW`]).
-pub fn window_label(max_tokens: u64) -> String {
+pub(crate) fn window_label(max_tokens: u64) -> String {
     match Knob::MaxTokens.word(max_tokens as f64) {
         Some(word) => word.to_string(),
         None => crate::format::window(max_tokens),
@@ -36,7 +36,7 @@ impl Config {
     /// [`Config::label`], with the fractions written in full when two
     /// decimals would round them (`0.825/0.5` rather than `0.83/0.50`), so
     /// that no two configs of a grid share a label.
-    pub fn exact_label(&self) -> String {
+    pub(crate) fn exact_label(&self) -> String {
         let exact = |v: f64| format!("{v:.2}").parse::<f64>() == Ok(v);
         let full = Knob::ALL
             .into_iter()
@@ -46,7 +46,7 @@ impl Config {
     }
 
     /// The label of the knobs `keep` takes; `full` writes fractions in full.
-    pub fn label_parts(&self, keep: impl Fn(Knob) -> bool, full: bool) -> LabelParts {
+    pub(crate) fn label_parts(&self, keep: impl Fn(Knob) -> bool, full: bool) -> LabelParts {
         let defaults = Config::default();
         let mut always = String::new();
         let mut changed = String::new();

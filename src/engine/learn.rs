@@ -21,19 +21,19 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use super::budget::LEARN;
-pub use super::constants::{RATIO_MAX, RATIO_MIN, RATIO_SMOOTHING};
+pub(crate) use super::budget::LEARN;
+pub(crate) use super::constants::{RATIO_MAX, RATIO_MIN, RATIO_SMOOTHING};
 
 /// What one request of the record tells the ratio: smith's raw estimate of
 /// the history the model saw, and the prompt tokens the provider billed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Observation {
+pub(crate) struct Observation {
     /// 0-based request.
-    pub request: usize,
+    pub(crate) request: usize,
     /// `bytes / 4` of the history sent, without the overhead.
-    pub history_tokens: u64,
+    pub(crate) history_tokens: u64,
     /// Input + cache read + cache write, as billed.
-    pub reported: u64,
+    pub(crate) reported: u64,
 }
 
 /// smith's step: the ratio after a response that billed `reported` prompt
@@ -53,7 +53,7 @@ pub fn recalibrate(ratio: f64, estimated: u64, reported: u64) -> f64 {
 /// its estimate being the history's plus `overhead` (the system prompt and
 /// tool definitions smith also counts). `observations` are in request order;
 /// requests without one leave the ratio as it was.
-pub fn schedule(
+pub(crate) fn schedule(
     start: f64,
     requests: usize,
     observations: &[Observation],
@@ -76,7 +76,7 @@ pub fn schedule(
 /// How the ratio of a replay was chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RatioMode {
+pub(crate) enum RatioMode {
     /// The config's number.
     Fixed,
     /// The `context_ratio` the session saved, held for the whole replay.
@@ -86,7 +86,7 @@ pub enum RatioMode {
 }
 
 impl RatioMode {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RatioMode::Fixed => "fixed",
             RatioMode::Saved => "saved",
@@ -98,7 +98,7 @@ impl RatioMode {
 /// Where a replay's overhead came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum OverheadMode {
+pub(crate) enum OverheadMode {
     /// The config's number.
     Config,
     /// The agent's fixed prompt fitted on the session's own requests.
@@ -106,7 +106,7 @@ pub enum OverheadMode {
 }
 
 impl OverheadMode {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             OverheadMode::Config => "config",
             OverheadMode::Fitted => "fitted",
@@ -117,28 +117,28 @@ impl OverheadMode {
 /// What a replay ran under, when the session chose it: every output that
 /// carries one says which ratio and overhead were used.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Calibration {
-    pub ratio_mode: RatioMode,
+pub(crate) struct Calibration {
+    pub(crate) ratio_mode: RatioMode,
     /// The ratio of the first request (the one held, when not learned).
-    pub ratio_start: f64,
+    pub(crate) ratio_start: f64,
     /// The ratio in force at the last request.
-    pub ratio_end: f64,
+    pub(crate) ratio_end: f64,
     /// Requests whose billed prompt the ratio learned from.
-    pub observations: usize,
-    pub overhead_mode: OverheadMode,
-    pub overhead_tokens: u64,
+    pub(crate) observations: usize,
+    pub(crate) overhead_mode: OverheadMode,
+    pub(crate) overhead_tokens: u64,
     /// The window replayed under: the config's, or the session's own where
     /// the config's is [`super::budget::OWN_WINDOW`] (`own_window`).
     #[serde(default)]
-    pub window_tokens: u64,
+    pub(crate) window_tokens: u64,
     #[serde(default)]
-    pub own_window: bool,
+    pub(crate) own_window: bool,
 }
 
 impl Calibration {
     /// One line for people: `ratio learned 1.000 → 1.512 from 212 requests,
     /// overhead 17165 (fitted)`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let ratio = match self.ratio_mode {
             RatioMode::Learned => format!(
                 "ratio learned {:.3} → {:.3} from {} request{}",

@@ -12,10 +12,12 @@ pub mod constants;
 pub(crate) mod knobs;
 mod label;
 pub mod learn;
-pub mod marks;
-pub mod record;
+pub(crate) mod marks;
+pub(crate) mod record;
+#[cfg(test)]
+mod rules_tests;
 pub mod stages;
-pub mod working;
+pub(crate) mod working;
 
 use std::sync::Arc;
 
@@ -25,7 +27,7 @@ use crate::estimate::{Measure, BYTES4};
 use crate::transcript::Message;
 
 pub use budget::{Budget, Config};
-pub use label::window_label;
+pub(crate) use label::window_label;
 use marks::RecordMarks;
 use record::{Recorder, Summarized};
 use stages::summarize::Summarizer;
@@ -45,7 +47,7 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in order.
-    pub const ALL: [Stage; 6] = [
+    pub(crate) const ALL: [Stage; 6] = [
         Stage::Thinking,
         Stage::Attachments,
         Stage::Duplicates,
@@ -83,7 +85,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Strategy::None => "none",
             Strategy::Truncated => "truncated",
@@ -98,10 +100,10 @@ impl Strategy {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Edit {
     pub message: usize,
-    pub block: Option<usize>,
+    pub(crate) block: Option<usize>,
     pub kind: EditKind,
-    pub bytes_before: u64,
-    pub bytes_after: u64,
+    pub(crate) bytes_before: u64,
+    pub(crate) bytes_after: u64,
 }
 
 /// The kinds of rewrite.
@@ -126,8 +128,8 @@ pub struct Effects {
     /// each stage's raw tokens separately would not). Summarize can be
     /// negative: a stand-in larger than what it replaced.
     pub reclaimed: [i64; 6],
-    pub thinking_dropped: u64,
-    pub attachments_removed: u64,
+    pub(crate) thinking_dropped: u64,
+    pub(crate) attachments_removed: u64,
     pub reads_superseded: u64,
     /// Tool results cut to their head.
     pub results_truncated: u64,
@@ -185,18 +187,18 @@ pub struct Compaction {
 
 impl Compaction {
     /// `after <= target_tokens`.
-    pub fn reached_target(&self, budget: &Budget) -> bool {
+    pub(crate) fn reached_target(&self, budget: &Budget) -> bool {
         self.after <= budget.target_tokens
     }
 
     /// `after > max_tokens`: over the ceiling with nothing left to reclaim.
-    pub fn exhausted(&self, budget: &Budget) -> bool {
+    pub(crate) fn exhausted(&self, budget: &Budget) -> bool {
         self.after > budget.max_tokens
     }
 
     /// The history returned as it was: what every check below its threshold
     /// answers.
-    pub fn untouched(before: i64, bytes: u64, triggered: bool) -> Compaction {
+    pub(crate) fn untouched(before: i64, bytes: u64, triggered: bool) -> Compaction {
         Compaction {
             messages: None,
             history_bytes: bytes,
@@ -216,8 +218,8 @@ impl Compaction {
 /// A config made ready to compact: its budget and its summary stand-in.
 #[derive(Clone, Debug)]
 pub struct Engine {
-    pub config: Config,
-    pub budget: Budget,
+    pub(crate) config: Config,
+    pub(crate) budget: Budget,
     summarizer: Summarizer,
     /// How the history is measured: smith's bytes / 4 unless built with
     /// [`Engine::with_measure`].
@@ -234,7 +236,7 @@ impl Engine {
 
     /// An engine that estimates with `measure` instead of bytes / 4: the
     /// trigger, the target and every figure are in its tokens.
-    pub fn with_measure(config: Config, measure: Measure) -> Engine {
+    pub(crate) fn with_measure(config: Config, measure: Measure) -> Engine {
         Engine {
             budget: Budget::new(&config),
             summarizer: Summarizer::measured(config.summary_tokens, &measure),
@@ -246,13 +248,13 @@ impl Engine {
 
     /// This engine for the replays of one record, whose results' markers
     /// `marks` holds: what it decides is the same, it only searches less.
-    pub fn with_marks(mut self, marks: Arc<RecordMarks>) -> Engine {
+    pub(crate) fn with_marks(mut self, marks: Arc<RecordMarks>) -> Engine {
         self.marks = Some(marks);
         self
     }
 
     /// How this engine measures a history.
-    pub fn measure(&self) -> &Measure {
+    pub(crate) fn measure(&self) -> &Measure {
         &self.measure
     }
 
@@ -264,7 +266,7 @@ impl Engine {
 
     /// Compacts `messages` whose byte total (units of the engine's measure)
     /// the caller already keeps: below the trigger this is O(1).
-    pub fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
+    pub(crate) fn compact_measured(&self, messages: &[Arc<Message>], bytes: u64) -> Compaction {
         let budget = &self.budget;
         let before = budget.charged(self.measure.tokens(bytes));
         if before <= budget.trigger_tokens {
@@ -360,18 +362,18 @@ impl Engine {
 #[derive(Clone, Debug)]
 pub struct Admitted {
     /// The message as the history holds it.
-    pub message: Arc<Message>,
+    pub(crate) message: Arc<Message>,
     /// Counts of what admission cut (results capped on arrival count as
     /// `results_truncated`, their tokens as reclaimed by truncation).
-    pub effects: Effects,
+    pub(crate) effects: Effects,
     /// The rewrites, with `message` left 0: the replay sets it to the
     /// position the message takes in the history.
-    pub edits: Vec<Edit>,
+    pub(crate) edits: Vec<Edit>,
 }
 
 impl Admitted {
     /// The message kept as it is.
-    pub fn unchanged(message: &Arc<Message>) -> Admitted {
+    pub(crate) fn unchanged(message: &Arc<Message>) -> Admitted {
         Admitted {
             message: message.clone(),
             effects: Effects::default(),
@@ -441,7 +443,7 @@ pub trait Compactor: Sync {
 
 impl Engine {
     /// This engine charging at `ratio`.
-    pub fn with_ratio(&self, ratio: f64) -> Engine {
+    pub(crate) fn with_ratio(&self, ratio: f64) -> Engine {
         let mut e = self.clone();
         e.config.ratio = ratio;
         e.budget = e.budget.at_ratio(ratio);
@@ -474,6 +476,6 @@ impl Compactor for Engine {
 /// What a stage that took the raw history estimate from `from` to `to`
 /// reclaimed, in charged tokens. The differences of consecutive charged
 /// figures telescope: their sum over a compaction is `before - after`.
-pub fn reclaimed_charged(budget: &Budget, from: u64, to: u64) -> i64 {
+pub(crate) fn reclaimed_charged(budget: &Budget, from: u64, to: u64) -> i64 {
     budget.charged(from) - budget.charged(to)
 }

@@ -21,7 +21,7 @@ use super::{Admitted, Budget, Compaction, Edit, EditKind, Effects, Stage, Strate
 
 /// The effects, edits and stages of one compaction (or one arrival) so far.
 #[derive(Debug, Default)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     effects: Effects,
     edits: Vec<Edit>,
     /// Stages that changed something, in the order they first did.
@@ -30,30 +30,30 @@ pub struct Recorder {
 
 /// A history whose messages before `cut` a summary (or drop note) replaced:
 /// what [`Recorder::summarized`] reports.
-pub struct Summarized {
+pub(crate) struct Summarized {
     /// [`Stage::Summarize`], or [`Stage::Drop`] for a failing summarizer's
     /// note.
-    pub stage: Stage,
+    pub(crate) stage: Stage,
     /// The history as it is sent: any carried messages, the note, then the
     /// messages from `cut` on.
-    pub messages: Vec<Arc<Message>>,
+    pub(crate) messages: Vec<Arc<Message>>,
     /// Its size in the compactor's units.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// The raw estimate before the summary (after the other stages) and
     /// after it.
-    pub from: u64,
-    pub to: u64,
+    pub(crate) from: u64,
+    pub(crate) to: u64,
     /// Where the history was cut.
-    pub cut: usize,
+    pub(crate) cut: usize,
     /// Messages the note stands for: `cut` less those carried beside it.
-    pub replaced: usize,
+    pub(crate) replaced: usize,
 }
 
 impl Recorder {
     /// Lists a rewrite of message `message` (block `block`, when it rewrote
     /// one) from `bytes_before` to `bytes_after` bytes and counts it: the
     /// one place that says which counter each kind of edit feeds.
-    pub fn edit(
+    pub(crate) fn edit(
         &mut self,
         message: usize,
         block: Option<usize>,
@@ -80,7 +80,7 @@ impl Recorder {
 
     /// Notes that `stage` changed something: each stage is listed once, in
     /// the order it first did.
-    pub fn fired(&mut self, stage: Stage) {
+    pub(crate) fn fired(&mut self, stage: Stage) {
         if !self.stages.contains(&stage) {
             self.stages.push(stage);
         }
@@ -89,27 +89,34 @@ impl Recorder {
     /// Credits `stage` with `tokens` reclaimed (charged tokens in a
     /// compaction, see [`super::reclaimed_charged`]; raw ones for a result
     /// capped on arrival, which nothing charges).
-    pub fn reclaimed(&mut self, stage: Stage, tokens: i64) {
+    pub(crate) fn reclaimed(&mut self, stage: Stage, tokens: i64) {
         self.effects.reclaimed[stage.index()] += tokens;
     }
 
     /// Accounts a summary or drop note at `stage` standing for `replaced`
     /// messages, which took the charged estimate down by `tokens` (negative
     /// when the note is larger than what it replaced).
-    pub fn summary(&mut self, stage: Stage, replaced: usize, tokens: i64) {
+    pub(crate) fn summary(&mut self, stage: Stage, replaced: usize, tokens: i64) {
         self.fired(stage);
         self.reclaimed(stage, tokens);
         self.effects.messages_summarized += replaced as u64;
     }
 
     /// The counts recorded so far.
-    pub fn effects(&self) -> &Effects {
+    #[cfg(test)]
+    pub(crate) fn effects(&self) -> &Effects {
         &self.effects
     }
 
     /// The compaction that leaves the history as the stages left it in `w`,
     /// from `before` charged tokens.
-    pub fn staged(self, w: Working, budget: &Budget, before: i64, triggered: bool) -> Compaction {
+    pub(crate) fn staged(
+        self,
+        w: Working,
+        budget: &Budget,
+        before: i64,
+        triggered: bool,
+    ) -> Compaction {
         let strategy = if self.stages.is_empty() {
             Strategy::None
         } else {
@@ -133,7 +140,7 @@ impl Recorder {
 
     /// The compaction that ends in the summary `s`, from `before` charged
     /// tokens: the summary is accounted here.
-    pub fn summarized(
+    pub(crate) fn summarized(
         mut self,
         s: Summarized,
         budget: &Budget,
@@ -166,7 +173,7 @@ impl Recorder {
 
     /// What enters the history on arrival: `message` as rewritten, with what
     /// was recorded cutting it (edits at message 0, placed by the replay).
-    pub fn admitted(self, message: Arc<Message>) -> Admitted {
+    pub(crate) fn admitted(self, message: Arc<Message>) -> Admitted {
         Admitted {
             message,
             effects: self.effects,

@@ -12,28 +12,28 @@ use crate::transcript::{Block, Message};
 
 /// A copy-on-write view of the history: unchanged messages stay the same
 /// `Arc`s as in the caller's history.
-pub struct Working {
-    pub messages: Vec<Arc<Message>>,
+pub(crate) struct Working {
+    pub(crate) messages: Vec<Arc<Message>>,
     /// The history's size in `measure`'s units: bytes under smith's bytes4.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Lowest index rewritten so far, if any.
-    pub first_changed: Option<usize>,
+    pub(crate) first_changed: Option<usize>,
     /// Indices of the messages that start a real turn, in order. Roles and
     /// the synthetic flag never change under stages 0–2, so this is computed
     /// once.
-    pub turn_starts: Vec<usize>,
+    pub(crate) turn_starts: Vec<usize>,
     /// How messages are measured: smith's bytes unless the engine was given
     /// another estimator.
-    pub measure: Measure,
+    pub(crate) measure: Measure,
 }
 
 impl Working {
-    pub fn new(messages: &[Arc<Message>], bytes: u64) -> Working {
+    pub(crate) fn new(messages: &[Arc<Message>], bytes: u64) -> Working {
         Working::measured(messages, bytes, Measure::bytes())
     }
 
     /// A working history whose size `units` is in `measure`'s units.
-    pub fn measured(messages: &[Arc<Message>], units: u64, measure: Measure) -> Working {
+    pub(crate) fn measured(messages: &[Arc<Message>], units: u64, measure: Measure) -> Working {
         let bytes = units;
         let turn_starts = messages
             .iter()
@@ -51,19 +51,19 @@ impl Working {
     }
 
     /// The raw history estimate.
-    pub fn tokens(&self) -> u64 {
+    pub(crate) fn tokens(&self) -> u64 {
         self.measure.tokens(self.bytes)
     }
 
     /// Whether the history fits a raw allowance.
-    pub fn fits(&self, target: i64) -> bool {
+    pub(crate) fn fits(&self, target: i64) -> bool {
         (self.tokens() as i64) <= target
     }
 
     /// Where the last `turns` real turns begin: the `turns`-th last real user
     /// message, index 0 when there are `turns` or fewer, and past the end
     /// (nothing protected) when `turns` is 0.
-    pub fn window_start(&self, turns: usize) -> usize {
+    pub(crate) fn window_start(&self, turns: usize) -> usize {
         if turns == 0 {
             return self.messages.len();
         }
@@ -76,7 +76,7 @@ impl Working {
     }
 
     /// Replaces message `index`.
-    pub fn replace(&mut self, index: usize, message: Message) {
+    pub(crate) fn replace(&mut self, index: usize, message: Message) {
         let old = self.measure.message(&self.messages[index]);
         self.bytes = self.bytes - old + self.measure.message(&message);
         self.messages[index] = Arc::new(message);
@@ -85,7 +85,7 @@ impl Working {
 
     /// Rebuilds one block of one message, keeping the rest, its role,
     /// synthetic flag and id.
-    pub fn replace_block(&mut self, index: usize, block_index: usize, block: Block) {
+    pub(crate) fn replace_block(&mut self, index: usize, block_index: usize, block: Block) {
         let mut content = self.messages[index].content.clone();
         content[block_index] = block;
         let rebuilt = self.messages[index].with_content(content);
@@ -95,7 +95,7 @@ impl Working {
     /// Replaces the text of result `(index, block_index)` the way smith
     /// rebuilds a result: only its call id and error flag carry over. Returns
     /// the message's bytes before and after.
-    pub fn rewrite_result(
+    pub(crate) fn rewrite_result(
         &mut self,
         index: usize,
         block_index: usize,
@@ -114,7 +114,7 @@ impl Working {
 
     /// Positions `(message, block)` of every tool result in a `tool` message
     /// before `end`, in transcript order.
-    pub fn tool_result_positions(&self, end: usize) -> Vec<(usize, usize)> {
+    pub(crate) fn tool_result_positions(&self, end: usize) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         for (i, m) in self.messages[..end.min(self.messages.len())]
             .iter()

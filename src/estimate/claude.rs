@@ -116,7 +116,7 @@ fn base64(text: &str) -> Option<Vec<u8>> {
 /// Tokens of `text` under the legacy Claude tokenizer: NFKC-normalised, a
 /// special token's text counted as that one token. `Err` only if the
 /// compiled-in vocabulary could not be read, which the tests rule out.
-pub fn count(text: &str) -> Result<u64, &'static VocabularyError> {
+pub(crate) fn count(text: &str) -> Result<u64, &'static VocabularyError> {
     let claude = CLAUDE.as_ref()?;
     let normalized: String = text.nfkc().collect();
     let mut rest = normalized.as_str();

@@ -17,7 +17,9 @@
 //! it appears.
 
 pub(crate) mod claude;
-pub mod openai;
+#[cfg(test)]
+mod estimator_tests;
+pub(crate) mod openai;
 
 use std::fmt;
 use std::sync::Arc;
@@ -62,7 +64,7 @@ impl Estimator {
     ];
 
     /// The name on the command line and in every output file.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Estimator::Bytes4 => "bytes4",
             Estimator::Chars4 => "chars4",
@@ -72,25 +74,8 @@ impl Estimator {
         }
     }
 
-    /// One line for `--help` and the calibrate table.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Estimator::Bytes4 => "UTF-8 bytes / 4 (smith's estimate, the reference)",
-            Estimator::Chars4 => "Unicode characters / 4",
-            Estimator::O200k => {
-                "OpenAI o200k_base BPE tokens (tiktoken vocabulary, bpe-openai encoder)"
-            }
-            Estimator::Cl100k => {
-                "OpenAI cl100k_base BPE tokens (tiktoken vocabulary, bpe-openai encoder)"
-            }
-            Estimator::Claude2 => {
-                "Anthropic's legacy Claude tokenizer (@anthropic-ai/tokenizer 0.0.4)"
-            }
-        }
-    }
-
     /// Parses a name, saying which names exist when it is none of them.
-    pub fn parse(text: &str) -> Result<Estimator, EstimatorError> {
+    pub(crate) fn parse(text: &str) -> Result<Estimator, EstimatorError> {
         let t = text.trim();
         Estimator::ALL
             .into_iter()
@@ -121,14 +106,14 @@ impl Estimator {
     }
 
     /// `bytes4, chars4, o200k, cl100k, claude2`: for messages and help.
-    pub fn names() -> String {
+    pub(crate) fn names() -> String {
         Estimator::ALL.map(Estimator::name).join(", ")
     }
 
     /// Units counted per token. A length-based estimator counts bytes or
     /// characters and divides by four once over the history, as smith does,
     /// so rounding cannot drift per message; a tokenizer counts tokens.
-    pub fn per_token(self) -> u64 {
+    pub(crate) fn per_token(self) -> u64 {
         match self {
             Estimator::Bytes4 | Estimator::Chars4 => BYTES_PER_TOKEN,
             Estimator::O200k | Estimator::Cl100k | Estimator::Claude2 => 1,
@@ -163,7 +148,7 @@ impl Estimator {
     /// The units of a block counted afresh: its text, tool arguments, tool
     /// name and signature, plus the attachment allowance (smith's flat token
     /// figure, in this estimator's units).
-    pub fn block_units(self, b: &Block) -> u64 {
+    pub(crate) fn block_units(self, b: &Block) -> u64 {
         if self == Estimator::Bytes4 {
             return b.bytes();
         }
@@ -206,7 +191,7 @@ pub enum EstimatorError {
 /// Why a compiled-in vocabulary could not be built: a broken build, never a
 /// property of the input. `file` is the vocabulary's file name.
 #[derive(Debug, thiserror::Error)]
-pub enum VocabularyError {
+pub(crate) enum VocabularyError {
     #[error("{file}: cannot gunzip: {error}")]
     Gunzip { file: String, error: std::io::Error },
     /// A line of a tiktoken file that is no base64 token and rank.
@@ -231,7 +216,7 @@ pub enum VocabularyError {
 
 /// Why a tiktoken pre-tokenization pattern cannot be counted through.
 #[derive(Debug, thiserror::Error)]
-pub enum PatternError {
+pub(crate) enum PatternError {
     /// It does not end in `ending`, the look-ahead it rewrites.
     #[error("unexpected pre-tokenization pattern (it should end in {0})")]
     Ending(&'static str),
@@ -332,7 +317,7 @@ impl fmt::Debug for Measure {
 }
 
 /// smith's bytes / 4, as a constant so a compactor can lend it.
-pub static BYTES4: Measure = Measure::bytes();
+pub(crate) static BYTES4: Measure = Measure::bytes();
 
 impl Default for Measure {
     fn default() -> Measure {
@@ -342,7 +327,7 @@ impl Default for Measure {
 
 impl Measure {
     /// smith's estimate.
-    pub const fn bytes() -> Measure {
+    pub(crate) const fn bytes() -> Measure {
         Measure {
             estimator: Estimator::Bytes4,
             counts: None,
@@ -351,7 +336,7 @@ impl Measure {
 
     /// `estimator` with no counts made up front: a tokenizer counts each
     /// text when first measured and keeps the count by content.
-    pub fn new(estimator: Estimator) -> Measure {
+    pub(crate) fn new(estimator: Estimator) -> Measure {
         Measure {
             estimator,
             counts: (estimator != Estimator::Bytes4).then(|| Arc::new(Counts::empty())),
@@ -362,7 +347,7 @@ impl Measure {
     /// what a replay or a sweep of that session should use. Texts are told
     /// apart by address, so one that the record holds more than once
     /// (shared when read, see `transcript::pool`) is counted once.
-    pub fn for_session(estimator: Estimator, messages: &[Arc<Message>]) -> Measure {
+    pub(crate) fn for_session(estimator: Estimator, messages: &[Arc<Message>]) -> Measure {
         if estimator == Estimator::Bytes4 {
             return Measure::new(estimator);
         }
@@ -406,27 +391,27 @@ impl Measure {
         }
     }
 
-    pub fn estimator(&self) -> Estimator {
+    pub(crate) fn estimator(&self) -> Estimator {
         self.estimator
     }
 
     /// Whether this is smith's bytes / 4.
-    pub fn is_bytes4(&self) -> bool {
+    pub(crate) fn is_bytes4(&self) -> bool {
         self.estimator == Estimator::Bytes4
     }
 
     /// Units per token (see [`Estimator::per_token`]).
-    pub fn per_token(&self) -> u64 {
+    pub(crate) fn per_token(&self) -> u64 {
         self.estimator.per_token()
     }
 
     /// Tokens of a running total of units: divided once, rounding down.
-    pub fn tokens(&self, units: u64) -> u64 {
+    pub(crate) fn tokens(&self, units: u64) -> u64 {
         units / self.per_token()
     }
 
     /// The units of a message; under bytes4 exactly [`Message::bytes`].
-    pub fn message(&self, m: &Message) -> u64 {
+    pub(crate) fn message(&self, m: &Message) -> u64 {
         if self.is_bytes4() {
             return m.bytes();
         }
@@ -441,7 +426,7 @@ impl Measure {
     }
 
     /// The units of a block; under bytes4 exactly [`Block::bytes`].
-    pub fn block(&self, b: &Block) -> u64 {
+    pub(crate) fn block(&self, b: &Block) -> u64 {
         let Some(counts) = &self.counts else {
             return self.estimator.block_units(b);
         };
@@ -455,7 +440,7 @@ impl Measure {
     }
 
     /// The units of a whole history.
-    pub fn history(&self, messages: &[Arc<Message>]) -> u64 {
+    pub(crate) fn history(&self, messages: &[Arc<Message>]) -> u64 {
         messages.iter().map(|m| self.message(m)).sum()
     }
 }

@@ -27,14 +27,14 @@ use super::{PatternError, VocabularyError};
 /// A multiplier under which the vocabularies' 32-bit token hashes do not
 /// collide (`BytePairEncoding` keys its table by them): the one
 /// `bpe-openai` builds its own o200k and cl100k encoders with.
-pub const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
+pub(crate) const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
 
 /// tiktoken's `cl100k_base` pre-tokenisation pattern as OpenAI publishes it.
-pub const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+pub(crate) const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
 /// tiktoken's `o200k_base` pre-tokenisation pattern as OpenAI publishes it
 /// (its seven alternatives joined with `|`).
-pub const O200K_PATTERN: &str = concat!(
+pub(crate) const O200K_PATTERN: &str = concat!(
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
     "|",
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
@@ -65,7 +65,7 @@ static CL100K: LazyLock<Result<Counter, VocabularyError>> =
 /// shared pool for every piece (a word or so), and on all threads but the
 /// first that pool goes through a lock: in a sweep under o200k, taking and
 /// returning those caches was an eighth of the time.
-pub struct Counter {
+pub(crate) struct Counter {
     bpe: BytePairEncoding,
     split: Regex,
     /// Per pattern of `split`: whether its match ends in one character of
@@ -82,14 +82,15 @@ thread_local! {
 
 impl Counter {
     /// The number of tokens `text` encodes to.
-    pub fn count(&self, text: &str) -> usize {
+    pub(crate) fn count(&self, text: &str) -> usize {
         let mut count = 0;
         self.pieces(text, |piece| count += self.bpe.count(piece));
         count
     }
 
     /// The tokens `text` encodes to.
-    pub fn encode(&self, text: &str) -> Vec<u32> {
+    #[cfg(test)]
+    pub(crate) fn encode(&self, text: &str) -> Vec<u32> {
         let mut tokens = Vec::new();
         self.pieces(text, |piece| {
             tokens.extend(self.bpe.encode_via_backtracking(piece))
@@ -138,12 +139,12 @@ impl Counter {
 }
 
 /// The o200k_base tokenizer, built on first use.
-pub fn o200k() -> Result<&'static Counter, &'static VocabularyError> {
+pub(crate) fn o200k() -> Result<&'static Counter, &'static VocabularyError> {
     O200K.as_ref()
 }
 
 /// The cl100k_base tokenizer, built on first use.
-pub fn cl100k() -> Result<&'static Counter, &'static VocabularyError> {
+pub(crate) fn cl100k() -> Result<&'static Counter, &'static VocabularyError> {
     CL100K.as_ref()
 }
 
@@ -173,7 +174,10 @@ fn build(name: &str, gz: &[u8], pattern: &str) -> Result<Counter, VocabularyErro
 /// engine has no look-ahead, so that ending is rewritten as `bpe-openai`
 /// does: a whitespace run at the end of the text, a whitespace run plus one
 /// character it gives back (`\s+\s`), and a whitespace run.
-pub fn lookahead_tokenizer(bpe: BytePairEncoding, pattern: &str) -> Result<Counter, PatternError> {
+pub(crate) fn lookahead_tokenizer(
+    bpe: BytePairEncoding,
+    pattern: &str,
+) -> Result<Counter, PatternError> {
     static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
     let ending = r"\s+(?!\S)|\s+";
     let Some(head) = pattern.strip_suffix(ending) else {

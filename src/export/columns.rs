@@ -22,7 +22,7 @@ pub enum Values {
 
 impl Values {
     /// Number of values.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Values::Int(v) => v.len(),
             Values::OptInt(v) => v.len(),
@@ -33,13 +33,8 @@ impl Values {
         }
     }
 
-    /// Whether the column has no values.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Value `i` as JSON; a float that is not finite is null.
-    pub fn json(&self, i: usize) -> Value {
+    pub(crate) fn json(&self, i: usize) -> Value {
         let float = |f: f64| Number::from_f64(f).map_or(Value::Null, Value::Number);
         match self {
             Values::Int(v) => Value::from(v[i]),
@@ -72,13 +67,13 @@ pub struct Columns {
 
 impl Columns {
     /// An empty table.
-    pub fn new() -> Columns {
+    pub(crate) fn new() -> Columns {
         Columns::default()
     }
 
     /// Appends a column. Panics if its length differs from the others' (a
     /// bug in the code building the table, not something input can cause).
-    pub fn push(&mut self, name: impl Into<String>, values: Values) {
+    pub(crate) fn push(&mut self, name: impl Into<String>, values: Values) {
         let name = name.into();
         if let Some((first, v)) = self.columns.first() {
             assert_eq!(v.len(), values.len(), "column {name} vs {first}");
@@ -92,7 +87,7 @@ impl Columns {
     }
 
     /// Row `i` as a JSON object, keys in column order.
-    pub fn row_json(&self, i: usize) -> Map<String, Value> {
+    pub(crate) fn row_json(&self, i: usize) -> Map<String, Value> {
         self.columns
             .iter()
             .map(|(n, v)| (n.clone(), v.json(i)))
@@ -100,7 +95,7 @@ impl Columns {
     }
 
     /// The rows at `order` as a JSON array of objects.
-    pub fn rows_json(&self, order: &[usize]) -> Value {
+    pub(crate) fn rows_json(&self, order: &[usize]) -> Value {
         Value::Array(
             order
                 .iter()
@@ -110,7 +105,7 @@ impl Columns {
     }
 
     /// The table as a polars DataFrame.
-    pub fn to_frame(&self) -> PolarsResult<DataFrame> {
+    pub(crate) fn to_frame(&self) -> PolarsResult<DataFrame> {
         DataFrame::new(self.columns.iter().map(|(n, v)| v.column(n)).collect())
     }
 }

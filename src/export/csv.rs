@@ -9,7 +9,7 @@ use polars::prelude::{CsvWriter, SerWriter};
 use super::{table_for, Export, Exporter};
 
 /// The CSV format.
-pub struct Csv;
+pub(crate) struct Csv;
 
 impl Exporter for Csv {
     fn files(&self) -> &'static [&'static str] {

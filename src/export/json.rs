@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 use super::{Export, Exporter};
 
 /// The JSON summary.
-pub struct Json;
+pub(crate) struct Json;
 
 impl Exporter for Json {
     fn files(&self) -> &'static [&'static str] {

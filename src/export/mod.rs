@@ -23,21 +23,21 @@ pub struct Export {
     /// One row per session and config.
     pub sessions: DataFrame,
     /// One row per config.
-    pub configs: DataFrame,
+    pub(crate) configs: DataFrame,
     /// What was swept and what came out best (`summary.json`).
-    pub summary: serde_json::Value,
+    pub(crate) summary: serde_json::Value,
     /// The verdict on the configs (`verdict.json`): the one decision the
     /// sweep's table, `recommend` and the report show.
-    pub verdict: serde_json::Value,
+    pub(crate) verdict: serde_json::Value,
 }
 
 /// The file the verdict is written to beside the tables, and read from by
 /// the report.
-pub const VERDICT_FILE: &str = "verdict.json";
+pub(crate) const VERDICT_FILE: &str = "verdict.json";
 
 impl Export {
     /// The table a file stem names: `sessions` or `configs`.
-    pub fn table(&self, stem: &str) -> Option<&DataFrame> {
+    pub(crate) fn table(&self, stem: &str) -> Option<&DataFrame> {
         match stem {
             "sessions" => Some(&self.sessions),
             "configs" => Some(&self.configs),
@@ -47,7 +47,7 @@ impl Export {
 }
 
 /// One output format.
-pub trait Exporter: Sync {
+pub(crate) trait Exporter: Sync {
     /// The files this format writes, by name.
     fn files(&self) -> &'static [&'static str];
     /// Writes the file `name` (one of [`Exporter::files`]) to `out`.
@@ -55,7 +55,7 @@ pub trait Exporter: Sync {
 }
 
 /// Every format `--out` writes.
-pub const EXPORTERS: [&dyn Exporter; 3] = [&parquet::Parquet, &csv::Csv, &json::Json];
+pub(crate) const EXPORTERS: [&dyn Exporter; 3] = [&parquet::Parquet, &csv::Csv, &json::Json];
 
 /// The table a table file such as `sessions.csv` holds.
 pub(crate) fn table_for<'a>(name: &str, export: &'a Export) -> Result<&'a DataFrame> {

@@ -9,7 +9,7 @@ use polars::prelude::{ParquetCompression, ParquetWriter};
 use super::{table_for, Export, Exporter};
 
 /// The Parquet format.
-pub struct Parquet;
+pub(crate) struct Parquet;
 
 impl Exporter for Parquet {
     fn files(&self) -> &'static [&'static str] {

@@ -49,7 +49,7 @@ use crate::transcript::{Block, BlockType, Message, ReadLog, Role, Skip, Str};
 /// Claude Code's tool names that smith has a tool for, and smith's name.
 /// The mapping matters to stage 1, which supersedes only `read_file`, `grep`
 /// and `glob` calls; other tools keep their own names.
-pub const TOOL_NAMES: [(&str, &str); 7] = [
+pub(crate) const TOOL_NAMES: [(&str, &str); 7] = [
     ("Read", "read_file"),
     ("Grep", "grep"),
     ("Glob", "glob"),
@@ -62,7 +62,7 @@ pub const TOOL_NAMES: [(&str, &str); 7] = [
 /// The name Claude Code gave a call that the import renamed to smith's
 /// `name` (the inverse of [`TOOL_NAMES`]; an edit with a list of `edits` was
 /// a `MultiEdit`); `None` for a name the import kept.
-pub fn agent_tool_name(name: &str, args: Option<&str>) -> Option<&'static str> {
+pub(crate) fn agent_tool_name(name: &str, args: Option<&str>) -> Option<&'static str> {
     if name == "edit_file" && args.is_some_and(|a| a.contains("\"edits\"")) {
         return Some("MultiEdit");
     }
@@ -75,7 +75,7 @@ pub fn agent_tool_name(name: &str, args: Option<&str>) -> Option<&'static str> {
 /// How user lines that Claude Code wrote itself begin. They reach the model
 /// but nobody typed them, so they are `synthetic` and do not start a real
 /// turn (the recency window counts turns the user started).
-pub const HARNESS_PREFIXES: [&str; 8] = [
+pub(crate) const HARNESS_PREFIXES: [&str; 8] = [
     // The caveat written before the output of a local slash command.
     "<local-command-caveat>",
     // The output of a local slash command (`/mcp`, `/compact`, ...).
@@ -95,10 +95,10 @@ pub const HARNESS_PREFIXES: [&str; 8] = [
 
 /// The `model` of assistant lines Claude Code wrote without asking a model
 /// (API errors, "No response requested."): not a response, not a request.
-pub const SYNTHETIC_MODEL: &str = "<synthetic>";
+pub(crate) const SYNTHETIC_MODEL: &str = "<synthetic>";
 
 /// smith's name for a Claude Code tool.
-pub fn smith_tool_name(name: &str) -> &str {
+pub(crate) fn smith_tool_name(name: &str) -> &str {
     TOOL_NAMES
         .iter()
         .find(|(cc, _)| *cc == name)
@@ -157,7 +157,7 @@ pub fn import_file(path: &Path) -> io::Result<ImportedSession> {
 
 /// Imports one log file: its session, then the subagent sessions found
 /// inline in it.
-pub fn import_file_all(path: &Path) -> io::Result<Vec<ImportedSession>> {
+pub(crate) fn import_file_all(path: &Path) -> io::Result<Vec<ImportedSession>> {
     let file = File::open(path)?;
     convert_all(file, path)
 }

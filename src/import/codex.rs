@@ -45,7 +45,7 @@ use crate::transcript::session_file::{
 use crate::transcript::{Block, BlockType, Message, ReadLog, Role, Skip, Str};
 
 /// Codex's tool names that smith has a tool for, and smith's name.
-pub const TOOL_NAMES: [(&str, &str); 3] = [
+pub(crate) const TOOL_NAMES: [(&str, &str); 3] = [
     ("exec_command", "bash"),
     ("shell", "bash"),
     ("apply_patch", "edit_file"),
@@ -53,7 +53,7 @@ pub const TOOL_NAMES: [(&str, &str); 3] = [
 
 /// How user messages Codex writes itself begin: they reach the model but
 /// nobody typed them, so they do not start a real turn.
-pub const HARNESS_PREFIXES: [&str; 5] = [
+pub(crate) const HARNESS_PREFIXES: [&str; 5] = [
     "<environment_context>",
     "<user_instructions>",
     "<permissions instructions>",
@@ -62,13 +62,13 @@ pub const HARNESS_PREFIXES: [&str; 5] = [
 ];
 
 /// Whether `path` is a Codex rollout: `rollout-*.jsonl`.
-pub fn is_rollout(path: &Path) -> bool {
+pub(crate) fn is_rollout(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     name.starts_with("rollout-") && name.ends_with(".jsonl")
 }
 
 /// Imports one rollout.
-pub fn import_file(path: &Path) -> io::Result<ImportedSession> {
+pub(crate) fn import_file(path: &Path) -> io::Result<ImportedSession> {
     convert(File::open(path)?, path)
 }
 
@@ -533,7 +533,7 @@ impl Converter {
 /// Converts a rollout read from `reader`; `path` names it in reports and in
 /// `source.path`. Only an I/O error fails; bad lines are skipped and
 /// counted.
-pub fn convert<R: Read>(reader: R, path: &Path) -> io::Result<ImportedSession> {
+pub(crate) fn convert<R: Read>(reader: R, path: &Path) -> io::Result<ImportedSession> {
     let mut c = Converter::default();
     let mut log = ReadLog {
         path: path.to_path_buf(),

@@ -23,7 +23,7 @@ use crate::transcript::locate::{
 
 /// The agents whose logs are read directly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Format {
+pub(crate) enum Format {
     ClaudeCode,
     Codex,
     MiniSweAgent,
@@ -31,7 +31,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order their sessions are listed.
-    pub const ALL: [Format; 3] = [Format::ClaudeCode, Format::Codex, Format::MiniSweAgent];
+    pub(crate) const ALL: [Format; 3] = [Format::ClaudeCode, Format::Codex, Format::MiniSweAgent];
 }
 
 /// How much of a log's first line is read to tell its format: enough for
@@ -45,7 +45,7 @@ const SNIFF_BYTES: u64 = 1 << 16;
 /// Claude Code log has a `type` (`user`, `summary`, `permission-mode`, …)
 /// and none a `role` at the top; a Codex rollout's lines wrap theirs in a
 /// `payload`.
-pub fn format_of(path: &Path) -> Option<Format> {
+pub(crate) fn format_of(path: &Path) -> Option<Format> {
     if mini_swe_agent::is_trajectory(path) {
         return Some(Format::MiniSweAgent);
     }
@@ -91,7 +91,7 @@ pub fn format_of(path: &Path) -> Option<Format> {
 /// Resolves one argument as [`locate::resolve`] does, and also takes other
 /// agents' logs: a log file, a `<log>#<id>` name, or a directory holding
 /// logs (beside or instead of smith sessions), converted in memory.
-pub fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
+pub(crate) fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
     let path = Path::new(spec);
     if !path.exists() {
         if let Some(found) = reload(path)? {
@@ -153,13 +153,13 @@ pub fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
 }
 
 /// Resolves several arguments, keeping each session once, in order.
-pub fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<SessionRef>> {
+pub(crate) fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<SessionRef>> {
     locate::resolve_each(specs, resolve)
 }
 
 /// The session a `<log>#<id>` name stands for, converted again from its log
 /// alone; `None` when `name` is not of that form.
-pub fn reload(name: &Path) -> Result<Option<SessionRef>> {
+pub(crate) fn reload(name: &Path) -> Result<Option<SessionRef>> {
     let text = name.to_string_lossy();
     let Some((log, id)) = text.rsplit_once(CONVERTED_SEPARATOR) else {
         return Ok(None);
@@ -209,7 +209,7 @@ fn convert(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
 /// How the files of one format become sessions, the one converter per
 /// format that `import` and the logs read where they are both use. A log's
 /// own session comes first.
-pub struct Converter {
+pub(crate) struct Converter {
     format: Format,
     /// mini-swe-agent: the resolved labels of the files' tasks.
     results: Option<mini_swe_agent::ResultsLookup>,
@@ -220,7 +220,7 @@ impl Converter {
     /// The converter of `format` for `files`; for mini-swe-agent, the
     /// results file `results` (else those beside the files' folders) and
     /// `options`.
-    pub fn new(
+    pub(crate) fn new(
         format: Format,
         files: &[PathBuf],
         results: Option<&Path>,
@@ -238,7 +238,7 @@ impl Converter {
     }
 
     /// The sessions of one file.
-    pub fn convert(&self, f: &Path) -> Result<Vec<ImportedSession>> {
+    pub(crate) fn convert(&self, f: &Path) -> Result<Vec<ImportedSession>> {
         match (self.format, &self.results) {
             (Format::ClaudeCode, _) => {
                 claude_code::import_file_all(f).map_err(|e| anyhow!("cannot read: {e}"))

@@ -37,18 +37,18 @@ use crate::transcript::session_file::{
 use crate::transcript::{Block, Message, ReadLog, Role, Skip};
 
 /// The trajectory format this importer reads.
-pub const TRAJECTORY_FORMAT: &str = "mini-swe-agent-1";
+pub(crate) const TRAJECTORY_FORMAT: &str = "mini-swe-agent-1";
 
 /// How trajectory files are named.
-pub const TRAJECTORY_SUFFIX: &str = ".traj.json";
+pub(crate) const TRAJECTORY_SUFFIX: &str = ".traj.json";
 
 /// The opening of mini-swe-agent's default format-error message, used when
 /// the trajectory does not carry its own template.
-pub const FORMAT_ERROR_PREFIX: &str =
+pub(crate) const FORMAT_ERROR_PREFIX: &str =
     "Please always provide EXACTLY ONE action in triple backticks";
 
 /// The opening of mini-swe-agent's default timeout message.
-pub const TIMEOUT_PREFIX: &str = "The last command <command>";
+pub(crate) const TIMEOUT_PREFIX: &str = "The last command <command>";
 
 /// How the command-output message of mini-swe-agent begins.
 const RETURNCODE_OPEN: &str = "<returncode>";
@@ -138,7 +138,7 @@ pub fn load_results(path: &Path) -> Result<Results> {
 /// `--results`, else each folder's own ([`results_path_for`]), each read
 /// once. A results file that cannot be read is reported and passed over.
 #[derive(Debug, Default)]
-pub struct ResultsLookup {
+pub(crate) struct ResultsLookup {
     explicit: Option<Results>,
     beside: HashMap<PathBuf, Option<Results>>,
 }
@@ -146,7 +146,7 @@ pub struct ResultsLookup {
 impl ResultsLookup {
     /// Reads the results files that `files` need: `explicit`, or those
     /// beside their folders. Fails only when `explicit` cannot be read.
-    pub fn new(files: &[PathBuf], explicit: Option<&Path>) -> Result<ResultsLookup> {
+    pub(crate) fn new(files: &[PathBuf], explicit: Option<&Path>) -> Result<ResultsLookup> {
         let mut lookup = ResultsLookup {
             explicit: explicit.map(load_results).transpose()?,
             beside: HashMap::new(),
@@ -164,7 +164,7 @@ impl ResultsLookup {
     }
 
     /// The results that label `trajectory`'s task, if any.
-    pub fn for_file(&self, trajectory: &Path) -> Option<&Results> {
+    pub(crate) fn for_file(&self, trajectory: &Path) -> Option<&Results> {
         self.explicit.as_ref().or_else(|| {
             results_path_for(trajectory)
                 .and_then(|p| self.beside.get(&p))
@@ -189,16 +189,16 @@ pub fn import_file(
 /// A fenced ```` ```bash ```` block found in an answer, as mini-swe-agent's
 /// own pattern ```` ```bash\s*\n(.*?)\n``` ```` (dot matching newlines) finds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Action {
+pub(crate) struct Action {
     /// Byte range of the whole block, fences included.
-    pub start: usize,
-    pub end: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
     /// The command, stripped of surrounding whitespace as mini-swe-agent does.
-    pub command: String,
+    pub(crate) command: String,
 }
 
 /// Every bash block of `text`, left to right, non-overlapping.
-pub fn bash_actions(text: &str) -> Vec<Action> {
+pub(crate) fn bash_actions(text: &str) -> Vec<Action> {
     const OPEN: &str = "```bash";
     const CLOSE: &str = "\n```";
     let mut found = Vec::new();
@@ -243,7 +243,7 @@ pub fn bash_actions(text: &str) -> Vec<Action> {
 /// reads (`cat`, `nl`, `head`, `tail`, `sed -n` without `-i`), searches
 /// (`grep`, `egrep`, `fgrep`, `rg`) or lists (`ls`, `find` without actions
 /// that run or delete), and whose later stages only filter text.
-pub fn classify(command: &str) -> &'static str {
+pub(crate) fn classify(command: &str) -> &'static str {
     let Some(stages) = pipeline(command) else {
         return "bash";
     };
@@ -805,7 +805,7 @@ fn session_file(
 }
 
 /// The number in a leading `<returncode>N</returncode>`, if there is one.
-pub fn return_code(text: &str) -> Option<i64> {
+pub(crate) fn return_code(text: &str) -> Option<i64> {
     let rest = text.trim_start().strip_prefix(RETURNCODE_OPEN)?;
     let end = rest.find(RETURNCODE_CLOSE)?;
     rest[..end].trim().parse().ok()

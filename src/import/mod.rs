@@ -42,7 +42,7 @@ use crate::transcript::{BlockType, Message, ReadLog, Role, Skip};
 pub const NO_RESULT_TEXT: &str = "[no result recorded]";
 
 /// The name of the session index in an output directory.
-pub const INDEX_FILE: &str = "index.json";
+pub(crate) const INDEX_FILE: &str = "index.json";
 
 /// One converted session, ready to be written.
 #[derive(Clone, Debug)]
@@ -56,12 +56,12 @@ pub struct ImportedSession {
     pub notes: Vec<Skip>,
     /// The source file of the parent session (a subagent's), whose final id
     /// becomes `parent_id` once every id of the run is known.
-    pub parent_path: Option<String>,
+    pub(crate) parent_path: Option<String>,
 }
 
 impl ImportedSession {
     /// The session's `transcript.jsonl`, as an import writes it.
-    pub fn transcript_bytes(&self) -> Vec<u8> {
+    pub(crate) fn transcript_bytes(&self) -> Vec<u8> {
         let mut transcript = Vec::with_capacity(1 << 16);
         for m in &self.messages {
             m.write_json(&mut transcript);
@@ -71,7 +71,7 @@ impl ImportedSession {
     }
 
     /// The session's `session.json`, as an import writes it.
-    pub fn meta_bytes(&self) -> Result<Vec<u8>> {
+    pub(crate) fn meta_bytes(&self) -> Result<Vec<u8>> {
         let mut meta = serde_json::to_vec_pretty(&self.file)?;
         meta.push(b'\n');
         Ok(meta)
@@ -79,7 +79,7 @@ impl ImportedSession {
 
     /// A converter's finished session, its counts and usage totals filled
     /// in from the messages.
-    pub fn new(
+    pub(crate) fn new(
         file: SessionFile,
         messages: Vec<Message>,
         log: ReadLog,
@@ -142,7 +142,7 @@ impl ImportedSession {
     }
 
     /// What `index.json` says about the session.
-    pub fn index_entry(&self) -> serde_json::Value {
+    pub(crate) fn index_entry(&self) -> serde_json::Value {
         let f = &self.file;
         let mut e = serde_json::Map::new();
         let mut put = |k: &str, v: serde_json::Value| {
@@ -240,7 +240,7 @@ pub(crate) fn str_field(
 
 /// smith's `first_prompt`: the first user message's first text, trimmed, cut
 /// to 60 characters with an ellipsis.
-pub fn first_prompt(messages: &[Message]) -> String {
+pub(crate) fn first_prompt(messages: &[Message]) -> String {
     let Some(user) = messages.iter().find(|m| m.starts_real_turn()) else {
         return "(empty session)".into();
     };
@@ -298,7 +298,7 @@ pub fn pairing_problems<M: Borrow<Message>>(messages: &[M]) -> Vec<String> {
 
 /// Turns any text into a session id smith accepts as a directory name:
 /// ASCII letters, digits, `.`, `_` and `-`; everything else becomes `-`.
-pub fn plain_id(text: &str) -> String {
+pub(crate) fn plain_id(text: &str) -> String {
     let id: String = text
         .chars()
         .map(|c| {
@@ -320,7 +320,7 @@ pub fn plain_id(text: &str) -> String {
 /// Makes ids unique within one run: a repeated id gets a short hash of its
 /// source path appended, so the result is the same on every run. Children are
 /// then linked to their parent's final id through `parent_path`.
-pub fn dedupe_ids(sessions: &mut [ImportedSession]) {
+pub(crate) fn dedupe_ids(sessions: &mut [ImportedSession]) {
     let mut count: HashMap<String, usize> = HashMap::new();
     for s in sessions.iter() {
         *count.entry(s.file.id.clone()).or_default() += 1;
@@ -375,7 +375,7 @@ pub fn check_output_outside(out: &Path, inputs: &[PathBuf]) -> Result<()> {
 
 /// The canonical form of a path, or of its nearest existing ancestor with the
 /// rest appended (the output directory may not exist yet).
-pub fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     if let Ok(c) = fs::canonicalize(path) {
         return c;
     }
@@ -407,7 +407,7 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// which is then renamed into place. A directory already there is replaced
 /// only if it is itself an import (its `session.json` names a source
 /// format), so a re-run replaces its own output and never a smith session.
-pub fn write_session(out: &Path, session: &ImportedSession) -> Result<PathBuf> {
+pub(crate) fn write_session(out: &Path, session: &ImportedSession) -> Result<PathBuf> {
     let id = &session.file.id;
     let dest = out.join(id);
     if dest.exists() && !is_import_dir(&dest) {
@@ -472,7 +472,7 @@ fn is_import_dir(dir: &Path) -> bool {
 /// Adds `entries` to `out/index.json`, replacing entries with the same ids
 /// and keeping every other one, and writes it atomically. An index that
 /// cannot be parsed is an error (it may be smith's; it is not overwritten).
-pub fn update_index(out: &Path, entries: &[serde_json::Value]) -> Result<()> {
+pub(crate) fn update_index(out: &Path, entries: &[serde_json::Value]) -> Result<()> {
     let path = out.join(INDEX_FILE);
     let mut index: Vec<serde_json::Value> = match fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| {
@@ -496,20 +496,20 @@ pub fn update_index(out: &Path, entries: &[serde_json::Value]) -> Result<()> {
 /// What one `import` run did, summed over its sessions.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {
-    pub files: usize,
-    pub sessions: usize,
+    pub(crate) files: usize,
+    pub(crate) sessions: usize,
     pub messages: usize,
     pub tool_calls: usize,
-    pub synthetic_user_messages: usize,
+    pub(crate) synthetic_user_messages: usize,
     pub synthetic_results: usize,
     pub skipped: usize,
     /// Source files that could not be read at all.
-    pub files_failed: usize,
+    pub(crate) files_failed: usize,
 }
 
 impl Totals {
     /// Adds one session's counts.
-    pub fn add(&mut self, c: &ImportCounts) {
+    pub(crate) fn add(&mut self, c: &ImportCounts) {
         self.sessions += 1;
         self.messages += c.messages;
         self.tool_calls += c.tool_calls;
@@ -545,7 +545,7 @@ where
 /// [`import_files`] for a format whose file can hold several sessions (a
 /// Claude Code log with its subagents inline): `convert` returns the file's
 /// own session first.
-pub fn import_files_multi<F>(files: &[PathBuf], out: &Path, convert: F) -> Result<Outcome>
+pub(crate) fn import_files_multi<F>(files: &[PathBuf], out: &Path, convert: F) -> Result<Outcome>
 where
     F: Fn(&Path) -> Result<Vec<ImportedSession>> + Sync,
 {
@@ -593,7 +593,10 @@ where
 /// unique across them, as an import does before it writes anything: the
 /// sessions with a history, in file order, and the files that gave none,
 /// each with why.
-pub fn convert_files_multi<F>(files: &[PathBuf], convert: F) -> (Vec<ImportedSession>, Vec<String>)
+pub(crate) fn convert_files_multi<F>(
+    files: &[PathBuf],
+    convert: F,
+) -> (Vec<ImportedSession>, Vec<String>)
 where
     F: Fn(&Path) -> Result<Vec<ImportedSession>> + Sync,
 {
@@ -626,13 +629,13 @@ where
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` of a Unix time, as the importers write times.
-pub fn rfc3339(unix: i64) -> String {
+pub(crate) fn rfc3339(unix: i64) -> String {
     crate::time::format_rfc3339(unix)
 }
 
 /// The modification time of `path` as [`rfc3339`], the fallback timestamp
 /// of a source that records none.
-pub fn mtime(path: &Path) -> Option<String> {
+pub(crate) fn mtime(path: &Path) -> Option<String> {
     let t = fs::metadata(path).ok()?.modified().ok()?;
     let secs = t.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
     Some(rfc3339(secs as i64))

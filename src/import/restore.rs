@@ -30,14 +30,14 @@ use super::{plain_id, INDEX_FILE};
 
 /// The lock file beside `index.json` that one restore holds while it
 /// rewrites the index.
-pub const LOCK_FILE: &str = "index.json.lock";
+pub(crate) const LOCK_FILE: &str = "index.json.lock";
 
 /// How long a restore waits for another one to release the index.
-pub const LOCK_WAIT: Duration = Duration::from_secs(10);
+pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// Where the restored session goes.
 #[derive(Clone, Debug)]
-pub enum Target {
+pub(crate) enum Target {
     /// This directory, which must not exist yet or be empty.
     Dir(PathBuf),
     /// A new session in this sessions directory (`$SMITH_HOME/sessions`),
@@ -47,20 +47,20 @@ pub enum Target {
 
 /// What was restored.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Restored {
-    pub id: String,
-    pub name: Option<String>,
+pub(crate) struct Restored {
+    pub(crate) id: String,
+    pub(crate) name: Option<String>,
     /// The session directory written.
-    pub dir: PathBuf,
-    pub messages: usize,
+    pub(crate) dir: PathBuf,
+    pub(crate) messages: usize,
     /// Attachment files copied into `media/`, and those the source lacked.
-    pub media_copied: usize,
-    pub media_missing: usize,
+    pub(crate) media_copied: usize,
+    pub(crate) media_missing: usize,
 }
 
 /// Writes `history` as a new session restored from `session`. `what` says
 /// what of it was restored (`whole`, `at-40`), for the name.
-pub fn restore(
+pub(crate) fn restore(
     session: &Session,
     history: &[Arc<Message>],
     what: &str,

@@ -67,7 +67,7 @@ impl Lists {
     }
 
     /// List `id`.
-    pub fn get(&self, id: u32) -> &[u32] {
+    pub(crate) fn get(&self, id: u32) -> &[u32] {
         let id = id as usize;
         match (self.starts.get(id), self.starts.get(id + 1)) {
             (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
@@ -91,16 +91,16 @@ pub(crate) enum UnitKind {
 /// out: neither is where a model shows what it used).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Unit {
-    pub message: u32,
-    pub kind: UnitKind,
+    pub(crate) message: u32,
+    pub(crate) kind: UnitKind,
     /// For a result, the key of its call (tool name and arguments), else
     /// [`NONE`].
-    pub call: u32,
+    pub(crate) call: u32,
 }
 
 /// The record's tokens, occurrences, uses and calls.
 #[derive(Debug, Default)]
-pub struct RecordIndex {
+pub(crate) struct RecordIndex {
     vocab: Vocab,
     pub(crate) units: Vec<Unit>,
     /// Per unit: its distinct tokens, sorted.
@@ -146,14 +146,14 @@ impl RecordIndex {
     /// every other block is then only looked up, which spares interning
     /// and listing the bulk of the record's tokens (those of the results
     /// the model never quoted).
-    pub fn build(record: &[Arc<Message>]) -> RecordIndex {
+    pub(crate) fn build(record: &[Arc<Message>]) -> RecordIndex {
         Self::build_unless(record, &AtomicBool::new(false)).unwrap_or_default()
     }
 
     /// [`RecordIndex::build`], given up (`None`) as soon as `stop` is set:
     /// a build started on speculation, before it is known that anything
     /// was lost, is stopped when nothing was.
-    pub fn build_unless(record: &[Arc<Message>], stop: &AtomicBool) -> Option<RecordIndex> {
+    pub(crate) fn build_unless(record: &[Arc<Message>], stop: &AtomicBool) -> Option<RecordIndex> {
         let (mut ix, texts) = RecordIndex::units(record, stop)?;
         // First the uses, interning their tokens; then the rest, looked up.
         let use_pairs = ix.intern_uses(&texts, stop)?;

@@ -49,7 +49,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
-pub use index::RecordIndex;
+pub(crate) use index::RecordIndex;
 
 use crate::engine::Compactor;
 use crate::replay::{self, SessionFacts};
@@ -57,22 +57,22 @@ use crate::transcript::Message;
 
 /// What a replay lost that mattered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Loss {
+pub(crate) struct Loss {
     /// Distinct results shortened or removed.
-    pub results_lost: u64,
+    pub(crate) results_lost: u64,
     /// Of those, results a later message needed a lost token of.
-    pub needed_again: u64,
+    pub(crate) needed_again: u64,
     /// Of those, results whose call was made again.
-    pub refetched: u64,
+    pub(crate) refetched: u64,
     /// Of those, results still current where they were lost (a file read
     /// whose file was not edited or written since) that a later message
     /// used a lost token of, visible elsewhere or not, or (a file read)
     /// whose file a later call edits or writes, which Claude Code allows
     /// only once the file is read again: what predicts that the agent
     /// fetches a result again (see [`real`]).
-    pub still_needed: u64,
+    pub(crate) still_needed: u64,
     /// The re-fetches [`refetch::MODEL`] expects of the lost results.
-    pub refetch: refetch::Refetch,
+    pub(crate) refetch: refetch::Refetch,
 }
 
 /// Replays `record` under `compactor` and measures the loss; the record
@@ -83,7 +83,7 @@ pub fn replay<C: Compactor + ?Sized>(record: &[Arc<Message>], compactor: &C) -> 
 
 /// Like [`replay`], with the record index in `index`, built there the first
 /// time any replay sharing it needs it.
-pub fn replay_shared<C: Compactor + ?Sized>(
+pub(crate) fn replay_shared<C: Compactor + ?Sized>(
     record: &[Arc<Message>],
     compactor: &C,
     index: &OnceLock<RecordIndex>,
@@ -94,7 +94,7 @@ pub fn replay_shared<C: Compactor + ?Sized>(
 /// [`replay_shared`], showing every request's facts to `observe` too (the
 /// sweep prices them there, in the same pass), and counting what is sent
 /// as the provider would where the session was measured (`sizes`).
-pub fn replay_observed<C: Compactor + ?Sized>(
+pub(crate) fn replay_observed<C: Compactor + ?Sized>(
     record: &[Arc<Message>],
     compactor: &C,
     index: &OnceLock<RecordIndex>,

@@ -30,7 +30,7 @@ use crate::transcript::{BlockType, Message, Role, Text};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RemovedResult {
     /// The tool message holding it.
-    pub message_index: usize,
+    pub(crate) message_index: usize,
     pub tool: String,
     pub kind: ResultKind,
     /// The file it read or wrote, else the start of the call's arguments.
@@ -47,14 +47,14 @@ pub struct RemovedResult {
     pub needed_again: bool,
     pub needed_again_with_summary: bool,
     /// The loss measure's `refetched`: the same call made again.
-    pub same_call_again: bool,
+    pub(crate) same_call_again: bool,
     /// The improved measure: still current, and a lost token used later.
     pub still_needed: bool,
     /// The assistant message that fetched it again, if one did.
     pub fetched_again_at: Option<usize>,
     /// Results removed by the same compaction after it (0: the last one
     /// before the compaction).
-    pub recency: usize,
+    pub(crate) recency: usize,
     /// A file read whose file was edited or written before the compaction.
     pub edited_since: bool,
 }
@@ -62,21 +62,21 @@ pub struct RemovedResult {
 /// One compaction of the source agent and what it cost.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RealCompaction {
-    pub session: String,
+    pub(crate) session: String,
     /// The group it is counted in (the path it was found under).
     pub source: String,
     /// 1-based among the session's compactions.
     pub number: usize,
     /// `full` or `microcompact`.
     pub kind: String,
-    pub line: usize,
-    pub message_index: usize,
+    pub(crate) line: usize,
+    pub(crate) message_index: usize,
     /// The request answered first after it.
     pub request: usize,
-    pub trigger: Option<String>,
-    pub pre_tokens: Option<u64>,
-    pub summary_bytes: Option<u64>,
-    pub compaction_file: Option<String>,
+    pub(crate) trigger: Option<String>,
+    pub(crate) pre_tokens: Option<u64>,
+    pub(crate) summary_bytes: Option<u64>,
+    pub(crate) compaction_file: Option<String>,
     /// Tool results in context before it that it removed.
     pub results: usize,
     pub mentioned: usize,
@@ -88,7 +88,7 @@ pub struct RealCompaction {
     pub tokens_in_summary: usize,
     pub flagged: usize,
     pub flagged_with_summary: usize,
-    pub still_needed: usize,
+    pub(crate) still_needed: usize,
     pub refetched: usize,
     /// The requests that made the re-fetches, their share of the recorded
     /// tokens (prompt and output) and dollars (a request making several
@@ -101,7 +101,7 @@ pub struct RealCompaction {
     /// because its context cannot get below its trigger, which removes only
     /// what the last request brought. Its own misfire, kept out of the
     /// validation and of the re-fetch model's fit.
-    pub misfire: bool,
+    pub(crate) misfire: bool,
     pub removed: Vec<RemovedResult>,
 }
 
@@ -454,21 +454,21 @@ pub struct Tally {
     /// Full compactions and micro-compactions counted.
     pub compactions: usize,
     /// The agent's own misfires ([`RealCompaction::misfire`]), not counted.
-    pub misfires: usize,
+    pub(crate) misfires: usize,
     pub removed: usize,
     pub refetched: usize,
     /// Per predictor: `(flagged, flagged and re-fetched)`.
     pub standin: (usize, usize),
     pub with_summary: (usize, usize),
-    pub still_needed: (usize, usize),
-    pub mentioned: (usize, usize),
+    pub(crate) still_needed: (usize, usize),
+    pub(crate) mentioned: (usize, usize),
     /// Tokens of removed results used afterwards, and kept by the summary
     /// (full compactions only).
-    pub tokens_used_after: usize,
-    pub tokens_in_summary: usize,
+    pub(crate) tokens_used_after: usize,
+    pub(crate) tokens_in_summary: usize,
     /// What [`Model`] expected, for the cross-source check.
-    pub expected: f64,
-    pub refetch_dollars: f64,
+    pub(crate) expected: f64,
+    pub(crate) refetch_dollars: f64,
 }
 
 /// One predictor's figures.
@@ -526,7 +526,7 @@ impl Tally {
     }
 
     /// Adds what `model` expects of `c`'s removed results.
-    pub fn add_expected(&mut self, c: &RealCompaction, model: &Model) {
+    pub(crate) fn add_expected(&mut self, c: &RealCompaction, model: &Model) {
         self.expected += model.expected(c.removed.iter().map(|r| (r.kind, r.still_needed)));
     }
 

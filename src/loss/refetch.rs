@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-pub use crate::replay::Refetch;
+pub(crate) use crate::replay::Refetch;
 
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::transcript::{Block, BlockType, Message, Role};
@@ -48,7 +48,7 @@ impl ResultKind {
         ResultKind::Other,
     ];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             ResultKind::FileRead => "file_read",
             ResultKind::Command => "command",
@@ -59,7 +59,7 @@ impl ResultKind {
 
     /// The kind of a result of tool `name` (smith's names; an import maps
     /// its agent's names to them).
-    pub fn of_tool(name: &str) -> ResultKind {
+    pub(crate) fn of_tool(name: &str) -> ResultKind {
         match name {
             "read_file" => ResultKind::FileRead,
             // Claude Code's shell on Windows is a command too.
@@ -75,7 +75,7 @@ impl ResultKind {
 }
 
 /// Whether tool `name` changes a file (so that a read after it is new).
-pub fn writes_files(name: &str) -> bool {
+pub(crate) fn writes_files(name: &str) -> bool {
     matches!(name, "edit_file" | "write_file" | "NotebookEdit")
 }
 
@@ -126,7 +126,7 @@ const fn cell(kind: ResultKind, flagged: bool, removed: u64, refetched: u64) -> 
 }
 
 /// What [`MODEL`] was measured on.
-pub const MEASURED_ON: &str = "the 28 full compactions that removed tool results in the \
+pub(crate) const MEASURED_ON: &str = "the 28 full compactions that removed tool results in the \
 Claude Code logs of ../shared/data/claude-code (spotter 5, eduardodmb 11, xiaomoziyi 12; \
 Claude Code 2.0.55 to 2.1.150): 2,742 results removed, 50 fetched again as this module \
 defines it";
@@ -205,7 +205,7 @@ impl Model {
 
 /// The call whose result is block `block` of message `message`: a
 /// `tool_use` with its id in the assistant message before it.
-pub fn call_of(record: &[Arc<Message>], message: usize, block: usize) -> Option<&Block> {
+pub(crate) fn call_of(record: &[Arc<Message>], message: usize, block: usize) -> Option<&Block> {
     let id = record
         .get(message)?
         .content
@@ -223,7 +223,7 @@ pub fn call_of(record: &[Arc<Message>], message: usize, block: usize) -> Option<
 
 /// The file a call names (`path` in smith's tools, `file_path` or
 /// `notebook_path` in Claude Code's).
-pub fn file_path(args: &str) -> Option<String> {
+pub(crate) fn file_path(args: &str) -> Option<String> {
     let v: serde_json::Value = serde_json::from_str(args).ok()?;
     ["path", "file_path", "notebook_path"]
         .iter()
@@ -234,21 +234,21 @@ pub fn file_path(args: &str) -> Option<String> {
 /// The lines a file read asked for: from its `offset` (the first line
 /// when absent), `limit` of them (to the end when absent).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LinesRead {
-    pub from: u64,
-    pub to: Option<u64>,
+pub(crate) struct LinesRead {
+    pub(crate) from: u64,
+    pub(crate) to: Option<u64>,
 }
 
 impl LinesRead {
     /// Whether two reads share a line: another part of the file read is
     /// not the lost part fetched again.
-    pub fn overlaps(&self, other: &LinesRead) -> bool {
+    pub(crate) fn overlaps(&self, other: &LinesRead) -> bool {
         self.to.is_none_or(|t| other.from < t) && other.to.is_none_or(|t| self.from < t)
     }
 }
 
 /// [`LinesRead`] of a read call's arguments.
-pub fn lines_read(args: &str) -> LinesRead {
+pub(crate) fn lines_read(args: &str) -> LinesRead {
     let v: Option<serde_json::Value> = serde_json::from_str(args).ok();
     let n = |k: &str| v.as_ref().and_then(|v| v.get(k)).and_then(|x| x.as_u64());
     let from = n("offset").unwrap_or(0).max(1);
@@ -260,7 +260,11 @@ pub fn lines_read(args: &str) -> LinesRead {
 
 /// The kind of the result at `(message, block)`, and the sizes a re-fetch
 /// of it sends: the result's tokens and the call's.
-pub fn describe(record: &[Arc<Message>], message: usize, block: usize) -> (ResultKind, u64, u64) {
+pub(crate) fn describe(
+    record: &[Arc<Message>],
+    message: usize,
+    block: usize,
+) -> (ResultKind, u64, u64) {
     let result = record
         .get(message)
         .and_then(|m| m.content.get(block))
@@ -278,7 +282,7 @@ pub fn describe(record: &[Arc<Message>], message: usize, block: usize) -> (Resul
 /// Where the agent fetched the result at `(message, block)` again from
 /// message `from` on: the assistant message making the call (see the
 /// module doc), or `None`.
-pub fn fetched_again(
+pub(crate) fn fetched_again(
     record: &[Arc<Message>],
     message: usize,
     block: usize,

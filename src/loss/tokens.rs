@@ -9,7 +9,7 @@
 
 /// Shortest token counted: shorter ones (`self`, `len`, `foo`) are too
 /// common to say where the model got them.
-pub const MIN_TOKEN_LEN: usize = 6;
+pub(crate) const MIN_TOKEN_LEN: usize = 6;
 
 /// Byte classes, one bit each, looked up in [`CLASS`]: the tokenizer
 /// reads every byte of the record once, so one table load per byte
@@ -72,7 +72,7 @@ fn is_distinctive(t: &[u8]) -> bool {
 /// longer one is decided from the masks. A word running past a block's
 /// end starts the next block, so that only words of 64 bytes or more are
 /// ever split between two, and only those are read byte by byte.
-pub fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8])) {
+pub(crate) fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8])) {
     let n = text.len();
     // A word still running at the end of the previous block: its start.
     let mut open: Option<usize> = None;

@@ -19,10 +19,10 @@ use super::Loss;
 /// of it gone, summarised away).
 #[derive(Clone, Debug)]
 pub(crate) struct Event {
-    pub request: u32,
-    pub message: u32,
-    pub block: u32,
-    pub kept: Option<Text>,
+    pub(crate) request: u32,
+    pub(crate) message: u32,
+    pub(crate) block: u32,
+    pub(crate) kept: Option<Text>,
 }
 
 /// From `from` on (until the next epoch), the record messages in the
@@ -31,10 +31,10 @@ pub(crate) struct Event {
 /// text); `None` for the offline stand-in, which is assumed to keep none.
 #[derive(Clone, Debug)]
 pub(crate) struct Epoch {
-    pub from: u32,
-    pub floor: u32,
-    pub carried: Vec<u32>,
-    pub summary: Option<Arc<[u32]>>,
+    pub(crate) from: u32,
+    pub(crate) floor: u32,
+    pub(crate) carried: Vec<u32>,
+    pub(crate) summary: Option<Arc<[u32]>>,
 }
 
 /// What one replay under one policy lost, as it happened.
@@ -55,7 +55,7 @@ pub(crate) struct Tracker<'r> {
 }
 
 impl<'r> Tracker<'r> {
-    pub fn new(record: &'r [Arc<Message>]) -> Tracker<'r> {
+    pub(crate) fn new(record: &'r [Arc<Message>]) -> Tracker<'r> {
         Tracker {
             record,
             origins: Vec::new(),
@@ -68,12 +68,12 @@ impl<'r> Tracker<'r> {
     }
 
     /// Whether nothing was lost.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.events.is_empty()
     }
 
     /// Takes in one request: `history` as sent, after compaction `c`.
-    pub fn observe(&mut self, r: &RequestFacts, history: &[Arc<Message>], c: &Compaction) {
+    pub(crate) fn observe(&mut self, r: &RequestFacts, history: &[Arc<Message>], c: &Compaction) {
         let request = r.request as u32;
         if self.context.len() <= r.request {
             self.context.resize(r.request + 1, 0);
@@ -225,7 +225,7 @@ impl<'r> Tracker<'r> {
 
     /// What the losses cost the rest of the record, the expected
     /// re-fetches priced by `model`.
-    pub fn evaluate(self, index: &RecordIndex, model: &Model) -> Loss {
+    pub(crate) fn evaluate(self, index: &RecordIndex, model: &Model) -> Loss {
         Evaluation::new(self.events, self.epochs, index).run(self.record, &self.context, model)
     }
 }
@@ -291,15 +291,15 @@ struct Lost {
 /// How the loss measure judged one lost result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Verdict {
-    pub unit: u32,
-    pub message: u32,
-    pub block: u32,
+    pub(crate) unit: u32,
+    pub(crate) message: u32,
+    pub(crate) block: u32,
     /// The request that first lost it.
-    pub first: u32,
-    pub needed_again: bool,
+    pub(crate) first: u32,
+    pub(crate) needed_again: bool,
     /// The same call made again (tool name and arguments).
-    pub refetched: bool,
-    pub still_needed: bool,
+    pub(crate) refetched: bool,
+    pub(crate) still_needed: bool,
 }
 
 /// Judges lost results given as events, under the history `epochs` say:

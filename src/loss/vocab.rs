@@ -27,13 +27,13 @@ pub(crate) struct Vocab {
 
 impl Vocab {
     /// The number of tokens.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.spans.len()
     }
 
     /// The id of `token`, if it has one.
     #[inline]
-    pub fn get(&self, token: &[u8]) -> Option<u32> {
+    pub(crate) fn get(&self, token: &[u8]) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }
@@ -53,7 +53,7 @@ impl Vocab {
     }
 
     /// The id of `token`, given the next one if it has none yet.
-    pub fn intern(&mut self, token: &[u8]) -> u32 {
+    pub(crate) fn intern(&mut self, token: &[u8]) -> u32 {
         if let Some(id) = self.get(token) {
             return id;
         }

@@ -43,23 +43,12 @@ use crate::transcript::Message;
 use super::knobs::{Described, PolicyKnob};
 use super::{name_in, tool_names, tool_of, untouched, Pass, Summarizer};
 
-/// Tokens below the window where auto-compact fires: 20000 reserved for
-/// the summary's output plus a 13000-token buffer.
-pub const RESERVE_TOKENS: u64 = SUMMARY_OUTPUT_TOKENS + BUFFER_TOKENS;
-/// Reserved for the summary the compaction call writes.
-pub const SUMMARY_OUTPUT_TOKENS: u64 = 20_000;
-/// Room left below the effective window before compacting.
-pub const BUFFER_TOKENS: u64 = 13_000;
-
-/// Clearable results kept whole, the most recent ones.
-pub const KEEP_RESULTS: usize = 5;
-
 /// What a cleared result says.
 pub const PLACEHOLDER: &str = "[Old tool result content cleared]";
 
 /// The tools whose old results are cleared: Claude Code's names and
 /// smith's (which the Claude Code importer maps them to).
-pub const CLEARABLE_TOOLS: [&str; 16] = [
+pub(crate) const CLEARABLE_TOOLS: [&str; 16] = [
     "Read",
     "read_file",
     "Bash",
@@ -79,7 +68,7 @@ pub const CLEARABLE_TOOLS: [&str; 16] = [
 ];
 
 /// One line on what is modelled, with the values its knobs took.
-pub fn describe(v: &Described) -> String {
+pub(crate) fn describe(v: &Described) -> String {
     // Claude Code's own names: every other entry of the list.
     let tools: Vec<&str> = CLEARABLE_TOOLS.iter().step_by(2).copied().collect();
     format!(
@@ -92,7 +81,7 @@ pub fn describe(v: &Described) -> String {
 
 /// Claude Code's compaction.
 #[derive(Clone, Debug)]
-pub struct ClaudeCode {
+pub(crate) struct ClaudeCode {
     budget: Budget,
     keep: usize,
     summarizer: Summarizer,
@@ -101,7 +90,7 @@ pub struct ClaudeCode {
 impl ClaudeCode {
     /// Claude Code under `budget` (trigger at the window minus the
     /// reserve), keeping `keep` clearable results.
-    pub fn new(budget: Budget, keep: usize, summarizer: Summarizer) -> ClaudeCode {
+    pub(crate) fn new(budget: Budget, keep: usize, summarizer: Summarizer) -> ClaudeCode {
         ClaudeCode {
             budget,
             keep,

@@ -47,21 +47,11 @@ use crate::transcript::{Block, BlockType, Message, Role};
 use super::knobs::{Described, PolicyKnob};
 use super::{is_summary_note, line_count, untouched, Pass, Summarizer};
 
-/// Bytes of a tool result sent to the model.
-pub const CAP_BYTES: usize = 10 * 1024;
-/// Lines of a tool result sent to the model: half from the head, half from
-/// the tail.
-pub const CAP_LINES: usize = 256;
-/// Fraction of the window at which auto-compaction runs.
-pub const COMPACT_AT: f64 = 0.9;
-/// Tokens of recent user messages carried beside the summary.
-pub const USER_MESSAGE_TOKENS: u64 = 20_000;
-
 const MARKER_HEAD: &str = "\n[... omitted ";
 const MARKER_TAIL: &str = " lines ...]\n\n";
 
 /// One line on what is modelled, with the values its knobs took.
-pub fn describe(v: &Described) -> String {
+pub(crate) fn describe(v: &Described) -> String {
     let cap = PolicyKnob::CodexCapBytes;
     let lines = PolicyKnob::CodexCapLines;
     format!(
@@ -108,7 +98,7 @@ fn tail_bytes(text: &[u8], n: usize) -> &[u8] {
 
 /// `text` capped to `max_bytes` and `max_lines`, or `None` when it is
 /// within both (or capping would not make it shorter).
-pub fn cap(text: &[u8], max_bytes: usize, max_lines: usize) -> Option<Vec<u8>> {
+pub(crate) fn cap(text: &[u8], max_bytes: usize, max_lines: usize) -> Option<Vec<u8>> {
     let total = line_count(text);
     if text.len() <= max_bytes && total <= max_lines {
         return None;
@@ -149,7 +139,7 @@ pub fn cap(text: &[u8], max_bytes: usize, max_lines: usize) -> Option<Vec<u8>> {
 
 /// Codex's caps and compaction.
 #[derive(Clone, Debug)]
-pub struct Codex {
+pub(crate) struct Codex {
     budget: Budget,
     cap_bytes: usize,
     cap_lines: usize,
@@ -159,7 +149,7 @@ pub struct Codex {
 
 impl Codex {
     /// Codex under `budget` (trigger at its fraction of the window).
-    pub fn new(
+    pub(crate) fn new(
         budget: Budget,
         cap_bytes: usize,
         cap_lines: usize,
@@ -264,6 +254,7 @@ impl Compactor for Codex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::knobs::defaults::codex::{CAP_BYTES, CAP_LINES};
 
     fn lines(n: usize, width: usize) -> Vec<u8> {
         let mut out = Vec::new();

@@ -44,7 +44,7 @@ pub fn cold_requests(messages: &[Arc<Message>], recorded: &Recorded, ttl: CacheT
 /// wrapper measure as `own` does, sharing its counts, so that the knob
 /// works under any estimator. The lifetime is the one the session is
 /// priced with.
-pub fn for_session(
+pub(crate) fn for_session(
     setup: &Setup,
     own: &dyn Compactor,
     messages: &[Arc<Message>],
@@ -86,7 +86,7 @@ impl ColdCompact {
 
     /// [`ColdCompact::new`] estimating with `measure` (an estimator other
     /// than smith's bytes / 4) in both engines.
-    pub fn measured(
+    pub(crate) fn measured(
         config: Config,
         cold_at: Option<f64>,
         cold: Vec<bool>,

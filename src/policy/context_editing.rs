@@ -35,17 +35,11 @@ use crate::transcript::Message;
 use super::knobs::{Described, PolicyKnob};
 use super::{name_in, tool_names, tool_of, untouched, Pass};
 
-/// Input tokens above which clearing activates.
-pub const TRIGGER_TOKENS: u64 = 100_000;
-/// Most recent tool uses kept.
-pub const KEEP_TOOL_USES: usize = 3;
-/// The least a clearing must reclaim; 0: any amount.
-pub const CLEAR_AT_LEAST_TOKENS: u64 = 0;
 /// What a cleared result says.
 pub const PLACEHOLDER: &str = "[cleared]";
 
 /// One line on what is modelled, with the values its knobs took.
-pub fn describe(v: &Described) -> String {
+pub(crate) fn describe(v: &Described) -> String {
     let least = PolicyKnob::ClearAtLeast;
     // At its default of 0 every clearing happens; the name says so.
     let least = if v.values(least) == [0.0] {
@@ -62,7 +56,7 @@ pub fn describe(v: &Described) -> String {
 
 /// Anthropic's tool result clearing.
 #[derive(Clone, Debug)]
-pub struct ContextEditing {
+pub(crate) struct ContextEditing {
     budget: Budget,
     keep: usize,
     at_least: u64,
@@ -71,7 +65,12 @@ pub struct ContextEditing {
 
 impl ContextEditing {
     /// Clearing under `budget` (its trigger is the clearing trigger).
-    pub fn new(budget: Budget, keep: usize, at_least: u64, exclude: Vec<String>) -> ContextEditing {
+    pub(crate) fn new(
+        budget: Budget,
+        keep: usize,
+        at_least: u64,
+        exclude: Vec<String>,
+    ) -> ContextEditing {
         ContextEditing {
             budget,
             keep,

@@ -10,6 +10,68 @@ use super::Policy;
 pub use crate::knob::Value;
 use crate::knob::{any, knob_table, whole, Kind, Label, ValueError};
 
+/// Each policy's documented defaults, as its own sources give them.
+pub(crate) mod defaults {
+    /// Observation masking's.
+    pub(crate) mod masking {
+        /// SWE-agent's default in the configurations the paper evaluates: the
+        /// number of most recent observations kept whole.
+        pub(crate) const MASK_WINDOW: usize = 10;
+    }
+
+    /// Claude Code's.
+    pub(crate) mod claude_code {
+        /// Tokens below the window where auto-compact fires: 20000 reserved for
+        /// the summary's output plus a 13000-token buffer.
+        pub(crate) const RESERVE_TOKENS: u64 = SUMMARY_OUTPUT_TOKENS + BUFFER_TOKENS;
+        /// Reserved for the summary the compaction call writes.
+        pub(crate) const SUMMARY_OUTPUT_TOKENS: u64 = 20_000;
+        /// Room left below the effective window before compacting.
+        pub(crate) const BUFFER_TOKENS: u64 = 13_000;
+
+        /// Clearable results kept whole, the most recent ones.
+        pub(crate) const KEEP_RESULTS: usize = 5;
+    }
+
+    /// Codex CLI's.
+    pub(crate) mod codex {
+        /// Bytes of a tool result sent to the model.
+        pub(crate) const CAP_BYTES: usize = 10 * 1024;
+        /// Lines of a tool result sent to the model: half from the head, half from
+        /// the tail.
+        pub(crate) const CAP_LINES: usize = 256;
+        /// Fraction of the window at which auto-compaction runs.
+        pub(crate) const COMPACT_AT: f64 = 0.9;
+        /// Tokens of recent user messages carried beside the summary.
+        pub(crate) const USER_MESSAGE_TOKENS: u64 = 20_000;
+    }
+
+    /// opencode's.
+    pub(crate) mod opencode {
+        /// Tokens below the window where opencode summarises.
+        pub(crate) const RESERVE_TOKENS: u64 = 20_000;
+        /// Tokens of the most recent tool output pruning never touches.
+        pub(crate) const PRUNE_PROTECT_TOKENS: u64 = 40_000;
+        /// Pruning acts only if it reclaims more than this many tokens: a small
+        /// gain is not worth a cache rewrite.
+        pub(crate) const PRUNE_MINIMUM_TOKENS: u64 = 20_000;
+        /// User turns at the end of the history pruning skips (the default of
+        /// `--prune-turns`): the turn being answered and the one before it, whose
+        /// outputs the model is most likely still working from.
+        pub(crate) const PROTECTED_TURNS: usize = 2;
+    }
+
+    /// Anthropic context editing's.
+    pub(crate) mod context_editing {
+        /// Input tokens above which clearing activates.
+        pub(crate) const TRIGGER_TOKENS: u64 = 100_000;
+        /// Most recent tool uses kept.
+        pub(crate) const KEEP_TOOL_USES: usize = 3;
+        /// The least a clearing must reclaim; 0: any amount.
+        pub(crate) const CLEAR_AT_LEAST_TOKENS: u64 = 0;
+    }
+}
+
 /// The knobs of the policies other than smith (smith's are in
 /// [`crate::engine::Config`]). [`Knobs::default`] is each policy's documented default.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -52,20 +114,20 @@ pub struct Knobs {
 impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
-            mask_window: super::masking::MASK_WINDOW,
-            claude_code_keep: super::claude_code::KEEP_RESULTS,
-            claude_code_reserve: super::claude_code::RESERVE_TOKENS,
-            codex_cap_bytes: super::codex::CAP_BYTES,
-            codex_cap_lines: super::codex::CAP_LINES,
-            codex_compact_at: super::codex::COMPACT_AT,
-            codex_user_tokens: super::codex::USER_MESSAGE_TOKENS,
-            opencode_reserve: super::opencode::RESERVE_TOKENS,
-            prune_protect: super::opencode::PRUNE_PROTECT_TOKENS,
-            prune_minimum: super::opencode::PRUNE_MINIMUM_TOKENS,
-            prune_turns: super::opencode::PROTECTED_TURNS,
-            context_editing_trigger: super::context_editing::TRIGGER_TOKENS,
-            clear_keep: super::context_editing::KEEP_TOOL_USES,
-            clear_at_least: super::context_editing::CLEAR_AT_LEAST_TOKENS,
+            mask_window: defaults::masking::MASK_WINDOW,
+            claude_code_keep: defaults::claude_code::KEEP_RESULTS,
+            claude_code_reserve: defaults::claude_code::RESERVE_TOKENS,
+            codex_cap_bytes: defaults::codex::CAP_BYTES,
+            codex_cap_lines: defaults::codex::CAP_LINES,
+            codex_compact_at: defaults::codex::COMPACT_AT,
+            codex_user_tokens: defaults::codex::USER_MESSAGE_TOKENS,
+            opencode_reserve: defaults::opencode::RESERVE_TOKENS,
+            prune_protect: defaults::opencode::PRUNE_PROTECT_TOKENS,
+            prune_minimum: defaults::opencode::PRUNE_MINIMUM_TOKENS,
+            prune_turns: defaults::opencode::PROTECTED_TURNS,
+            context_editing_trigger: defaults::context_editing::TRIGGER_TOKENS,
+            clear_keep: defaults::context_editing::KEEP_TOOL_USES,
+            clear_at_least: defaults::context_editing::CLEAR_AT_LEAST_TOKENS,
             exclude_tools: Vec::new(),
             cold_compact_at: 0.0,
         }
@@ -273,12 +335,12 @@ pub struct Described<'a> {
 }
 
 impl<'a> Described<'a> {
-    pub fn new(values: &'a dyn Fn(PolicyKnob) -> Vec<f64>) -> Described<'a> {
+    pub(crate) fn new(values: &'a dyn Fn(PolicyKnob) -> Vec<f64>) -> Described<'a> {
         Described { values }
     }
 
     /// The values `k` took; its default when none is given.
-    pub fn values(&self, k: PolicyKnob) -> Vec<f64> {
+    pub(crate) fn values(&self, k: PolicyKnob) -> Vec<f64> {
         let v = (self.values)(k);
         if v.is_empty() {
             k.def().default_value().number().into_iter().collect()
@@ -288,23 +350,23 @@ impl<'a> Described<'a> {
     }
 
     /// The values of `k` written by `write`, joined by "or".
-    pub fn show(&self, k: PolicyKnob, write: impl Fn(f64) -> String) -> String {
+    pub(crate) fn show(&self, k: PolicyKnob, write: impl Fn(f64) -> String) -> String {
         let texts: Vec<String> = self.values(k).into_iter().map(write).collect();
         texts.join(" or ")
     }
 
     /// The values of `k` as numbers.
-    pub fn text(&self, k: PolicyKnob) -> String {
+    pub(crate) fn text(&self, k: PolicyKnob) -> String {
         self.show(k, Described::number)
     }
 
     /// A count or a fraction as Rust writes it (`20000`, `0.5`).
-    pub fn number(v: f64) -> String {
+    pub(crate) fn number(v: f64) -> String {
         format!("{v}")
     }
 
     /// Bytes in KiB when whole KiB (`10 KiB`), else in bytes.
-    pub fn bytes(v: f64) -> String {
+    pub(crate) fn bytes(v: f64) -> String {
         if v >= 1024.0 && v % 1024.0 == 0.0 {
             format!("{} KiB", v / 1024.0)
         } else {
@@ -313,7 +375,7 @@ impl<'a> Described<'a> {
     }
 
     /// A fraction as a percentage (`90%`), free of the float's last digit.
-    pub fn percent(v: f64) -> String {
+    pub(crate) fn percent(v: f64) -> String {
         format!("{}%", (v * 1e8).round() / 1e6)
     }
 }
@@ -335,7 +397,7 @@ impl PolicyKnob {
     }
 
     /// The short tag a config label writes before a non-default value.
-    pub fn tag(self) -> &'static str {
+    pub(crate) fn tag(self) -> &'static str {
         match self.def().label {
             Label::Changed(tag) | Label::Always(tag) => tag,
             Label::Window | Label::Fraction => "",
@@ -348,7 +410,7 @@ impl PolicyKnob {
     }
 
     /// What values it takes.
-    pub fn kind(self) -> Kind {
+    pub(crate) fn kind(self) -> Kind {
         self.def().kind
     }
 
@@ -358,14 +420,14 @@ impl PolicyKnob {
     }
 
     /// Sets it in `knobs` to a value [`PolicyKnob::check`] accepted.
-    pub fn set(self, k: &mut Knobs, v: Value) {
+    pub(crate) fn set(self, k: &mut Knobs, v: Value) {
         (self.def().set)(k, v)
     }
 
     /// One value of the knob (`replay`, `show --at`), checked. `None`
     /// when `text` is a list or a range of numbers, which only `sweep`
     /// takes; names are one value, comma-separated.
-    pub fn parse_one(self, text: &str) -> Option<Result<Value, ValueError>> {
+    pub(crate) fn parse_one(self, text: &str) -> Option<Result<Value, ValueError>> {
         if self.kind() == Kind::Names {
             return Some(Ok(Value::Names(crate::knob::names(text))));
         }

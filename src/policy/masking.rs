@@ -32,19 +32,15 @@ use crate::transcript::{BlockType, Message, Role};
 
 use super::{line_count, untouched, Pass};
 
-/// SWE-agent's default in the configurations the paper evaluates: the
-/// number of most recent observations kept whole.
-pub const MASK_WINDOW: usize = 10;
-
 /// The placeholder's text before and after the line count.
 const PLACEHOLDER_HEAD: &str = "Old environment output: (";
 const PLACEHOLDER_TAIL: &str = " lines omitted)";
 
 /// One line on what is modelled (its one knob is named, not valued).
-pub const SUMMARY: &str = "SWE-agent's last-M observations: before every request, results older than the last M become `Old environment output: (N lines omitted)`; one result block counts as one observation, no threshold and no fallback";
+pub(crate) const SUMMARY: &str = "SWE-agent's last-M observations: before every request, results older than the last M become `Old environment output: (N lines omitted)`; one result block counts as one observation, no threshold and no fallback";
 
 /// The placeholder of a result of `lines` lines.
-pub fn placeholder(lines: usize) -> String {
+pub(crate) fn placeholder(lines: usize) -> String {
     format!("{PLACEHOLDER_HEAD}{lines}{PLACEHOLDER_TAIL}")
 }
 
@@ -57,7 +53,7 @@ pub fn is_placeholder(text: &[u8]) -> bool {
 
 /// Observation masking with a window of `window` results.
 #[derive(Clone, Debug)]
-pub struct Masking {
+pub(crate) struct Masking {
     budget: Budget,
     window: usize,
 }
@@ -65,7 +61,7 @@ pub struct Masking {
 impl Masking {
     /// Masking under `budget` (its trigger is the window itself) keeping
     /// `window` results.
-    pub fn new(budget: Budget, window: usize) -> Masking {
+    pub(crate) fn new(budget: Budget, window: usize) -> Masking {
         Masking { budget, window }
     }
 }

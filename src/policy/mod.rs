@@ -60,7 +60,7 @@ pub mod context_editing;
 pub(crate) mod knobs;
 pub mod masking;
 pub mod opencode;
-pub mod recorded;
+pub(crate) mod recorded;
 
 pub use knobs::{Described, Knobs, PolicyKnob, Value};
 
@@ -82,7 +82,7 @@ use crate::knob::ValueError;
 use crate::transcript::measured::AgentRun;
 use crate::transcript::{Block, BlockType, Message, Role, Str};
 
-pub use crate::engine::stages::summarize::Summarizer;
+pub(crate) use crate::engine::stages::summarize::Summarizer;
 
 /// Which agent's compaction a replay runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
@@ -129,7 +129,7 @@ impl Policy {
     }
 
     /// A comma-separated list of policies, each kept once in the order given.
-    pub fn parse_list(text: &str) -> Result<Vec<Policy>, PolicyError> {
+    pub(crate) fn parse_list(text: &str) -> Result<Vec<Policy>, PolicyError> {
         let mut out = Vec::new();
         for item in text.split(',') {
             let p =
@@ -209,11 +209,11 @@ pub enum PolicyError {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Setup {
     pub policy: Policy,
-    pub config: Config,
+    pub(crate) config: Config,
     pub knobs: Knobs,
     /// How smith's engine estimates tokens; bytes4 is smith's.
     /// The other policies estimate bytes / 4 only.
-    pub estimator: Estimator,
+    pub(crate) estimator: Estimator,
 }
 
 impl From<Config> for Setup {
@@ -284,7 +284,7 @@ impl Setup {
     }
 
     /// Checks the config and the knobs of its policy.
-    pub fn validate(&self) -> Result<(), PolicyError> {
+    pub(crate) fn validate(&self) -> Result<(), PolicyError> {
         self.config.validate()?;
         if self.policy != Policy::Smith && self.estimator != Estimator::Bytes4 {
             return Err(PolicyError::Estimator {
@@ -303,7 +303,7 @@ impl Setup {
     }
 
     /// The knobs of its policy.
-    pub fn own_knobs(&self) -> impl Iterator<Item = PolicyKnob> + '_ {
+    pub(crate) fn own_knobs(&self) -> impl Iterator<Item = PolicyKnob> + '_ {
         PolicyKnob::ALL
             .into_iter()
             .filter(|k| k.policy() == self.policy)
@@ -410,7 +410,7 @@ impl Setup {
     /// the record's results hold a marker, found once for the replays of a
     /// session under many configs); any other policy as
     /// [`Setup::compactor`].
-    pub fn compactor_measured(
+    pub(crate) fn compactor_measured(
         &self,
         measure: Measure,
         marks: Option<Arc<RecordMarks>>,
@@ -449,7 +449,7 @@ impl Setup {
     }
 
     /// [`Setup::label`] without the policy's name.
-    pub fn knobs_label(&self) -> String {
+    pub(crate) fn knobs_label(&self) -> String {
         if self.policy == Policy::Smith {
             let mut label = self.config.exact_label() + &self.own_label();
             // bytes4 is smith's estimate and stays unnamed, as every default.
@@ -465,7 +465,7 @@ impl Setup {
 
 /// Whether `text` is a placeholder or cap one of these policies wrote, and
 /// which rewrite it stands for: `show --at` marks them as it marks smith's.
-pub fn placeholder_kind(text: &[u8]) -> Option<EditKind> {
+pub(crate) fn placeholder_kind(text: &[u8]) -> Option<EditKind> {
     if masking::is_placeholder(text)
         || text == claude_code::PLACEHOLDER.as_bytes()
         || text == opencode::PLACEHOLDER.as_bytes()
@@ -518,7 +518,7 @@ pub(crate) fn untouched(before: i64, bytes: u64, triggered: bool) -> Compaction 
 /// One compaction in progress: smith's copy-on-write history with its
 /// running byte total, and the record of what is done to it.
 pub(crate) struct Pass {
-    pub w: Working,
+    pub(crate) w: Working,
     record: Recorder,
     /// Each stage run with the raw estimate before and after it: charged
     /// into the record once the budget is known, so the figures are in the
@@ -530,7 +530,7 @@ pub(crate) struct Pass {
 }
 
 impl Pass {
-    pub fn new(messages: &[Arc<Message>], bytes: u64, before: i64, triggered: bool) -> Pass {
+    pub(crate) fn new(messages: &[Arc<Message>], bytes: u64, before: i64, triggered: bool) -> Pass {
         Pass {
             w: Working::new(messages, bytes),
             record: Recorder::default(),
@@ -542,7 +542,7 @@ impl Pass {
 
     /// Runs one stage: records what it reclaimed and, if it changed
     /// something, that it fired.
-    pub fn stage(&mut self, stage: Stage, f: impl FnOnce(&mut Pass) -> bool) {
+    pub(crate) fn stage(&mut self, stage: Stage, f: impl FnOnce(&mut Pass) -> bool) {
         let tokens = self.w.tokens();
         if f(self) {
             self.record.fired(stage);
@@ -560,13 +560,19 @@ impl Pass {
 
     /// Replaces the text of result `(index, block)`, keeping its id and
     /// error flag, and records it as `kind` (stubbed or head kept).
-    pub fn rewrite_result(&mut self, index: usize, block: usize, text: Vec<u8>, kind: EditKind) {
+    pub(crate) fn rewrite_result(
+        &mut self,
+        index: usize,
+        block: usize,
+        text: Vec<u8>,
+        kind: EditKind,
+    ) {
         let (before, after) = self.w.rewrite_result(index, block, text);
         self.record.edit(index, Some(block), kind, before, after);
     }
 
     /// Replaces result `(index, block)` by `placeholder` if that is shorter.
-    pub fn clear_result(&mut self, index: usize, block: usize, placeholder: &str) -> bool {
+    pub(crate) fn clear_result(&mut self, index: usize, block: usize, placeholder: &str) -> bool {
         let text = self.w.messages[index].content[block].text_bytes();
         if text == placeholder.as_bytes() || placeholder.len() >= text.len() {
             return false;
@@ -581,12 +587,12 @@ impl Pass {
     }
 
     /// What the history would be charged now.
-    pub fn charged(&self, budget: &Budget) -> i64 {
+    pub(crate) fn charged(&self, budget: &Budget) -> i64 {
         budget.charged(self.w.tokens())
     }
 
     /// The history as it stands.
-    pub fn finish(mut self, budget: &Budget) -> Compaction {
+    pub(crate) fn finish(mut self, budget: &Budget) -> Compaction {
         self.charge_steps(budget);
         self.record
             .staged(self.w, budget, self.before, self.triggered)
@@ -594,7 +600,7 @@ impl Pass {
 
     /// Replaces the whole history by `carried` (messages kept beside the
     /// summary, in order) followed by the summary note.
-    pub fn summarize_all(
+    pub(crate) fn summarize_all(
         mut self,
         carried: Vec<Arc<Message>>,
         summarizer: &Summarizer,

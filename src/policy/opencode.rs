@@ -38,24 +38,13 @@ use crate::transcript::{BlockType, Message, Role};
 use super::knobs::{Described, PolicyKnob};
 use super::{is_summary_note, name_in, tool_names, tool_of, untouched, Pass, Summarizer};
 
-/// Tokens below the window where opencode summarises.
-pub const RESERVE_TOKENS: u64 = 20_000;
-/// Tokens of the most recent tool output pruning never touches.
-pub const PRUNE_PROTECT_TOKENS: u64 = 40_000;
-/// Pruning acts only if it reclaims more than this many tokens: a small
-/// gain is not worth a cache rewrite.
-pub const PRUNE_MINIMUM_TOKENS: u64 = 20_000;
-/// User turns at the end of the history pruning skips (the default of
-/// `--prune-turns`): the turn being answered and the one before it, whose
-/// outputs the model is most likely still working from.
-pub const PROTECTED_TURNS: usize = 2;
 /// Tools whose output is never pruned.
-pub const PROTECTED_TOOLS: [&str; 1] = ["skill"];
+pub(crate) const PROTECTED_TOOLS: [&str; 1] = ["skill"];
 /// What a pruned output says.
 pub const PLACEHOLDER: &str = "[Old tool result content cleared]";
 
 /// One line on what is modelled, with the values its knobs took.
-pub fn describe(v: &Described) -> String {
+pub(crate) fn describe(v: &Described) -> String {
     let reserve = v.text(PolicyKnob::OpencodeReserve);
     format!(
         "opencode: prune at each new prompt and at the window minus {reserve} (skip the last {} user turns, protect the newest {} tokens of tool output, clear older outputs only if that reclaims more than {} tokens), then summarise the whole history if still above; its output reserve is modelled as a fixed {reserve} tokens and the summary is smith's offline stand-in",
@@ -67,7 +56,7 @@ pub fn describe(v: &Described) -> String {
 
 /// opencode's pruning and compaction.
 #[derive(Clone, Debug)]
-pub struct Opencode {
+pub(crate) struct Opencode {
     budget: Budget,
     protect: u64,
     minimum: u64,
@@ -77,7 +66,7 @@ pub struct Opencode {
 
 impl Opencode {
     /// opencode under `budget` (trigger at the window minus the reserve).
-    pub fn new(
+    pub(crate) fn new(
         budget: Budget,
         protect: u64,
         minimum: u64,

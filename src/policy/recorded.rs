@@ -38,11 +38,11 @@ use crate::transcript::{BlockType, Message, Role};
 use super::{untouched, Pass};
 
 /// One line on what is modelled.
-pub const SUMMARY: &str = "the agent's own run: its compactions at the requests its log records them, with its own summaries and cleared results; nothing else compacted";
+pub(crate) const SUMMARY: &str = "the agent's own run: its compactions at the requests its log records them, with its own summaries and cleared results; nothing else compacted";
 
 /// The agent's recorded compactions, replayed where they happened.
 #[derive(Clone, Debug)]
-pub struct Recorded {
+pub(crate) struct Recorded {
     budget: Budget,
     run: Arc<AgentRun>,
     /// The session's transcript: where a full compaction's kept messages
@@ -55,7 +55,7 @@ pub struct Recorded {
 impl Recorded {
     /// The run `run` of the session whose transcript is `transcript`,
     /// charged under `budget`.
-    pub fn new(budget: Budget, run: Arc<AgentRun>, transcript: &[Arc<Message>]) -> Recorded {
+    pub(crate) fn new(budget: Budget, run: Arc<AgentRun>, transcript: &[Arc<Message>]) -> Recorded {
         let answers = transcript
             .iter()
             .enumerate()

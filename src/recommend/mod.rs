@@ -46,9 +46,7 @@ pub const DEFAULT_OBJECTIVE: Metric = Metric::PriceWithRefetch;
 pub const MIN_SESSIONS: usize = 10;
 
 /// Folds of the out-of-sample check unless `--folds` says otherwise.
-pub const DEFAULT_FOLDS: usize = 5;
-
-pub use crate::export::VERDICT_FILE;
+pub(crate) const DEFAULT_FOLDS: usize = 5;
 
 /// Salt of the stream that deals sessions into folds, so the folds do not
 /// depend on the bootstrap's draws.
@@ -71,7 +69,7 @@ pub enum MaxLoss {
 impl MaxLoss {
     /// Whether a change in the loss measure with this interval is allowed,
     /// the baseline's total being `base`.
-    pub fn allows(&self, loss: &Interval, base: f64) -> bool {
+    pub(crate) fn allows(&self, loss: &Interval, base: f64) -> bool {
         match *self {
             MaxLoss::Baseline => loss.hi <= 0.0,
             MaxLoss::Extra(n) => loss.hi <= n,
@@ -84,7 +82,7 @@ impl MaxLoss {
 /// A `--max-loss` that is none of [`MaxLoss`]'s forms; the text, trimmed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0:?}: write baseline, any, a count such as 5, or a percentage such as 2%")]
-pub struct MaxLossError(pub String);
+pub struct MaxLossError(pub(crate) String);
 
 impl FromStr for MaxLoss {
     type Err = MaxLossError;
@@ -139,7 +137,7 @@ pub struct Settings {
 }
 
 /// Evidence rows a verdict lists unless told otherwise.
-pub const DEFAULT_TOP: usize = 10;
+pub(crate) const DEFAULT_TOP: usize = 10;
 
 impl Settings {
     /// What a sweep decides with when it is asked nothing more: its ranking
@@ -165,42 +163,42 @@ pub struct Evidence {
     /// The policy it ran: `smith`, or `recorded` for a baseline that is what
     /// the agents did.
     #[serde(default)]
-    pub policy: String,
+    pub(crate) policy: String,
     pub max_tokens: u64,
     pub compact_at: f64,
     pub compact_to: f64,
-    pub result_cap: usize,
-    pub window: usize,
+    pub(crate) result_cap: usize,
+    pub(crate) window: usize,
     /// smith would accept its `[context]` values.
     pub accepted: bool,
     /// Its loss passes `--max-loss`.
     pub loss_ok: bool,
-    pub baseline: bool,
+    pub(crate) baseline: bool,
     pub chosen: bool,
     /// Its objective's interval overlaps the chosen (or best) config's.
-    pub tied: bool,
-    pub objective: f64,
+    pub(crate) tied: bool,
+    pub(crate) objective: f64,
     /// Change in the objective against the baseline, in percent of the
     /// baseline's total, and its interval.
-    pub objective_change_pct: Option<f64>,
+    pub(crate) objective_change_pct: Option<f64>,
     pub objective_interval_pct: Option<Interval>,
-    pub loss: f64,
+    pub(crate) loss: f64,
     /// Change in the loss measure's total, and its interval (counts).
-    pub loss_change: f64,
-    pub loss_interval: Option<Interval>,
+    pub(crate) loss_change: f64,
+    pub(crate) loss_interval: Option<Interval>,
 }
 
 /// One fold of the out-of-sample check.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fold {
     /// Sessions held out.
-    pub sessions: usize,
+    pub(crate) sessions: usize,
     /// What the rule chose on the other folds (`None`: keep the baseline).
     pub chosen: Option<String>,
     /// Objective saved on the held-out sessions (baseline minus chosen).
-    pub saving: f64,
+    pub(crate) saving: f64,
     /// Change in the loss measure on them.
-    pub loss_change: f64,
+    pub(crate) loss_change: f64,
 }
 
 /// The k-fold check.
@@ -219,9 +217,9 @@ pub struct OutOfSample {
 pub struct Headroom {
     /// The accepted config with the lowest objective over all sessions.
     pub best_single: String,
-    pub best_single_saving_pct: Option<f64>,
+    pub(crate) best_single_saving_pct: Option<f64>,
     /// Each session under its own best accepted config, in hindsight.
-    pub hindsight_saving_pct: Option<f64>,
+    pub(crate) hindsight_saving_pct: Option<f64>,
     /// The two apart: what the best single config leaves on the table,
     /// in percent of the baseline's total.
     pub headroom_pct: Option<f64>,
@@ -229,7 +227,7 @@ pub struct Headroom {
 }
 
 /// The verdict, as `recommend` prints it, writes it (`--json`,
-/// [`VERDICT_FILE`]) and the report shows it.
+/// [`crate::export::VERDICT_FILE`]) and the report shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     /// Whether to change the configuration.
@@ -239,15 +237,15 @@ pub struct Verdict {
     /// Why the baseline is kept, when it is.
     pub reason: Option<String>,
     pub objective: Metric,
-    pub loss_measure: Metric,
+    pub(crate) loss_measure: Metric,
     pub max_loss: String,
     pub sessions: usize,
     pub configs: usize,
     /// Configs smith would accept.
     pub accepted: usize,
-    pub min_sessions: usize,
-    pub confidence: f64,
-    pub bootstrap: Bootstrap,
+    pub(crate) min_sessions: usize,
+    pub(crate) confidence: f64,
+    pub(crate) bootstrap: Bootstrap,
     pub baseline: Evidence,
     pub chosen: Option<Evidence>,
     /// The chosen config's saving over all sessions (baseline minus
@@ -277,7 +275,7 @@ fn accepted(s: &ConfigSummary) -> bool {
 /// whose objective interval lies wholly below 0; `None` to keep the
 /// baseline. `totals[c]` are the changes' sums `[objective, loss]`;
 /// `base_loss` the baseline's loss total over the same sessions.
-pub fn choose(
+pub(crate) fn choose(
     totals: &[[f64; 2]],
     intervals: &[Option<[Interval; 2]>],
     eligible: &[bool],
@@ -309,7 +307,7 @@ fn sums(changes: &[Vec<[f64; 2]>]) -> Vec<[f64; 2]> {
 }
 
 /// Deals `n` sessions into `k` folds at random (seeded): `fold[s]`.
-pub fn deal(n: usize, k: usize, seed: u64) -> Vec<usize> {
+pub(crate) fn deal(n: usize, k: usize, seed: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     let mut rng = Rng::new(seed ^ mix64(FOLD_STREAM));
     for i in (1..n).rev() {
@@ -326,7 +324,7 @@ pub fn deal(n: usize, k: usize, seed: u64) -> Vec<usize> {
 /// The out-of-sample check: for each fold, [`choose`] on the other folds
 /// (intervals drawn from their sessions alone), then the chosen config's
 /// saving on the fold.
-pub fn cross_validate(
+pub(crate) fn cross_validate(
     per: &PerSession,
     labels: &[String],
     eligible: &[bool],
@@ -446,7 +444,7 @@ fn evidence(
 }
 
 /// A number of the objective's unit, for a sentence: dollars for a price.
-pub fn amount(metric: Metric, v: f64) -> String {
+pub(crate) fn amount(metric: Metric, v: f64) -> String {
     if metric.is_price() {
         crate::format::money(v)
     } else {
@@ -457,7 +455,7 @@ pub fn amount(metric: Metric, v: f64) -> String {
 /// The in-sample saving for a person: the amount and its share of the
 /// baseline, or, when the verdict keeps the baseline, that there is none
 /// (an amount of nothing and a percentage of nothing said no more).
-pub fn saving_in_sample(v: &Verdict) -> String {
+pub(crate) fn saving_in_sample(v: &Verdict) -> String {
     match (&v.chosen, v.in_sample_saving_pct) {
         (None, _) => "none: the verdict keeps the baseline".to_string(),
         (Some(_), Some(p)) => format!(
@@ -717,7 +715,7 @@ fn change_sentence(
 /// The verdict on a sweep's configs ([`decide`]), with a note while the
 /// folds are drawn: the one decision `sweep`, `merge` and `recommend` make,
 /// so that none of them contradicts another on the same sessions.
-pub fn decide_verdict(
+pub(crate) fn decide_verdict(
     summaries: &mut [ConfigSummary],
     per: &PerSession,
     settings: &Settings,
@@ -743,7 +741,7 @@ pub fn decide_verdict(
 /// [`decide_verdict`] by the sweep's settings for `rank_by`, as
 /// `verdict.json` holds it: the decision handed to a merge of shards and
 /// to a report compared with another baseline.
-pub fn decide_json(
+pub(crate) fn decide_json(
     summaries: &mut [ConfigSummary],
     per: &PerSession,
     rank_by: Metric,

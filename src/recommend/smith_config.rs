@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::engine::Config;
 
 /// The file name smith reads under `$SMITH_HOME`.
-pub const CONFIG_FILE: &str = "config.toml";
+pub(crate) const CONFIG_FILE: &str = "config.toml";
 
 pub use crate::engine::budget::smith_accepts as accepts;
 
@@ -28,7 +28,7 @@ pub fn accepts_config(config: &Config) -> bool {
 
 /// Where the baseline came from.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Source {
+pub(crate) enum Source {
     /// The `[context]` of this file (possibly partly: absent keys are
     /// smith's defaults).
     File(PathBuf),
@@ -42,13 +42,13 @@ pub struct Context {
     /// smith's defaults with the file's `max_tokens`, `compact_at` and
     /// `compact_to` where it gives them and smith accepts them.
     pub config: Config,
-    pub source: Source,
+    pub(crate) source: Source,
     /// What smith would warn about, with the file's name.
     pub warnings: Vec<String>,
 }
 
 /// Reads `path` as smith reads its global config.
-pub fn read(path: &Path) -> Context {
+pub(crate) fn read(path: &Path) -> Context {
     match std::fs::read_to_string(path) {
         Ok(text) => parse(path, &text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Context {
@@ -159,7 +159,7 @@ fn toml_float(v: f64) -> String {
 /// The `[context]` table that makes smith run under `config`'s window and
 /// thresholds: `max_tokens` only where it is not smith's default, since
 /// the table replaces the user's own.
-pub fn snippet(config: &Config) -> String {
+pub(crate) fn snippet(config: &Config) -> String {
     let mut out = String::from("[context]\n");
     if config.own_window() {
         out.push_str(

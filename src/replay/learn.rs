@@ -11,7 +11,7 @@ use crate::transcript::Message;
 /// `inner` with the ratio of each request taken from `ratios` (the last one
 /// holds past its end). Its [`Compactor::budget`] is `inner`'s, whose ratio
 /// is where learning starts.
-pub struct Learned<'a> {
+pub(crate) struct Learned<'a> {
     inner: Inner<'a>,
     ratios: Vec<f64>,
 }
@@ -22,7 +22,7 @@ enum Inner<'a> {
 }
 
 impl<'a> Learned<'a> {
-    pub fn new(inner: &'a dyn Compactor, ratios: Vec<f64>) -> Learned<'a> {
+    pub(crate) fn new(inner: &'a dyn Compactor, ratios: Vec<f64>) -> Learned<'a> {
         Learned {
             inner: Inner::Borrowed(inner),
             ratios,
@@ -30,7 +30,7 @@ impl<'a> Learned<'a> {
     }
 
     /// [`Learned::new`] owning its compactor.
-    pub fn owning(inner: Box<dyn Compactor + 'a>, ratios: Vec<f64>) -> Learned<'a> {
+    pub(crate) fn owning(inner: Box<dyn Compactor + 'a>, ratios: Vec<f64>) -> Learned<'a> {
         Learned {
             inner: Inner::Owned(inner),
             ratios,
@@ -45,7 +45,7 @@ impl<'a> Learned<'a> {
     }
 
     /// The ratio in force at `request`.
-    pub fn ratio(&self, request: usize) -> f64 {
+    pub(crate) fn ratio(&self, request: usize) -> f64 {
         self.ratios
             .get(request)
             .or(self.ratios.last())

@@ -20,7 +20,7 @@ pub const DEFAULT_THRASH_WINDOW: usize = 3;
 
 /// The largest `--thrash-window` accepted: repeats further apart than this are
 /// not remembered, so a wider window could not be honoured afterwards.
-pub const MAX_THRASH_WINDOW: usize = 64;
+pub(crate) const MAX_THRASH_WINDOW: usize = 64;
 
 /// The kind of a misfire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
@@ -50,7 +50,7 @@ pub enum MisfireKind {
 
 impl MisfireKind {
     /// Every kind, in the order outputs list them.
-    pub const ALL: [MisfireKind; 6] = [
+    pub(crate) const ALL: [MisfireKind; 6] = [
         MisfireKind::Grew,
         MisfireKind::Repeated,
         MisfireKind::TargetMissed,
@@ -60,7 +60,7 @@ impl MisfireKind {
     ];
 
     /// The name used in JSON and in the report.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             MisfireKind::Grew => "grew",
             MisfireKind::Repeated => "repeated",
@@ -72,7 +72,7 @@ impl MisfireKind {
     }
 
     /// What it means, for people.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             MisfireKind::Grew => "compaction made the history larger",
             MisfireKind::Repeated => "compaction repeated within the thrash window",
@@ -93,24 +93,24 @@ impl MisfireKind {
 pub struct Misfire {
     pub kind: MisfireKind,
     /// 0-based request.
-    pub request: usize,
+    pub(crate) request: usize,
     /// Index in the transcript of the assistant message answering it.
-    pub message_index: usize,
+    pub(crate) message_index: usize,
     /// For `repeated`: requests since the previous compaction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gap: Option<usize>,
+    pub(crate) gap: Option<usize>,
     /// Charged tokens before and after this request's compaction.
     pub before: i64,
     pub after: i64,
 }
 
 /// Requests of one kind named in a line before the rest are only counted.
-pub const REQUESTS_NAMED: usize = 12;
+pub(crate) const REQUESTS_NAMED: usize = 12;
 
 /// One line per kind of misfire a session had, naming its requests (the
 /// first [`REQUESTS_NAMED`]): what `replay` prints below its tables. Empty
 /// when nothing misfired.
-pub fn lines(f: &super::SessionFacts) -> String {
+pub(crate) fn lines(f: &super::SessionFacts) -> String {
     let mut out = String::new();
     for kind in MisfireKind::ALL {
         let at: Vec<&Misfire> = f.counted_misfires().filter(|m| m.kind == kind).collect();
@@ -143,7 +143,7 @@ pub fn lines(f: &super::SessionFacts) -> String {
 
 /// Why a `--thrash-window` value is no window.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ThrashWindowError {
+pub(crate) enum ThrashWindowError {
     /// Not a whole number: the text given.
     #[error("{0:?} is not a number of requests")]
     NotANumber(String),
@@ -153,7 +153,7 @@ pub enum ThrashWindowError {
 }
 
 /// Parses `--thrash-window`: 1 to [`MAX_THRASH_WINDOW`] requests.
-pub fn parse_thrash_window(text: &str) -> Result<usize, ThrashWindowError> {
+pub(crate) fn parse_thrash_window(text: &str) -> Result<usize, ThrashWindowError> {
     let n: usize = text
         .parse()
         .map_err(|_| ThrashWindowError::NotANumber(text.to_string()))?;

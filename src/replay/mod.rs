@@ -9,11 +9,11 @@
 
 pub(crate) mod learn;
 pub(crate) mod misfire;
-pub mod real;
+pub(crate) mod real;
 pub mod trace;
 
 pub use misfire::{Misfire, MisfireKind, DEFAULT_THRASH_WINDOW};
-pub use real::Sizes;
+pub(crate) use real::Sizes;
 
 use std::sync::Arc;
 
@@ -35,60 +35,60 @@ pub struct RequestFacts {
     pub strategy: Strategy,
     pub stages: Vec<Stage>,
     /// Messages in the working history after compaction.
-    pub history_len: usize,
+    pub(crate) history_len: usize,
     /// Whether `before` was over the trigger.
-    pub triggered: bool,
-    pub target_missed: bool,
-    pub exhausted: bool,
+    pub(crate) triggered: bool,
+    pub(crate) target_missed: bool,
+    pub(crate) exhausted: bool,
     pub effects: Effects,
     /// Tokens of this request a prompt cache could serve: the prefix that is
     /// unchanged since the previous request (overhead included).
-    pub cache_read: i64,
+    pub(crate) cache_read: i64,
     /// Tokens written to the cache: everything after that prefix.
-    pub cache_write: i64,
+    pub(crate) cache_write: i64,
     /// The ratio this request was charged at, when it is learned (see
     /// [`crate::engine::learn`]); `None` under a fixed ratio.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ratio: Option<f64>,
+    pub(crate) ratio: Option<f64>,
     /// Whether this compaction summarised nothing but the previous
     /// compaction's note, or summarised and reclaimed nothing while no
     /// cheaper stage acted (see [`MisfireKind::Resummarized`]).
-    pub resummarized: bool,
+    pub(crate) resummarized: bool,
     /// The provider's count of what was sent ([`real`]): the tokens, those
     /// a prompt cache could serve and those written. Where the session
     /// measured nothing they are `after`, `cache_read` and `cache_write`.
-    pub real_after: i64,
-    pub real_read: i64,
-    pub real_write: i64,
+    pub(crate) real_after: i64,
+    pub(crate) real_read: i64,
+    pub(crate) real_write: i64,
     /// Whether the real count is over the window though smith's estimate
     /// was not: smith would have sent more than the model takes.
-    pub overflow: bool,
+    pub(crate) overflow: bool,
     /// Whether the real count is the provider's (the session was
     /// measured), not the estimate.
-    pub measured: bool,
+    pub(crate) measured: bool,
 }
 
 /// A session's replay, summed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct SessionFacts {
-    pub messages: usize,
+    pub(crate) messages: usize,
     pub requests: usize,
     /// Requests whose estimate was over the trigger.
-    pub triggered: usize,
+    pub(crate) triggered: usize,
     /// Requests whose history compaction changed.
     pub compactions: usize,
     /// How many requests each stage changed something in, by [`Stage::index`].
     pub stage_fires: [u64; 6],
     pub effects: Effects,
     pub summaries: u64,
-    pub drops: u64,
+    pub(crate) drops: u64,
     /// Triggered requests that ended above the target.
-    pub target_misses: u64,
+    pub(crate) target_misses: u64,
     /// Requests that ended above `max_tokens`.
-    pub exhausted: u64,
+    pub(crate) exhausted: u64,
     /// The largest request sent, and the largest before compaction.
     pub peak_tokens: i64,
-    pub peak_before: i64,
+    pub(crate) peak_before: i64,
     /// Sum of `after` over all requests.
     pub tokens_sent: i64,
     /// The prompt cache's reads and writes of the real count.
@@ -96,13 +96,13 @@ pub struct SessionFacts {
     pub cache_write: i64,
     /// The real count ([`real`]): its sum over requests and its largest.
     #[serde(default)]
-    pub real_tokens_sent: i64,
+    pub(crate) real_tokens_sent: i64,
     #[serde(default)]
-    pub real_peak_tokens: i64,
+    pub(crate) real_peak_tokens: i64,
     /// Requests whose real count was over the window while smith's estimate
     /// was not ([`MisfireKind::Overflow`]).
     #[serde(default)]
-    pub misfire_overflow: u64,
+    pub(crate) misfire_overflow: u64,
     /// Distinct tool results shortened or removed (summaries included), and
     /// of those, how many the rest of the record needed again or fetched
     /// again (see `crate::loss`). Filled by `loss::replay`; the bare
@@ -113,11 +113,11 @@ pub struct SessionFacts {
     /// Lost results still current whose lost tokens a later message used
     /// (see `crate::loss::Loss::still_needed`).
     #[serde(default)]
-    pub still_needed: u64,
+    pub(crate) still_needed: u64,
     /// The re-fetches the re-fetch model expects of the lost results, and
     /// what they would send (see `crate::loss::refetch`).
     #[serde(default)]
-    pub refetch: Refetch,
+    pub(crate) refetch: Refetch,
     /// Compactions whose result was larger than their input.
     pub misfire_grew: u64,
     /// Compactions within [`SessionFacts::thrash_window`] requests of the
@@ -131,16 +131,16 @@ pub struct SessionFacts {
     /// Repeats are kept up to [`misfire::MAX_THRASH_WINDOW`] apart so that
     /// [`SessionFacts::set_thrash_window`] can widen the window afterwards
     /// (also after a resume: the journal keeps them, as every field).
-    pub misfires: Vec<Misfire>,
+    pub(crate) misfires: Vec<Misfire>,
     /// The window `misfire_repeated` counts with; 0 reads as
     /// [`DEFAULT_THRASH_WINDOW`].
-    pub thrash_window: usize,
+    pub(crate) thrash_window: usize,
     /// The request of the last compaction, for the next repeat.
-    pub last_compaction: Option<usize>,
+    pub(crate) last_compaction: Option<usize>,
     /// How the ratio and overhead were chosen, where the session chose
     /// them (`crate::calibrate::session`); `None` for the config's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calibration: Option<crate::engine::learn::Calibration>,
+    pub(crate) calibration: Option<crate::engine::learn::Calibration>,
     /// The replay priced per request by the cost model (filled by the
     /// sweep through `crate::cost::session::Meter`; `None` where only the
     /// flat price of the sums applies).
@@ -154,21 +154,21 @@ pub struct SessionFacts {
 /// had where it lost the result, writes the result into the cache, and
 /// outputs the call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
-pub struct Refetch {
+pub(crate) struct Refetch {
     // Kept as their bits in the resume journal, as the dollars are.
     #[serde(with = "exact")]
-    pub expected: f64,
+    pub(crate) expected: f64,
     #[serde(with = "exact")]
-    pub read_tokens: f64,
+    pub(crate) read_tokens: f64,
     #[serde(with = "exact")]
-    pub write_tokens: f64,
+    pub(crate) write_tokens: f64,
     #[serde(with = "exact")]
-    pub output_tokens: f64,
+    pub(crate) output_tokens: f64,
 }
 
 impl Refetch {
     /// Adds one lost result fetched again with probability `p`.
-    pub fn add(&mut self, p: f64, context: i64, result_tokens: u64, call_tokens: u64) {
+    pub(crate) fn add(&mut self, p: f64, context: i64, result_tokens: u64, call_tokens: u64) {
         self.expected += p;
         self.read_tokens += p * context.max(0) as f64;
         self.write_tokens += p * result_tokens as f64;
@@ -187,38 +187,38 @@ pub struct ModelCost {
     /// Without times, a minimum or another model it is the flat price of the
     /// sums, to the bit.
     #[serde(with = "exact")]
-    pub price: f64,
+    pub(crate) price: f64,
     /// Every token sent at the model's plain input price.
     #[serde(with = "exact")]
-    pub price_uncached: f64,
+    pub(crate) price_uncached: f64,
     /// The answers: output tokens at the model's output price.
     #[serde(with = "exact")]
-    pub price_output: f64,
+    pub(crate) price_output: f64,
     /// Output tokens: recorded where the session has them, else estimated.
-    pub output_tokens: u64,
+    pub(crate) output_tokens: u64,
     /// The summarizer's own requests (its input uncached, its output the
     /// summary).
     #[serde(with = "exact")]
-    pub price_summarizer: f64,
+    pub(crate) price_summarizer: f64,
     /// Requests whose cache had expired by the time they were sent.
-    pub expired: u64,
+    pub(crate) expired: u64,
     /// Tokens written to the one-hour tier (the rest went to five minutes).
-    pub cache_write_1h: i64,
+    pub(crate) cache_write_1h: i64,
     /// Whether the records gave times, so the lifetime could apply.
-    pub ttl_applied: bool,
+    pub(crate) ttl_applied: bool,
     /// Tokens cold requests read from the account's cache beyond the
     /// session: the fixed prompt another session, or the account's other
     /// work, kept warm (`crate::cost::bill::unlogged::AccountView`).
     #[serde(default)]
-    pub account_read: i64,
+    pub(crate) account_read: i64,
     /// Tokens of warm prefixes expected lost to early evictions, written
     /// again.
     #[serde(default)]
-    pub account_evicted: i64,
+    pub(crate) account_evicted: i64,
     /// The expected re-fetches of the lost results (`SessionFacts::refetch`)
     /// at the prices of the session's last request.
     #[serde(default, with = "exact")]
-    pub price_refetch: f64,
+    pub(crate) price_refetch: f64,
 }
 
 /// Dollars kept as their bits in the resume journal (JSON), so that a
@@ -226,18 +226,18 @@ pub struct ModelCost {
 mod exact {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_u64(v.to_bits())
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
         u64::deserialize(d).map(f64::from_bits)
     }
 }
 
 impl SessionFacts {
     /// Folds one request in.
-    pub fn add(&mut self, r: &RequestFacts) {
+    pub(crate) fn add(&mut self, r: &RequestFacts) {
         self.requests += 1;
         self.triggered += r.triggered as usize;
         if r.strategy != Strategy::None {
@@ -307,7 +307,7 @@ impl SessionFacts {
     }
 
     /// The thrash window in force.
-    pub fn window(&self) -> usize {
+    pub(crate) fn window(&self) -> usize {
         if self.thrash_window == 0 {
             DEFAULT_THRASH_WINDOW
         } else {
@@ -317,7 +317,7 @@ impl SessionFacts {
 
     /// Counts repeats under another window (1 to
     /// [`misfire::MAX_THRASH_WINDOW`]), after the replay.
-    pub fn set_thrash_window(&mut self, window: usize) {
+    pub(crate) fn set_thrash_window(&mut self, window: usize) {
         self.thrash_window = window.min(misfire::MAX_THRASH_WINDOW);
         let w = self.window();
         self.misfire_repeated = self
@@ -350,7 +350,7 @@ pub fn replay_with<C: Compactor + ?Sized>(
 
 /// [`replay_with`], counting what each request sends as the provider would
 /// where `sizes` (the session's measurement) is given.
-pub fn replay_sized<C: Compactor + ?Sized>(
+pub(crate) fn replay_sized<C: Compactor + ?Sized>(
     messages: &[Arc<Message>],
     engine: &C,
     sizes: Option<Sizes>,
@@ -520,7 +520,7 @@ pub(crate) mod every_field {
     /// Facts in which every field, and every figure derived from them, is
     /// set and differs from its default; `k` shifts every value so rows
     /// built from different `k` differ everywhere too.
-    pub fn set(k: u64) -> SessionFacts {
+    pub(crate) fn set(k: u64) -> SessionFacts {
         let ku = k as usize;
         let ki = k as i64;
         let misfire = |kind, request: usize, gap| Misfire {
@@ -610,7 +610,7 @@ pub(crate) mod every_field {
     }
 
     /// Every field of `a` by name, and whether `b` differs there.
-    pub fn compare(a: &SessionFacts, b: &SessionFacts) -> Vec<(&'static str, bool)> {
+    pub(crate) fn compare(a: &SessionFacts, b: &SessionFacts) -> Vec<(&'static str, bool)> {
         let mut out = Vec::new();
         // The destructuring names every field, so a new one does not compile
         // until it is listed here, and each listed field is compared.
@@ -659,7 +659,7 @@ pub(crate) mod every_field {
     }
 
     /// The names of the fields in which `a` and `b` differ.
-    pub fn differing(a: &SessionFacts, b: &SessionFacts) -> Vec<&'static str> {
+    pub(crate) fn differing(a: &SessionFacts, b: &SessionFacts) -> Vec<&'static str> {
         compare(a, b)
             .into_iter()
             .filter_map(|(name, differs)| differs.then_some(name))

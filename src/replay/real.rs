@@ -22,16 +22,16 @@ use crate::transcript::Message;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sizes {
     /// Tokens of every request that are no message: the fixed prompt.
-    pub fixed: u64,
+    pub(crate) fixed: u64,
     /// Tokens per counted byte of a message nothing measured.
-    pub density: f64,
+    pub(crate) density: f64,
     /// Whether the model stops counting the thinking of earlier turns.
-    pub drops_thinking: bool,
+    pub(crate) drops_thinking: bool,
 }
 
 impl Sizes {
     /// The sizes of a session measured as `m`.
-    pub fn of(m: &Measured) -> Sizes {
+    pub(crate) fn of(m: &Measured) -> Sizes {
         Sizes {
             fixed: m.fixed_prompt,
             density: m.density,
@@ -40,7 +40,7 @@ impl Sizes {
     }
 
     /// The sizes of `session`, if its log measured it.
-    pub fn of_session(session: &crate::transcript::Session) -> Option<Sizes> {
+    pub(crate) fn of_session(session: &crate::transcript::Session) -> Option<Sizes> {
         session.measured.as_ref().map(Sizes::of)
     }
 }
@@ -60,7 +60,7 @@ pub(crate) struct Tracker {
 }
 
 impl Tracker {
-    pub fn new(sizes: Sizes) -> Tracker {
+    pub(crate) fn new(sizes: Sizes) -> Tracker {
         Tracker {
             sizes,
             tokens: Vec::new(),
@@ -75,7 +75,7 @@ impl Tracker {
     }
 
     /// Appends `m` to the history `working` (not yet holding it).
-    pub fn push(&mut self, working: &[Arc<Message>], m: &Message) {
+    pub(crate) fn push(&mut self, working: &[Arc<Message>], m: &Message) {
         let i = working.len();
         if self.sizes.drops_thinking && m.starts_real_turn() {
             let from = self.last_turn.unwrap_or(0);
@@ -95,7 +95,7 @@ impl Tracker {
     }
 
     /// Counts `working` again from scratch: after a compaction replaced it.
-    pub fn reset(&mut self, working: &[Arc<Message>]) {
+    pub(crate) fn reset(&mut self, working: &[Arc<Message>]) {
         self.last_turn = if self.sizes.drops_thinking {
             working.iter().rposition(|m| m.starts_real_turn())
         } else {
@@ -113,7 +113,11 @@ impl Tracker {
     /// (all, when `None`) are those of the previous request: the real
     /// tokens it sends and, of them, those a prompt cache could serve
     /// (the fixed prompt and the unchanged prefix).
-    pub fn request(&mut self, working_len: usize, first_changed: Option<usize>) -> (i64, i64) {
+    pub(crate) fn request(
+        &mut self,
+        working_len: usize,
+        first_changed: Option<usize>,
+    ) -> (i64, i64) {
         let fixed = self.sizes.fixed;
         let sent = fixed + self.total;
         let read = match self.sent {

@@ -69,7 +69,7 @@ pub fn trace_line(r: &RequestFacts) -> Value {
 }
 
 /// Writes the trace line of one request, newline-terminated.
-pub fn write_trace_line(out: &mut dyn Write, r: &RequestFacts) -> io::Result<()> {
+pub(crate) fn write_trace_line(out: &mut dyn Write, r: &RequestFacts) -> io::Result<()> {
     serde_json::to_writer(&mut *out, &trace_line(r))?;
     out.write_all(b"\n")
 }

@@ -13,7 +13,7 @@ use crate::transcript::session_file::SessionFile;
 
 /// The section's HTML. Sessions whose transcript can no longer be read are
 /// counted in the section, not fatal: the rest of the report stands.
-pub fn section(data: &SweepOutput) -> String {
+pub(crate) fn section(data: &SweepOutput) -> String {
     let mut h = String::from("<section id=\"trust\">\n<h2>How far to trust the price</h2>\n");
     let mut unreadable = 0usize;
     let loaded: Vec<Loaded> = data

@@ -33,8 +33,8 @@ pub struct Mark {
     /// The request it happened before.
     pub request: usize,
     /// Charged tokens before and after it.
-    pub before: i64,
-    pub after: i64,
+    pub(crate) before: i64,
+    pub(crate) after: i64,
     /// The stages that changed something, in the order they ran.
     pub stages: Vec<Stage>,
 }
@@ -94,7 +94,7 @@ impl ContextCurve {
     /// [`ContextCurve::new`] replaying with `compactor` for the chosen config
     /// and `base` for the baseline (`None` when they are one config): the
     /// compactors a sweep ran each session's row under.
-    pub fn replayed(
+    pub(crate) fn replayed(
         session: &str,
         stem: String,
         messages: &[Arc<Message>],

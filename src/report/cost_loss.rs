@@ -36,7 +36,7 @@ const MAX_NAMED: usize = 8;
 /// One config.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Point {
-    pub rank: usize,
+    pub(crate) rank: usize,
     /// The config's name, with its policy when the sweep compared policies.
     pub label: String,
     pub policy: Policy,
@@ -44,13 +44,13 @@ pub struct Point {
     pub cost: f64,
     /// On a price axis, the price plus the expected re-fetches' cost
     /// (`price_with_refetch − price_total`); else `cost`.
-    pub with_refetch: f64,
+    pub(crate) with_refetch: f64,
     /// The loss the chart measures.
     pub loss: f64,
     /// Summaries plus drops.
-    pub summaries: f64,
+    pub(crate) summaries: f64,
     pub is_baseline: bool,
-    pub is_chosen: bool,
+    pub(crate) is_chosen: bool,
     /// On the front of cost against the loss.
     pub front: bool,
 }
@@ -59,13 +59,13 @@ pub struct Point {
 #[derive(Clone, Debug)]
 pub struct CostLoss {
     /// [`Metric::Price`] or [`Metric::TokensSent`].
-    pub cost: Metric,
+    pub(crate) cost: Metric,
     /// What the top panel counts.
-    pub loss: Loss,
+    pub(crate) loss: Loss,
     pub points: Vec<Point>,
     /// Points coloured by policy (the sweep compared policies).
     pub by_policy: bool,
-    pub baseline_name: String,
+    pub(crate) baseline_name: String,
 }
 
 impl CostLoss {
@@ -115,7 +115,7 @@ impl CostLoss {
     }
 
     /// The front's points, best rank first.
-    pub fn front(&self) -> Vec<&Point> {
+    pub(crate) fn front(&self) -> Vec<&Point> {
         let mut front: Vec<&Point> = self.points.iter().filter(|p| p.front).collect();
         front.sort_by_key(|p| p.rank);
         front

@@ -24,12 +24,12 @@ use crate::sweep::grid::Knob;
 use crate::sweep::summary::Summary;
 
 /// The files of a sweep's output folder the report reads.
-pub use crate::sweep::{CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
+pub(crate) use crate::sweep::{CONFIGS_FILE, SESSIONS_FILE, SUMMARY_FILE};
 
 /// One config of the sweep, read back from `configs.parquet` into the
 /// type the sweep summarised it in: the report reads what was written, not
 /// a copy of its own.
-pub use crate::sweep::aggregate::ConfigSummary;
+pub(crate) use crate::sweep::aggregate::ConfigSummary;
 
 /// One session of the sweep.
 #[derive(Clone, Debug)]
@@ -37,18 +37,18 @@ pub struct SessionRow {
     /// The name the sweep gave it (session name or id, else file name).
     pub label: String,
     /// Its transcript, to read it again.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Bytes of transcript and bad lines skipped when the sweep read it.
-    pub bytes: u64,
-    pub lines_skipped: u64,
+    pub(crate) bytes: u64,
+    pub(crate) lines_skipped: u64,
 }
 
 /// A sweep's output folder, read.
 #[derive(Debug)]
 pub struct SweepOutput {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// `summary.json`, read through the record the sweep wrote it with.
-    pub summary: Summary,
+    pub(crate) summary: Summary,
     /// `verdict.json`, when `recommend` wrote the folder; see
     /// [`SweepOutput::verdict`].
     verdict: Option<Verdict>,
@@ -296,7 +296,7 @@ fn role(c: &ConfigSummary) -> BaselineRole {
 /// What outputs call the baseline `base`, a singular noun for sentences:
 /// the recorded run (what the agents did), smith's default config, or the
 /// config by its label (a user's).
-pub fn baseline_name(base: &ConfigSummary) -> String {
+pub(crate) fn baseline_name(base: &ConfigSummary) -> String {
     match role(base) {
         BaselineRole::Recorded => "the recorded run".to_string(),
         BaselineRole::SmithDefaults => "smith's default config".to_string(),
@@ -306,7 +306,7 @@ pub fn baseline_name(base: &ConfigSummary) -> String {
 
 /// `verdict.json`, which `recommend` writes beside the sweep's files.
 fn read_verdict(dir: &Path) -> Result<Option<Verdict>> {
-    let path = dir.join(crate::recommend::VERDICT_FILE);
+    let path = dir.join(crate::export::VERDICT_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -412,7 +412,7 @@ impl SweepOutput {
     /// (the sessions table's calibration columns), so that a chart or a
     /// session page replays the row the sweep counted. Replay it through
     /// `crate::calibrate::session::for_session` with every knob given.
-    pub fn setup_of(&self, s: usize, c: usize) -> Setup {
+    pub(crate) fn setup_of(&self, s: usize, c: usize) -> Setup {
         let mut setup = self.configs[c].setup.clone();
         let file = SESSIONS_FILE;
         let (Ok(mode), Ok(start), Ok(overhead)) = (
@@ -492,14 +492,14 @@ impl SweepOutput {
     /// Whether smith's own grid was swept, not only its defaults as the
     /// baseline (`summary.json` lists the policies asked for; a sweep that
     /// does not say had smith).
-    pub fn smith_swept(&self) -> bool {
+    pub(crate) fn smith_swept(&self) -> bool {
         self.summary.grid.policies.contains(&Policy::Smith)
     }
 
     /// How a chart or table names config `i`: its label, which names the
     /// policy for every policy but smith; with policies compared, smith's
     /// too.
-    pub fn name(&self, i: usize) -> String {
+    pub(crate) fn name(&self, i: usize) -> String {
         let c = &self.configs[i];
         if c.setup.policy == Policy::Smith && self.compares_policies() {
             format!("smith {}", c.label)

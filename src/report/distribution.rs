@@ -29,12 +29,12 @@ const MAX_JOINED: usize = 300;
 
 /// A per-session loss under two configs.
 #[derive(Clone, Debug)]
-pub struct Distribution {
+pub(crate) struct Distribution {
     /// What is counted.
-    pub loss: Loss,
+    pub(crate) loss: Loss,
     /// The loss per session, same session order in both.
-    pub baseline: Vec<f64>,
-    pub chosen: Vec<f64>,
+    pub(crate) baseline: Vec<f64>,
+    pub(crate) chosen: Vec<f64>,
     chosen_rank: usize,
     chosen_label: String,
     chosen_policy: Policy,
@@ -117,7 +117,11 @@ fn jitter(i: usize) -> f64 {
 
 impl Distribution {
     /// `loss` per session under the baseline and `chosen`.
-    pub fn new(data: &SweepOutput, chosen: usize, loss: Loss) -> anyhow::Result<Distribution> {
+    pub(crate) fn new(
+        data: &SweepOutput,
+        chosen: usize,
+        loss: Loss,
+    ) -> anyhow::Result<Distribution> {
         let base = data.baseline()?;
         let values = data.per_session(loss.figure())?;
         let c = &data.configs[chosen];
@@ -134,7 +138,7 @@ impl Distribution {
     }
 
     /// Sessions better, equal and worse under the chosen config.
-    pub fn moved(&self) -> (usize, usize, usize) {
+    pub(crate) fn moved(&self) -> (usize, usize, usize) {
         let mut n = (0, 0, 0);
         for (b, c) in self.baseline.iter().zip(&self.chosen) {
             match c.total_cmp(b) {

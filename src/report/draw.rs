@@ -10,18 +10,21 @@ use super::{font_size, DrawResult, FONT};
 
 /// An axis the drawing helpers can place elements on: any range of
 /// plotters whose values can be copied into an element.
-pub trait Axis: plotters::coord::ranged1d::Ranged<ValueType: Clone + 'static> {}
+pub(crate) trait Axis:
+    plotters::coord::ranged1d::Ranged<ValueType: Clone + 'static>
+{
+}
 
 impl<R: plotters::coord::ranged1d::Ranged<ValueType: Clone + 'static>> Axis for R {}
 
 /// A text style of `size` pixels in black.
-pub fn font(size: u32) -> TextStyle<'static> {
+pub(crate) fn font(size: u32) -> TextStyle<'static> {
     (FONT, size).into_font().color(&BLACK)
 }
 
 /// How a legend entry looks.
 #[derive(Clone, Copy, Debug)]
-pub enum Swatch {
+pub(crate) enum Swatch {
     /// A filled square (a stage, an area).
     Fill(RGBColor),
     /// A line of a width, dashed or not.
@@ -39,7 +42,7 @@ pub enum Swatch {
 /// The corners of a marker of `shape`, `r` pixels from its centre to its
 /// outside, as pixel offsets from the centre. Every shape is one polygon, so
 /// a marker is one element type whatever its shape.
-pub fn marker_points(shape: Shape, r: i32) -> Vec<(i32, i32)> {
+pub(crate) fn marker_points(shape: Shape, r: i32) -> Vec<(i32, i32)> {
     let polygon = |corners: usize, turn: f64| -> Vec<(i32, i32)> {
         (0..corners)
             .map(|k| {
@@ -66,7 +69,7 @@ pub fn marker_points(shape: Shape, r: i32) -> Vec<(i32, i32)> {
 
 /// Draws a filled marker of `shape`, `r` pixels in size, at `at` in chart
 /// coordinates, outlined with `outline` when given.
-pub fn draw_marker<DB, X, Y>(
+pub(crate) fn draw_marker<DB, X, Y>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
     at: (X::ValueType, Y::ValueType),
     shape: Shape,
@@ -95,7 +98,7 @@ where
 
 /// Line patterns, told apart in greyscale.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dash {
+pub(crate) enum Dash {
     Solid,
     Dashed,
     Dotted,
@@ -113,7 +116,7 @@ impl Dash {
 }
 
 /// Draws a polyline in chart coordinates with a dash pattern.
-pub fn draw_line<DB, X, Y>(
+pub(crate) fn draw_line<DB, X, Y>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
     points: Vec<(X::ValueType, Y::ValueType)>,
     style: ShapeStyle,
@@ -132,7 +135,7 @@ where
 }
 
 /// Draws a legend down `area` (pixel coordinates), one entry per row.
-pub fn draw_legend<DB: DrawingBackend>(
+pub(crate) fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[(String, Swatch)],
 ) -> DrawResult<DB> {
@@ -184,7 +187,7 @@ pub fn draw_legend<DB: DrawingBackend>(
 
 /// The label of the category at `v` on an axis whose categories sit at
 /// 0, 1, 2, ...: empty between them, so ticks at fractions stay blank.
-pub fn label_at(labels: &[String], v: f64) -> String {
+pub(crate) fn label_at(labels: &[String], v: f64) -> String {
     let i = v.round();
     if (v - i).abs() > 1e-6 || i < 0.0 {
         return String::new();
@@ -193,7 +196,7 @@ pub fn label_at(labels: &[String], v: f64) -> String {
 }
 
 /// A note in small grey type at pixel `(x, y)` of `area`.
-pub fn draw_note<DB: DrawingBackend>(
+pub(crate) fn draw_note<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     note: &str,
     (x, y): (i32, i32),

@@ -43,30 +43,30 @@ const KEY_FIGURES: [figures::Metric; 9] = [
 ];
 
 /// Everything the page shows.
-pub struct Page<'a> {
-    pub data: &'a SweepOutput,
+pub(crate) struct Page<'a> {
+    pub(crate) data: &'a SweepOutput,
     /// Index of the chosen config.
-    pub chosen: usize,
+    pub(crate) chosen: usize,
     /// What the cost-against-loss chart and the distribution count.
-    pub loss: Loss,
+    pub(crate) loss: Loss,
     /// The policies compared and their chart, when the sweep had several.
-    pub comparison: Option<(&'a Comparison, &'a Figure)>,
+    pub(crate) comparison: Option<(&'a Comparison, &'a Figure)>,
     /// The charts over all sessions.
-    pub overview: &'a [Figure],
-    pub sessions: &'a [SessionSection],
+    pub(crate) overview: &'a [Figure],
+    pub(crate) sessions: &'a [SessionSection],
     /// Sessions that could not be charted.
-    pub warnings: &'a [String],
+    pub(crate) warnings: &'a [String],
     /// The "Compactions that went wrong" section (`super::misfires`).
-    pub misfires: String,
+    pub(crate) misfires: String,
     /// The "How far to trust the price" section (`super::bill`), shown
     /// before any ranking.
-    pub bill: String,
+    pub(crate) bill: String,
 }
 
 /// The SVG plotters wrote, ready to sit inside HTML: without the XML
 /// namespace (the HTML parser supplies it, and the page then holds no URL at
 /// all), tagged with the chart's name and its title for screen readers.
-pub fn inline_svg(figure: &Figure) -> String {
+pub(crate) fn inline_svg(figure: &Figure) -> String {
     let svg = figure.svg.trim();
     let svg = svg
         .strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
@@ -341,7 +341,7 @@ fn style() -> String {
 
 impl Page<'_> {
     /// The page.
-    pub fn render(&self) -> Result<String> {
+    pub(crate) fn render(&self) -> Result<String> {
         let mut h = String::new();
         let d = self.data;
         let chosen = &d.configs[self.chosen];

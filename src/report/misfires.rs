@@ -18,41 +18,41 @@ use crate::format::escape_html;
 use crate::sweep::figures;
 
 /// Sessions named per kind, most misfires first; the rest are counted.
-pub const SESSIONS_NAMED: usize = 20;
+pub(crate) const SESSIONS_NAMED: usize = 20;
 
 /// Requests named per session and kind; the rest are counted.
-pub const REQUESTS_NAMED: usize = 10;
+pub(crate) const REQUESTS_NAMED: usize = 10;
 
 /// The folder beside `index.html` that holds the session pages.
-pub const VIEWS_DIR: &str = "sessions";
+pub(crate) const VIEWS_DIR: &str = "sessions";
 
 /// One session's misfires under the chosen config.
 #[derive(Clone, Debug)]
-pub struct SessionMisfires {
-    pub session: usize,
-    pub misfires: Vec<Misfire>,
+pub(crate) struct SessionMisfires {
+    pub(crate) session: usize,
+    pub(crate) misfires: Vec<Misfire>,
     /// The session page, relative to `index.html`, if it was written.
-    pub view: Option<String>,
+    pub(crate) view: Option<String>,
 }
 
 /// What the section shows, and the session pages to write.
 #[derive(Clone, Debug, Default)]
-pub struct Misfires {
+pub(crate) struct Misfires {
     /// The sweep's totals per kind under the chosen config, and how many
     /// sessions had any; `None` for a sweep written before the columns.
-    pub totals: Option<Vec<(MisfireKind, f64, usize)>>,
-    pub sessions: Vec<SessionMisfires>,
-    pub thrash_window: usize,
+    pub(crate) totals: Option<Vec<(MisfireKind, f64, usize)>>,
+    pub(crate) sessions: Vec<SessionMisfires>,
+    pub(crate) thrash_window: usize,
     /// Session pages: path relative to the report folder, and the page.
-    pub views: Vec<(PathBuf, String)>,
+    pub(crate) views: Vec<(PathBuf, String)>,
     /// Sessions that could not be read again.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Misfires {
     /// Finds the misfires of the `chosen` config in the sessions that had
     /// the most, and with `pages` renders those sessions' pages.
-    pub fn find(data: &SweepOutput, chosen: usize, pages: bool) -> Misfires {
+    pub(crate) fn find(data: &SweepOutput, chosen: usize, pages: bool) -> Misfires {
         let thrash_window = data.summary.thrash_window;
         let mut out = Misfires {
             thrash_window,
@@ -137,7 +137,7 @@ impl Misfires {
     }
 
     /// Writes the session pages into `dir` (the report folder), atomically.
-    pub fn write_views(&self, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    pub(crate) fn write_views(&self, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         let mut written = Vec::new();
         if self.views.is_empty() {
             return Ok(written);
@@ -154,7 +154,7 @@ impl Misfires {
     }
 
     /// The section of `index.html`.
-    pub fn html(&self, data: &SweepOutput, chosen: usize) -> String {
+    pub(crate) fn html(&self, data: &SweepOutput, chosen: usize) -> String {
         let mut h =
             String::from("<section id=\"misfires\">\n<h2>Compactions that went wrong</h2>\n");
         let Some(totals) = &self.totals else {

@@ -52,7 +52,7 @@ pub const SIZE: (u32, u32) = (1200, 700);
 /// PNGs (registered under this name by [`register_font`], so no system font
 /// or fontconfig is needed), the browser's own sans-serif for the SVGs, so the
 /// page needs no web font.
-pub const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 
 /// DejaVu Sans (Bitstream Vera licence, `assets/fonts/DejaVuSans.LICENSE`):
 /// wide Unicode coverage for the labels a transcript can put in a chart.
@@ -74,20 +74,20 @@ fn register_font() -> Result<()> {
 }
 
 /// Font sizes in pixels at [`SIZE`].
-pub mod font_size {
-    pub const TITLE: u32 = 26;
-    pub const AXIS: u32 = 18;
-    pub const TICK: u32 = 16;
-    pub const LEGEND: u32 = 16;
-    pub const NOTE: u32 = 15;
+pub(crate) mod font_size {
+    pub(crate) const TITLE: u32 = 26;
+    pub(crate) const AXIS: u32 = 18;
+    pub(crate) const TICK: u32 = 16;
+    pub(crate) const LEGEND: u32 = 16;
+    pub(crate) const NOTE: u32 = 15;
 }
 
 /// Sessions charted when none are named.
-pub const DEFAULT_SESSIONS: usize = 3;
+pub(crate) const DEFAULT_SESSIONS: usize = 3;
 
 /// Rows of the ranked tables and bars when the sweep has more configs: the
 /// best ones and the baseline; the files hold the rest.
-pub const TOP_CONFIGS: usize = 20;
+pub(crate) const TOP_CONFIGS: usize = 20;
 
 /// The metric the heatmap colours by and the cost axis measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -106,7 +106,7 @@ pub enum Metric {
 
 impl Metric {
     /// The sweep's figure it shows.
-    pub fn figure(self) -> figures::Metric {
+    pub(crate) fn figure(self) -> figures::Metric {
         match self {
             Metric::Price => figures::Metric::Price,
             Metric::TokensSent => figures::Metric::TokensSent,
@@ -116,7 +116,7 @@ impl Metric {
     }
 
     /// The figure's name in a title.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Metric::Price => "Price",
             Metric::TokensSent => "Tokens sent",
@@ -126,7 +126,7 @@ impl Metric {
     }
 
     /// An axis or colour-bar label, with its unit.
-    pub fn axis(self) -> &'static str {
+    pub(crate) fn axis(self) -> &'static str {
         match self {
             Metric::Price => "price, all sessions (USD, with prompt caching)",
             Metric::TokensSent => "tokens sent, all sessions (estimated tokens)",
@@ -136,7 +136,7 @@ impl Metric {
     }
 
     /// A value for a tick or a cell.
-    pub fn format(self, v: f64) -> String {
+    pub(crate) fn format(self, v: f64) -> String {
         match self {
             Metric::Price => crate::format::money(v),
             Metric::TokensSent => crate::format::tokens(v),
@@ -185,7 +185,7 @@ impl Loss {
     }
 
     /// The figure's name in a title.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Loss::ResultsMangled => "Tool results mangled",
             Loss::StillNeeded => "Tool results still needed",
@@ -195,7 +195,7 @@ impl Loss {
     }
 
     /// The figure's name in running text and short labels.
-    pub fn short(self) -> &'static str {
+    pub(crate) fn short(self) -> &'static str {
         match self {
             Loss::ResultsMangled => "results mangled",
             Loss::StillNeeded => "results still needed",
@@ -205,7 +205,7 @@ impl Loss {
     }
 
     /// An axis label, with its unit.
-    pub fn axis(self) -> &'static str {
+    pub(crate) fn axis(self) -> &'static str {
         match self {
             Loss::ResultsMangled => "results mangled (count)",
             Loss::StillNeeded => "results still needed (count)",
@@ -215,7 +215,7 @@ impl Loss {
     }
 
     /// What is counted, for a caption.
-    pub fn meaning(self) -> &'static str {
+    pub(crate) fn meaning(self) -> &'static str {
         match self {
             Loss::ResultsMangled => "tool results whose content compaction cut to a head or a stub",
             Loss::StillNeeded => {
@@ -234,7 +234,7 @@ impl Loss {
 }
 
 /// What drawing on a backend returns.
-pub type DrawResult<DB> =
+pub(crate) type DrawResult<DB> =
     std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
 /// One chart: the numbers it shows and how to draw them.
@@ -251,14 +251,14 @@ pub trait Chart {
 
 /// A chart drawn both ways.
 #[derive(Clone, Debug)]
-pub struct Figure {
-    pub stem: String,
-    pub title: String,
-    pub caption: String,
+pub(crate) struct Figure {
+    pub(crate) stem: String,
+    pub(crate) title: String,
+    pub(crate) caption: String,
     /// The SVG document, as plotters writes it.
-    pub svg: String,
+    pub(crate) svg: String,
     /// The PNG file's bytes.
-    pub png: Vec<u8>,
+    pub(crate) png: Vec<u8>,
 }
 
 fn draw_titled<DB: DrawingBackend, C: Chart>(
@@ -278,7 +278,7 @@ fn draw_titled<DB: DrawingBackend, C: Chart>(
 }
 
 /// Draws `chart` as SVG and as PNG, at [`SIZE`].
-pub fn render<C: Chart>(chart: &C) -> Result<Figure> {
+pub(crate) fn render<C: Chart>(chart: &C) -> Result<Figure> {
     let (w, h) = SIZE;
     register_font()?;
     let mut svg = String::new();
@@ -318,32 +318,32 @@ fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
 
 /// A chosen session's section: its figures, or why it could not be charted.
 #[derive(Clone, Debug)]
-pub struct SessionSection {
+pub(crate) struct SessionSection {
     /// Index into [`SweepOutput::sessions`].
-    pub session: usize,
-    pub figure: std::result::Result<Figure, NoCurve>,
+    pub(crate) session: usize,
+    pub(crate) figure: std::result::Result<Figure, NoCurve>,
 }
 
 /// Why a chosen session has no context curve: the error that stopped it,
 /// with its causes, as the warning and the page print it.
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct NoCurve(pub String);
+pub(crate) struct NoCurve(pub(crate) String);
 
 /// What [`write()`] wrote.
 #[derive(Clone, Debug)]
-pub struct Written {
+pub(crate) struct Written {
     /// `index.html`.
-    pub index: PathBuf,
+    pub(crate) index: PathBuf,
     /// The PNG files.
-    pub pngs: Vec<PathBuf>,
+    pub(crate) pngs: Vec<PathBuf>,
     /// Sessions that could not be charted, and why.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Written {
     /// Tells the user what was written and where to look.
-    pub fn say(&self) {
+    pub(crate) fn say(&self) {
         for w in &self.warnings {
             crate::note!("{w}");
         }
@@ -418,7 +418,7 @@ fn session_figure(
 /// `index.html` last, so a page that exists has all its PNGs beside it.
 /// `metric` colours the heatmap (and, if tokens sent, is the cost axis);
 /// `loss` is what the cost-against-loss chart and the distribution count.
-pub fn write(
+pub(crate) fn write(
     data: &SweepOutput,
     selection: &Selection,
     metric: Metric,
@@ -503,7 +503,7 @@ pub fn write(
 /// with the defaults: the best config, the sessions that changed most, the
 /// heatmap of price, the loss of [`Loss::DEFAULT`]. What
 /// `sweep --report` does.
-pub fn write_default(sweep_dir: &Path, out: &Path) -> Result<Written> {
+pub(crate) fn write_default(sweep_dir: &Path, out: &Path) -> Result<Written> {
     let data = SweepOutput::read(sweep_dir)?;
     let selection = Selection::new(&data, None, &[]).map_err(|e| anyhow!("{e}"))?;
     write(&data, &selection, Metric::Price, Loss::DEFAULT, out)
@@ -511,7 +511,7 @@ pub fn write_default(sweep_dir: &Path, out: &Path) -> Result<Written> {
 
 /// [`write_default`] with a spinner while it draws: the report a sweep's
 /// `--report DIR` asks for beside its data files in `data`.
-pub fn draw(data: &Path, dir: &Path) -> Result<Written> {
+pub(crate) fn draw(data: &Path, dir: &Path) -> Result<Written> {
     let spinner = crate::messages::spinner("drawing the report");
     let written = write_default(data, dir);
     spinner.finish_and_clear();
@@ -520,7 +520,7 @@ pub fn draw(data: &Path, dir: &Path) -> Result<Written> {
 
 /// A swept session read again by the path its row names: a smith
 /// transcript, or a `<log>#<id>` converted from another agent's log.
-pub fn load_row(path: &Path) -> Result<transcript::Session> {
+pub(crate) fn load_row(path: &Path) -> Result<transcript::Session> {
     let source = match crate::import::direct::reload(path)? {
         Some(converted) => converted,
         None => SessionRef::file(path.to_path_buf()),

@@ -22,7 +22,7 @@ use crate::engine::Stage;
 use crate::policy::Policy;
 
 /// The colour of each stage, by [`Stage::index`].
-pub const STAGES: [RGBColor; 6] = [
+pub(crate) const STAGES: [RGBColor; 6] = [
     RGBColor(0xCC, 0x79, 0xA7), // thinking: reddish purple
     RGBColor(0x56, 0xB4, 0xE9), // attachments: sky blue
     RGBColor(0x00, 0x9E, 0x73), // duplicates: bluish green
@@ -32,12 +32,12 @@ pub const STAGES: [RGBColor; 6] = [
 ];
 
 /// The colour of `stage`.
-pub fn stage(stage: Stage) -> RGBColor {
+pub(crate) fn stage(stage: Stage) -> RGBColor {
     STAGES[stage.index()]
 }
 
 /// The colour of each policy, by its position in [`Policy::ALL`].
-pub const POLICIES: [RGBColor; Policy::ALL.len()] = [
+pub(crate) const POLICIES: [RGBColor; Policy::ALL.len()] = [
     RGBColor(0x33, 0x22, 0x88), // smith: indigo
     RGBColor(0x99, 0x99, 0x33), // masking: olive
     RGBColor(0x88, 0x22, 0x55), // claude-code: wine
@@ -50,7 +50,7 @@ pub const POLICIES: [RGBColor; Policy::ALL.len()] = [
 /// Marker shapes, so policies stay apart in greyscale and for readers who
 /// do not tell the colours apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     Circle,
     Triangle,
     Square,
@@ -61,7 +61,7 @@ pub enum Shape {
 }
 
 /// The marker shape of each policy, by its position in [`Policy::ALL`].
-pub const POLICY_SHAPES: [Shape; Policy::ALL.len()] = [
+pub(crate) const POLICY_SHAPES: [Shape; Policy::ALL.len()] = [
     Shape::Circle,
     Shape::Triangle,
     Shape::Square,
@@ -84,30 +84,30 @@ pub fn policy(policy: Policy) -> RGBColor {
 }
 
 /// The marker shape of `policy`.
-pub fn policy_shape(policy: Policy) -> Shape {
+pub(crate) fn policy_shape(policy: Policy) -> Shape {
     POLICY_SHAPES[policy_index(policy)]
 }
 
 /// The config being looked at (best by rank unless `--config` says
 /// otherwise): the darkest ink on every chart.
-pub const CHOSEN: RGBColor = RGBColor(0x1A, 0x1A, 0x1A);
+pub(crate) const CHOSEN: RGBColor = RGBColor(0x1A, 0x1A, 0x1A);
 /// smith's defaults, the baseline: mid grey, dashed where it is a line.
-pub const BASELINE: RGBColor = RGBColor(0x80, 0x80, 0x80);
+pub(crate) const BASELINE: RGBColor = RGBColor(0x80, 0x80, 0x80);
 /// The history as it would have grown with no compaction at all.
-pub const NO_COMPACTION_LINE: RGBColor = RGBColor(0xA8, 0xA8, 0xA8);
+pub(crate) const NO_COMPACTION_LINE: RGBColor = RGBColor(0xA8, 0xA8, 0xA8);
 /// Fill under the no-compaction curve.
-pub const NO_COMPACTION_FILL: RGBColor = RGBColor(0xEC, 0xEC, 0xEC);
+pub(crate) const NO_COMPACTION_FILL: RGBColor = RGBColor(0xEC, 0xEC, 0xEC);
 /// Configs that are neither chosen, baseline nor on the Pareto front.
-pub const OTHER: RGBColor = RGBColor(0xB5, 0xB5, 0xB5);
+pub(crate) const OTHER: RGBColor = RGBColor(0xB5, 0xB5, 0xB5);
 /// What a config's expected re-fetches add to its price (the whisker of
 /// the cost-against-loss chart).
-pub const REFETCH: RGBColor = RGBColor(0x6A, 0x6A, 0x6A);
+pub(crate) const REFETCH: RGBColor = RGBColor(0x6A, 0x6A, 0x6A);
 /// Threshold lines (window, trigger, target).
-pub const THRESHOLD: RGBColor = RGBColor(0x44, 0x44, 0x44);
+pub(crate) const THRESHOLD: RGBColor = RGBColor(0x44, 0x44, 0x44);
 /// Faint lines: per-session pairs, grid lines.
-pub const FAINT: RGBColor = RGBColor(0xD4, 0xD4, 0xD4);
+pub(crate) const FAINT: RGBColor = RGBColor(0xD4, 0xD4, 0xD4);
 /// A heatmap cell no config of the sweep fills.
-pub const EMPTY_CELL: RGBColor = RGBColor(0xF3, 0xF3, 0xF3);
+pub(crate) const EMPTY_CELL: RGBColor = RGBColor(0xF3, 0xF3, 0xF3);
 
 /// Stops of the heatmap's sequential scale (viridis, reversed so that low,
 /// usually better, values are light).
@@ -120,7 +120,7 @@ const RAMP: [(u8, u8, u8); 5] = [
 ];
 
 /// The heatmap colour of `t` in `[0, 1]` (clamped; `NaN` reads as 0).
-pub fn ramp(t: f64) -> RGBColor {
+pub(crate) fn ramp(t: f64) -> RGBColor {
     let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
     let pos = t * (RAMP.len() - 1) as f64;
     let i = (pos.floor() as usize).min(RAMP.len() - 2);
@@ -132,7 +132,7 @@ pub fn ramp(t: f64) -> RGBColor {
 
 /// Whether text on `c` should be white rather than black (relative
 /// luminance below one half).
-pub fn is_dark(c: RGBColor) -> bool {
+pub(crate) fn is_dark(c: RGBColor) -> bool {
     let l = 0.2126 * c.0 as f64 + 0.7152 * c.1 as f64 + 0.0722 * c.2 as f64;
     l < 128.0
 }

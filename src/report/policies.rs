@@ -67,7 +67,7 @@ pub struct PolicyRow {
     /// Index of the config (its best, overall or at `window`).
     pub config: usize,
     /// The window the row is the best at; `None` for the best overall.
-    pub window: Option<u64>,
+    pub(crate) window: Option<u64>,
 }
 
 /// Every policy's best config, overall and per window.
@@ -79,7 +79,7 @@ pub struct Comparison {
     /// configs of at least two policies, one row per policy, best first.
     pub by_window: Vec<(u64, Vec<PolicyRow>)>,
     /// Index of the baseline.
-    pub baseline: usize,
+    pub(crate) baseline: usize,
 }
 
 impl Comparison {
@@ -121,25 +121,25 @@ impl Comparison {
 
 /// One bar: a policy's figures under one config.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Bar {
-    pub policy: Policy,
-    pub config: usize,
+pub(crate) struct Bar {
+    pub(crate) policy: Policy,
+    pub(crate) config: usize,
     /// The figures of [`PANELS`], in order.
-    pub values: [f64; 6],
+    pub(crate) values: [f64; 6],
 }
 
 /// The policy chart: one panel per figure, in each one bar per policy,
 /// grouped by window when the sweep ran several.
 #[derive(Clone, Debug)]
-pub struct PolicyChart {
+pub(crate) struct PolicyChart {
     /// Per group: its label on the x axis and its bars.
-    pub groups: Vec<(String, Vec<Bar>)>,
+    pub(crate) groups: Vec<(String, Vec<Bar>)>,
     /// What the x axis shows.
     x_desc: String,
     /// The baseline's figures of [`PANELS`].
-    pub baseline: [f64; 6],
+    pub(crate) baseline: [f64; 6],
     /// The policies drawn, in [`Policy::ALL`] order: the legend.
-    pub policies: Vec<Policy>,
+    pub(crate) policies: Vec<Policy>,
     sessions: usize,
     rank_by: Metric,
     /// Config labels of the bars when there is one group: notes beside.
@@ -150,7 +150,7 @@ pub struct PolicyChart {
 impl PolicyChart {
     /// The chart of `comparison`: its rows per window if it has them, else
     /// its best row of each policy.
-    pub fn new(data: &SweepOutput, comparison: &Comparison) -> PolicyChart {
+    pub(crate) fn new(data: &SweepOutput, comparison: &Comparison) -> PolicyChart {
         let values = |i: usize| -> [f64; 6] {
             let c = &data.configs[i];
             let mut v = [0.0; 6];

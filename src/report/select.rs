@@ -58,7 +58,7 @@ fn quoted(labels: &[String]) -> String {
 /// re-fetches (`price_with_refetch`) is lowest, so that a config cheap only
 /// because it loses what the agent would fetch again is not chosen; else
 /// the best by the sweep's own ranking. Ties go to the better rank.
-pub fn default_chosen(data: &SweepOutput) -> usize {
+pub(crate) fn default_chosen(data: &SweepOutput) -> usize {
     // The verdict's config when it changes one: the charts then show what
     // the headline recommends, never another.
     if let Some(c) = data.verdict().and_then(|v| v.chosen.as_ref()) {
@@ -88,7 +88,7 @@ pub struct Selection {
     /// Write a page per session named under "Compactions that went wrong"
     /// into `sessions/` and link its requests there (`report
     /// --session-pages`); without it the report stays one file.
-    pub session_pages: bool,
+    pub(crate) session_pages: bool,
 }
 
 impl Selection {

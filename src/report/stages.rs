@@ -16,22 +16,22 @@ use crate::sweep::figures::Metric;
 
 /// One bar.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Bar {
+pub(crate) struct Bar {
     /// `#rank label`, and whether it is the baseline or the chosen config.
-    pub label: String,
-    pub is_baseline: bool,
-    pub is_chosen: bool,
+    pub(crate) label: String,
+    pub(crate) is_baseline: bool,
+    pub(crate) is_chosen: bool,
     /// Tokens reclaimed by each stage, by [`Stage::index`].
-    pub reclaimed: [f64; 6],
+    pub(crate) reclaimed: [f64; 6],
 }
 
 /// The stage-contribution bars.
 #[derive(Clone, Debug)]
-pub struct StageBars {
+pub(crate) struct StageBars {
     /// Top to bottom: best rank first.
-    pub bars: Vec<Bar>,
+    pub(crate) bars: Vec<Bar>,
     /// Configs of the sweep not shown.
-    pub hidden: usize,
+    pub(crate) hidden: usize,
     /// The sweep compared policies: labels name them, the caption says how
     /// their actions count as stages.
     compares_policies: bool,
@@ -41,7 +41,7 @@ pub struct StageBars {
 impl StageBars {
     /// The bars of the best [`TOP_CONFIGS`] configs, the chosen one and the
     /// baseline, in rank order.
-    pub fn new(data: &SweepOutput, chosen: usize) -> StageBars {
+    pub(crate) fn new(data: &SweepOutput, chosen: usize) -> StageBars {
         let mut shown: Vec<usize> = data.by_rank().into_iter().take(TOP_CONFIGS).collect();
         for extra in [Some(chosen), data.baseline().ok()].into_iter().flatten() {
             if !shown.contains(&extra) {

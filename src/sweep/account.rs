@@ -23,12 +23,12 @@ use crate::transcript::session_file::SessionFile;
 use crate::transcript::SessionRef;
 
 /// Each imported session's view of the account, by its transcript.
-pub type Accounts = HashMap<PathBuf, Arc<AccountView>>;
+pub(crate) type Accounts = HashMap<PathBuf, Arc<AccountView>>;
 
 /// The views of the sessions of `refs` that recorded their usage, priced
 /// under `cost`. A session that cannot be read is left out here; the sweep
 /// reports it when it comes to it.
-pub fn of(refs: &[SessionRef], cost: &Settings) -> Accounts {
+pub(crate) fn of(refs: &[SessionRef], cost: &Settings) -> Accounts {
     let loaded: Vec<(PathBuf, Loaded)> = refs
         .par_iter()
         .filter_map(|r| {
@@ -54,6 +54,10 @@ pub fn of(refs: &[SessionRef], cost: &Settings) -> Accounts {
 /// formats' `fits`. A session alone, or priced by its log alone, has one
 /// too: the agent's fixed prompt, and what a compaction agent finds of its
 /// parent's context, are the log's, whatever the account shares.
-pub fn views(sessions: &[Loaded], fits: &[FormatFit], cost: &Settings) -> Vec<Option<AccountView>> {
+pub(crate) fn views(
+    sessions: &[Loaded],
+    fits: &[FormatFit],
+    cost: &Settings,
+) -> Vec<Option<AccountView>> {
     bill::accounts(&bill_inputs(sessions, fits), &cost.bill())
 }

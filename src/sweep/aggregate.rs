@@ -20,13 +20,13 @@ use crate::cost::Prices;
 /// config.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
-    pub mean: f64,
-    pub median: f64,
-    pub p95: f64,
+    pub(crate) mean: f64,
+    pub(crate) median: f64,
+    pub(crate) p95: f64,
 }
 
 /// The statistics of `values` (reordered in place), `None` when empty.
-pub fn stats(values: &mut [f64]) -> Option<Stats> {
+pub(crate) fn stats(values: &mut [f64]) -> Option<Stats> {
     values.sort_by(f64::total_cmp);
     let median = percentile(values, 50.0)?;
     let p95 = percentile(values, 95.0)?;
@@ -38,15 +38,15 @@ pub fn stats(values: &mut [f64]) -> Option<Stats> {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Delta {
     /// `value - baseline`.
-    pub abs: f64,
+    pub(crate) abs: f64,
     /// `abs / |baseline| * 100`; 0 when both are 0, `None` when only the
     /// baseline is (a change from nothing has no percentage).
-    pub pct: Option<f64>,
+    pub(crate) pct: Option<f64>,
 }
 
 impl Delta {
     /// The change from `base` to `value`.
-    pub fn new(value: f64, base: f64) -> Delta {
+    pub(crate) fn new(value: f64, base: f64) -> Delta {
         let abs = value - base;
         let pct = if base != 0.0 {
             Some(abs / base.abs() * 100.0)
@@ -76,11 +76,11 @@ pub struct ConfigSummary {
     pub label: String,
     pub is_baseline: bool,
     /// Sessions replayed.
-    pub sessions: usize,
+    pub(crate) sessions: usize,
     /// Per figure: the sum over sessions, or the maximum for a peak.
     pub totals: [f64; N],
     /// Per figure flagged `stats`: mean, median and p95 over sessions.
-    pub stats: [Option<Stats>; N],
+    pub(crate) stats: [Option<Stats>; N],
     /// Per figure: the change of the total against the baseline's.
     pub deltas: [Delta; N],
     /// On the Pareto front of price against results mangled.
@@ -100,9 +100,9 @@ pub struct ConfigSummary {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Changes {
     /// The figure configs are ranked by (a recommendation's objective).
-    pub objective: Interval,
+    pub(crate) objective: Interval,
     /// The loss measure, [`LOSS_MEASURE`].
-    pub loss: Interval,
+    pub(crate) loss: Interval,
 }
 
 impl ConfigSummary {
@@ -112,7 +112,7 @@ impl ConfigSummary {
     }
 
     /// The change of `figure` against the baseline.
-    pub fn delta(&self, figure: Metric) -> Delta {
+    pub(crate) fn delta(&self, figure: Metric) -> Delta {
         self.deltas[figure.index()]
     }
 }
@@ -130,16 +130,16 @@ pub fn summarize(sweep: &Sweep, prices: &Prices, rank_by: Metric) -> Vec<ConfigS
 /// The decision on a sweep's summaries, ranked by the figure given, as
 /// `verdict.json` holds it. It lives above the sweep (`recommend`), so a
 /// merge of shards is handed it rather than reaching up for it.
-pub type Decide<'a> =
+pub(crate) type Decide<'a> =
     &'a (dyn Fn(&mut [ConfigSummary], &PerSession, Metric) -> serde_json::Value + Sync);
 
 /// What the intervals are drawn from: per session, `[objective, loss]` of
 /// the baseline, and of each config its change against the baseline.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PerSession {
-    pub baseline: Vec<[f64; 2]>,
+    pub(crate) baseline: Vec<[f64; 2]>,
     /// `changes[config][session]`.
-    pub changes: Vec<Vec<[f64; 2]>>,
+    pub(crate) changes: Vec<Vec<[f64; 2]>>,
 }
 
 /// [`summarize`] from the figures of each (session, config) alone, as
@@ -147,7 +147,7 @@ pub struct PerSession {
 /// read back from the session rows, where the replays' facts are gone. The
 /// sessions are summed in index order, so the same rows in the same order
 /// give the same totals to the last bit.
-pub fn summarize_values(
+pub(crate) fn summarize_values(
     configs: &[Setup],
     sessions: usize,
     value: &(dyn Fn(usize, usize) -> [f64; N] + Sync),
@@ -225,7 +225,7 @@ pub fn summarize_values_with(
 
 /// Marks every config whose objective interval overlaps `best`'s as tied
 /// with it (and `best` itself as not).
-pub fn mark_tied(summaries: &mut [ConfigSummary], best: usize) {
+pub(crate) fn mark_tied(summaries: &mut [ConfigSummary], best: usize) {
     let Some(b) = summaries.get(best).and_then(|s| s.interval) else {
         return;
     };

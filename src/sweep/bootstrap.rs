@@ -30,13 +30,13 @@ use crate::stats::percentile;
 use crate::synth::rng::{mix64, Rng};
 
 /// The seed a sweep draws its resamples with unless told otherwise.
-pub const DEFAULT_SEED: u64 = 2024;
+pub(crate) const DEFAULT_SEED: u64 = 2024;
 /// Resamples unless told otherwise: enough that the 2.5th and 97.5th
 /// percentiles move by well under a tenth of the interval's width between
 /// seeds.
 pub const DEFAULT_RESAMPLES: usize = 10_000;
 /// The interval's coverage.
-pub const CONFIDENCE: f64 = 0.95;
+pub(crate) const CONFIDENCE: f64 = 0.95;
 
 /// Configs whose resampled sums are held at once: bounds the memory to
 /// `resamples × BLOCK × 2` numbers however large the grid.
@@ -68,12 +68,12 @@ pub struct Interval {
 
 impl Interval {
     /// Whether the two intervals share a point.
-    pub fn overlaps(&self, other: &Interval) -> bool {
+    pub(crate) fn overlaps(&self, other: &Interval) -> bool {
         self.lo <= other.hi && other.lo <= self.hi
     }
 
     /// The interval as percentages of `base` (`None` when `base` is 0).
-    pub fn pct_of(&self, base: f64) -> Option<Interval> {
+    pub(crate) fn pct_of(&self, base: f64) -> Option<Interval> {
         (base != 0.0).then(|| Interval {
             lo: self.lo / base.abs() * 100.0,
             hi: self.hi / base.abs() * 100.0,
@@ -160,7 +160,7 @@ fn dot(w: &[f64], x: &[f64]) -> f64 {
 
 /// The percentile interval at [`CONFIDENCE`] of already resampled values
 /// (reordered in place).
-pub fn percentile_interval(values: &mut [f64]) -> Interval {
+pub(crate) fn percentile_interval(values: &mut [f64]) -> Interval {
     values.sort_by(f64::total_cmp);
     let tail = (1.0 - CONFIDENCE) / 2.0 * 100.0;
     Interval {

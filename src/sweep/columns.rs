@@ -51,7 +51,7 @@ pub enum Col {
 }
 
 impl Col {
-    pub const ALL: [Col; 25] = [
+    pub(crate) const ALL: [Col; 25] = [
         Col::Session,
         Col::Path,
         Col::Config,
@@ -111,7 +111,8 @@ impl Col {
     }
 
     /// What the column holds, for the guide.
-    pub const fn doc(self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) const fn doc(self) -> &'static str {
         match self {
             Col::Session => "the session's name or id (else its file name)",
             Col::Path => "its transcript",
@@ -167,10 +168,10 @@ pub enum Stat {
 }
 
 impl Stat {
-    pub const ALL: [Stat; 3] = [Stat::Mean, Stat::Median, Stat::P95];
+    pub(crate) const ALL: [Stat; 3] = [Stat::Mean, Stat::Median, Stat::P95];
 
     /// The suffix of its column after the figure's name.
-    pub const fn suffix(self) -> &'static str {
+    pub(crate) const fn suffix(self) -> &'static str {
         match self {
             Stat::Mean => "mean",
             Stat::Median => "median",

@@ -10,17 +10,17 @@ use crate::cost::session::Settings;
 
 /// How the note starts, naming what it is where it stands alone (under
 /// the terminal's table, in `summary.json`).
-pub const LEAD: &str = "cost model: ";
+pub(crate) const LEAD: &str = "cost model: ";
 
 /// The note where a label already names it (the report's "Cost model").
-pub fn under_its_label(note: &str) -> &str {
+pub(crate) fn under_its_label(note: &str) -> &str {
     note.strip_prefix(LEAD).unwrap_or(note)
 }
 
 /// The note, from the baseline's sums (`ttl_applied` counts sessions);
 /// `settings` where known (the terminal), `None` where only the figures are
 /// (the output files, which merged shards must write alike).
-pub fn note(summaries: &[ConfigSummary], settings: Option<&Settings>) -> String {
+pub(crate) fn note(summaries: &[ConfigSummary], settings: Option<&Settings>) -> String {
     let Some(base) = summaries.iter().find(|s| s.is_baseline) else {
         return String::new();
     };

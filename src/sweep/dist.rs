@@ -18,13 +18,11 @@ use crate::cost::Prices;
 use crate::policy::Setup;
 use crate::transcript::SessionRef;
 
-use super::job::JobError;
-
 /// `--shard`, from the flag and the environment.
 pub(crate) fn shard_of(flag: Option<&str>) -> Result<Option<Shard>> {
     flag.map(|text| Shard::parse(text, &|k| std::env::var(k).ok()))
         .transpose()
-        .map_err(|e| JobError::Plan(format!("--shard: {e}")).into())
+        .map_err(|e| anyhow::anyhow!("--shard: {e}"))
 }
 
 /// The sessions of `refs` in `shard` (all of them without one), with each
@@ -58,7 +56,7 @@ pub(crate) fn take_shard(
 }
 
 /// Opens (or starts) the journal of a `--resume` sweep into `out` and says
-/// what it found.
+/// what it found; a journal that cannot be opened is the error.
 pub(crate) fn open_journal(
     out: &Path,
     shard: Option<Shard>,
@@ -70,8 +68,7 @@ pub(crate) fn open_journal(
     let dir = journal::dir_for(out, shard);
     let mut manifest = Manifest::new(refs, setups, prices, shard);
     manifest.cost = cost.describe();
-    let opened = Journal::open(&dir, &manifest, refs, setups.len())
-        .map_err(|e| JobError::Plan(format!("{e:#}")))?;
+    let opened = Journal::open(&dir, &manifest, refs, setups.len())?;
     if opened.continued {
         crate::note!(
             "resuming: {} of {} sessions were finished before; replaying the other {}{}",

@@ -19,7 +19,7 @@ use crate::transcript::Message;
 /// every estimator of `estimators`, estimator by estimator in the order
 /// given. A list without bytes4 keeps only the baseline under bytes4; the
 /// other policies' setups are kept once as they are.
-pub fn expand(setups: &[Setup], estimators: &[Estimator]) -> Vec<Setup> {
+pub(crate) fn expand(setups: &[Setup], estimators: &[Estimator]) -> Vec<Setup> {
     if estimators == [Estimator::Bytes4] || estimators.is_empty() {
         return setups.to_vec();
     }
@@ -50,7 +50,7 @@ pub fn expand(setups: &[Setup], estimators: &[Estimator]) -> Vec<Setup> {
 /// under two or more of smith's configs, each of them is told which of the
 /// record's results hold a marker, searched once (`engine::marks`); the
 /// `recorded` policy gets the session's own run (`run`).
-pub fn bind(
+pub(crate) fn bind(
     configs: &[Setup],
     messages: &[Arc<Message>],
     run: Option<&Arc<AgentRun>>,

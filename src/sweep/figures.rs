@@ -16,7 +16,7 @@ use crate::cost::Prices;
 /// How a figure is summed over the sessions of a config, and so how it is
 /// written: whole numbers as integers, dollars as floats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A whole number; the config's figure is the sum over sessions.
     Count,
     /// A whole number that is a maximum (peak tokens); the config's figure is
@@ -87,7 +87,7 @@ macro_rules! metrics {
             }
 
             /// How the figure adds up over sessions and is written.
-            pub const fn kind(self) -> Kind {
+            pub(crate) const fn kind(self) -> Kind {
                 match self { $(Metric::$variant => $kind,)* }
             }
 
@@ -99,7 +99,7 @@ macro_rules! metrics {
 
             /// The figure as the report's tables head it ("tokens sent",
             /// "over the window").
-            pub const fn label(self) -> &'static str {
+            pub(crate) const fn label(self) -> &'static str {
                 match self { $(Metric::$variant => $label,)* }
             }
 
@@ -237,12 +237,12 @@ impl Metric {
 
     /// The figure whose column is `name`: for names from outside the code
     /// (a user's `--rank-by`, a file's `rank_by`).
-    pub fn from_name(name: &str) -> Option<Metric> {
+    pub(crate) fn from_name(name: &str) -> Option<Metric> {
         Metric::ALL.into_iter().find(|m| m.name() == name)
     }
 
     /// Whether the figure is in dollars (written as money, not a count).
-    pub const fn is_price(self) -> bool {
+    pub(crate) const fn is_price(self) -> bool {
         matches!(self.kind(), Kind::Price)
     }
 
@@ -253,7 +253,8 @@ impl Metric {
     }
 
     /// `fires_<stage>`.
-    pub const fn fires(stage: Stage) -> Metric {
+    #[cfg(test)]
+    pub(crate) const fn fires(stage: Stage) -> Metric {
         match stage {
             Stage::Thinking => Metric::FiresThinking,
             Stage::Attachments => Metric::FiresAttachments,
@@ -265,7 +266,7 @@ impl Metric {
     }
 
     /// `reclaimed_<stage>`.
-    pub const fn reclaimed(stage: Stage) -> Metric {
+    pub(crate) const fn reclaimed(stage: Stage) -> Metric {
         match stage {
             Stage::Thinking => Metric::ReclaimedThinking,
             Stage::Attachments => Metric::ReclaimedAttachments,
@@ -277,7 +278,7 @@ impl Metric {
     }
 
     /// The figure counting misfires of `kind`.
-    pub const fn misfires(kind: MisfireKind) -> Metric {
+    pub(crate) const fn misfires(kind: MisfireKind) -> Metric {
         match kind {
             MisfireKind::Grew => Metric::MisfireGrew,
             MisfireKind::Repeated => Metric::MisfireRepeated,

@@ -17,7 +17,7 @@ use crate::knob::ValueError;
 /// The largest grid a sweep runs unless told otherwise. Each config replays
 /// every session once, so a grid beyond this is hours of work and gigabytes
 /// of rows: far more likely a typo in a step than a wish.
-pub const MAX_CONFIGS: usize = 100_000;
+pub(crate) const MAX_CONFIGS: usize = 100_000;
 
 /// The most decimals a range may use: ranges are computed on integers scaled
 /// by 10^decimals, which must stay exact in an `i64`.
@@ -126,19 +126,19 @@ impl GridSpec {
     }
 
     /// Sets `knob`'s values as numbers already checked (a grid's axis).
-    pub fn put(&mut self, knob: Knob, values: Vec<f64>) {
+    pub(crate) fn put(&mut self, knob: Knob, values: Vec<f64>) {
         self.values[knob as usize] = Some(values);
     }
 
     /// The values given for `knob`, if any.
-    pub fn get(&self, knob: Knob) -> Option<&[f64]> {
+    pub(crate) fn get(&self, knob: Knob) -> Option<&[f64]> {
         self.values[knob as usize].as_deref()
     }
 
     /// Which of ratio and overhead the flags fix. Where they leave one, each
     /// session replays under its own (its saved ratio, or what its recorded
     /// usage teaches), in every command that sweeps.
-    pub fn given(&self) -> crate::calibrate::session::Given {
+    pub(crate) fn given(&self) -> crate::calibrate::session::Given {
         crate::calibrate::session::Given {
             ratio: self.get(Knob::Ratio).is_some(),
             overhead: self.get(Knob::Overhead).is_some(),
@@ -148,7 +148,7 @@ impl GridSpec {
     /// Reads a TOML grid file. Each key is a knob (`compact-at` or
     /// `compact_at`); each value a number, an array of numbers, or a string in
     /// the command-line syntax (`"0.4..0.6:0.05"`); arrays may mix both.
-    pub fn from_toml(path: &Path, text: &str) -> Result<GridSpec, SpecError> {
+    pub(crate) fn from_toml(path: &Path, text: &str) -> Result<GridSpec, SpecError> {
         let file = || path.to_path_buf();
         let table: toml::Table = text.parse().map_err(|error| SpecError::NotToml {
             file: file(),
@@ -199,7 +199,7 @@ impl GridSpec {
 
     /// This spec with every knob `other` sets taken from `other`: the command
     /// line overrides a grid file.
-    pub fn overridden_by(mut self, other: &GridSpec) -> GridSpec {
+    pub(crate) fn overridden_by(mut self, other: &GridSpec) -> GridSpec {
         for (mine, theirs) in self.values.iter_mut().zip(&other.values) {
             if theirs.is_some() {
                 mine.clone_from(theirs);
@@ -210,7 +210,7 @@ impl GridSpec {
 
     /// How many configs the product has (before impossible ones are left
     /// out), saturating.
-    pub fn product_len(&self) -> usize {
+    pub(crate) fn product_len(&self) -> usize {
         self.values
             .iter()
             .map(|v| v.as_ref().map_or(1, Vec::len))
@@ -223,7 +223,7 @@ impl GridSpec {
 /// `:step`, meaning 1). Repeated values are kept once, in first-seen order.
 /// Every value is checked against what the knob accepts.
 /// A knob's words (the ratio's `learn`) are items too, in the order given.
-pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, SpecError> {
+pub(crate) fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, SpecError> {
     // A number is checked as a number: 0 is no ratio, even though it is
     // how `learn` is held.
     let check = |v: f64| (knob.def().check)(v).and_then(|()| knob.check(v));
@@ -247,7 +247,7 @@ pub fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, SpecError> {
 
 /// [`parse_values`] for any knob: `integer` says whether a range may leave
 /// out its step, `check` rejects a value the knob cannot take.
-pub fn parse_list(
+pub(crate) fn parse_list(
     text: &str,
     integer: bool,
     check: impl Fn(f64) -> Result<(), ValueError>,
@@ -358,18 +358,18 @@ pub struct Grid {
     /// Every config, the baseline (smith's defaults) first.
     pub configs: Vec<Config>,
     /// The values each knob took, in [`Knob::ALL`] order.
-    pub axes: Vec<(Knob, Vec<f64>)>,
+    pub(crate) axes: Vec<(Knob, Vec<f64>)>,
     /// Combinations of the product left out because their target is at or
     /// above their trigger.
-    pub impossible: usize,
+    pub(crate) impossible: usize,
 }
 
 impl Grid {
     /// Index of the baseline in [`Grid::configs`]: always the first.
-    pub const BASELINE: usize = 0;
+    pub(crate) const BASELINE: usize = 0;
 
     /// Whether config `i` is the baseline.
-    pub fn is_baseline(i: usize) -> bool {
+    pub(crate) fn is_baseline(i: usize) -> bool {
         i == Grid::BASELINE
     }
 }
@@ -377,7 +377,7 @@ impl Grid {
 /// Refuses a grid holding a config smith itself would refuse
 /// ([`Config::check_smith_rule`]), naming the rule, unless `beyond` (a
 /// maintainer exploring the engine past what smith runs).
-pub fn check_smith_rule(grid: &Grid, beyond: bool) -> Result<(), SpecError> {
+pub(crate) fn check_smith_rule(grid: &Grid, beyond: bool) -> Result<(), SpecError> {
     if beyond {
         return Ok(());
     }
@@ -390,7 +390,7 @@ pub fn check_smith_rule(grid: &Grid, beyond: bool) -> Result<(), SpecError> {
 /// Whether a config can never work: compaction would aim at or above the
 /// point where it starts, so every compaction would be a no-op followed by
 /// another one at the next request.
-pub fn is_impossible(c: &Config) -> bool {
+pub(crate) fn is_impossible(c: &Config) -> bool {
     let b = Budget::new(c);
     b.target_tokens >= b.trigger_tokens
 }
@@ -404,7 +404,7 @@ pub fn build(spec: &GridSpec, limit: usize) -> Result<Grid, SpecError> {
 }
 
 /// The config 0 [`build`] puts at the head of `spec`'s grid.
-pub fn default_baseline(spec: &GridSpec) -> Config {
+pub(crate) fn default_baseline(spec: &GridSpec) -> Config {
     // The baseline is smith's defaults under the sweep's calibration: ratio
     // and overhead are facts about the provider and the agent's fixed
     // prompt, not policy, so it takes their (first) values, and its label
@@ -425,7 +425,11 @@ pub fn default_baseline(spec: &GridSpec) -> Config {
 
 /// [`build`] with `baseline` as config 0 instead of smith's defaults: a
 /// user's own configuration, which every config is then compared with.
-pub fn build_around(spec: &GridSpec, limit: usize, baseline: Config) -> Result<Grid, SpecError> {
+pub(crate) fn build_around(
+    spec: &GridSpec,
+    limit: usize,
+    baseline: Config,
+) -> Result<Grid, SpecError> {
     let axes: Vec<(Knob, Vec<f64>)> = Knob::ALL
         .into_iter()
         .map(|k| {

@@ -1,10 +1,10 @@
 //! A sweep described without a command line: the sessions, the grid, the
 //! policies, the cost model, the outputs. `sweep` and `recommend` map their
 //! flags to a [`Job`]; [`Job::plan`] checks and resolves it before any
-//! session is read, [`Planned::run`] replays it, [`Planned::write`] writes
-//! its data files. Deciding the verdict is `crate::recommend`'s, drawing the
-//! report `crate::report`'s and printing the table `crate::view`'s: each
-//! takes what these return.
+//! session is read, [`Planned::execute`] replays it, decides its verdict by
+//! the rule it is handed (`crate::recommend`'s, above this layer) and writes
+//! its data files. Drawing the report is `crate::report`'s and printing the
+//! table `crate::view`'s: each takes the [`Outcome`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,7 +31,7 @@ use crate::transcript::{self, SessionRef};
 
 /// Why a job stopped; the command decides the exit status of each.
 #[derive(Debug, thiserror::Error)]
-pub enum JobError {
+pub(crate) enum JobError {
     /// The job as described cannot run: a bad grid, shard, folder or
     /// combination of settings.
     #[error("{0}")]
@@ -46,7 +46,7 @@ pub enum JobError {
 
 /// What every config is compared with, when the job names it.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Baseline {
+pub(crate) enum Baseline {
     /// Each session's agent's own run, as its log recorded it.
     Recorded,
     /// smith's default config.
@@ -57,60 +57,60 @@ pub enum Baseline {
 }
 
 /// A sweep: what it replays, under which configs, priced how, written where.
-pub struct Job {
+pub(crate) struct Job {
     /// The paths as given (or the sessions directory), for the outputs that
     /// record them.
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// The sessions they resolve to, selected.
-    pub refs: Vec<SessionRef>,
+    pub(crate) refs: Vec<SessionRef>,
     /// smith's knobs, each a list.
-    pub spec: GridSpec,
+    pub(crate) spec: GridSpec,
     /// The grid file the spec was read from, for summary.json.
-    pub grid_file: Option<PathBuf>,
+    pub(crate) grid_file: Option<PathBuf>,
     /// Whether the window was given (else other agents' sessions replay at
     /// their own).
-    pub window_given: bool,
+    pub(crate) window_given: bool,
     /// Refuse grids with more configs than this.
-    pub max_configs: usize,
+    pub(crate) max_configs: usize,
     /// Also replay thresholds smith itself refuses.
-    pub beyond_smith: bool,
+    pub(crate) beyond_smith: bool,
     /// The baseline asked for; `None`: recorded where every session is
     /// another agent's, else `own`.
-    pub baseline: Option<Baseline>,
+    pub(crate) baseline: Option<Baseline>,
     /// The baseline where none is asked for and the sessions are smith's,
     /// with where it came from.
-    pub own: (Config, String),
+    pub(crate) own: (Config, String),
     /// The policies besides smith's grid, with their knobs.
-    pub policies: PolicySpec,
+    pub(crate) policies: PolicySpec,
     /// The token estimators smith's configs run under (a list such as
     /// `bytes4,o200k`); `None`: each config's own.
-    pub estimators: Option<String>,
+    pub(crate) estimators: Option<String>,
     /// Prices for every session instead of its model's row.
-    pub price: Option<Prices>,
-    pub cost: crate::cost::session::Settings,
+    pub(crate) price: Option<Prices>,
+    pub(crate) cost: crate::cost::session::Settings,
     /// The figure configs are ranked by, lowest first.
-    pub rank_by: Metric,
+    pub(crate) rank_by: Metric,
     /// The bootstrap of every interval.
-    pub draws: Bootstrap,
+    pub(crate) draws: Bootstrap,
     /// One shard of the sessions (`K/N`, `auto`, `auto/N`).
-    pub shard: Option<String>,
+    pub(crate) shard: Option<String>,
     /// Journal finished sessions and continue from the journal.
-    pub resume: bool,
+    pub(crate) resume: bool,
     /// Where the data files go.
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Where the report is drawn (the data files too, without `out`).
-    pub report: Option<PathBuf>,
+    pub(crate) report: Option<PathBuf>,
     /// Fail, writing nothing, if any line or session had to be skipped.
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// Worker threads; `None`: one per core.
-    pub jobs: Option<usize>,
+    pub(crate) jobs: Option<usize>,
     /// The thrash window of every row, where not the replay's default.
-    pub thrash_window: Option<usize>,
+    pub(crate) thrash_window: Option<usize>,
     /// For the tests: pause after this many sessions.
-    pub pause_after: Option<usize>,
+    pub(crate) pause_after: Option<usize>,
     /// Say how many combinations the grid left out: a grid someone wrote
     /// leaves them out by mistake, `recommend`'s default triangle by design.
-    pub say_left_out: bool,
+    pub(crate) say_left_out: bool,
 }
 
 /// The baseline a job settled on, with what outputs call it.
@@ -134,43 +134,59 @@ pub struct Planned {
     /// The flat prices of the outputs' header and of rows the cost model
     /// did not meter; each session is priced at its model's row unless
     /// `price` was given.
-    pub price: Prices,
+    pub(crate) price: Prices,
     /// The prices given for every session, if any.
-    pub given_price: Option<Prices>,
-    pub cost: crate::cost::session::Settings,
-    pub grid: Grid,
-    pub plan: Plan,
-    pub rank_by: Metric,
-    pub draws: Bootstrap,
+    pub(crate) given_price: Option<Prices>,
+    pub(crate) cost: crate::cost::session::Settings,
+    pub(crate) grid: Grid,
+    pub(crate) plan: Plan,
+    pub(crate) rank_by: Metric,
+    pub(crate) draws: Bootstrap,
     /// The paths as given.
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     grid_file: Option<PathBuf>,
     /// The sessions this process replays: its shard's, with a shard; each
     /// one's position among the `listed` sessions of the whole sweep.
-    pub refs: Vec<SessionRef>,
+    pub(crate) refs: Vec<SessionRef>,
     ordinals: Vec<usize>,
     listed: usize,
-    pub shard: Option<Shard>,
+    pub(crate) shard: Option<Shard>,
     /// Where the data files go: `out`, else `report`.
-    pub data_dir: Option<PathBuf>,
-    pub report: Option<PathBuf>,
+    pub(crate) data_dir: Option<PathBuf>,
+    pub(crate) report: Option<PathBuf>,
     options: Options,
     resume: bool,
     strict: bool,
     thrash_window: Option<usize>,
     pause_after: Option<usize>,
     /// What the baseline is, for people.
-    pub baseline_source: String,
+    pub(crate) baseline_source: String,
 }
 
 /// A job's replay, with the journal it kept (removed by [`Planned::close`]).
-pub struct Ran {
-    pub sweep: Sweep,
+struct Ran {
+    sweep: Sweep,
     journal: Option<Opened>,
 }
 
+/// A finished job: its replay, every config's summary against the
+/// baseline, and the verdict (`V`: the rule's), which a shard leaves to
+/// the merge of every shard's sessions.
+pub(crate) struct Outcome<V> {
+    pub(crate) sweep: Sweep,
+    pub(crate) summaries: Vec<ConfigSummary>,
+    pub(crate) verdict: Option<V>,
+    /// The prices the price stands on, for people: `--price`, or each
+    /// model's row of the price table with how many requests it priced.
+    pub(crate) prices_used: String,
+    /// The ratio and overhead the rows used where sessions chose them.
+    pub(crate) calibration: Option<String>,
+    /// What the cost model assumed, and what of it moved the ranking.
+    pub(crate) cost_note: String,
+}
+
 /// What [`Planned::write`] wrote.
-pub enum Written {
+enum Written {
     /// No folder was given.
     Nothing,
     /// A shard's partition (said on stderr as it was written).
@@ -181,7 +197,7 @@ pub enum Written {
 
 /// Whether every session was recorded by another agent than smith: then
 /// the baseline is what happened, and each replays at its own window.
-pub fn all_by_other_agents(refs: &[SessionRef]) -> bool {
+pub(crate) fn all_by_other_agents(refs: &[SessionRef]) -> bool {
     use rayon::prelude::*;
     !refs.is_empty()
         && refs
@@ -192,7 +208,7 @@ pub fn all_by_other_agents(refs: &[SessionRef]) -> bool {
 /// `context`'s config under the sweep's calibration (ratio, overhead) and
 /// summary size, which are not smith's settings: a smith config as a
 /// sweep's baseline.
-pub fn under_grid(context: &Config, spec: &GridSpec) -> Config {
+pub(crate) fn under_grid(context: &Config, spec: &GridSpec) -> Config {
     let mut b = *context;
     for k in [Knob::Overhead, Knob::Ratio, Knob::SummaryTokens] {
         if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
@@ -203,7 +219,7 @@ pub fn under_grid(context: &Config, spec: &GridSpec) -> Config {
 }
 
 fn plan_error(e: impl std::fmt::Display) -> anyhow::Error {
-    JobError::Plan(e.to_string()).into()
+    JobError::Plan(format!("{e:#}")).into()
 }
 
 impl Job {
@@ -289,9 +305,9 @@ impl Job {
     /// The configs (smith's grid, the other policies', under every
     /// estimator) and the sessions (sharded) of the job, with the output
     /// folders made ready.
-    pub fn plan(self) -> Result<Planned> {
+    pub(crate) fn plan(self) -> Result<Planned> {
         let (grid, plan, baseline_source) = self.configs()?;
-        let shard = dist::shard_of(self.shard.as_deref())?;
+        let shard = dist::shard_of(self.shard.as_deref()).map_err(plan_error)?;
         if shard.is_some() && (self.out.is_none() || self.report.is_some()) {
             return Err(plan_error(
                 "--shard needs --out DIR (the folder every shard writes into) and no --report: draw the report after `merge DIR`",
@@ -419,9 +435,49 @@ fn prepare_out_dir(dir: &Path, refs: &[SessionRef]) -> Result<()> {
 }
 
 impl Planned {
+    /// Replays the sessions, summarizes the configs, decides the verdict by
+    /// `decide` (not for a shard), writes the data files with it and
+    /// removes the journal: what `sweep` and `recommend` do alike.
+    pub(crate) fn execute<V: serde::Serialize>(
+        &self,
+        decide: impl FnOnce(&mut [ConfigSummary], &PerSession) -> V,
+    ) -> Result<Outcome<V>> {
+        let mut ran = self.run()?;
+        say_replayed(&ran.sweep, self.plan.setups.len());
+        let (mut summaries, per) = self.summarize(&ran.sweep);
+        // A shard sees only its sessions: the merge decides on all of them.
+        let verdict = self.shard.is_none().then(|| decide(&mut summaries, &per));
+        let laid_out = verdict
+            .as_ref()
+            .map(serde_json::to_value)
+            .transpose()
+            .context("cannot lay out the verdict")?;
+        let written = self.write(&ran.sweep, &summaries, laid_out)?;
+        if let (Written::Data(paths), Some(dir)) = (&written, &self.data_dir) {
+            let names: Vec<String> = paths
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            crate::note!("wrote {} into {}", names.join(", "), dir.display());
+        }
+        self.close(&mut ran)?;
+        let sweep = ran.sweep;
+        Ok(Outcome {
+            cost_note: super::cost_note::note(&summaries, Some(&self.cost)),
+            calibration: super::summary::CalibrationRecord::of(
+                sweep.rows.iter().map(|r| &r.facts.calibration),
+            )
+            .map(|c| c.describe(sweep.rows.len())),
+            prices_used: prices_used(&self.refs, self.given_price, &self.price),
+            sweep,
+            summaries,
+            verdict,
+        })
+    }
+
     /// What `summary.json` says besides the tables: the one description
     /// of this sweep every writer (one process, a shard) is given.
-    pub fn summary_input(&self) -> SummaryInput<'_> {
+    pub(crate) fn summary_input(&self) -> SummaryInput<'_> {
         SummaryInput {
             paths: &self.paths,
             grid_file: self.grid_file.as_deref(),
@@ -435,19 +491,22 @@ impl Planned {
     /// Replays the planned sessions, through the journal when resuming, and
     /// stops (writing nothing) where the run was interrupted or, under
     /// strictness, had to skip something.
-    pub fn run(&self) -> Result<Ran> {
+    fn run(&self) -> Result<Ran> {
         // Ctrl-C stops the run at the next session and writes nothing: the
         // outputs already in the folder stay as they were.
         crate::interrupt::install();
         let mut journal = match (self.resume, &self.data_dir) {
-            (true, Some(dir)) => Some(dist::open_journal(
-                dir,
-                self.shard,
-                &self.refs,
-                &self.plan.setups,
-                &self.price,
-                &self.cost,
-            )?),
+            (true, Some(dir)) => Some(
+                dist::open_journal(
+                    dir,
+                    self.shard,
+                    &self.refs,
+                    &self.plan.setups,
+                    &self.price,
+                    &self.cost,
+                )
+                .map_err(plan_error)?,
+            ),
             _ => None,
         };
         let mut sweep = dist::run_sweep(
@@ -484,7 +543,7 @@ impl Planned {
 
     /// Every config's summary against the baseline, ranked by the job's
     /// figure, with the per-session values the verdict resamples.
-    pub fn summarize(&self, sweep: &Sweep) -> (Vec<ConfigSummary>, PerSession) {
+    fn summarize(&self, sweep: &Sweep) -> (Vec<ConfigSummary>, PerSession) {
         let value = |s: usize, c: usize| figures::values(&sweep.row(s, c).facts, &self.price);
         summarize_values_with(
             &sweep.configs,
@@ -498,7 +557,7 @@ impl Planned {
     /// Writes the outputs: a shard's partition, or the data files with the
     /// verdict (laid out as `verdict.json`); a sweep of every session must
     /// be given one.
-    pub fn write(
+    fn write(
         &self,
         sweep: &Sweep,
         summaries: &[ConfigSummary],
@@ -533,12 +592,95 @@ impl Planned {
     }
 
     /// Removes the journal of a finished run, once its outputs are written.
-    pub fn close(&self, ran: &mut Ran) -> Result<()> {
+    fn close(&self, ran: &mut Ran) -> Result<()> {
         match (ran.journal.take(), &self.data_dir) {
             (Some(opened), Some(dir)) => opened.journal.finish(dir),
             _ => Ok(()),
         }
     }
+}
+
+/// The prices the sweep's price stands on: `--price` for every request
+/// where given, else each imported request's model's row of the price table
+/// (with how many requests), and the flat default for sessions that record
+/// no model (smith's own).
+fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> String {
+    if let Some(p) = given {
+        return format!("{p} (--price, for every request)");
+    }
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    let mut unrecorded = 0usize;
+    let mut smith = crate::cost::session::SmithPrices::default();
+    for r in refs {
+        // The metadata the replay reads: a log read in place has no
+        // session.json on disk, only the one converted with it.
+        let value = crate::transcript::locate::read_meta(r)
+            .ok()
+            .flatten()
+            .and_then(|m| m.raw);
+        let file = value
+            .as_ref()
+            .and_then(crate::transcript::session_file::SessionFile::from_meta);
+        let Some(file) = file else {
+            if !smith.add(value.as_ref()) {
+                unrecorded += 1;
+            }
+            continue;
+        };
+        for q in &file.requests {
+            let model = q.model.as_deref().or(file.model.as_deref()).unwrap_or("");
+            let row = crate::cost::table::lookup(model).row;
+            match rows.iter_mut().find(|x| x.0 == row) {
+                Some(x) => x.1 += 1,
+                None => rows.push((row, 1)),
+            }
+        }
+    }
+    if rows.is_empty() && smith.is_empty() {
+        return flat.to_string();
+    }
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut parts: Vec<String> = rows
+        .iter()
+        .map(|(row, n)| {
+            let p = &crate::cost::MODEL_PRICES[*row];
+            format!("{} {} ({n} requests)", p.family, p.prices())
+        })
+        .collect();
+    parts.extend(smith.describe());
+    if unrecorded > 0 {
+        parts.push(format!(
+            "{flat} for the {unrecorded} sessions that record no model"
+        ));
+    }
+    let per = if smith.is_empty() {
+        "per request's model"
+    } else {
+        "per request's model (smith's own sessions: the provider and model each session.json names)"
+    };
+    // One model a line: a header of many models stays readable.
+    let lines: String = parts.iter().map(|p| format!("\n  {p}")).collect();
+    format!("{per}:{lines}")
+}
+
+/// How much was replayed, how fast, and what could not be read.
+fn say_replayed(sweep: &Sweep, configs: usize) {
+    let mb = sweep.bytes() as f64 / 1e6;
+    let secs = sweep.elapsed.as_secs_f64();
+    crate::note!(
+        "replayed {} sessions ({mb:.1} MB{}) under {configs} configs in {secs:.1}s ({:.1} MB/s, {} threads){}",
+        sweep.sessions.len(),
+        match sweep.lines_skipped() {
+            0 => String::new(),
+            n => format!(", {n} bad lines skipped"),
+        },
+        if secs > 0.0 { mb / secs } else { 0.0 },
+        sweep.threads,
+        match sweep.unreadable.len() {
+            0 => String::new(),
+            n => format!("; {n} sessions could not be read"),
+        },
+    );
 }
 
 /// Stops a run whose results must not be written: interrupted by Ctrl-C

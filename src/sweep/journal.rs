@@ -44,11 +44,11 @@ use crate::cost::Prices;
 /// The folder under `--out` that holds the journals.
 pub const DIR: &str = ".resume";
 /// The manifest's file name.
-pub const MANIFEST: &str = "manifest.json";
+pub(crate) const MANIFEST: &str = "manifest.json";
 /// The journal's file name.
 pub const JOURNAL: &str = "journal";
 /// How often the journal is synced to disk at most.
-pub const SYNC_EVERY: Duration = Duration::from_secs(1);
+pub(crate) const SYNC_EVERY: Duration = Duration::from_secs(1);
 /// Bytes before a record's payload: its length and its checksum.
 const HEADER: usize = 12;
 /// Format of the records; a journal of another format is refused. Format 1
@@ -67,22 +67,22 @@ pub fn dir_for(out: &Path, shard: Option<Shard>) -> PathBuf {
 /// the shard.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
-    pub tool: String,
-    pub format: u32,
+    pub(crate) tool: String,
+    pub(crate) format: u32,
     /// `K/N`, or null for an unsharded sweep.
-    pub shard: Option<String>,
+    pub(crate) shard: Option<String>,
     /// Each input file as path, size in bytes and modification time in
     /// nanoseconds since 1970, in sweep order.
-    pub inputs: Vec<(String, u64, u64)>,
+    pub(crate) inputs: Vec<(String, u64, u64)>,
     /// FNV-1a 64 of every config's policy and knob values, in hex.
-    pub configs: String,
-    pub config_count: usize,
+    pub(crate) configs: String,
+    pub(crate) config_count: usize,
     /// `input,cache_write,cache_read`.
-    pub prices: String,
+    pub(crate) prices: String,
     /// The cost model's settings (`Settings::describe`); empty in journals
     /// written before the sweep had them.
     #[serde(default)]
-    pub cost: String,
+    pub(crate) cost: String,
 }
 
 impl Manifest {
@@ -125,7 +125,7 @@ impl Manifest {
 
     /// Why a sweep described by `self` cannot continue the journal of
     /// `old`, or `None` when it can.
-    pub fn differences(&self, old: &Manifest) -> Option<String> {
+    pub(crate) fn differences(&self, old: &Manifest) -> Option<String> {
         let mut why = Vec::new();
         if self.tool != old.tool || self.format != old.format {
             why.push(format!(
@@ -214,16 +214,16 @@ pub struct Journal {
 
 /// What opening a journal found.
 pub struct Opened {
-    pub journal: Journal,
+    pub(crate) journal: Journal,
     /// The sessions already done, indexed as the sweep's sessions.
-    pub done: Vec<Option<Done>>,
+    pub(crate) done: Vec<Option<Done>>,
     /// Sessions whose rows were recovered.
-    pub recovered: usize,
+    pub(crate) recovered: usize,
     /// Bytes at the end that were not a whole record (a write cut short)
     /// and were dropped.
-    pub dropped_bytes: u64,
+    pub(crate) dropped_bytes: u64,
     /// Whether there was a journal to continue.
-    pub continued: bool,
+    pub(crate) continued: bool,
 }
 
 impl Journal {
@@ -340,7 +340,12 @@ impl Journal {
 
     /// Appends the record of session `i`, in one write; syncs if the last
     /// sync is [`SYNC_EVERY`] old.
-    pub fn append(&self, i: usize, info: &SessionInfo, facts: &[SessionFacts]) -> Result<()> {
+    pub(crate) fn append(
+        &self,
+        i: usize,
+        info: &SessionInfo,
+        facts: &[SessionFacts],
+    ) -> Result<()> {
         #[derive(Serialize)]
         struct RecordRef<'a> {
             i: usize,
@@ -369,7 +374,7 @@ impl Journal {
     }
 
     /// Syncs everything written.
-    pub fn sync(&self) -> Result<()> {
+    pub(crate) fn sync(&self) -> Result<()> {
         let guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
         guard
             .0
@@ -378,13 +383,13 @@ impl Journal {
     }
 
     /// The journal file.
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         self.dir.join(JOURNAL)
     }
 
     /// Removes the journal and its manifest: the sweep's outputs are
     /// written and nothing is left to resume.
-    pub fn finish(self, out: &Path) -> Result<()> {
+    pub(crate) fn finish(self, out: &Path) -> Result<()> {
         drop(self.file);
         fs::remove_dir_all(&self.dir).with_context(|| {
             format!("{}: cannot remove the finished journal", self.dir.display())

@@ -45,36 +45,36 @@ use crate::cost::PriceError;
 use crate::cost::Prices;
 
 /// The folder of the shards' rows, one Hive partition per shard.
-pub const SESSIONS_DIR: &str = "sessions";
+pub(crate) const SESSIONS_DIR: &str = "sessions";
 /// The folder of the shards' summaries.
-pub const SUMMARIES_DIR: &str = "summaries";
+pub(crate) const SUMMARIES_DIR: &str = "summaries";
 /// The one part file of a shard.
-pub const PART_FILE: &str = "part-0.parquet";
+pub(crate) const PART_FILE: &str = "part-0.parquet";
 /// The column giving a row's session's position in the whole sweep.
-pub const ORDINAL: Col = Col::Ordinal;
+pub(crate) const ORDINAL: Col = Col::Ordinal;
 
 /// `OUT/sessions/shard=K/part-0.parquet`.
-pub fn part_path(out: &Path, shard: Shard) -> PathBuf {
+pub(crate) fn part_path(out: &Path, shard: Shard) -> PathBuf {
     out.join(SESSIONS_DIR)
         .join(format!("shard={}", shard.index))
         .join(PART_FILE)
 }
 
 /// `OUT/summaries/shard=K/summary.json`.
-pub fn summary_path(out: &Path, shard: Shard) -> PathBuf {
+pub(crate) fn summary_path(out: &Path, shard: Shard) -> PathBuf {
     out.join(SUMMARIES_DIR)
         .join(format!("shard={}", shard.index))
         .join(super::SUMMARY_FILE)
 }
 
 /// Whether `dir` holds the outputs of sharded sweeps.
-pub fn has_shards(dir: &Path) -> bool {
+pub(crate) fn has_shards(dir: &Path) -> bool {
     dir.join(SUMMARIES_DIR).is_dir()
 }
 
 /// The grid, policies and prices as text that parses back to the same
 /// values (Rust prints the shortest decimal that reads back exactly).
-pub fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
+pub(crate) fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
     fn list<T: ToString>(v: &[T]) -> String {
         v.iter()
             .map(|x| x.to_string())
@@ -195,7 +195,7 @@ pub struct Merged {
 impl Merged {
     /// Writes the merged outputs into `out`, each atomically, and says what
     /// was written and how long the merge since `started` took.
-    pub fn write(&self, out: &Path, started: std::time::Instant) -> Result<()> {
+    pub(crate) fn write(&self, out: &Path, started: std::time::Instant) -> Result<()> {
         let written = crate::export::write_all(out, &self.export)?;
         let names: Vec<String> = written
             .iter()

@@ -21,12 +21,14 @@ pub(crate) mod dist;
 pub(crate) mod estimators;
 pub mod figures;
 pub mod grid;
+#[cfg(test)]
+mod grid_tests;
 #[cfg(feature = "full")]
-pub mod job;
+pub(crate) mod job;
 pub mod journal;
 #[cfg(feature = "full")]
 pub mod merge;
-pub mod pareto;
+pub(crate) mod pareto;
 pub mod plan;
 pub mod run;
 pub mod shard;
@@ -36,9 +38,9 @@ pub mod tables;
 
 /// The files of a sweep's output folder: written here (and by `export`),
 /// read back by `merge` and the report.
-pub const CONFIGS_FILE: &str = "configs.parquet";
-pub const SESSIONS_FILE: &str = "sessions.parquet";
-pub const SUMMARY_FILE: &str = "summary.json";
+pub(crate) const CONFIGS_FILE: &str = "configs.parquet";
+pub(crate) const SESSIONS_FILE: &str = "sessions.parquet";
+pub(crate) const SUMMARY_FILE: &str = "summary.json";
 
 pub use aggregate::{summarize, ConfigSummary, Delta, Stats};
 pub use grid::{Grid, GridSpec, Knob};

@@ -6,7 +6,7 @@
 /// Which of `points` (lower is better on both coordinates) are on the front:
 /// not dominated by any other point. Equal points do not dominate each
 /// other, so duplicates on the front are all flagged. O(n log n).
-pub fn front(points: &[(f64, f64)]) -> Vec<bool> {
+pub(crate) fn front(points: &[(f64, f64)]) -> Vec<bool> {
     let mut order: Vec<usize> = (0..points.len()).collect();
     order.sort_by(|&a, &b| {
         points[a]

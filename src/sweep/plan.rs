@@ -22,7 +22,7 @@ use super::grid::{self, Grid, Knob, SpecError};
 /// The policies asked for, and the values asked for each policy's knobs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicySpec {
-    pub policies: Vec<Policy>,
+    pub(crate) policies: Vec<Policy>,
     values: [Option<Vec<Value>>; PolicyKnob::ALL.len()],
 }
 
@@ -57,19 +57,19 @@ impl PolicySpec {
     }
 
     /// The values given for `knob`, if any.
-    pub fn get(&self, knob: PolicyKnob) -> Option<&[Value]> {
+    pub(crate) fn get(&self, knob: PolicyKnob) -> Option<&[Value]> {
         self.values[knob as usize].as_deref()
     }
 
     /// The values of `knob` a sweep runs: those given, else the default.
-    pub fn values(&self, knob: PolicyKnob) -> Vec<Value> {
+    pub(crate) fn values(&self, knob: PolicyKnob) -> Vec<Value> {
         self.get(knob)
             .map_or_else(|| vec![knob.get(&Knobs::default())], <[Value]>::to_vec)
     }
 
     /// Knobs given for policies not in the list: worth a warning, since
     /// they change nothing.
-    pub fn unused(&self) -> Vec<PolicyKnob> {
+    pub(crate) fn unused(&self) -> Vec<PolicyKnob> {
         PolicyKnob::ALL
             .into_iter()
             .filter(|k| self.get(*k).is_some() && !self.policies.contains(&k.policy()))
@@ -91,19 +91,11 @@ pub enum BaselineKind {
     Recorded,
 }
 
-impl BaselineKind {
-    /// Its name in `--baseline` and in `summary.json`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BaselineKind::Smith => "smith",
-            BaselineKind::Recorded => "recorded",
-        }
-    }
-}
+impl BaselineKind {}
 
 /// The setup of the recorded baseline under `grid`'s calibration: the
 /// agent's own run at each session's own window.
-pub fn recorded_baseline(grid: &Grid) -> Setup {
+pub(crate) fn recorded_baseline(grid: &Grid) -> Setup {
     let mut config = grid.configs[Grid::BASELINE];
     config.max_tokens = OWN_WINDOW;
     Setup::new(Policy::Recorded, config, Knobs::default())
@@ -116,17 +108,17 @@ pub struct Plan {
     /// then each other policy's configs, in the order asked.
     #[serde(skip)]
     pub setups: Vec<Setup>,
-    pub policies: Vec<Policy>,
+    pub(crate) policies: Vec<Policy>,
     /// The values each asked-for policy's knobs took.
-    pub policy_axes: Vec<(PolicyKnob, Vec<Value>)>,
+    pub(crate) policy_axes: Vec<(PolicyKnob, Vec<Value>)>,
     /// What config 0 is.
-    pub baseline: BaselineKind,
+    pub(crate) baseline: BaselineKind,
 }
 
 impl Plan {
     /// Configs of `policy`.
     #[cfg(test)]
-    pub fn count(&self, policy: Policy) -> usize {
+    pub(crate) fn count(&self, policy: Policy) -> usize {
         self.setups.iter().filter(|s| s.policy == policy).count()
     }
 }

@@ -37,13 +37,13 @@ use crate::transcript::{self, Session, SessionRef};
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SessionInfo {
     /// The session's name or id, else its directory's or file's name.
-    pub label: String,
+    pub(crate) label: String,
     /// The transcript.
     pub path: PathBuf,
     /// Bytes of transcript read.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Lines in the transcript and how many of them were skipped as bad.
-    pub lines: usize,
+    pub(crate) lines: usize,
     pub lines_skipped: usize,
     /// Messages read.
     pub messages: usize,
@@ -108,25 +108,35 @@ impl Sweep {
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Worker threads; `None` for one per core.
-    pub jobs: Option<usize>,
+    pub(crate) jobs: Option<usize>,
     /// Show a progress bar on stderr (the command sets this only when stderr
     /// is a terminal).
-    pub progress: bool,
+    pub(crate) progress: bool,
     /// Do not write skipped lines and unreadable sessions to stderr (they are
     /// still counted and returned).
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Which of ratio and overhead the grid set: where it did not, each
     /// session replays under its own (`crate::calibrate::session`). Both, by
     /// default.
-    pub given: Given,
+    pub(crate) given: Given,
     /// The account's cache beyond each imported session
     /// ([`super::account::of`]); empty: each session is priced alone.
-    pub accounts: Arc<Accounts>,
+    pub(crate) accounts: Arc<Accounts>,
 }
 
 impl Options {
+    /// Silent, on `jobs` threads (`None`: one per core): no progress, no
+    /// notes on stderr, the figures alone.
+    pub fn silent(jobs: Option<usize>) -> Options {
+        Options {
+            jobs,
+            quiet: true,
+            ..Options::default()
+        }
+    }
+
     /// Progress on stderr exactly when it is a terminal.
-    pub fn for_terminal(jobs: Option<usize>) -> Options {
+    pub(crate) fn for_terminal(jobs: Option<usize>) -> Options {
         Options {
             jobs,
             progress: std::io::stderr().is_terminal(),
@@ -152,11 +162,11 @@ pub fn run(refs: &[SessionRef], configs: &[Setup], opts: &Options) -> Result<Swe
 
 /// A session's rows known before the run: its info and one replay's facts
 /// per config.
-pub type Done = (SessionInfo, Vec<SessionFacts>);
+pub(crate) type Done = (SessionInfo, Vec<SessionFacts>);
 
 /// Called by a worker with each session it replayed (its index in `refs`),
 /// before it takes the next: where a resumable sweep makes the rows durable.
-pub type OnDone<'a> = dyn Fn(usize, &SessionInfo, &[SessionFacts]) -> Result<()> + Sync + 'a;
+pub(crate) type OnDone<'a> = dyn Fn(usize, &SessionInfo, &[SessionFacts]) -> Result<()> + Sync + 'a;
 
 /// [`run`], pricing every replay with the cost model under `cost`
 /// (lifetime, minimum prefix, `--price`), as `sweep` does; `None` leaves

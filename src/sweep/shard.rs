@@ -20,8 +20,8 @@ use std::path::{Component, Path};
 /// One shard of a sweep: `index` in `1..=count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
-    pub index: u32,
-    pub count: u32,
+    pub(crate) index: u32,
+    pub(crate) count: u32,
 }
 
 impl fmt::Display for Shard {
@@ -33,10 +33,10 @@ impl fmt::Display for Shard {
 /// The environment variable giving the shard count to `--shard auto` under
 /// a Kubernetes Indexed Job, which sets only the index
 /// (`JOB_COMPLETION_INDEX`); set it to the Job's `completions`.
-pub const COUNT_VAR: &str = "SMITH_CALIBRATE_SHARDS";
+pub(crate) const COUNT_VAR: &str = "SMITH_CALIBRATE_SHARDS";
 
 /// What `--shard` accepts, for help and errors.
-pub const SYNTAX: &str = "K/N (1 <= K <= N), auto, or auto/N";
+pub(crate) const SYNTAX: &str = "K/N (1 <= K <= N), auto, or auto/N";
 
 /// Why a `--shard` value or the scheduler's environment gives no shard: a
 /// job script can tell a typo in the flag from a job that was not started
@@ -83,7 +83,10 @@ impl Shard {
     /// count from [`COUNT_VAR`]); `auto/N` (the index from either, the count
     /// given). `env` looks a variable up (the process environment, or a
     /// table in tests).
-    pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Shard, ShardError> {
+    pub(crate) fn parse(
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Shard, ShardError> {
         let text = text.trim();
         let (first, count) = match text.split_once('/') {
             Some((k, n)) => (k.trim(), Some(n.trim())),
@@ -162,7 +165,7 @@ impl Shard {
 }
 
 /// The shard (1-based) of `key` among `count`.
-pub fn of(key: &str, count: u32) -> u32 {
+pub(crate) fn of(key: &str, count: u32) -> u32 {
     (fnv1a64(key.as_bytes()) % u64::from(count.max(1))) as u32 + 1
 }
 
@@ -176,7 +179,7 @@ fn number(name: &str, text: &str) -> Result<u32, ShardError> {
 }
 
 /// 64-bit FNV-1a.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);

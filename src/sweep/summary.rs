@@ -39,39 +39,39 @@ pub struct Summary {
     #[serde(deserialize_with = "schema_version")]
     pub schema_version: u32,
     /// The program and version that wrote it; shards of one sweep agree.
-    pub tool: String,
+    pub(crate) tool: String,
     /// What was asked for: the PATHS, or the sessions directory.
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// Sessions replayed.
     pub sessions: usize,
     /// Sessions that could not be read: `skipped.len()`.
-    pub sessions_skipped: usize,
-    pub skipped: Vec<super::run::Unreadable>,
-    pub lines_skipped: usize,
+    pub(crate) sessions_skipped: usize,
+    pub(crate) skipped: Vec<super::run::Unreadable>,
+    pub(crate) lines_skipped: usize,
     /// Bytes of transcript read.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Timing fields: they say how long and on how many threads, so they
     /// differ between two runs of the same sweep.
     #[serde(deserialize_with = "exact")]
-    pub elapsed_seconds: f64,
-    pub threads: usize,
+    pub(crate) elapsed_seconds: f64,
+    pub(crate) threads: usize,
     /// `--thrash-window`: the misfire figures' window.
-    pub thrash_window: usize,
+    pub(crate) thrash_window: usize,
     pub grid: GridRecord,
-    pub prices: PriceRecord,
+    pub(crate) prices: PriceRecord,
     /// The figure configs were ranked by.
     pub rank_by: Metric,
-    pub cost_model: CostModel,
+    pub(crate) cost_model: CostModel,
     /// smith's defaults, without deltas (they are all zero).
     pub baseline: Option<ConfigRecord>,
     /// The config ranked first, with its deltas against the baseline.
     pub best: Option<ConfigRecord>,
     /// The Pareto front of price against results mangled, in rank order.
-    pub pareto_front: Vec<FrontPoint>,
+    pub(crate) pareto_front: Vec<FrontPoint>,
     /// How many rows replayed under the session's own ratio or overhead
     /// (`crate::calibrate::session`); null when every row ran at its
     /// config's.
-    pub calibration: Option<CalibrationRecord>,
+    pub(crate) calibration: Option<CalibrationRecord>,
     /// Only in a shard's own summary (`summaries/shard=K/summary.json`):
     /// which shard, and what `merge` needs to rebuild the sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -81,7 +81,7 @@ pub struct Summary {
 impl Summary {
     /// The record as a JSON value, for [`crate::export::Export`] (which
     /// cannot name this type without a cycle between `export` and `sweep`).
-    pub fn to_value(&self) -> serde_json::Result<serde_json::Value> {
+    pub(crate) fn to_value(&self) -> serde_json::Result<serde_json::Value> {
         serde_json::to_value(self)
     }
 }
@@ -103,18 +103,18 @@ pub fn untimed(text: &str) -> String {
 /// The rows (session × config) whose ratio or overhead the session chose,
 /// by what it chose.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CalibrationRecord {
+pub(crate) struct CalibrationRecord {
     /// At the `context_ratio` the session saved.
-    pub ratio_saved: usize,
+    pub(crate) ratio_saved: usize,
     /// With the ratio learned request by request.
-    pub ratio_learned: usize,
+    pub(crate) ratio_learned: usize,
     /// With the overhead fitted on the session's own requests.
-    pub overhead_fitted: usize,
+    pub(crate) overhead_fitted: usize,
 }
 
 impl CalibrationRecord {
     /// The counts of `rows`; `None` when none was chosen.
-    pub fn of<'a>(
+    pub(crate) fn of<'a>(
         rows: impl Iterator<Item = &'a Option<crate::engine::learn::Calibration>>,
     ) -> Option<CalibrationRecord> {
         use crate::engine::learn::{OverheadMode, RatioMode};
@@ -130,7 +130,7 @@ impl CalibrationRecord {
     /// What the rows ran under, for every output that shows the configs:
     /// a config's label names the ratio and overhead given to it, and these
     /// rows used the session's own instead.
-    pub fn describe(&self, rows: usize) -> String {
+    pub(crate) fn describe(&self, rows: usize) -> String {
         format!(
             "ratio and overhead: each session's own where the grid left them, not the config label's: of {rows} rows, {} at the ratio learned as smith learns it, {} at the ratio the session saved, {} with the overhead fitted on the session's requests",
             self.ratio_learned, self.ratio_saved, self.overhead_fitted
@@ -138,7 +138,7 @@ impl CalibrationRecord {
     }
 
     /// Two counts added (the shards of one sweep).
-    pub fn add(
+    pub(crate) fn add(
         a: Option<CalibrationRecord>,
         b: Option<CalibrationRecord>,
     ) -> Option<CalibrationRecord> {
@@ -157,25 +157,25 @@ impl CalibrationRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GridRecord {
     /// The grid file, if one was given.
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// smith's knobs that took more than their default, by field name.
-    pub axes: Ordered<Vec<AxisValue>>,
+    pub(crate) axes: Ordered<Vec<AxisValue>>,
     /// Configs of the whole sweep, every policy's.
-    pub configs: usize,
+    pub(crate) configs: usize,
     /// Configs of smith's own grid.
-    pub smith_configs: usize,
+    pub(crate) smith_configs: usize,
     /// Combinations left out because their target was at or above their
     /// trigger.
-    pub impossible_left_out: usize,
+    pub(crate) impossible_left_out: usize,
     /// The policies asked for.
     #[serde(deserialize_with = "parse_all")]
     pub policies: Vec<Policy>,
     /// The asked-for policies' knobs and their values, by field name.
-    pub policy_axes: Ordered<Vec<AxisValue>>,
+    pub(crate) policy_axes: Ordered<Vec<AxisValue>>,
     /// What config 0 is: `smith` (its defaults or a user's config) or
     /// `recorded` (what the agents did).
     #[serde(default)]
-    pub baseline: super::plan::BaselineKind,
+    pub(crate) baseline: super::plan::BaselineKind,
 }
 
 /// A knob's value on an axis: integers as integers (`512`), fractions as
@@ -183,7 +183,7 @@ pub struct GridRecord {
 /// a list of strings.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum AxisValue {
+pub(crate) enum AxisValue {
     Int(i64),
     Float(f64),
     Names(Vec<String>),
@@ -191,7 +191,7 @@ pub enum AxisValue {
 
 impl AxisValue {
     /// `x` as an integer knob's value when `integer`, else as a fraction.
-    pub fn new(x: f64, integer: bool) -> AxisValue {
+    pub(crate) fn new(x: f64, integer: bool) -> AxisValue {
         if integer {
             AxisValue::Int(x as i64)
         } else {
@@ -237,28 +237,28 @@ impl fmt::Display for AxisValue {
 
 /// The flat prices of the sweep.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PriceRecord {
+pub(crate) struct PriceRecord {
     #[serde(deserialize_with = "exact")]
-    pub input: f64,
+    pub(crate) input: f64,
     #[serde(deserialize_with = "exact")]
-    pub cache_write: f64,
+    pub(crate) cache_write: f64,
     #[serde(deserialize_with = "exact")]
-    pub cache_read: f64,
+    pub(crate) cache_read: f64,
     /// Always [`PRICE_UNIT`].
-    pub unit: String,
+    pub(crate) unit: String,
 }
 
 /// The unit of [`PriceRecord`]'s prices.
-pub const PRICE_UNIT: &str = "USD per million tokens";
+pub(crate) const PRICE_UNIT: &str = "USD per million tokens";
 
 /// What the price rests on, from the figures alone so that merged shards
 /// write the same (see `cost_note`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CostModel {
+pub(crate) struct CostModel {
     /// The baseline's `ttl_applied`: sessions whose records gave times.
     #[serde(deserialize_with = "exact")]
-    pub sessions_with_lifetime: f64,
-    pub note: String,
+    pub(crate) sessions_with_lifetime: f64,
+    pub(crate) note: String,
 }
 
 /// A config's knobs, label, budget and totals: the view of a
@@ -272,46 +272,41 @@ pub struct CostModel {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConfigRecord {
     /// Index into the grid's configs.
-    pub index: usize,
-    pub label: String,
+    pub(crate) index: usize,
+    pub(crate) label: String,
     #[serde(deserialize_with = "parse")]
-    pub policy: Policy,
+    pub(crate) policy: Policy,
     /// smith's knobs (for another policy only the window, overhead, ratio
     /// and summary size mean something).
-    pub config: Config,
+    pub(crate) config: Config,
     /// The policy's own knobs as the policy module serialises them; kept as
     /// written, since nothing reads them back.
-    pub policy_knobs: serde_json::Value,
-    pub trigger_tokens: i64,
-    pub target_tokens: i64,
+    pub(crate) policy_knobs: serde_json::Value,
+    pub(crate) trigger_tokens: i64,
+    pub(crate) target_tokens: i64,
     pub rank: usize,
-    pub pareto: bool,
-    pub totals: Totals,
+    pub(crate) pareto: bool,
+    pub(crate) totals: Totals,
     /// How text became tokens.
     #[serde(deserialize_with = "parse")]
-    pub estimator: Estimator,
+    pub(crate) estimator: Estimator,
     /// Only for `best`: the change of every rankable figure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delta_vs_baseline: Option<Deltas>,
 }
 
-impl ConfigRecord {
-    /// The total of `figure`.
-    pub fn total(&self, figure: Metric) -> f64 {
-        self.totals.0[figure.index()]
-    }
-}
+impl ConfigRecord {}
 
 /// A point of the Pareto front.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FrontPoint {
-    pub label: String,
+pub(crate) struct FrontPoint {
+    pub(crate) label: String,
     #[serde(deserialize_with = "parse")]
-    pub policy: Policy,
+    pub(crate) policy: Policy,
     #[serde(deserialize_with = "exact")]
-    pub price: f64,
-    pub results_mangled: i64,
-    pub needed_again: i64,
+    pub(crate) price: f64,
+    pub(crate) results_mangled: i64,
+    pub(crate) needed_again: i64,
 }
 
 /// Where a shard stands in the whole sweep.
@@ -322,38 +317,38 @@ pub struct ShardRecord {
     /// `N`.
     pub count: u32,
     /// How sessions are given to shards, for people.
-    pub assignment: String,
+    pub(crate) assignment: String,
     /// Sessions the whole sweep lists, over all shards.
-    pub listed: usize,
+    pub(crate) listed: usize,
     /// The position in the whole sweep of each of `skipped`.
-    pub skipped_ordinals: Vec<u64>,
-    pub rebuild: Rebuild,
+    pub(crate) skipped_ordinals: Vec<u64>,
+    pub(crate) rebuild: Rebuild,
 }
 
 /// The grid, policies and prices as text that parses back to the same
 /// values, as the flags would give them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Rebuild {
+pub(crate) struct Rebuild {
     /// smith's knobs by flag: `"compact-at": "0.6,0.8"`.
-    pub knobs: Ordered<String>,
-    pub policies: Vec<String>,
+    pub(crate) knobs: Ordered<String>,
+    pub(crate) policies: Vec<String>,
     /// The asked-for policies' knobs by flag.
-    pub policy_knobs: Ordered<String>,
+    pub(crate) policy_knobs: Ordered<String>,
     /// `input,cache_write,cache_read`.
-    pub prices: String,
+    pub(crate) prices: String,
     /// What config 0 is.
     #[serde(default)]
-    pub baseline: super::plan::BaselineKind,
+    pub(crate) baseline: super::plan::BaselineKind,
     /// smith's config at the head of the grid where it is not smith's
     /// defaults under the grid's calibration (a user's configuration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub smith_baseline: Option<crate::engine::Config>,
+    pub(crate) smith_baseline: Option<crate::engine::Config>,
 }
 
 /// Every figure's total, written as an object keyed by figure name in
 /// column order: counts as integers, prices as decimals.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Totals(pub [f64; N]);
+pub(crate) struct Totals(pub [f64; N]);
 
 impl Serialize for Totals {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -388,7 +383,7 @@ impl<'de> Deserialize<'de> for Totals {
 /// The change of every rankable figure ([`Metric::delta`]) against the
 /// baseline, keyed by figure name in column order.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Deltas(pub Vec<(Metric, Delta)>);
+pub struct Deltas(pub(crate) Vec<(Metric, Delta)>);
 
 impl Serialize for Deltas {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -473,11 +468,11 @@ impl<'de> Deserialize<'de> for Metric {
 /// An object whose keys keep the order they were written in (the axes, the
 /// flags of a rebuild), as a list of pairs.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Ordered<V>(pub Vec<(String, V)>);
+pub(crate) struct Ordered<V>(pub(crate) Vec<(String, V)>);
 
 impl<V> Ordered<V> {
     /// The value under `key`.
-    pub fn get(&self, key: &str) -> Option<&V> {
+    pub(crate) fn get(&self, key: &str) -> Option<&V> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 }

@@ -39,7 +39,7 @@ pub(crate) fn knob_columns(out: &mut Columns, configs: &[&Config]) {
 /// `ratio_mode` (`fixed`, `saved`: the session's `context_ratio`, or
 /// `learned`), `ratio_start` and `ratio_end` (the ratio at its first and
 /// last request), `overhead_used` and `window_used`.
-pub const CALIBRATION_COLUMNS: [Col; 5] = [
+pub(crate) const CALIBRATION_COLUMNS: [Col; 5] = [
     Col::RatioMode,
     Col::RatioStart,
     Col::RatioEnd,
@@ -159,7 +159,7 @@ fn figure_column(m: Metric, values: Vec<f64>) -> Values {
 /// One row per session and config: `session`, `path`, `config`,
 /// `config_label`, `policy`, smith's knobs, the policies' knobs,
 /// `is_baseline`, every figure, `lines_skipped` and `bytes`.
-pub fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
+pub(crate) fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
     let rows = &sweep.rows;
     let session = |r: &super::run::Row| &sweep.sessions[r.session as usize];
     let config = |r: &super::run::Row| &sweep.configs[r.config as usize];
@@ -351,7 +351,7 @@ fn interval_columns(out: &mut Columns, summaries: &[ConfigSummary]) {
 }
 
 /// The indices of `summaries` in rank order.
-pub fn rank_order(summaries: &[ConfigSummary]) -> Vec<usize> {
+pub(crate) fn rank_order(summaries: &[ConfigSummary]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..summaries.len()).collect();
     order.sort_by_key(|&i| summaries[i].rank);
     order
@@ -376,10 +376,10 @@ pub struct SummaryInput<'a> {
 /// 0.7 and 0.8 under some policies, at fixed prices, ranked by price.
 #[cfg(test)]
 pub(crate) struct Fixture {
-    pub grid: Grid,
-    pub plan: super::plan::Plan,
-    pub prices: Prices,
-    pub paths: Vec<String>,
+    pub(crate) grid: Grid,
+    pub(crate) plan: super::plan::Plan,
+    pub(crate) prices: Prices,
+    pub(crate) paths: Vec<String>,
 }
 
 #[cfg(test)]
@@ -420,26 +420,26 @@ impl Fixture {
 /// The counts `summary.json` gives about the sessions of a sweep: from a
 /// [`Sweep`] run here, or added up over the shards of a sharded one.
 #[derive(Clone, Debug)]
-pub struct SweepCounts<'a> {
-    pub sessions: usize,
+pub(crate) struct SweepCounts<'a> {
+    pub(crate) sessions: usize,
     /// Sessions that could not be read, in the order they were given.
-    pub unreadable: &'a [Unreadable],
-    pub lines_skipped: usize,
-    pub bytes: u64,
+    pub(crate) unreadable: &'a [Unreadable],
+    pub(crate) lines_skipped: usize,
+    pub(crate) bytes: u64,
     /// Timing fields: wall time and worker threads (over shards, the
     /// longest shard's time and every shard's threads).
-    pub elapsed_seconds: f64,
-    pub threads: usize,
-    pub configs: usize,
+    pub(crate) elapsed_seconds: f64,
+    pub(crate) threads: usize,
+    pub(crate) configs: usize,
     /// `--thrash-window`: the misfire figures' window.
-    pub thrash_window: usize,
+    pub(crate) thrash_window: usize,
     /// The rows whose ratio or overhead the session chose.
-    pub calibration: Option<super::summary::CalibrationRecord>,
+    pub(crate) calibration: Option<super::summary::CalibrationRecord>,
 }
 
 impl<'a> SweepCounts<'a> {
     /// The counts of a sweep run in this process.
-    pub fn of(sweep: &'a Sweep) -> SweepCounts<'a> {
+    pub(crate) fn of(sweep: &'a Sweep) -> SweepCounts<'a> {
         SweepCounts {
             sessions: sweep.sessions.len(),
             unreadable: &sweep.unreadable,
@@ -506,7 +506,11 @@ fn policy_axis(k: PolicyKnob, values: &[KnobValue]) -> Vec<AxisValue> {
 /// `summary.json`: what was swept (paths, sessions read and skipped, the
 /// grid's axes, prices), the baseline, the best config by rank, and the
 /// Pareto front.
-pub fn summary(sweep: &SweepCounts, summaries: &[ConfigSummary], input: &SummaryInput) -> Summary {
+pub(crate) fn summary(
+    sweep: &SweepCounts,
+    summaries: &[ConfigSummary],
+    input: &SummaryInput,
+) -> Summary {
     let order = rank_order(summaries);
     Summary {
         schema_version: SCHEMA_VERSION,
@@ -582,7 +586,7 @@ pub fn summary(sweep: &SweepCounts, summaries: &[ConfigSummary], input: &Summary
 }
 
 /// Everything `--out` writes, as DataFrames and JSON.
-pub fn export(
+pub(crate) fn export(
     sweep: &Sweep,
     summaries: &[ConfigSummary],
     prices: &Prices,

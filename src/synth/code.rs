@@ -6,15 +6,15 @@ use super::rng::{mix64, Rng};
 use super::vocab::{ADJECTIVES, DIRS, NON_ASCII, NOUNS, PROSE, VERBS};
 
 /// smith's `read_file` cap: output beyond 256 KiB is cut and marked.
-pub const READ_CAP_BYTES: usize = 256 * 1024;
+pub(crate) const READ_CAP_BYTES: usize = 256 * 1024;
 
 /// A `snake_case` function name.
-pub fn fn_name(rng: &mut Rng) -> String {
+pub(crate) fn fn_name(rng: &mut Rng) -> String {
     format!("{}_{}", rng.pick(VERBS), rng.pick(NOUNS))
 }
 
 /// A `CamelCase` type name.
-pub fn type_name(rng: &mut Rng) -> String {
+pub(crate) fn type_name(rng: &mut Rng) -> String {
     let mut s = String::new();
     if rng.chance(0.3) {
         push_camel(&mut s, rng.pick(ADJECTIVES));
@@ -32,7 +32,7 @@ fn push_camel(out: &mut String, word: &str) {
 }
 
 /// A variable name.
-pub fn var_name(rng: &mut Rng) -> String {
+pub(crate) fn var_name(rng: &mut Rng) -> String {
     if rng.chance(0.3) {
         format!("{}_{}", rng.pick(ADJECTIVES), rng.pick(NOUNS))
     } else {
@@ -41,7 +41,7 @@ pub fn var_name(rng: &mut Rng) -> String {
 }
 
 /// A few words of prose, now and then with a non-ASCII word in it.
-pub fn phrase(rng: &mut Rng, words: usize) -> String {
+pub(crate) fn phrase(rng: &mut Rng, words: usize) -> String {
     let mut s = String::new();
     for i in 0..words {
         if i > 0 {
@@ -59,13 +59,13 @@ pub fn phrase(rng: &mut Rng, words: usize) -> String {
 }
 
 /// A phrase of `lo..=hi` words.
-pub fn phrase_of(rng: &mut Rng, lo: usize, hi: usize) -> String {
+pub(crate) fn phrase_of(rng: &mut Rng, lo: usize, hi: usize) -> String {
     let words = rng.range_usize(lo, hi);
     phrase(rng, words)
 }
 
 /// One line of code in `lang`, indented, without a newline.
-pub fn code_line(lang: &Language, rng: &mut Rng, out: &mut String) {
+pub(crate) fn code_line(lang: &Language, rng: &mut Rng, out: &mut String) {
     let template = rng.pick(lang.templates);
     if template.is_empty() {
         return;
@@ -110,7 +110,7 @@ pub fn code_line(lang: &Language, rng: &mut Rng, out: &mut String) {
 }
 
 /// One line of markdown, without a newline.
-pub fn markdown_line(rng: &mut Rng, out: &mut String) {
+pub(crate) fn markdown_line(rng: &mut Rng, out: &mut String) {
     match rng.weighted(&[2, 3, 10, 5, 2, 4]) {
         0 => {
             out.push_str("## ");
@@ -156,7 +156,7 @@ fn file_line(project: &Project, file: &File, rng: &mut Rng, out: &mut String) {
 
 /// What `read_file` returns for `file`: lines `start..=end` (1-based; the
 /// whole file when `None`), each as `N: text`, cut at smith's 256 KiB cap.
-pub fn read_output(project: &Project, file: &File, range: Option<(u64, u64)>) -> String {
+pub(crate) fn read_output(project: &Project, file: &File, range: Option<(u64, u64)>) -> String {
     let mut rng = Rng::new(file.seed ^ mix64(file.version as u64));
     let (start, end) = range.unwrap_or((1, u64::MAX));
     let full = range.is_none();
@@ -191,7 +191,7 @@ pub fn read_output(project: &Project, file: &File, range: Option<(u64, u64)>) ->
 }
 
 /// The largest char boundary of `s` at or below `at`.
-pub fn floor_char_boundary(s: &str, at: usize) -> usize {
+pub(crate) fn floor_char_boundary(s: &str, at: usize) -> usize {
     if at >= s.len() {
         return s.len();
     }
@@ -203,7 +203,7 @@ pub fn floor_char_boundary(s: &str, at: usize) -> usize {
 }
 
 /// `count` grep matches (`path:line: text`) from the project's source files.
-pub fn grep_output(project: &Project, rng: &mut Rng, count: usize, wide: bool) -> String {
+pub(crate) fn grep_output(project: &Project, rng: &mut Rng, count: usize, wide: bool) -> String {
     let sources = project.of_kind(&[FileKind::Code, FileKind::Test]);
     let mut out = String::new();
     let mut line = String::new();

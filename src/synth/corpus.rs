@@ -22,7 +22,7 @@ use crate::transcript::locate::{derive_name, first_prompt_label, SESSION_FILE, T
 
 /// Marks a directory as the generator's output, so it may be overwritten by
 /// the next run without `--force`; it lists what that run wrote.
-pub const MARKER_FILE: &str = ".smith-calibrate-synth.json";
+pub(crate) const MARKER_FILE: &str = ".smith-calibrate-synth.json";
 
 /// How big the sessions of a corpus are.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,10 +48,10 @@ pub struct CorpusSpec {
 /// One session of a corpus, planned but not yet generated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Planned {
-    pub id: String,
-    pub seed: u64,
-    pub spec: SessionSpec,
-    pub created_unix: u64,
+    pub(crate) id: String,
+    pub(crate) seed: u64,
+    pub(crate) spec: SessionSpec,
+    pub(crate) created_unix: u64,
 }
 
 /// Corpora start on a day in 2025, chosen by the seed.
@@ -100,33 +100,33 @@ impl CorpusSpec {
 /// What was written for one session.
 #[derive(Clone, Debug)]
 pub struct SessionStats {
-    pub meta: Meta,
-    pub shape: Shape,
+    pub(crate) meta: Meta,
+    pub(crate) shape: Shape,
     /// Bytes of `transcript.jsonl`.
     pub bytes: u64,
-    pub turns: u32,
+    pub(crate) turns: u32,
 }
 
 /// What was written for a corpus.
 #[derive(Clone, Debug, Default)]
-pub struct CorpusStats {
-    pub sessions: Vec<SessionStats>,
-    pub bytes: u64,
-    pub messages: u64,
+pub(crate) struct CorpusStats {
+    pub(crate) sessions: Vec<SessionStats>,
+    pub(crate) bytes: u64,
+    pub(crate) messages: u64,
 }
 
 /// A transcript streamed out by [`write_transcript`].
-pub struct Written {
+pub(crate) struct Written {
     /// The generator, spent: what it learned along the way (profile, first
     /// prompt, turns, usage).
-    pub generator: SessionGen,
+    pub(crate) generator: SessionGen,
     /// Bytes written, newlines included.
-    pub bytes: u64,
-    pub messages: u64,
+    pub(crate) bytes: u64,
+    pub(crate) messages: u64,
 }
 
 /// Streams one session's transcript to `out` as smith-format JSONL.
-pub fn write_transcript<W: Write + ?Sized>(
+pub(crate) fn write_transcript<W: Write + ?Sized>(
     seed: u64,
     spec: SessionSpec,
     out: &mut W,
@@ -213,7 +213,7 @@ fn write_named_session(
 /// Refuses a non-empty `out` that an earlier run did not write, unless
 /// `force`; sessions an earlier run wrote and this one does not are removed,
 /// and entries of `index.json` that are not the generator's are kept.
-pub fn write_corpus(
+pub(crate) fn write_corpus(
     out: &Path,
     spec: &CorpusSpec,
     force: bool,

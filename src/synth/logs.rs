@@ -9,7 +9,7 @@ use super::vocab::{DIRS, LOG_COMPONENTS, NON_ASCII, NOUNS};
 
 /// Output of the project's test command: passing and failing tests, panics
 /// with their assertion, and the runner's summary line.
-pub fn test_run(project: &Project, rng: &mut Rng, target: usize, failing: bool) -> String {
+pub(crate) fn test_run(project: &Project, rng: &mut Rng, target: usize, failing: bool) -> String {
     let mut out = String::with_capacity(target + 256);
     let runner = project.lang.runner;
     let mut passed = 0u32;
@@ -98,7 +98,7 @@ fn source_path(project: &Project, rng: &mut Rng) -> String {
 
 /// Output of a build or lint command: compiler progress, warnings with
 /// their source excerpt, and errors when `failing`.
-pub fn build_run(project: &Project, rng: &mut Rng, target: usize, failing: bool) -> String {
+pub(crate) fn build_run(project: &Project, rng: &mut Rng, target: usize, failing: bool) -> String {
     let mut out = String::with_capacity(target + 256);
     let mut line = String::new();
     while out.len() < target {
@@ -141,7 +141,7 @@ pub fn build_run(project: &Project, rng: &mut Rng, target: usize, failing: bool)
 }
 
 /// Lines of an application log, as `tail -n` or `cat` of a log file shows.
-pub fn server_log(rng: &mut Rng, target: usize) -> String {
+pub(crate) fn server_log(rng: &mut Rng, target: usize) -> String {
     let mut out = String::with_capacity(target + 256);
     let (mut h, mut m, mut s) = (rng.range(0, 23), rng.range(0, 59), rng.range(0, 59));
     let day = rng.range(1, 28);
@@ -192,7 +192,7 @@ pub fn server_log(rng: &mut Rng, target: usize) -> String {
 }
 
 /// `git diff` output over a few of the project's files.
-pub fn git_diff(project: &Project, rng: &mut Rng, target: usize) -> String {
+pub(crate) fn git_diff(project: &Project, rng: &mut Rng, target: usize) -> String {
     let mut out = String::with_capacity(target + 256);
     let mut line = String::new();
     while out.len() < target {
@@ -224,7 +224,7 @@ pub fn git_diff(project: &Project, rng: &mut Rng, target: usize) -> String {
 }
 
 /// `git status`, `git log --oneline`, `ls -la` and the like: small outputs.
-pub fn small_command(project: &Project, rng: &mut Rng, command: &str) -> String {
+pub(crate) fn small_command(project: &Project, rng: &mut Rng, command: &str) -> String {
     let mut out = String::new();
     if command.starts_with("git status") {
         out.push_str("On branch main\nChanges not staged for commit:\n  (use \"git add <file>...\" to update what will be committed)\n");

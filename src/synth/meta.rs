@@ -6,25 +6,25 @@ use serde_json::{json, Value};
 use super::session::{Profile, Usage};
 
 /// `YYYY-MM-DDTHH:MM:SSZ` of a Unix time, as smith writes `created_at`.
-pub fn rfc3339(unix: u64) -> String {
+pub(crate) fn rfc3339(unix: u64) -> String {
     crate::time::format_rfc3339(unix as i64)
 }
 
 /// What the index and `session.json` say about one generated session.
 #[derive(Clone, Debug)]
-pub struct Meta {
-    pub id: String,
-    pub created_unix: u64,
-    pub updated_unix: u64,
-    pub name: Option<String>,
-    pub first_prompt: String,
-    pub message_count: u64,
+pub(crate) struct Meta {
+    pub(crate) id: String,
+    pub(crate) created_unix: u64,
+    pub(crate) updated_unix: u64,
+    pub(crate) name: Option<String>,
+    pub(crate) first_prompt: String,
+    pub(crate) message_count: u64,
 }
 
 /// `session.json`. smith keeps the session's history in it too; the
 /// generator writes `messages: []` (the transcript beside it is the record,
 /// and a second copy would double the corpus on disk).
-pub fn session_json(meta: &Meta, profile: &Profile, usage: Usage) -> Value {
+pub(crate) fn session_json(meta: &Meta, profile: &Profile, usage: Usage) -> Value {
     json!({
         "id": meta.id,
         "created_at": rfc3339(meta.created_unix),
@@ -47,7 +47,7 @@ pub fn session_json(meta: &Meta, profile: &Profile, usage: Usage) -> Value {
 
 /// The session's entry in `index.json`. `message_count` counts the
 /// transcript's messages.
-pub fn index_entry(meta: &Meta) -> Value {
+pub(crate) fn index_entry(meta: &Meta) -> Value {
     json!({
         "id": meta.id,
         "created_at": rfc3339(meta.created_unix),

@@ -22,10 +22,12 @@
 
 pub(crate) mod code;
 pub(crate) mod corpus;
+#[cfg(test)]
+mod generator_tests;
 pub(crate) mod logs;
 pub(crate) mod meta;
 pub(crate) mod project;
-pub mod rng;
+pub(crate) mod rng;
 pub(crate) mod session;
 pub(crate) mod text;
 pub(crate) mod tools;
@@ -33,10 +35,8 @@ pub(crate) mod vocab;
 
 use std::sync::Arc;
 
-pub use corpus::{
-    write_corpus, write_session, write_transcript, CorpusSpec, CorpusStats, Planned, SessionStats,
-    SizeSpec, Written,
-};
+pub(crate) use corpus::{write_corpus, write_transcript};
+pub use corpus::{write_session, CorpusSpec, SizeSpec};
 pub use rng::Rng;
 pub use session::{Profile, SessionGen, SessionSpec, Shape, Usage};
 

@@ -15,24 +15,24 @@ use super::vocab::{DIRS, NOUNS, PROJECTS, USERS, VERBS};
 /// function name, `$F` the same in CamelCase, `$v` a variable, `$T` a type,
 /// `$n` a number, `$s` a short phrase, `$c` a comment, `$d` a directory.
 #[derive(Debug)]
-pub struct Language {
-    pub name: &'static str,
-    pub ext: &'static str,
-    pub src_dir: &'static str,
-    pub test_dir: &'static str,
+pub(crate) struct Language {
+    pub(crate) name: &'static str,
+    pub(crate) ext: &'static str,
+    pub(crate) src_dir: &'static str,
+    pub(crate) test_dir: &'static str,
     /// How a test file's stem ends (`_spec`, `.test`, …).
-    pub test_suffix: &'static str,
-    pub manifest: &'static str,
-    pub templates: &'static [&'static str],
-    pub test_cmds: &'static [&'static str],
-    pub build_cmds: &'static [&'static str],
+    pub(crate) test_suffix: &'static str,
+    pub(crate) manifest: &'static str,
+    pub(crate) templates: &'static [&'static str],
+    pub(crate) test_cmds: &'static [&'static str],
+    pub(crate) build_cmds: &'static [&'static str],
     /// Which test-runner output [`super::logs`] imitates.
-    pub runner: Runner,
+    pub(crate) runner: Runner,
 }
 
 /// The test runners whose output the logs imitate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Runner {
+pub(crate) enum Runner {
     Cargo,
     CrystalSpec,
     Vitest,
@@ -41,7 +41,7 @@ pub enum Runner {
 }
 
 /// The languages a project can be written in.
-pub const LANGUAGES: &[Language] = &[
+pub(crate) const LANGUAGES: &[Language] = &[
     Language {
         name: "rust",
         ext: "rs",
@@ -223,7 +223,7 @@ pub const LANGUAGES: &[Language] = &[
 
 /// What a file holds, which decides how reading it looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileKind {
+pub(crate) enum FileKind {
     Code,
     Test,
     Markdown,
@@ -236,20 +236,20 @@ pub enum FileKind {
 
 /// One file of the project.
 #[derive(Clone, Debug)]
-pub struct File {
-    pub path: String,
-    pub kind: FileKind,
+pub(crate) struct File {
+    pub(crate) path: String,
+    pub(crate) kind: FileKind,
     /// Bytes of a full `read_file` of it (numbered lines), or of the file
     /// itself for images and PDFs.
-    pub bytes: u64,
-    pub seed: u64,
+    pub(crate) bytes: u64,
+    pub(crate) seed: u64,
     /// Bumped by every edit, so a read after an edit shows other text.
-    pub version: u32,
+    pub(crate) version: u32,
 }
 
 impl File {
     /// About how many lines a full read shows (lines average ~44 bytes).
-    pub fn lines(&self) -> u64 {
+    pub(crate) fn lines(&self) -> u64 {
         (self.bytes / 44).max(1)
     }
 }
@@ -272,17 +272,17 @@ fn add_files(
 
 /// The project: where it lives, its language and its files.
 #[derive(Debug)]
-pub struct Project {
-    pub name: String,
-    pub cwd: String,
-    pub lang: &'static Language,
-    pub files: Vec<File>,
+pub(crate) struct Project {
+    pub(crate) name: String,
+    pub(crate) cwd: String,
+    pub(crate) lang: &'static Language,
+    pub(crate) files: Vec<File>,
 }
 
 impl Project {
     /// A project of `rng`'s choosing; `bigger` files when the session is
     /// meant to be heavy.
-    pub fn new(rng: &mut Rng) -> Project {
+    pub(crate) fn new(rng: &mut Rng) -> Project {
         let lang = rng.pick_ref(LANGUAGES);
         let name = rng.pick(PROJECTS).to_string();
         let user = rng.pick(USERS);
@@ -386,14 +386,14 @@ impl Project {
     }
 
     /// Indices of files of the given kinds.
-    pub fn of_kind(&self, kinds: &[FileKind]) -> Vec<usize> {
+    pub(crate) fn of_kind(&self, kinds: &[FileKind]) -> Vec<usize> {
         (0..self.files.len())
             .filter(|&i| kinds.contains(&self.files[i].kind))
             .collect()
     }
 
     /// A path no file has yet, for `write_file` to create.
-    pub fn new_path(&self, rng: &mut Rng) -> String {
+    pub(crate) fn new_path(&self, rng: &mut Rng) -> String {
         for attempt in 0u32.. {
             let suffix = if attempt < 20 {
                 String::new()

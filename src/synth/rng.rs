@@ -10,7 +10,7 @@
 /// The splitmix64 step: a bijection on `u64` with good avalanche. Used to
 /// seed [`Rng`] and to turn counters into ids that are unique by
 /// construction (distinct inputs give distinct outputs).
-pub fn mix64(mut z: u64) -> u64 {
+pub(crate) fn mix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -38,12 +38,12 @@ impl Rng {
     /// An independent stream for a named purpose, drawn without disturbing
     /// how far `self` has got beyond one step. Used so that, say, the
     /// content of a file does not depend on how many other files came first.
-    pub fn fork(&mut self, label: u64) -> Rng {
+    pub(crate) fn fork(&mut self, label: u64) -> Rng {
         Rng::new(self.next_u64() ^ mix64(label))
     }
 
     /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = self.s[1] << 17;
         self.s[2] ^= self.s[0];
@@ -62,7 +62,7 @@ impl Rng {
     }
 
     /// Uniform in `lo..=hi` (`lo` when `hi < lo`).
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> u64 {
         if hi <= lo {
             return lo;
         }
@@ -70,7 +70,7 @@ impl Rng {
     }
 
     /// Uniform `usize` in `lo..=hi`.
-    pub fn range_usize(&mut self, lo: usize, hi: usize) -> usize {
+    pub(crate) fn range_usize(&mut self, lo: usize, hi: usize) -> usize {
         self.range(lo as u64, hi as u64) as usize
     }
 
@@ -85,17 +85,17 @@ impl Rng {
     }
 
     /// One item of a non-empty slice, copied.
-    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+    pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len() as u64) as usize]
     }
 
     /// One item of a non-empty slice, borrowed.
-    pub fn pick_ref<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick_ref<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len() as u64) as usize]
     }
 
     /// An index drawn with the given integer weights (all zero: index 0).
-    pub fn weighted(&mut self, weights: &[u32]) -> usize {
+    pub(crate) fn weighted(&mut self, weights: &[u32]) -> usize {
         let total: u64 = weights.iter().map(|&w| w as u64).sum();
         if total == 0 {
             return 0;
@@ -113,7 +113,7 @@ impl Rng {
     /// A size spread evenly over the doublings between `lo` and `hi`
     /// (piecewise log-uniform): as many values near 1 KB as near 100 KB,
     /// which is how tool output sizes are spread. Integer arithmetic only.
-    pub fn log_uniform(&mut self, lo: u64, hi: u64) -> u64 {
+    pub(crate) fn log_uniform(&mut self, lo: u64, hi: u64) -> u64 {
         let lo = lo.max(1);
         if hi <= lo {
             return lo;
@@ -129,13 +129,13 @@ impl Rng {
     }
 
     /// `n` lower-case hex digits.
-    pub fn hex(&mut self, n: usize) -> String {
+    pub(crate) fn hex(&mut self, n: usize) -> String {
         self.digits(n, b"0123456789abcdef")
     }
 
     /// `n` characters of standard base64 alphabet (no padding): what
     /// signatures and redacted thinking look like.
-    pub fn base64(&mut self, n: usize) -> String {
+    pub(crate) fn base64(&mut self, n: usize) -> String {
         self.digits(
             n,
             b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",

@@ -47,7 +47,7 @@ pub enum Shape {
 
 impl Shape {
     /// The name used on the command line and in summaries.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Shape::Long => "long",
             Shape::Short => "short",
@@ -57,7 +57,7 @@ impl Shape {
     }
 
     /// Transcript sizes this shape is drawn from when no size is asked for.
-    pub fn default_bytes(self) -> (u64, u64) {
+    pub(crate) fn default_bytes(self) -> (u64, u64) {
         match self {
             Shape::Long => (500_000, 2_500_000),
             Shape::Short => (15_000, 250_000),
@@ -70,7 +70,7 @@ impl Shape {
 /// The largest estimate (in bytes) a [`Shape::Short`] session reaches:
 /// 80,000 tokens, safely under smith's default trigger of 96,000 (120,000 ×
 /// 0.80), whatever size was asked for.
-pub const SHORT_MAX_ESTIMATE_BYTES: u64 = 80_000 * BYTES_PER_TOKEN;
+pub(crate) const SHORT_MAX_ESTIMATE_BYTES: u64 = 80_000 * BYTES_PER_TOKEN;
 
 /// Headroom a short session keeps below its ceiling when deciding whether
 /// to do another round: more than one round and a closing answer can add.
@@ -82,10 +82,10 @@ const _: () = assert!(SHORT_MAX_ESTIMATE_BYTES < (defaults::MAX_TOKENS * 4 / 5) 
 /// What to generate: the shape and about how many bytes of transcript.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SessionSpec {
-    pub shape: Shape,
+    pub(crate) shape: Shape,
     /// The transcript stops growing once it reaches this many bytes of JSON
     /// lines (it ends its turn first, so it runs a little over).
-    pub target_bytes: u64,
+    pub(crate) target_bytes: u64,
 }
 
 impl SessionSpec {
@@ -101,29 +101,29 @@ impl SessionSpec {
 /// Who ran the session and how: what `session.json` says about it.
 #[derive(Clone, Debug)]
 pub struct Profile {
-    pub cwd: String,
-    pub model: String,
-    pub provider: String,
+    pub(crate) cwd: String,
+    pub(crate) model: String,
+    pub(crate) provider: String,
     /// The model thinks (Anthropic models only): thinking blocks with
     /// signatures, now and then redacted.
-    pub thinking: bool,
+    pub(crate) thinking: bool,
     /// A stop hook is configured and sometimes blocks the end of a turn.
-    pub hooks: bool,
+    pub(crate) hooks: bool,
     /// Messages carry smith's `id` (older sessions have none).
-    pub message_ids: bool,
+    pub(crate) message_ids: bool,
     /// A long session ending in one giant turn.
-    pub giant_finale: bool,
+    pub(crate) giant_finale: bool,
 }
 
 /// Token counts for `session.json`'s `usage`, as smith sums them over the
 /// requests of a session.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub total_tokens: u64,
-    pub cache_creation_tokens: u64,
-    pub cache_read_tokens: u64,
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
+    pub(crate) total_tokens: u64,
+    pub(crate) cache_creation_tokens: u64,
+    pub(crate) cache_read_tokens: u64,
 }
 
 /// The state of the turn being played.
@@ -170,7 +170,7 @@ pub struct SessionGen {
 
 impl SessionGen {
     /// A generator for the session `seed` and `spec` determine.
-    pub fn new(seed: u64, spec: SessionSpec) -> SessionGen {
+    pub(crate) fn new(seed: u64, spec: SessionSpec) -> SessionGen {
         let mut rng = Rng::new(seed);
         let project = Project::new(&mut rng.fork(1));
         let (model, provider) = rng.pick(MODELS);
@@ -204,27 +204,27 @@ impl SessionGen {
     }
 
     /// Who ran the session and how.
-    pub fn profile(&self) -> &Profile {
+    pub(crate) fn profile(&self) -> &Profile {
         &self.profile
     }
 
     /// The smith-format JSON line (no newline) of the message last returned.
-    pub fn last_json(&self) -> &[u8] {
+    pub(crate) fn last_json(&self) -> &[u8] {
         &self.last_json
     }
 
     /// The text of the first real user message, once it has been generated.
-    pub fn first_prompt(&self) -> Option<&str> {
+    pub(crate) fn first_prompt(&self) -> Option<&str> {
         self.first_prompt.as_deref()
     }
 
     /// Real turns begun so far.
-    pub fn turns(&self) -> u32 {
+    pub(crate) fn turns(&self) -> u32 {
         self.turns
     }
 
     /// Token usage over the requests generated so far.
-    pub fn usage(&self) -> Usage {
+    pub(crate) fn usage(&self) -> Usage {
         self.usage
     }
 

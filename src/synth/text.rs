@@ -9,14 +9,14 @@ use super::vocab::{ADJECTIVES, NOUNS, VERBS};
 
 /// What smith asks when a response hit the output limit mid-text: a
 /// synthetic user message, not a turn of the user's.
-pub const CONTINUE_TEXT: &str = "Your previous response was cut off at the output token limit. Continue exactly where you left off. Do not repeat what you already wrote and do not start over.";
+pub(crate) const CONTINUE_TEXT: &str = "Your previous response was cut off at the output token limit. Continue exactly where you left off. Do not repeat what you already wrote and do not start over.";
 
 /// What smith asks when a tool call was cut off by the output limit and
 /// dropped.
-pub const RETRY_SMALLER_TEXT: &str = "Your tool call was cut off at the output token limit and was discarded. Retry with a smaller payload — for large files, write them in multiple smaller edits.";
+pub(crate) const RETRY_SMALLER_TEXT: &str = "Your tool call was cut off at the output token limit and was discarded. Retry with a smaller payload — for large files, write them in multiple smaller edits.";
 
 /// A sentence: capitalised, ended with a full stop.
-pub fn sentence(rng: &mut Rng, words: usize) -> String {
+pub(crate) fn sentence(rng: &mut Rng, words: usize) -> String {
     let mut s = phrase(rng, words);
     if let Some(first) = s.get(0..1) {
         let upper = first.to_uppercase();
@@ -27,19 +27,19 @@ pub fn sentence(rng: &mut Rng, words: usize) -> String {
 }
 
 /// A sentence of `lo..=hi` words.
-pub fn sentence_of(rng: &mut Rng, lo: usize, hi: usize) -> String {
+pub(crate) fn sentence_of(rng: &mut Rng, lo: usize, hi: usize) -> String {
     let words = rng.range_usize(lo, hi);
     sentence(rng, words)
 }
 
 /// About `lo..=hi` bytes of sentences.
-pub fn paragraph_of(rng: &mut Rng, lo: usize, hi: usize) -> String {
+pub(crate) fn paragraph_of(rng: &mut Rng, lo: usize, hi: usize) -> String {
     let target = rng.range_usize(lo, hi);
     paragraph(rng, target)
 }
 
 /// Sentences until about `target` bytes.
-pub fn paragraph(rng: &mut Rng, target: usize) -> String {
+pub(crate) fn paragraph(rng: &mut Rng, target: usize) -> String {
     let mut s = String::with_capacity(target + 64);
     while s.len() < target {
         if !s.is_empty() {
@@ -57,7 +57,7 @@ fn some_path<'a>(project: &'a Project, rng: &mut Rng) -> &'a str {
 /// The prompt that opens a session or a new real turn. `first` prompts
 /// state a task; later ones follow up. Sometimes a log is pasted in, which
 /// is text no stage of compaction can shorten.
-pub fn user_prompt(project: &Project, rng: &mut Rng, first: bool) -> String {
+pub(crate) fn user_prompt(project: &Project, rng: &mut Rng, first: bool) -> String {
     let path = some_path(project, rng).to_string();
     let f = fn_name(rng);
     let mut s = if first || rng.chance(0.35) {
@@ -130,7 +130,7 @@ pub fn user_prompt(project: &Project, rng: &mut Rng, first: bool) -> String {
 }
 
 /// What the assistant says before calling tools.
-pub fn remark(project: &Project, rng: &mut Rng) -> String {
+pub(crate) fn remark(project: &Project, rng: &mut Rng) -> String {
     let path = some_path(project, rng);
     match rng.below(6) {
         0 => format!("Let me look at `{path}` first."),
@@ -143,7 +143,7 @@ pub fn remark(project: &Project, rng: &mut Rng) -> String {
 }
 
 /// The assistant's closing answer to a turn: a short report in markdown.
-pub fn final_answer(project: &Project, rng: &mut Rng) -> String {
+pub(crate) fn final_answer(project: &Project, rng: &mut Rng) -> String {
     let mut s = String::new();
     s.push_str(&sentence_of(rng, 4, 12));
     s.push_str(" Here is what changed:\n\n");
@@ -168,7 +168,7 @@ pub fn final_answer(project: &Project, rng: &mut Rng) -> String {
 }
 
 /// A thinking block's text: the model reasoning about the task.
-pub fn thinking(project: &Project, rng: &mut Rng) -> String {
+pub(crate) fn thinking(project: &Project, rng: &mut Rng) -> String {
     let mut s = format!("The user wants {}. ", phrase(rng, 6));
     s.push_str(&format!(
         "I should check `{}` in {} before changing anything. ",
@@ -182,7 +182,7 @@ pub fn thinking(project: &Project, rng: &mut Rng) -> String {
 
 /// A stop hook's complaint: smith injects it as a synthetic user message
 /// when a hook blocks the end of a turn.
-pub fn stop_hook(project: &Project, rng: &mut Rng) -> String {
+pub(crate) fn stop_hook(project: &Project, rng: &mut Rng) -> String {
     let cmd = rng.pick(project.lang.test_cmds);
     let length = rng.range_usize(200, 1500);
     let out = logs::test_run(project, rng, length, true);

@@ -23,7 +23,7 @@ const OUTPUT_CAP_BYTES: usize = 256 * 1024;
 
 /// What a round of work is about, which decides the tools it uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Finding and reading code: glob, grep, read_file, small shell commands.
     Explore,
     /// Changing code: edit_file, write_file, re-reads.
@@ -34,21 +34,21 @@ pub enum Phase {
 
 /// How large results may be.
 #[derive(Clone, Copy, Debug)]
-pub struct Sizing {
+pub(crate) struct Sizing {
     /// No result is made larger than this many bytes (reads become ranged).
-    pub cap: u64,
+    pub(crate) cap: u64,
     /// Prefer the biggest things: whole large files, repo-wide greps, long
     /// logs. The giant turns that push a history over the window.
-    pub heavy: bool,
+    pub(crate) heavy: bool,
 }
 
 /// One call: the `tool_use` block, its `tool_result`, and an attachment
 /// that came back with it.
 #[derive(Debug)]
-pub struct Call {
-    pub tool_use: Block,
-    pub result: Block,
-    pub media: Option<Block>,
+pub(crate) struct Call {
+    pub(crate) tool_use: Block,
+    pub(crate) result: Block,
+    pub(crate) media: Option<Block>,
 }
 
 /// A call as made: the tool's name, its arguments (compact JSON), its
@@ -76,8 +76,8 @@ enum Lookup {
 
 /// The session's tools and their memory.
 #[derive(Debug)]
-pub struct Toolbox {
-    pub project: Project,
+pub(crate) struct Toolbox {
+    pub(crate) project: Project,
     recent: Vec<Recent>,
     last_test: Option<String>,
     id_salt: u64,
@@ -127,7 +127,7 @@ fn result(text: String, is_error: bool) -> Block {
 impl Toolbox {
     /// A toolbox over `project`; `id_salt` makes this session's call ids
     /// its own.
-    pub fn new(project: Project, id_salt: u64) -> Toolbox {
+    pub(crate) fn new(project: Project, id_salt: u64) -> Toolbox {
         Toolbox {
             project,
             recent: Vec::new(),
@@ -149,7 +149,7 @@ impl Toolbox {
     }
 
     /// One call for a round of `phase`, its result, and its attachment.
-    pub fn call(&mut self, rng: &mut Rng, phase: Phase, sizing: Sizing) -> Call {
+    pub(crate) fn call(&mut self, rng: &mut Rng, phase: Phase, sizing: Sizing) -> Call {
         let weights: [u32; 8] = match (phase, sizing.heavy) {
             // read, read_range, repeat, grep, glob, bash, edit, write
             (Phase::Explore, false) => [34, 10, 18, 18, 8, 10, 0, 2],
@@ -186,7 +186,7 @@ impl Toolbox {
     }
 
     /// A `todo_write` call: the plan the model keeps for a long turn.
-    pub fn todo(&mut self, rng: &mut Rng) -> Call {
+    pub(crate) fn todo(&mut self, rng: &mut Rng) -> Call {
         let id = self.next_id(rng);
         let n = rng.range_usize(2, 7);
         let done = rng.range_usize(0, n - 1);
@@ -601,7 +601,7 @@ fn file_rng(file: &super::project::File) -> Rng {
 
 /// A SHA-256-looking content address for an attachment (smith names media
 /// files by digest); fixed by the file and its version.
-pub fn media_ref(seed: u64, version: u32) -> String {
+pub(crate) fn media_ref(seed: u64, version: u32) -> String {
     (0..4u64)
         .map(|i| format!("{:016x}", mix64(seed ^ mix64(version as u64 + i))))
         .collect()
@@ -618,7 +618,7 @@ fn hash(s: &str) -> u64 {
 /// Now and then places a multi-byte character so that it spans byte 512:
 /// smith keeps exactly 512 bytes of a truncated result, splitting it, and
 /// the replay must count and write that split as smith does.
-pub fn straddle_512(rng: &mut Rng, text: &mut String) {
+pub(crate) fn straddle_512(rng: &mut Rng, text: &mut String) {
     const HEAD: usize = crate::engine::constants::OLD_RESULT_BYTES;
     if text.len() <= HEAD + 64 || !rng.chance(0.2) {
         return;

@@ -2,7 +2,7 @@
 //! read as grammar rather than as data.
 
 /// Verbs for identifiers and prose.
-pub const VERBS: &[&str] = &[
+pub(crate) const VERBS: &[&str] = &[
     "parse",
     "read",
     "write",
@@ -42,7 +42,7 @@ pub const VERBS: &[&str] = &[
 ];
 
 /// Nouns for identifiers, types and prose.
-pub const NOUNS: &[&str] = &[
+pub(crate) const NOUNS: &[&str] = &[
     "session",
     "message",
     "block",
@@ -93,19 +93,19 @@ pub const NOUNS: &[&str] = &[
 ];
 
 /// Adjectives for prose and identifiers.
-pub const ADJECTIVES: &[&str] = &[
+pub(crate) const ADJECTIVES: &[&str] = &[
     "stale", "current", "pending", "empty", "large", "small", "raw", "cached", "broken", "valid",
     "nested", "partial", "final", "recent", "unused", "default", "shared", "local", "remote",
 ];
 
 /// Directory names a project's files live under.
-pub const DIRS: &[&str] = &[
+pub(crate) const DIRS: &[&str] = &[
     "core", "engine", "llm", "tools", "ui", "cli", "util", "storage", "net", "config", "report",
     "parser", "server", "worker", "models", "commands", "export", "internal", "api", "db",
 ];
 
 /// Project names.
-pub const PROJECTS: &[&str] = &[
+pub(crate) const PROJECTS: &[&str] = &[
     "smith",
     "ledger",
     "atlas",
@@ -127,14 +127,14 @@ pub const PROJECTS: &[&str] = &[
 ];
 
 /// Unix user names for working directories.
-pub const USERS: &[&str] = &[
+pub(crate) const USERS: &[&str] = &[
     "mathias", "anna", "dev", "kenji", "lea", "sam", "oliver", "priya",
 ];
 
 /// Fragments of non-ASCII text that real transcripts carry: accented words
 /// in comments and prompts, typographic dashes and arrows, check marks from
 /// test runners, emoji, CJK. Each holds at least one multi-byte character.
-pub const NON_ASCII: &[&str] = &[
+pub(crate) const NON_ASCII: &[&str] = &[
     "Größe",
     "café",
     "naïve",
@@ -163,10 +163,10 @@ pub const NON_ASCII: &[&str] = &[
 
 /// Single multi-byte characters (2, 3 and 4 bytes) used to straddle the
 /// 512-byte head smith keeps of a truncated result.
-pub const STRADDLERS: &[&str] = &["é", "ü", "ß", "—", "→", "✓", "…", "日", "🦀", "🚀", "😀"];
+pub(crate) const STRADDLERS: &[&str] = &["é", "ü", "ß", "—", "→", "✓", "…", "日", "🦀", "🚀", "😀"];
 
 /// Words of ordinary prose for comments, thinking and explanations.
-pub const PROSE: &[&str] = &[
+pub(crate) const PROSE: &[&str] = &[
     "the", "a", "this", "that", "we", "it", "so", "then", "now", "but", "because", "which", "when",
     "if", "only", "still", "again", "already", "first", "next", "every", "each", "should", "would",
     "can", "must", "does", "is", "was", "keeps", "drops", "returns", "means", "looks", "seems",
@@ -177,7 +177,7 @@ pub const PROSE: &[&str] = &[
 ];
 
 /// Testing and build vocabulary for log lines.
-pub const LOG_COMPONENTS: &[&str] = &[
+pub(crate) const LOG_COMPONENTS: &[&str] = &[
     "http",
     "db.pool",
     "scheduler",
@@ -196,7 +196,7 @@ pub const LOG_COMPONENTS: &[&str] = &[
 
 /// Models and the provider each is used through.
 /// Weighted by repetition: smith is mostly run against Anthropic.
-pub const MODELS: &[(&str, &str)] = &[
+pub(crate) const MODELS: &[(&str, &str)] = &[
     ("claude-sonnet-4-5", "anthropic"),
     ("claude-sonnet-4-5", "anthropic"),
     ("claude-sonnet-4-5", "anthropic"),

@@ -7,12 +7,12 @@
 
 /// What an image is assumed to cost, in tokens: Anthropic caps an image near
 /// 1600 tokens and smith does not parse dimensions, so it takes the ceiling.
-pub const IMAGE_TOKENS: u64 = 1_600;
+pub(crate) const IMAGE_TOKENS: u64 = 1_600;
 
 /// What a document (PDF) is assumed to cost, in tokens: page-count dependent
 /// and regularly worse than an image, so a larger flat figure.
-pub const DOCUMENT_TOKENS: u64 = 5_000;
+pub(crate) const DOCUMENT_TOKENS: u64 = 5_000;
 
 /// Bytes per estimated token: smith's estimate is `bytes / 4`, divided once
 /// over the whole history so per-message rounding cannot drift.
-pub const BYTES_PER_TOKEN: u64 = 4;
+pub(crate) const BYTES_PER_TOKEN: u64 = 4;

@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::model::{Block, Message};
 
 /// Writes `value` compactly, as `JSON::Any#to_json` would.
-pub fn write_value(value: &Value, out: &mut Vec<u8>) {
+pub(crate) fn write_value(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
@@ -50,7 +50,7 @@ pub fn write_value(value: &Value, out: &mut Vec<u8>) {
 }
 
 /// The compact Crystal serialisation of `value` as a string.
-pub fn value_to_string(value: &Value) -> String {
+pub(crate) fn value_to_string(value: &Value) -> String {
     let mut out = Vec::new();
     write_value(value, &mut out);
     // Only valid UTF-8 is ever written: strings come from `str`s.
@@ -70,7 +70,7 @@ fn write_number(n: &serde_json::Number, out: &mut Vec<u8>) {
 /// `Float64#to_s` in Crystal: shortest round-trip digits, fixed notation for a
 /// decimal point position in -3..=15, scientific outside, never without a
 /// fractional digit (`1.0`, `1.0e+20`, `1.5e-7`, `0.001`).
-pub fn crystal_float(f: f64) -> String {
+pub(crate) fn crystal_float(f: f64) -> String {
     if f.is_nan() {
         return "NaN".into();
     }
@@ -137,7 +137,7 @@ pub fn crystal_float(f: f64) -> String {
 }
 
 /// Writes a JSON string with Crystal's escapes.
-pub fn write_str(s: &str, out: &mut Vec<u8>) {
+pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {
     write_bytes_str(s.as_bytes(), out);
 }
 
@@ -206,7 +206,7 @@ pub(crate) fn find_byte(s: &[u8], from: usize, class: ByteClass) -> Option<usize
 /// back exactly as it is, its broken bytes untouched. Only the ASCII escapes
 /// below change anything, so the output is valid UTF-8 exactly when the input
 /// is.
-pub fn write_bytes_str(bytes: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn write_bytes_str(bytes: &[u8], out: &mut Vec<u8>) {
     out.push(b'"');
     let mut start = 0;
     // Only the bytes to escape are looked at one by one; the runs between
@@ -249,7 +249,7 @@ fn field_str(name: &str, value: &Option<super::model::Str>, out: &mut Vec<u8>) {
 }
 
 /// Writes a block with smith's field order, absent fields omitted.
-pub fn write_block(block: &Block, out: &mut Vec<u8>) {
+pub(crate) fn write_block(block: &Block, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"type\":");
     write_str(block.kind.as_str(), out);
     if let Some(text) = &block.text {
@@ -278,12 +278,35 @@ pub fn write_block(block: &Block, out: &mut Vec<u8>) {
 
 /// What smith writes for a message that is not synthetic: the field is a
 /// plain boolean, and Crystal's writer writes every field that is not nil.
-pub const SYNTHETIC_FALSE: &[u8] = b",\"synthetic\":false";
+pub(crate) const SYNTHETIC_FALSE: &[u8] = b",\"synthetic\":false";
+
+/// A message written the way smith writes it.
+impl Message {
+    /// Writes the message as one line of smith-format JSON (no newline).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        write_message(self, out);
+    }
+
+    /// The message as one line of smith-format JSON (no newline), byte for
+    /// byte what smith writes, broken UTF-8 in a text included.
+    pub fn to_json_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.bytes() as usize + 64);
+        self.write_json(&mut out);
+        out
+    }
+
+    /// [`Message::to_json_bytes`] as a `String`, for display and comparisons
+    /// in tests: a text that smith cut inside a character is shown with
+    /// U+FFFD here. Nothing that writes a file goes through this.
+    pub fn to_json(&self) -> String {
+        String::from_utf8_lossy(&self.to_json_bytes()).into_owned()
+    }
+}
 
 /// Writes a message as one line (without the newline) exactly as smith's
 /// `to_json` does: `synthetic` on every message, `false` included; `id` only
 /// when there is one.
-pub fn write_message(message: &Message, out: &mut Vec<u8>) {
+pub(crate) fn write_message(message: &Message, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"role\":");
     write_str(message.role.as_str(), out);
     out.extend_from_slice(b",\"content\":[");

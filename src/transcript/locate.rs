@@ -13,9 +13,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
 
 /// The file smith appends every message to.
-pub const TRANSCRIPT_FILE: &str = "transcript.jsonl";
+pub(crate) const TRANSCRIPT_FILE: &str = "transcript.jsonl";
 /// The file smith keeps a session's metadata in, beside the transcript.
-pub const SESSION_FILE: &str = "session.json";
+pub(crate) const SESSION_FILE: &str = "session.json";
 
 /// One session found on disk.
 #[derive(Clone, Debug)]
@@ -26,27 +26,27 @@ pub struct SessionRef {
     pub transcript: PathBuf,
     /// The session in smith's form when it was converted from another
     /// agent's log as it was found, rather than read from a smith session.
-    pub converted: Option<Arc<Converted>>,
+    pub(crate) converted: Option<Arc<Converted>>,
 }
 
 /// A session converted in memory from another agent's log, byte for byte
 /// what `import` would have written as its `transcript.jsonl` and
 /// `session.json`, so that reading it gives the same session.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Converted {
+pub(crate) struct Converted {
     /// The smith transcript, one message per line.
-    pub transcript: Vec<u8>,
+    pub(crate) transcript: Vec<u8>,
     /// The `session.json` an import writes beside it.
-    pub meta: Vec<u8>,
+    pub(crate) meta: Vec<u8>,
     /// The log it was converted from: what changes when the session does.
-    pub source: PathBuf,
+    pub(crate) source: PathBuf,
     /// The lines of `source` the conversion could not use (numbered in
     /// it), so that a log read in place gives the account `import` gives.
-    pub skipped: Vec<crate::transcript::reader::Skip>,
+    pub(crate) skipped: Vec<crate::transcript::reader::Skip>,
 }
 
 /// Separates a converted session's log from its id in the name it goes by.
-pub const CONVERTED_SEPARATOR: char = '#';
+pub(crate) const CONVERTED_SEPARATOR: char = '#';
 
 // Sessions are told apart, ordered and deduplicated by the name they go by.
 impl PartialEq for SessionRef {
@@ -79,7 +79,7 @@ impl SessionRef {
     }
 
     /// A session converted from `converted.source`, going by `name`.
-    pub fn converted(name: PathBuf, converted: Converted) -> SessionRef {
+    pub(crate) fn converted(name: PathBuf, converted: Converted) -> SessionRef {
         SessionRef {
             transcript: name,
             converted: Some(Arc::new(converted)),
@@ -88,7 +88,7 @@ impl SessionRef {
 
     /// The files whose change changes the session: the transcript and
     /// `session.json` beside it, or the log it was converted from.
-    pub fn files(&self) -> Vec<PathBuf> {
+    pub(crate) fn files(&self) -> Vec<PathBuf> {
         match &self.converted {
             Some(c) => vec![c.source.clone()],
             None => vec![self.transcript.clone(), self.session_json()],
@@ -96,7 +96,7 @@ impl SessionRef {
     }
 
     /// Bytes of transcript to read (smith's form).
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         match &self.converted {
             Some(c) => c.transcript.len() as u64,
             None => fs::metadata(&self.transcript).map_or(0, |m| m.len()),
@@ -105,7 +105,7 @@ impl SessionRef {
 
     /// When the session last changed on disk: the transcript's or the
     /// source log's modification time.
-    pub fn modified(&self) -> std::io::Result<std::time::SystemTime> {
+    pub(crate) fn modified(&self) -> std::io::Result<std::time::SystemTime> {
         let path = match &self.converted {
             Some(c) => &c.source,
             None => &self.transcript,
@@ -119,7 +119,7 @@ impl SessionRef {
     }
 
     /// `session.json` beside the transcript.
-    pub fn session_json(&self) -> PathBuf {
+    pub(crate) fn session_json(&self) -> PathBuf {
         self.dir().join(SESSION_FILE)
     }
 
@@ -141,7 +141,7 @@ impl SessionRef {
 }
 
 /// `$SMITH_HOME`, defaulting to `~/.smith`.
-pub fn smith_home() -> PathBuf {
+pub(crate) fn smith_home() -> PathBuf {
     if let Some(home) = std::env::var_os("SMITH_HOME") {
         return PathBuf::from(home);
     }
@@ -152,31 +152,35 @@ pub fn smith_home() -> PathBuf {
 }
 
 /// `$SMITH_HOME/sessions`.
-pub fn sessions_dir() -> PathBuf {
+pub(crate) fn sessions_dir() -> PathBuf {
     smith_home().join("sessions")
 }
 
 /// One entry of smith's `sessions/index.json`.
 #[derive(Clone, Debug, Deserialize)]
-pub struct IndexEntry {
-    pub id: String,
+pub(crate) struct IndexEntry {
+    pub(crate) id: String,
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default)]
-    pub first_prompt: Option<String>,
+    pub(crate) first_prompt: Option<String>,
     #[serde(default)]
-    pub created_at: Option<String>,
+    pub(crate) created_at: Option<String>,
+    // Nothing but the generator's tests reads these: they check that it
+    // writes smith's whole index entry.
     #[serde(default)]
-    pub updated_at: Option<String>,
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) updated_at: Option<String>,
     #[serde(default)]
-    pub message_count: Option<u64>,
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) message_count: Option<u64>,
 }
 
 /// smith's `name` of an index entry for a first prompt: its first five
 /// words, lower case, anything but letters, digits and dashes turned into
 /// spaces, joined by dashes. `None` when nothing is left. The generator and
 /// the restore both name sessions with it.
-pub fn derive_name(prompt: &str) -> Option<String> {
+pub(crate) fn derive_name(prompt: &str) -> Option<String> {
     let cleaned: String = prompt
         .to_lowercase()
         .chars()
@@ -196,7 +200,7 @@ pub fn derive_name(prompt: &str) -> Option<String> {
 
 /// smith's `first_prompt` for the index: the prompt stripped, and if longer
 /// than 60 characters its first 58 and `...`.
-pub fn first_prompt_label(prompt: &str) -> String {
+pub(crate) fn first_prompt_label(prompt: &str) -> String {
     let text = prompt.trim();
     if text.chars().count() > 60 {
         let head: String = text.chars().take(58).collect();
@@ -207,7 +211,7 @@ pub fn first_prompt_label(prompt: &str) -> String {
 }
 
 /// Reads `index.json` in `sessions`; a missing file is an empty index.
-pub fn read_index(sessions: &Path) -> Result<Vec<IndexEntry>> {
+pub(crate) fn read_index(sessions: &Path) -> Result<Vec<IndexEntry>> {
     let path = sessions.join("index.json");
     match fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
@@ -234,7 +238,7 @@ pub fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<SessionRef>> {
 
 /// Every argument of `specs` resolved by `resolve`, each session (by its
 /// transcript) kept once, in order: the one dedupe of every resolver.
-pub fn resolve_each<S: AsRef<str>>(
+pub(crate) fn resolve_each<S: AsRef<str>>(
     specs: &[S],
     resolve: impl Fn(&str) -> Result<Vec<SessionRef>>,
 ) -> Result<Vec<SessionRef>> {
@@ -280,7 +284,11 @@ pub fn resolve_path(path: &Path) -> Result<Vec<SessionRef>> {
 /// visited once even through symbolic links (by canonical path), so a loop
 /// ends; `skip` (canonical, e.g. an output directory inside the input) is
 /// passed over; an unreadable directory is reported and passed over.
-pub fn walk_files(dir: &Path, skip: Option<&Path>, wanted: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+pub(crate) fn walk_files(
+    dir: &Path,
+    skip: Option<&Path>,
+    wanted: &dyn Fn(&Path) -> bool,
+) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut visited = HashSet::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -319,7 +327,7 @@ pub fn walk_files(dir: &Path, skip: Option<&Path>, wanted: &dyn Fn(&Path) -> boo
 
 /// Resolves an id or a name as smith does: an id wins (from the index or as a
 /// directory under `sessions`), then a unique name.
-pub fn resolve_reference(reference: &str, sessions: &Path) -> Result<Vec<SessionRef>> {
+pub(crate) fn resolve_reference(reference: &str, sessions: &Path) -> Result<Vec<SessionRef>> {
     let wanted = reference.trim();
     let index = read_index(sessions)?;
     let by_id = |id: &str| -> Result<Vec<SessionRef>> {
@@ -361,15 +369,15 @@ pub fn resolve_reference(reference: &str, sessions: &Path) -> Result<Vec<Session
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SessionMeta {
     pub id: Option<String>,
-    pub name: Option<String>,
-    pub model: Option<String>,
-    pub provider: Option<String>,
-    pub cwd: Option<String>,
-    pub created_at: Option<String>,
-    pub updated_at: Option<String>,
-    pub parent_id: Option<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) model: Option<String>,
+    pub(crate) provider: Option<String>,
+    pub(crate) cwd: Option<String>,
+    pub(crate) created_at: Option<String>,
+    pub(crate) updated_at: Option<String>,
+    pub(crate) parent_id: Option<String>,
     /// How many messages `session.json` holds (its own copy of the history).
-    pub messages: Option<u64>,
+    pub(crate) messages: Option<u64>,
     /// Everything else in the file, for importers' provenance and usage.
     pub raw: Option<serde_json::Value>,
 }
@@ -378,7 +386,7 @@ pub struct SessionMeta {
 /// log read where it is, the transcript it stands for). Each message holds
 /// its cause, as the note the reader writes for it.
 #[derive(Debug, thiserror::Error)]
-pub enum MetaError {
+pub(crate) enum MetaError {
     #[error("{}: cannot read: {error}", .path.display())]
     Read {
         path: PathBuf,
@@ -395,7 +403,7 @@ pub enum MetaError {
 
 /// Reads `session.json` beside a transcript. Missing is `Ok(None)`; a file that
 /// cannot be read or parsed is an error the caller reports and goes on from.
-pub fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>, MetaError> {
+pub(crate) fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>, MetaError> {
     if let Some(c) = &session.converted {
         return meta_from_bytes(&c.meta, &session.transcript).map(Some);
     }
@@ -411,7 +419,7 @@ pub fn read_meta(session: &SessionRef) -> Result<Option<SessionMeta>, MetaError>
 /// Whether another agent recorded the session (an import of its log, or
 /// the log read in place), as its `session.json` tells: an import names
 /// the format it came from.
-pub fn recorded_by_another_agent(session: &SessionRef) -> bool {
+pub(crate) fn recorded_by_another_agent(session: &SessionRef) -> bool {
     if session.converted.is_some() {
         return true;
     }

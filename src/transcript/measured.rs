@@ -33,85 +33,17 @@
 use std::borrow::Borrow;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use super::model::counted_tokens;
 use super::session_file::{CompactBoundary, SessionFile, FORMAT_CLAUDE_CODE, FORMAT_CODEX};
+pub(crate) use super::session_file::{CompactionCheck, Measured};
 use super::{Block, BlockType, Message, MessageTokens, Role};
 
 /// What a cleared tool result says after Claude Code's micro-compaction
 /// (and the placeholder of the policies that clear results as it does).
-pub const CLEARED_RESULT: &str = "[Old tool result content cleared]";
+pub(crate) const CLEARED_RESULT: &str = "[Old tool result content cleared]";
 
 /// Tokens per counted byte where a session measured none: bytes / 4.
-pub const DEFAULT_DENSITY: f64 = 0.25;
-
-/// The provider's counts of one session's messages.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Measured {
-    /// Tokens of every request that are not messages of the transcript: the
-    /// system prompt and tools, and for a session whose transcript lacks
-    /// part of its context (a compaction agent's parent conversation) that
-    /// part too.
-    pub fixed_prompt: u64,
-    /// Tokens per counted byte over the requests where only new messages
-    /// changed: what an unmeasured message is counted at.
-    pub density: f64,
-    /// Whether the model stopped counting the thinking of earlier turns.
-    pub drops_thinking: bool,
-    /// Per message of the transcript: its tokens and the bytes they were
-    /// counted at; `None` for a message no request with usage sent.
-    pub tokens: Vec<Option<MessageTokens>>,
-    /// Per entry of `compact_boundaries`: the tokens of the summary it left
-    /// (`None` for a micro-compaction, or a summary no request sent).
-    pub summaries: Vec<Option<MessageTokens>>,
-    /// The check after each of the agent's compactions.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub checks: Vec<CompactionCheck>,
-    /// Requests whose prompt was smaller than what earlier requests had
-    /// measured of it, and by how many tokens in all: the messages they
-    /// sent first were counted as nothing.
-    #[serde(default)]
-    pub short_requests: usize,
-    #[serde(default)]
-    pub short_tokens: u64,
-    /// Requests that sent nothing new yet whose prompt differed from what
-    /// was measured of it, and the tokens of difference in all.
-    #[serde(default)]
-    pub drift_requests: usize,
-    #[serde(default)]
-    pub drift_tokens: i64,
-}
-
-/// After one of the agent's compactions: the next request's prompt as the
-/// measured counts predict it, against the recorded one.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CompactionCheck {
-    /// The compaction's line in the source log.
-    pub line: usize,
-    /// `full` or `microcompact`.
-    pub kind: String,
-    /// The request after it (0-based, over the session's requests).
-    pub request: usize,
-    /// Tokens of the messages kept, as measured before the compaction.
-    pub kept: u64,
-    /// The summary and the messages since, at the session's density.
-    pub estimated: u64,
-    pub fixed_prompt: u64,
-    /// `fixed_prompt + kept + estimated`.
-    pub predicted: u64,
-    pub recorded: u64,
-}
-
-impl CompactionCheck {
-    /// (predicted − recorded) / recorded.
-    pub fn error(&self) -> f64 {
-        if self.recorded == 0 {
-            return 0.0;
-        }
-        (self.predicted as f64 - self.recorded as f64) / self.recorded as f64
-    }
-}
+pub(crate) const DEFAULT_DENSITY: f64 = 0.25;
 
 /// Whether the model of a session of `format` stops counting an assistant
 /// message's thinking once a later turn starts. OpenAI's reasoning models
@@ -119,7 +51,7 @@ impl CompactionCheck {
 /// before Claude Opus 4.5 and Sonnet 4.6 strip the thinking blocks of
 /// earlier assistant turns, later ones keep them (Anthropic's extended
 /// thinking documentation).
-pub fn drops_earlier_thinking(format: &str, model: Option<&str>) -> bool {
+pub(crate) fn drops_earlier_thinking(format: &str, model: Option<&str>) -> bool {
     if format == FORMAT_CODEX {
         return true;
     }
@@ -161,7 +93,7 @@ fn claude_version(model: &str) -> (Option<&'static str>, (u32, u32)) {
 
 /// Where a message of the context the agent sent came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// Message `i` of the transcript (as recorded, or with results cleared).
     Message(usize),
     /// The summary of compaction `j` (an index of `compact_boundaries`).
@@ -170,13 +102,13 @@ pub enum Origin {
 
 /// The message a full compaction's summary stands as: a user message of
 /// its text (Claude Code's `isCompactSummary` line, Codex's summary item).
-pub fn summary_message(b: &CompactBoundary) -> Message {
+pub(crate) fn summary_message(b: &CompactBoundary) -> Message {
     Message::user(b.summary.clone().unwrap_or_default().into_bytes())
 }
 
 /// `m` with the results of the calls `ids` replaced by [`CLEARED_RESULT`];
 /// `None` when it holds none of them.
-pub fn cleared(m: &Message, ids: &[String]) -> Option<Message> {
+pub(crate) fn cleared(m: &Message, ids: &[String]) -> Option<Message> {
     let hit = |b: &Block| {
         b.kind == BlockType::ToolResult
             && b.tool_call_id
@@ -210,7 +142,7 @@ pub fn cleared(m: &Message, ids: &[String]) -> Option<Message> {
 /// of unknown origin): a full compaction keeps the messages its boundary
 /// names, then `summary`, then the messages from `b.message_index` on; a
 /// micro-compaction clears the results it names in the messages before it.
-pub fn compacted(
+pub(crate) fn compacted(
     j: usize,
     b: &CompactBoundary,
     before: Vec<(Option<Origin>, Arc<Message>)>,
@@ -242,7 +174,7 @@ pub fn compacted(
 /// Which messages of `context` the provider counts without their thinking:
 /// under a model that [`drops_earlier_thinking`], the assistant messages
 /// before the last message that starts a turn.
-pub fn thinking_dropped<'m, I>(context: I, drops: bool) -> Vec<bool>
+pub(crate) fn thinking_dropped<'m, I>(context: I, drops: bool) -> Vec<bool>
 where
     I: IntoIterator<Item = &'m Message>,
     I::IntoIter: DoubleEndedIterator + ExactSizeIterator + Clone,
@@ -263,7 +195,7 @@ where
 /// the last message that starts a turn is `last_turn` (`None`: the model
 /// keeps earlier thinking, or no turn started): an assistant message before
 /// it.
-pub fn counts_without_thinking(i: usize, m: &Message, last_turn: Option<usize>) -> bool {
+pub(crate) fn counts_without_thinking(i: usize, m: &Message, last_turn: Option<usize>) -> bool {
     last_turn.is_some_and(|t| i < t) && m.role == Role::Assistant
 }
 
@@ -277,7 +209,7 @@ struct Request {
 
 /// The provider's counts of `messages`, the transcript of the imported
 /// session `file`, from the prompt sizes of its requests.
-pub fn attribute<M: Borrow<Message>>(file: &SessionFile, messages: &[M]) -> Measured {
+pub(crate) fn attribute<M: Borrow<Message>>(file: &SessionFile, messages: &[M]) -> Measured {
     let transcript: Vec<Arc<Message>> = messages
         .iter()
         .map(|m| Arc::new(m.borrow().clone().with_measured(None)))
@@ -517,7 +449,7 @@ fn apportion(total: u64, weights: &[u64]) -> Vec<u64> {
 /// The session's counts: as its `session.json` keeps them, else worked out
 /// from its requests (an import of an earlier version); `None` for a
 /// session without usage per request.
-pub fn of_file<M: Borrow<Message>>(file: &SessionFile, messages: &[M]) -> Option<Measured> {
+pub(crate) fn of_file<M: Borrow<Message>>(file: &SessionFile, messages: &[M]) -> Option<Measured> {
     if let Some(m) = &file.measured {
         return Some(m.clone());
     }
@@ -528,7 +460,7 @@ pub fn of_file<M: Borrow<Message>>(file: &SessionFile, messages: &[M]) -> Option
 }
 
 /// Gives each message of `messages` its measured tokens.
-pub fn apply(measured: &Measured, messages: &mut [Arc<Message>]) {
+pub(crate) fn apply(measured: &Measured, messages: &mut [Arc<Message>]) {
     for (m, t) in messages.iter_mut().zip(&measured.tokens) {
         if m.measured != *t {
             Arc::make_mut(m).measured = *t;
@@ -542,15 +474,15 @@ pub fn apply(measured: &Measured, messages: &mut [Arc<Message>]) {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AgentRun {
     /// In the order they happened.
-    pub compactions: Vec<CompactBoundary>,
+    pub(crate) compactions: Vec<CompactBoundary>,
     /// Per compaction: the measured tokens of its summary, if any request
     /// sent it.
-    pub summaries: Vec<Option<MessageTokens>>,
+    pub(crate) summaries: Vec<Option<MessageTokens>>,
 }
 
 impl AgentRun {
     /// The run of `file`, with the summaries `measured` counted.
-    pub fn of(file: &SessionFile, measured: Option<&Measured>) -> AgentRun {
+    pub(crate) fn of(file: &SessionFile, measured: Option<&Measured>) -> AgentRun {
         let summaries = (0..file.compact_boundaries.len())
             .map(|j| measured.and_then(|m| m.summaries.get(j).copied().flatten()))
             .collect();
@@ -562,7 +494,7 @@ impl AgentRun {
 
     /// The message compaction `j`'s summary stands as, with its measured
     /// tokens.
-    pub fn summary(&self, j: usize) -> Message {
+    pub(crate) fn summary(&self, j: usize) -> Message {
         summary_message(&self.compactions[j])
             .with_measured(self.summaries.get(j).copied().flatten())
     }

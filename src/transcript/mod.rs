@@ -4,7 +4,7 @@
 pub(crate) mod estimate;
 pub(crate) mod json;
 pub mod locate;
-pub mod measured;
+pub(crate) mod measured;
 pub(crate) mod model;
 pub mod parse;
 pub(crate) mod pool;

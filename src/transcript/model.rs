@@ -30,7 +30,7 @@ pub enum Role {
 
 impl Role {
     /// The name smith writes.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::System => "system",
             Role::User => "user",
@@ -40,7 +40,7 @@ impl Role {
     }
 
     /// Parses a role the way smith's enum does: case-insensitively.
-    pub fn parse(name: &str) -> Option<Role> {
+    pub(crate) fn parse(name: &str) -> Option<Role> {
         // The names smith writes, as they are, before any other spelling.
         if let Some(&role) = Role::ALL.iter().find(|r| r.as_str() == name) {
             return Some(role);
@@ -55,7 +55,7 @@ impl Role {
     }
 
     /// Every role, in smith's declaration order.
-    pub const ALL: [Role; 4] = [Role::System, Role::User, Role::Assistant, Role::Tool];
+    pub(crate) const ALL: [Role; 4] = [Role::System, Role::User, Role::Assistant, Role::Tool];
 }
 
 /// What a content block holds.
@@ -73,7 +73,7 @@ pub enum BlockType {
 
 impl BlockType {
     /// The name smith writes.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             BlockType::Text => "text",
             BlockType::ToolUse => "tool_use",
@@ -88,7 +88,7 @@ impl BlockType {
     /// Parses a block type the way Crystal parses an enum member: case does
     /// not matter and neither do the underscores between words (`tool_use`,
     /// `TOOL_USE` and `ToolUse` are one type).
-    pub fn parse(name: &str) -> Option<BlockType> {
+    pub(crate) fn parse(name: &str) -> Option<BlockType> {
         // The names smith writes, as they are, before any other spelling.
         if let Some(&kind) = BlockType::ALL.iter().find(|t| t.as_str() == name) {
             return Some(kind);
@@ -106,7 +106,7 @@ impl BlockType {
     }
 
     /// Every block type, in smith's declaration order.
-    pub const ALL: [BlockType; 7] = [
+    pub(crate) const ALL: [BlockType; 7] = [
         BlockType::Text,
         BlockType::ToolUse,
         BlockType::ToolResult,
@@ -122,12 +122,12 @@ impl BlockType {
     }
 
     /// An attachment: replaced by a note in stage 0b.
-    pub fn is_media(self) -> bool {
+    pub(crate) fn is_media(self) -> bool {
         matches!(self, BlockType::Image | BlockType::Document)
     }
 
     /// What the estimate charges for the block beyond its text, in bytes.
-    pub fn media_bytes(self) -> u64 {
+    pub(crate) fn media_bytes(self) -> u64 {
         match self {
             BlockType::Image => IMAGE_TOKENS * BYTES_PER_TOKEN,
             BlockType::Document => DOCUMENT_TOKENS * BYTES_PER_TOKEN,
@@ -147,7 +147,7 @@ fn normalise_enum_name(name: &str) -> String {
 
 /// The label of an attachment that has neither a `source` nor a
 /// `media_type`: what smith's note about a removed attachment names it by.
-pub const MEDIA_FALLBACK_LABEL: &str = "attachment";
+pub(crate) const MEDIA_FALLBACK_LABEL: &str = "attachment";
 
 /// One content block. Absent fields are `None` and are not written out.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -200,7 +200,7 @@ impl Block {
     }
 
     /// Bytes of the text, 0 when absent.
-    pub fn text_len(&self) -> usize {
+    pub(crate) fn text_len(&self) -> usize {
         self.text.as_ref().map_or(0, |t| t.len())
     }
 
@@ -215,7 +215,7 @@ impl Block {
     }
 
     /// What this block adds to the estimate, in bytes (docs/engine.md §2).
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         let len = |s: &Option<Str>| s.as_ref().map_or(0, |s| s.len()) as u64;
         self.text_len() as u64
             + len(&self.tool_args)
@@ -226,7 +226,7 @@ impl Block {
 
     /// How a note about this attachment names it: `source`, else
     /// `media_type`, else a generic word.
-    pub fn media_label(&self) -> &str {
+    pub(crate) fn media_label(&self) -> &str {
         self.source
             .as_deref()
             .or(self.media_type.as_deref())
@@ -242,13 +242,13 @@ pub struct Message {
     /// Written by the agent, not typed by the user: a synthetic user message
     /// neither starts a real turn nor is a place to cut.
     pub synthetic: bool,
-    pub id: Option<Str>,
+    pub(crate) id: Option<Str>,
     bytes: u64,
     /// What the provider counted for this message, where a log recorded it
     /// (see [`crate::transcript::measured`]): kept through every rewrite of
     /// its content, so that a rewritten message is counted as its measured
     /// tokens scaled by the bytes left of it.
-    pub measured: Option<MessageTokens>,
+    pub(crate) measured: Option<MessageTokens>,
 }
 
 /// A message's tokens as the provider counted them, and the bytes it was
@@ -257,8 +257,8 @@ pub struct Message {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(from = "(u64, u64)", into = "(u64, u64)")]
 pub struct MessageTokens {
-    pub tokens: u64,
-    pub bytes: u64,
+    pub(crate) tokens: u64,
+    pub(crate) bytes: u64,
 }
 
 impl From<(u64, u64)> for MessageTokens {
@@ -289,7 +289,7 @@ impl Message {
 
     /// The same message (role, synthetic, id, measured tokens) with other
     /// content, as smith rebuilds a message whose blocks it rewrote.
-    pub fn with_content(&self, content: Vec<Block>) -> Message {
+    pub(crate) fn with_content(&self, content: Vec<Block>) -> Message {
         Message {
             measured: self.measured,
             ..Message::new(self.role, content, self.synthetic, self.id.clone())
@@ -297,14 +297,14 @@ impl Message {
     }
 
     /// The same message with `measured` as its provider count.
-    pub fn with_measured(mut self, measured: Option<MessageTokens>) -> Message {
+    pub(crate) fn with_measured(mut self, measured: Option<MessageTokens>) -> Message {
         self.measured = measured;
         self
     }
 
     /// Bytes of the thinking blocks (text and signature): what a provider
     /// that drops the thinking of earlier turns no longer counts.
-    pub fn thinking_bytes(&self) -> u64 {
+    pub(crate) fn thinking_bytes(&self) -> u64 {
         self.content
             .iter()
             .filter(|b| b.kind.is_thinking())
@@ -314,7 +314,7 @@ impl Message {
 
     /// The bytes a provider counts of this message: all of them, or all
     /// but its thinking where `thinking_dropped`.
-    pub fn counted_bytes(&self, thinking_dropped: bool) -> u64 {
+    pub(crate) fn counted_bytes(&self, thinking_dropped: bool) -> u64 {
         if thinking_dropped && self.role == Role::Assistant {
             self.bytes - self.thinking_bytes()
         } else {
@@ -326,7 +326,7 @@ impl Message {
     /// scaled by the share of its counted bytes left where it was rewritten
     /// (or its thinking dropped since); where nothing was measured,
     /// `density` tokens per counted byte.
-    pub fn real_tokens(&self, thinking_dropped: bool, density: f64) -> u64 {
+    pub(crate) fn real_tokens(&self, thinking_dropped: bool, density: f64) -> u64 {
         counted_tokens(self.measured, self.counted_bytes(thinking_dropped), density)
     }
 
@@ -346,7 +346,7 @@ impl Message {
     }
 
     /// Indices of the message's `tool_result` blocks, in order.
-    pub fn tool_result_indices(&self) -> Vec<usize> {
+    pub(crate) fn tool_result_indices(&self) -> Vec<usize> {
         self.content
             .iter()
             .enumerate()
@@ -354,31 +354,11 @@ impl Message {
             .map(|(j, _)| j)
             .collect()
     }
-
-    /// Writes the message as one line of smith-format JSON (no newline).
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        crate::transcript::json::write_message(self, out);
-    }
-
-    /// The message as one line of smith-format JSON (no newline), byte for
-    /// byte what smith writes, broken UTF-8 in a text included.
-    pub fn to_json_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.bytes as usize + 64);
-        self.write_json(&mut out);
-        out
-    }
-
-    /// [`Message::to_json_bytes`] as a `String`, for display and comparisons
-    /// in tests: a text that smith cut inside a character is shown with
-    /// U+FFFD here. Nothing that writes a file goes through this.
-    pub fn to_json(&self) -> String {
-        String::from_utf8_lossy(&self.to_json_bytes()).into_owned()
-    }
 }
 
 /// The tokens of a message the provider counts `counted` bytes of, given
 /// its measured count (see [`Message::real_tokens`]).
-pub fn counted_tokens(measured: Option<MessageTokens>, counted: u64, density: f64) -> u64 {
+pub(crate) fn counted_tokens(measured: Option<MessageTokens>, counted: u64, density: f64) -> u64 {
     match measured {
         Some(m) if m.bytes == counted || m.bytes == 0 => m.tokens,
         Some(m) => {

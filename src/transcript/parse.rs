@@ -39,7 +39,7 @@ use super::pool::TextPool;
 
 /// How deep arrays and objects may nest, the message itself counting as one:
 /// Crystal's parser refuses the 513th level.
-pub const MAX_NESTING: usize = 512;
+pub(crate) const MAX_NESTING: usize = 512;
 
 /// Why a line is no message, and where: the reader skips the line with
 /// this as its reason, and a caller that wants to point at the byte has the
@@ -50,7 +50,7 @@ pub struct LineError {
     /// 1-based column (byte offset + 1) where the line stopped making sense.
     pub column: usize,
     /// What was wrong there, naming the field it was in.
-    pub what: String,
+    pub(crate) what: String,
 }
 
 /// Parses one line (without its newline) into a message, or says why not.
@@ -61,7 +61,7 @@ pub fn parse_line<L: AsRef<[u8]> + ?Sized>(line: &L) -> Result<Message, LineErro
 
 /// [`parse_line`], with each long text taken from `pool`: the same text
 /// read on another line shares its bytes.
-pub fn parse_line_pooled(line: &[u8], pool: &TextPool) -> Result<Message, LineError> {
+pub(crate) fn parse_line_pooled(line: &[u8], pool: &TextPool) -> Result<Message, LineError> {
     parse(line, Some(pool))
 }
 

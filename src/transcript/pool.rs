@@ -19,16 +19,16 @@ use super::model::Text;
 /// Texts shorter than this are not looked up: finding an earlier equal
 /// one would cost about what it saves. Not a sensitive choice, anywhere
 /// from 64 to 1,024 costs the same (benches/README.md).
-pub const SHARED_TEXT_MIN_BYTES: usize = 256;
+pub(crate) const SHARED_TEXT_MIN_BYTES: usize = 256;
 
 /// What a long text is looked up by: its length and three of its words
 /// (at the start, the middle and the end). Texts that agree there are
 /// then compared whole.
-pub type Sample = (usize, [u64; 3]);
+pub(crate) type Sample = (usize, [u64; 3]);
 
 /// The [`Sample`] of a text of at least [`SHARED_TEXT_MIN_BYTES`], `None`
 /// for a shorter one.
-pub fn sample(text: &[u8]) -> Option<Sample> {
+pub(crate) fn sample(text: &[u8]) -> Option<Sample> {
     let n = text.len();
     if n < SHARED_TEXT_MIN_BYTES {
         return None;
@@ -43,21 +43,21 @@ pub fn sample(text: &[u8]) -> Option<Sample> {
 
 /// Whether two texts are the same: the same bytes at the same place, or
 /// the same bytes.
-pub fn same_text(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_text(a: &[u8], b: &[u8]) -> bool {
     (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 
 /// The long texts read so far, shared by the threads reading one
 /// transcript.
 #[derive(Debug, Default)]
-pub struct TextPool {
+pub(crate) struct TextPool {
     seen: Mutex<HashMap<Sample, Vec<Text>>>,
 }
 
 impl TextPool {
     /// `bytes` as a text: an earlier equal one if the pool has it, else a
     /// new one, kept for later (short texts are never looked up).
-    pub fn text(&self, bytes: &[u8]) -> Text {
+    pub(crate) fn text(&self, bytes: &[u8]) -> Text {
         let Some(key) = sample(bytes) else {
             return Text::from(bytes);
         };

@@ -20,7 +20,7 @@ use super::pool::TextPool;
 
 /// How many skipped lines of one file are described in full; the rest are
 /// only counted, so a corrupt file cannot bury the terminal.
-pub const SKIPS_DESCRIBED_PER_FILE: usize = 5;
+pub(crate) const SKIPS_DESCRIBED_PER_FILE: usize = 5;
 
 /// A line that was not used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub struct Skip {
 }
 
 impl Skip {
-    pub fn new(line: usize, reason: impl Into<String>) -> Skip {
+    pub(crate) fn new(line: usize, reason: impl Into<String>) -> Skip {
         Skip {
             line,
             reason: reason.into(),
@@ -42,24 +42,24 @@ impl Skip {
 /// What reading one file found besides its messages.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReadLog {
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Lines in the file, blank ones included.
     pub lines: usize,
     /// Bytes read.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Every skipped line, in order.
     pub skipped: Vec<Skip>,
 }
 
 impl ReadLog {
     /// Number of skipped lines.
-    pub fn skipped_count(&self) -> usize {
+    pub(crate) fn skipped_count(&self) -> usize {
         self.skipped.len()
     }
 
     /// Writes `path:line: reason` for the first few skipped lines and a count
     /// of the rest.
-    pub fn report(&self, out: &mut dyn io::Write) -> io::Result<()> {
+    pub(crate) fn report(&self, out: &mut dyn io::Write) -> io::Result<()> {
         for skip in self.skipped.iter().take(SKIPS_DESCRIBED_PER_FILE) {
             writeln!(
                 out,
@@ -236,7 +236,7 @@ pub fn read_from<R: Read>(reader: R, path: &Path) -> io::Result<Transcript> {
 /// skipped; a final line without a newline is still read (and usually fails
 /// to parse, being a crash mid-write). For formats other than smith's
 /// (imported logs), whose readers want text.
-pub fn for_each_line<R: Read>(
+pub(crate) fn for_each_line<R: Read>(
     reader: R,
     log: &mut ReadLog,
     mut f: impl FnMut(usize, &str, &mut ReadLog),
@@ -259,7 +259,7 @@ pub fn for_each_line<R: Read>(
 /// whose string holds broken UTF-8 is one smith reads (and writes, when it
 /// cuts a result inside a character), so the parser, not the line reader,
 /// decides.
-pub fn for_each_line_bytes<R: Read>(
+pub(crate) fn for_each_line_bytes<R: Read>(
     reader: R,
     log: &mut ReadLog,
     mut f: impl FnMut(usize, &[u8], &mut ReadLog),

@@ -6,27 +6,27 @@ use crate::time::{from_system_time, parse_rfc3339, Unix};
 
 /// A selection of sessions; the default keeps every one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Filter {
+pub(crate) struct Filter {
     /// Keep sessions active at or after this instant.
-    pub since: Option<Unix>,
+    pub(crate) since: Option<Unix>,
     /// Keep sessions that began before this instant.
-    pub until: Option<Unix>,
+    pub(crate) until: Option<Unix>,
     /// Keep sessions whose working directory or path contains this text.
-    pub project: Option<String>,
+    pub(crate) project: Option<String>,
 }
 
 /// When a session was active and where, as far as its record says.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Span {
-    pub start: Option<Unix>,
-    pub end: Option<Unix>,
-    pub cwd: Option<String>,
+pub(crate) struct Span {
+    pub(crate) start: Option<Unix>,
+    pub(crate) end: Option<Unix>,
+    pub(crate) cwd: Option<String>,
 }
 
 impl Span {
     /// From `session.json`'s `created_at`, `updated_at` and `cwd`; a time it
     /// lacks is the transcript's (or source log's) modification time.
-    pub fn of(session: &SessionRef) -> Span {
+    pub(crate) fn of(session: &SessionRef) -> Span {
         let meta = read_meta(session).ok().flatten();
         let time = |s: Option<&String>| s.and_then(|s| parse_rfc3339(s));
         let mtime = || session.modified().ok().map(from_system_time);
@@ -49,13 +49,13 @@ impl Span {
 
 impl Filter {
     /// Whether the filter keeps every session (and need read nothing).
-    pub fn is_everything(&self) -> bool {
+    pub(crate) fn is_everything(&self) -> bool {
         *self == Filter::default()
     }
 
     /// Whether a session with this span, found at `path`, is kept. A session
     /// with no time at all is kept only when no time was asked for.
-    pub fn keeps(&self, span: &Span, path: &str) -> bool {
+    pub(crate) fn keeps(&self, span: &Span, path: &str) -> bool {
         if let Some(since) = self.since {
             if span.end.is_none_or(|end| end < since) {
                 return false;
@@ -80,7 +80,7 @@ impl Filter {
 
     /// The sessions of `found` this filter keeps, in order, and how many it
     /// left out.
-    pub fn apply(&self, found: Vec<SessionRef>) -> (Vec<SessionRef>, usize) {
+    pub(crate) fn apply(&self, found: Vec<SessionRef>) -> (Vec<SessionRef>, usize) {
         if self.is_everything() {
             return (found, 0);
         }

@@ -15,15 +15,15 @@ use super::session_file::SessionFile;
 /// One loaded session.
 #[derive(Clone, Debug)]
 pub struct Session {
-    pub source: SessionRef,
+    pub(crate) source: SessionRef,
     pub messages: Vec<Arc<Message>>,
     pub log: ReadLog,
     pub meta: Option<SessionMeta>,
     /// Why `session.json` was ignored, if it was there and unreadable.
-    pub meta_error: Option<String>,
+    pub(crate) meta_error: Option<String>,
     /// The provider's counts of the messages, for an imported session with
     /// usage per request (see [`super::measured`]); set on the messages too.
-    pub measured: Option<measured::Measured>,
+    pub(crate) measured: Option<measured::Measured>,
     /// The agent's own compactions, for a session imported from another
     /// agent's log; `None` for smith's own.
     pub run: Option<Arc<measured::AgentRun>>,
@@ -31,7 +31,7 @@ pub struct Session {
 
 impl Session {
     /// The label used in tables: the session's name, its id, or the file's.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         self.meta
             .as_ref()
             .and_then(|m| m.name.clone().or_else(|| m.id.clone()))
@@ -39,7 +39,7 @@ impl Session {
     }
 
     /// Bytes of transcript read.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.log.bytes
     }
 }
@@ -47,11 +47,11 @@ impl Session {
 /// Memory a transcript needs per byte of file while it is replayed: its text
 /// held once in the messages, plus the structures around it, with room to
 /// spare over the peak `benches/replay.rs` reports.
-pub const MEMORY_PER_TRANSCRIPT_BYTE: u64 = 2;
+pub(crate) const MEMORY_PER_TRANSCRIPT_BYTE: u64 = 2;
 
 /// Overrides the memory this process may count on, in bytes (tests set it;
 /// otherwise `MemAvailable` from /proc/meminfo).
-pub const MEMORY_LIMIT_ENV: &str = "SMITH_CALIBRATE_MEMORY_LIMIT";
+pub(crate) const MEMORY_LIMIT_ENV: &str = "SMITH_CALIBRATE_MEMORY_LIMIT";
 
 fn available_memory() -> Option<u64> {
     if let Some(v) = std::env::var(MEMORY_LIMIT_ENV)

@@ -4,14 +4,15 @@
 //! importers (`crate::import`) write it; the cost model, `calibrate` and the
 //! report read it back beside the transcript.
 
+use super::model::MessageTokens;
 use serde::{Deserialize, Serialize};
 
 /// `source.format` of a session imported from Claude Code.
-pub const FORMAT_CLAUDE_CODE: &str = "claude-code";
+pub(crate) const FORMAT_CLAUDE_CODE: &str = "claude-code";
 /// `source.format` of a session imported from mini-swe-agent.
-pub const FORMAT_MINI_SWE_AGENT: &str = "mini-swe-agent";
+pub(crate) const FORMAT_MINI_SWE_AGENT: &str = "mini-swe-agent";
 /// `source.format` of a session imported from a Codex CLI rollout.
-pub const FORMAT_CODEX: &str = "codex";
+pub(crate) const FORMAT_CODEX: &str = "codex";
 
 /// What the provider reported for one request: the real size of the prompt
 /// (`input + cache creation + cache read`) and of the answer.
@@ -40,7 +41,7 @@ impl RequestUsage {
     /// Folds in another report of the same response, keeping the largest of
     /// each figure: Claude Code repeats a response's usage on every line of
     /// it, with the output count still growing on the early lines.
-    pub fn merge_max(&mut self, other: &RequestUsage) {
+    pub(crate) fn merge_max(&mut self, other: &RequestUsage) {
         self.input_tokens = self.input_tokens.max(other.input_tokens);
         self.cache_creation_input_tokens = self
             .cache_creation_input_tokens
@@ -75,13 +76,13 @@ pub struct RequestRecord {
     pub cache_write_1h: Option<u64>,
     /// Dollars the provider billed for it (mini-swe-agent: `usage.cost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost: Option<f64>,
+    pub(crate) cost: Option<f64>,
 }
 
 impl RequestRecord {
     /// Folds in another line of the same response: the first timestamp and
     /// the largest of each figure (as [`RequestUsage::merge_max`]).
-    pub fn merge(&mut self, other: &RequestRecord) {
+    pub(crate) fn merge(&mut self, other: &RequestRecord) {
         if self.timestamp.is_none() {
             self.timestamp.clone_from(&other.timestamp);
         }
@@ -150,7 +151,7 @@ pub struct CompactBoundary {
 }
 
 /// [`CompactBoundary::kind`] of a micro-compaction.
-pub const MICROCOMPACT: &str = "microcompact";
+pub(crate) const MICROCOMPACT: &str = "microcompact";
 
 impl CompactBoundary {
     /// Whether the earlier context was replaced by a summary (not only some
@@ -165,18 +166,18 @@ impl CompactBoundary {
 pub struct Source {
     /// [`FORMAT_CLAUDE_CODE`], [`FORMAT_MINI_SWE_AGENT`] or
     /// [`FORMAT_CODEX`].
-    pub format: String,
+    pub(crate) format: String,
     /// The file it was read from.
     pub path: String,
     /// Lines (Claude Code) or messages (mini-swe-agent) in the source.
     #[serde(default)]
-    pub lines: usize,
+    pub(crate) lines: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instance_id: Option<String>,
+    pub(crate) instance_id: Option<String>,
 }
 
 /// Tokens of every request that are not history, as far as the source says.
@@ -192,16 +193,16 @@ pub struct Overhead {
 /// is the uncached remainder.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SmithUsage {
-    pub prompt_tokens: u64,
+    pub(crate) prompt_tokens: u64,
     pub completion_tokens: u64,
-    pub total_tokens: u64,
-    pub cache_creation_tokens: u64,
-    pub cache_read_tokens: u64,
+    pub(crate) total_tokens: u64,
+    pub(crate) cache_creation_tokens: u64,
+    pub(crate) cache_read_tokens: u64,
 }
 
 impl SmithUsage {
     /// The sum over requests.
-    pub fn total(requests: &[RequestUsage]) -> SmithUsage {
+    pub(crate) fn total(requests: &[RequestUsage]) -> SmithUsage {
         let mut u = SmithUsage::default();
         for r in requests {
             u.prompt_tokens += r.input_tokens;
@@ -240,11 +241,11 @@ pub struct SessionFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<String>,
+    pub(crate) updated_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -252,7 +253,7 @@ pub struct SessionFile {
     /// The context window the agent ran under, where its log records it
     /// (Codex's `model_context_window`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_window: Option<u64>,
+    pub(crate) context_window: Option<u64>,
     #[serde(default)]
     pub usage: SmithUsage,
     #[serde(default)]
@@ -276,20 +277,20 @@ pub struct SessionFile {
     /// The dollars the source says the whole session cost
     /// (mini-swe-agent: `info.model_stats.instance_cost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recorded_cost: Option<f64>,
+    pub(crate) recorded_cost: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<Overhead>,
     /// Whether the task was solved (mini-swe-agent with a results file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_status: Option<String>,
+    pub(crate) exit_status: Option<String>,
     #[serde(default)]
     pub import: ImportCounts,
     /// The provider's counts of each message, from the requests' prompt
-    /// sizes (see [`crate::transcript::measured`]).
+    /// sizes (`transcript::measured` attributes them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub measured: Option<super::measured::Measured>,
+    pub(crate) measured: Option<Measured>,
 }
 
 fn yes() -> bool {
@@ -339,5 +340,72 @@ impl SessionFile {
     pub fn from_meta(raw: &serde_json::Value) -> Option<SessionFile> {
         let file: SessionFile = serde_json::from_value(raw.clone()).ok()?;
         (!file.source.format.is_empty()).then_some(file)
+    }
+}
+
+/// The provider's counts of one session's messages.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Measured {
+    /// Tokens of every request that are not messages of the transcript: the
+    /// system prompt and tools, and for a session whose transcript lacks
+    /// part of its context (a compaction agent's parent conversation) that
+    /// part too.
+    pub(crate) fixed_prompt: u64,
+    /// Tokens per counted byte over the requests where only new messages
+    /// changed: what an unmeasured message is counted at.
+    pub(crate) density: f64,
+    /// Whether the model stopped counting the thinking of earlier turns.
+    pub(crate) drops_thinking: bool,
+    /// Per message of the transcript: its tokens and the bytes they were
+    /// counted at; `None` for a message no request with usage sent.
+    pub(crate) tokens: Vec<Option<MessageTokens>>,
+    /// Per entry of `compact_boundaries`: the tokens of the summary it left
+    /// (`None` for a micro-compaction, or a summary no request sent).
+    pub(crate) summaries: Vec<Option<MessageTokens>>,
+    /// The check after each of the agent's compactions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) checks: Vec<CompactionCheck>,
+    /// Requests whose prompt was smaller than what earlier requests had
+    /// measured of it, and by how many tokens in all: the messages they
+    /// sent first were counted as nothing.
+    #[serde(default)]
+    pub(crate) short_requests: usize,
+    #[serde(default)]
+    pub(crate) short_tokens: u64,
+    /// Requests that sent nothing new yet whose prompt differed from what
+    /// was measured of it, and the tokens of difference in all.
+    #[serde(default)]
+    pub(crate) drift_requests: usize,
+    #[serde(default)]
+    pub(crate) drift_tokens: i64,
+}
+
+/// After one of the agent's compactions: the next request's prompt as the
+/// measured counts predict it, against the recorded one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct CompactionCheck {
+    /// The compaction's line in the source log.
+    pub(crate) line: usize,
+    /// `full` or `microcompact`.
+    pub(crate) kind: String,
+    /// The request after it (0-based, over the session's requests).
+    pub(crate) request: usize,
+    /// Tokens of the messages kept, as measured before the compaction.
+    pub(crate) kept: u64,
+    /// The summary and the messages since, at the session's density.
+    pub(crate) estimated: u64,
+    pub(crate) fixed_prompt: u64,
+    /// `fixed_prompt + kept + estimated`.
+    pub(crate) predicted: u64,
+    pub(crate) recorded: u64,
+}
+
+impl CompactionCheck {
+    /// (predicted − recorded) / recorded.
+    pub(crate) fn error(&self) -> f64 {
+        if self.recorded == 0 {
+            return 0.0;
+        }
+        (self.predicted as f64 - self.recorded as f64) / self.recorded as f64
     }
 }

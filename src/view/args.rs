@@ -32,7 +32,7 @@ const INLINE_VALUE_CHARS: usize = 40;
 
 /// One line saying what a call with these arguments (compact JSON) does,
 /// at most `max_chars` characters.
-pub fn summarize(args_json: Option<&str>, max_chars: usize) -> String {
+pub(crate) fn summarize(args_json: Option<&str>, max_chars: usize) -> String {
     let Some(raw) = args_json else {
         return String::new();
     };

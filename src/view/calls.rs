@@ -14,22 +14,22 @@ use std::sync::Arc;
 use crate::transcript::{Block, BlockType, Message};
 
 /// A block's position: (message index, block index).
-pub type Pos = (usize, usize);
+pub(crate) type Pos = (usize, usize);
 
 /// The pairing of calls and results over one list of messages.
 #[derive(Clone, Debug, Default)]
-pub struct Calls {
+pub(crate) struct Calls {
     result_of: HashMap<Pos, Pos>,
     call_of: HashMap<Pos, Pos>,
     /// Every call, in order.
-    pub calls: Vec<Pos>,
+    pub(crate) calls: Vec<Pos>,
     /// Every result, in order.
-    pub results: Vec<Pos>,
+    pub(crate) results: Vec<Pos>,
 }
 
 impl Calls {
     /// Pairs the calls and results of `messages`.
-    pub fn new(messages: &[Arc<Message>]) -> Calls {
+    pub(crate) fn new(messages: &[Arc<Message>]) -> Calls {
         let mut calls = Calls::default();
         let mut waiting: HashMap<&str, VecDeque<Pos>> = HashMap::new();
         for (i, m) in messages.iter().enumerate() {
@@ -61,17 +61,17 @@ impl Calls {
     }
 
     /// The result answering the call at `call`, if there is one.
-    pub fn result_of(&self, call: Pos) -> Option<Pos> {
+    pub(crate) fn result_of(&self, call: Pos) -> Option<Pos> {
         self.result_of.get(&call).copied()
     }
 
     /// The call the result at `result` answers, if it can be found.
-    pub fn call_of(&self, result: Pos) -> Option<Pos> {
+    pub(crate) fn call_of(&self, result: Pos) -> Option<Pos> {
         self.call_of.get(&result).copied()
     }
 
     /// Calls with no result.
-    pub fn unanswered(&self) -> impl Iterator<Item = Pos> + '_ {
+    pub(crate) fn unanswered(&self) -> impl Iterator<Item = Pos> + '_ {
         self.calls
             .iter()
             .copied()
@@ -79,7 +79,7 @@ impl Calls {
     }
 
     /// Results with no call.
-    pub fn orphans(&self) -> impl Iterator<Item = Pos> + '_ {
+    pub(crate) fn orphans(&self) -> impl Iterator<Item = Pos> + '_ {
         self.results
             .iter()
             .copied()
@@ -88,7 +88,7 @@ impl Calls {
 
     /// The tool a block belongs to: a call's own name, a result's call's
     /// name, else the name the result carries itself.
-    pub fn tool_name<'a>(&self, messages: &'a [Arc<Message>], pos: Pos) -> Option<&'a str> {
+    pub(crate) fn tool_name<'a>(&self, messages: &'a [Arc<Message>], pos: Pos) -> Option<&'a str> {
         let block = block_at(messages, pos)?;
         match block.kind {
             BlockType::ToolUse => block.tool_name.as_deref(),
@@ -103,14 +103,14 @@ impl Calls {
 }
 
 /// The block at `pos`, if it exists.
-pub fn block_at(messages: &[Arc<Message>], pos: Pos) -> Option<&Block> {
+pub(crate) fn block_at(messages: &[Arc<Message>], pos: Pos) -> Option<&Block> {
     messages.get(pos.0)?.content.get(pos.1)
 }
 
 /// Attachments a tool returned alongside a result: media blocks in the same
 /// message carrying the result's `tool_call_id`. They belong under the
 /// result wherever it is shown.
-pub fn companions(message: &Message, result_block: usize) -> Vec<usize> {
+pub(crate) fn companions(message: &Message, result_block: usize) -> Vec<usize> {
     let Some(id) = message
         .content
         .get(result_block)

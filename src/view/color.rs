@@ -11,7 +11,7 @@ use std::fmt;
 
 /// The `--color` flag.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// Colour when writing to a terminal and `NO_COLOR` is not set.
     #[default]
     Auto,
@@ -23,7 +23,12 @@ pub enum ColorChoice {
 
 /// The decision, from the flag and the facts about the environment. Pure so
 /// that it can be tested without a terminal.
-pub fn decide(choice: ColorChoice, to_terminal: bool, no_color: bool, dumb_term: bool) -> bool {
+pub(crate) fn decide(
+    choice: ColorChoice,
+    to_terminal: bool,
+    no_color: bool,
+    dumb_term: bool,
+) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -32,7 +37,7 @@ pub fn decide(choice: ColorChoice, to_terminal: bool, no_color: bool, dumb_term:
 }
 
 /// The decision for this process: reads `NO_COLOR` and `TERM`.
-pub fn enabled(choice: ColorChoice, to_terminal: bool) -> bool {
+pub(crate) fn enabled(choice: ColorChoice, to_terminal: bool) -> bool {
     // no-color.org: "when present and not an empty string".
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
@@ -41,7 +46,7 @@ pub fn enabled(choice: ColorChoice, to_terminal: bool) -> bool {
 
 /// What a piece of text is, which decides how it looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Style {
+pub(crate) enum Style {
     /// A turn header.
     Turn,
     User,
@@ -86,18 +91,18 @@ impl Style {
 
 /// Paints text, or passes it through untouched when colour is off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Painter {
-    pub enabled: bool,
+pub(crate) struct Painter {
+    pub(crate) enabled: bool,
 }
 
 impl Painter {
     /// A painter that colours when `enabled`.
-    pub fn new(enabled: bool) -> Painter {
+    pub(crate) fn new(enabled: bool) -> Painter {
         Painter { enabled }
     }
 
     /// `text` in `style`, as something to format.
-    pub fn paint<T: fmt::Display>(&self, style: Style, text: T) -> Painted<T> {
+    pub(crate) fn paint<T: fmt::Display>(&self, style: Style, text: T) -> Painted<T> {
         Painted {
             style,
             text,
@@ -107,7 +112,7 @@ impl Painter {
 }
 
 /// Text with a style, written with its escape codes only when colour is on.
-pub struct Painted<T> {
+pub(crate) struct Painted<T> {
     style: Style,
     text: T,
     enabled: bool,

@@ -21,7 +21,7 @@ pub fn hash_source(text: &str) -> String {
 
 /// The policy of a page whose inline scripts are `scripts` and inline
 /// styles `styles` (their texts); with no script, none may run.
-pub fn policy(scripts: &[&str], styles: &[&str]) -> String {
+pub(crate) fn policy(scripts: &[&str], styles: &[&str]) -> String {
     let sources = |texts: &[&str]| -> String {
         if texts.is_empty() {
             "'none'".to_string()
@@ -42,7 +42,7 @@ pub fn policy(scripts: &[&str], styles: &[&str]) -> String {
 
 /// The `<meta>` element carrying [`policy`], for the top of `<head>`
 /// (before any script or style it allows).
-pub fn meta(scripts: &[&str], styles: &[&str]) -> String {
+pub(crate) fn meta(scripts: &[&str], styles: &[&str]) -> String {
     format!(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">",
         policy(scripts, styles)

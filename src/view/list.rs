@@ -20,12 +20,12 @@ use super::text::{human_bytes, one_line};
 use crate::time::{format_rfc3339, format_short, from_system_time, parse_rfc3339, Unix};
 
 /// Characters of the first prompt shown in the table.
-pub const PROMPT_CHARS: usize = 50;
+pub(crate) const PROMPT_CHARS: usize = 50;
 
 /// Where a session's creation time came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CreatedFrom {
+pub(crate) enum CreatedFrom {
     SessionJson,
     Index,
     Mtime,
@@ -34,41 +34,41 @@ pub enum CreatedFrom {
 
 /// One session in the listing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SessionRow {
-    pub id: String,
-    pub name: Option<String>,
-    pub first_prompt: String,
+pub(crate) struct SessionRow {
+    pub(crate) id: String,
+    pub(crate) name: Option<String>,
+    pub(crate) first_prompt: String,
     /// The creation time as recorded (RFC 3339), or the mtime as UTC.
-    pub created: Option<String>,
-    pub created_unix: Option<Unix>,
-    pub created_from: CreatedFrom,
-    pub path: PathBuf,
-    pub messages: usize,
+    pub(crate) created: Option<String>,
+    pub(crate) created_unix: Option<Unix>,
+    pub(crate) created_from: CreatedFrom,
+    pub(crate) path: PathBuf,
+    pub(crate) messages: usize,
     /// Real turns: user messages that are not synthetic.
-    pub turns: usize,
+    pub(crate) turns: usize,
     /// Bytes of the transcript file.
-    pub bytes: u64,
-    pub tokens: u64,
+    pub(crate) bytes: u64,
+    pub(crate) tokens: u64,
     /// Lines of the transcript that could not be read.
-    pub skipped: usize,
+    pub(crate) skipped: usize,
     /// Each of them as `path:line: skipped: reason`, as every command names
     /// them on stderr.
     #[serde(skip)]
-    pub skipped_lines: String,
+    pub(crate) skipped_lines: String,
 }
 
 /// Session indexes by directory, read once each.
 #[derive(Default)]
-pub struct Indexes {
+pub(crate) struct Indexes {
     by_dir: HashMap<PathBuf, Vec<IndexEntry>>,
     /// Indexes that could not be read, with why.
-    pub errors: Vec<String>,
+    pub(crate) errors: Vec<String>,
 }
 
 impl Indexes {
     /// The index entry for a session directory, from `index.json` in its
     /// parent directory.
-    pub fn entry(&mut self, session_dir: &Path) -> Option<IndexEntry> {
+    pub(crate) fn entry(&mut self, session_dir: &Path) -> Option<IndexEntry> {
         let parent = session_dir.parent()?.to_path_buf();
         let id = session_dir.file_name()?.to_str()?.to_string();
         if !self.by_dir.contains_key(&parent) {
@@ -87,7 +87,7 @@ impl Indexes {
 
 /// Reads one session into a row. Fails only when the transcript cannot be
 /// read at all; bad lines are counted in `skipped`.
-pub fn row(source: &SessionRef, index: Option<&IndexEntry>) -> Result<SessionRow> {
+pub(crate) fn row(source: &SessionRef, index: Option<&IndexEntry>) -> Result<SessionRow> {
     let session = transcript::load(source)?;
     let meta = session.meta.as_ref();
     let id = meta
@@ -154,7 +154,7 @@ pub fn row(source: &SessionRef, index: Option<&IndexEntry>) -> Result<SessionRow
 }
 
 /// Newest first; sessions with no known time last; ties by id.
-pub fn sort_newest_first(rows: &mut [SessionRow]) {
+pub(crate) fn sort_newest_first(rows: &mut [SessionRow]) {
     rows.sort_by(|a, b| {
         b.created_unix
             .cmp(&a.created_unix)
@@ -163,7 +163,7 @@ pub fn sort_newest_first(rows: &mut [SessionRow]) {
 }
 
 /// The table.
-pub fn table(rows: &[SessionRow]) -> String {
+pub(crate) fn table(rows: &[SessionRow]) -> String {
     let mut t = crate::format::table(vec![
         "id",
         "name",

@@ -26,7 +26,7 @@ use crate::format::plural;
 
 /// When an effect happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum When {
+pub(crate) enum When {
     /// In the compaction run just before request K.
     ThisRequest,
     /// In the compaction of an earlier request; the history still shows it.
@@ -35,7 +35,7 @@ pub enum When {
 
 /// What compaction did to a message or a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Effect {
+pub(crate) enum Effect {
     ThinkingDropped {
         blocks: usize,
     },
@@ -66,19 +66,19 @@ pub enum Effect {
 
 /// One effect, on a message (`block: None`) or on one of its blocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mark {
-    pub block: Option<usize>,
-    pub effect: Effect,
-    pub when: When,
+pub(crate) struct Mark {
+    pub(crate) block: Option<usize>,
+    pub(crate) effect: Effect,
+    pub(crate) when: When,
     /// Bytes the estimate lost against the record, when the record is known.
-    pub bytes_lost: Option<i64>,
+    pub(crate) bytes_lost: Option<i64>,
     /// Bytes lost in the compaction of this request, from its edit.
-    pub bytes_lost_now: Option<u64>,
+    pub(crate) bytes_lost_now: Option<u64>,
 }
 
 impl Mark {
     /// The mark in words, e.g. `at this request: result cut to its head (40.2 KiB lost)`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let when = match self.when {
             When::ThisRequest => "at this request",
             When::Earlier => "at an earlier request",
@@ -127,7 +127,7 @@ impl Mark {
 }
 
 /// Which rewrite a text shows, by the markers the engine writes into it.
-pub fn classify_text(text: &[u8]) -> Option<Effect> {
+pub(crate) fn classify_text(text: &[u8]) -> Option<Effect> {
     let has = |marker: &str| memmem::find(text, marker.as_bytes()).is_some();
     let stub_end = format!("{TRUNCATION_MARKER}]");
     if text.starts_with(b"[") && text.ends_with(stub_end.as_bytes()) && !text.contains(&b'\n') {
@@ -148,7 +148,7 @@ pub fn classify_text(text: &[u8]) -> Option<Effect> {
 }
 
 /// Whether a message is a summary or drop note the engine wrote, and which.
-pub fn summary_kind(message: &Message, replaced: usize) -> Option<Effect> {
+pub(crate) fn summary_kind(message: &Message, replaced: usize) -> Option<Effect> {
     if message.role != Role::User || message.content.len() != 1 {
         return None;
     }
@@ -165,33 +165,33 @@ pub fn summary_kind(message: &Message, replaced: usize) -> Option<Effect> {
 
 /// The working history at one request, ready to be shown.
 #[derive(Clone, Debug)]
-pub struct HistoryAt {
-    pub facts: RequestFacts,
+pub(crate) struct HistoryAt {
+    pub(crate) facts: RequestFacts,
     /// The history as sent.
-    pub messages: Vec<Arc<Message>>,
+    pub(crate) messages: Vec<Arc<Message>>,
     /// Each message's index in the transcript; `None` for a summary, which
     /// exists only in the working history.
-    pub record_index: Vec<Option<usize>>,
+    pub(crate) record_index: Vec<Option<usize>>,
     /// The marks of each message.
-    pub marks: Vec<Vec<Mark>>,
+    pub(crate) marks: Vec<Vec<Mark>>,
     /// Where this request's compaction cut for a summary, if it did.
-    pub cut: Option<usize>,
+    pub(crate) cut: Option<usize>,
     /// The request whose compaction wrote the summary at the head, if any.
-    pub summary_request: Option<usize>,
+    pub(crate) summary_request: Option<usize>,
     /// Rewrites made by this request's compaction, and how many of them
     /// were on messages its summary then replaced.
-    pub edits: usize,
-    pub edits_summarized: usize,
+    pub(crate) edits: usize,
+    pub(crate) edits_summarized: usize,
 }
 
 impl HistoryAt {
     /// Stages of this request's compaction that changed something.
-    pub fn stages(&self) -> &[Stage] {
+    pub(crate) fn stages(&self) -> &[Stage] {
         &self.facts.stages
     }
 
     /// This request's strategy.
-    pub fn strategy(&self) -> Strategy {
+    pub(crate) fn strategy(&self) -> Strategy {
         self.facts.strategy
     }
 }
@@ -199,7 +199,7 @@ impl HistoryAt {
 /// Replays `record` under `engine` (smith's, or another policy) up to
 /// request `k` (0-based) and marks its history. `None` when the session has
 /// no request `k`.
-pub fn history_at<C: Compactor + ?Sized>(
+pub(crate) fn history_at<C: Compactor + ?Sized>(
     record: &[Arc<Message>],
     engine: &C,
     k: usize,

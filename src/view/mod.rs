@@ -17,6 +17,6 @@ pub(crate) mod render;
 pub(crate) mod select;
 pub(crate) mod stats;
 #[cfg(feature = "full")]
-pub mod sweep_table;
+pub(crate) mod sweep_table;
 pub(crate) mod text;
 pub mod web;

@@ -12,7 +12,7 @@ use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 
 /// Where the rendering goes.
-pub enum Output {
+pub(crate) enum Output {
     /// A pager reading from a pipe.
     Pager {
         child: Child,
@@ -23,7 +23,7 @@ pub enum Output {
 }
 
 /// What `$PAGER` asks for: `None` for no pager, else the command line.
-pub fn pager_command(pager_env: Option<&str>) -> Option<String> {
+pub(crate) fn pager_command(pager_env: Option<&str>) -> Option<String> {
     match pager_env.map(str::trim) {
         None => Some("less -R".to_string()),
         Some("") | Some("cat") => None,
@@ -33,7 +33,7 @@ pub fn pager_command(pager_env: Option<&str>) -> Option<String> {
 
 impl Output {
     /// A pager if `allowed` and stdout is a terminal, else stdout.
-    pub fn open(allowed: bool) -> Output {
+    pub(crate) fn open(allowed: bool) -> Output {
         if allowed && io::stdout().is_terminal() {
             let env = std::env::var("PAGER").ok();
             if let Some(cmd) = pager_command(env.as_deref()) {
@@ -46,13 +46,13 @@ impl Output {
     }
 
     /// Standard output, buffered.
-    pub fn direct() -> Output {
+    pub(crate) fn direct() -> Output {
         Output::Direct(BufWriter::with_capacity(1 << 16, io::stdout()))
     }
 
     /// Whether a pager is reading (so colour under `auto` is wanted: the
     /// pager shows it on the terminal).
-    pub fn is_pager(&self) -> bool {
+    pub(crate) fn is_pager(&self) -> bool {
         matches!(self, Output::Pager { .. })
     }
 
@@ -85,7 +85,7 @@ impl Output {
     /// `BrokenPipe` error, which `main` takes for success. Returns `false` when the pager
     /// never ran (the shell found no such command, exit 126 or 127): the
     /// caller should then write the output again, directly.
-    pub fn finish(self) -> io::Result<bool> {
+    pub(crate) fn finish(self) -> io::Result<bool> {
         match self {
             Output::Direct(mut out) => out.flush().map(|_| true),
             Output::Pager { mut child, stdin } => {

@@ -39,25 +39,25 @@ use super::text::{clean_into, count_lines, human_bytes, lines};
 use crate::format::plural;
 
 /// Lines of user, assistant and system text shown before it is cut.
-pub const TEXT_LINES: usize = 40;
+pub(crate) const TEXT_LINES: usize = 40;
 /// Lines of a tool result shown before it is cut (`--lines`).
-pub const RESULT_LINES: usize = 6;
+pub(crate) const RESULT_LINES: usize = 6;
 /// Characters of one line shown before it is cut.
-pub const LINE_CHARS: usize = 300;
+pub(crate) const LINE_CHARS: usize = 300;
 /// Characters of a call's argument summary.
-pub const ARGS_CHARS: usize = 160;
+pub(crate) const ARGS_CHARS: usize = 160;
 /// Lines matching `--grep` shown from the hidden part of a cut result.
-pub const GREP_LINES: usize = 5;
+pub(crate) const GREP_LINES: usize = 5;
 
 /// How much to show.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub(crate) struct Options {
     /// Show every line of every text and result.
-    pub full: bool,
+    pub(crate) full: bool,
     /// Show thinking instead of collapsing it to one line.
-    pub thinking: bool,
+    pub(crate) thinking: bool,
     /// Lines of a tool result shown when it is cut.
-    pub result_lines: usize,
+    pub(crate) result_lines: usize,
 }
 
 impl Default for Options {
@@ -71,21 +71,21 @@ impl Default for Options {
 }
 
 /// Messages to show and what is known about each.
-pub struct Document<'a> {
-    pub messages: &'a [Arc<Message>],
+pub(crate) struct Document<'a> {
+    pub(crate) messages: &'a [Arc<Message>],
     /// Each message's index in the transcript; `None` for one that exists
     /// only in the working history (a summary).
-    pub record_index: Vec<Option<usize>>,
+    pub(crate) record_index: Vec<Option<usize>>,
     /// Each message's real turn (0 before the first prompt).
-    pub turns: Vec<usize>,
+    pub(crate) turns: Vec<usize>,
     /// Compaction marks of each message (empty for a plain transcript).
-    pub marks: Vec<Vec<Mark>>,
-    pub calls: Calls,
+    pub(crate) marks: Vec<Vec<Mark>>,
+    pub(crate) calls: Calls,
 }
 
 impl<'a> Document<'a> {
     /// A transcript as recorded.
-    pub fn record(messages: &'a [Arc<Message>]) -> Document<'a> {
+    pub(crate) fn record(messages: &'a [Arc<Message>]) -> Document<'a> {
         Document {
             messages,
             record_index: (0..messages.len()).map(Some).collect(),
@@ -97,7 +97,7 @@ impl<'a> Document<'a> {
 
     /// The working history at a request; turns are the transcript's, and a
     /// summary counts as turn 0.
-    pub fn history(at: &'a HistoryAt, record_turns: &[usize]) -> Document<'a> {
+    pub(crate) fn history(at: &'a HistoryAt, record_turns: &[usize]) -> Document<'a> {
         Document {
             messages: &at.messages,
             record_index: at.record_index.clone(),
@@ -114,20 +114,20 @@ impl<'a> Document<'a> {
 
 /// What a rendering showed, for the footer and for tests.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Shown {
+pub(crate) struct Shown {
     /// Messages with at least one block shown (or shown through a call).
-    pub messages: usize,
-    pub calls: usize,
-    pub results: usize,
-    pub unanswered_calls: usize,
-    pub orphan_results: usize,
+    pub(crate) messages: usize,
+    pub(crate) calls: usize,
+    pub(crate) results: usize,
+    pub(crate) unanswered_calls: usize,
+    pub(crate) orphan_results: usize,
     /// Blocks of selected messages left out by `--tool` / `--grep`.
-    pub blocks_filtered: usize,
+    pub(crate) blocks_filtered: usize,
 }
 
 /// Writes the selected messages of `doc` readably and returns what it
 /// showed. Stops at the first write error (a closed pager).
-pub fn render(
+pub(crate) fn render(
     out: &mut dyn Write,
     doc: &Document,
     filter: &Filter,
@@ -659,7 +659,7 @@ fn clean(s: &str) -> String {
 
 /// The header of `show --at K`: the request, the config and what its
 /// compaction did.
-pub fn write_at_header(
+pub(crate) fn write_at_header(
     out: &mut dyn Write,
     at: &HistoryAt,
     config_label: &str,
@@ -722,7 +722,7 @@ pub fn write_at_header(
 
 /// The last lines: what was shown and what was left out, so that nothing
 /// is missing without a word.
-pub fn write_footer(
+pub(crate) fn write_footer(
     out: &mut dyn Write,
     shown: &Shown,
     selected: usize,

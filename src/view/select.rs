@@ -20,7 +20,7 @@ use super::calls::{block_at, Calls, Pos};
 
 /// The real turn of each message: 1 from the first user message that is not
 /// synthetic, one more at each such message, 0 before the first.
-pub fn turn_numbers(messages: &[Arc<Message>]) -> Vec<usize> {
+pub(crate) fn turn_numbers(messages: &[Arc<Message>]) -> Vec<usize> {
     let mut turn = 0;
     messages
         .iter()
@@ -35,21 +35,21 @@ pub fn turn_numbers(messages: &[Arc<Message>]) -> Vec<usize> {
 
 /// `--turn N`, `A..B` (both included), `A..` or `..B`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TurnRange {
-    pub first: usize,
-    pub last: usize,
+pub(crate) struct TurnRange {
+    pub(crate) first: usize,
+    pub(crate) last: usize,
 }
 
 impl TurnRange {
     /// Whether turn `t` is in the range.
-    pub fn contains(&self, t: usize) -> bool {
+    pub(crate) fn contains(&self, t: usize) -> bool {
         self.first <= t && t <= self.last
     }
 }
 
 /// Why a `--turn` is no [`TurnRange`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum TurnRangeError {
+pub(crate) enum TurnRangeError {
     /// A part that is no turn number, trimmed.
     #[error("{0:?} is not a turn number; write N, A..B, A.. or ..B (turns count from 1)")]
     NotATurn(String),
@@ -93,14 +93,14 @@ impl FromStr for TurnRange {
 }
 
 /// Parses `--role`, for clap (whose value parsers may fail with text).
-pub fn parse_role(s: &str) -> Result<Role, String> {
+pub(crate) fn parse_role(s: &str) -> Result<Role, String> {
     Role::parse(s)
         .ok_or_else(|| format!("{s:?} is not a role; use user, assistant, tool or system"))
 }
 
 /// Builds the `--grep` pattern: a regular expression, case-insensitive;
 /// clap's value parser (which may fail with text).
-pub fn grep_pattern(pattern: &str) -> Result<Regex, String> {
+pub(crate) fn grep_pattern(pattern: &str) -> Result<Regex, String> {
     RegexBuilder::new(pattern)
         .case_insensitive(true)
         .build()
@@ -109,33 +109,38 @@ pub fn grep_pattern(pattern: &str) -> Result<Regex, String> {
 
 /// The filters given; an empty filter selects everything.
 #[derive(Clone, Debug, Default)]
-pub struct Filter {
-    pub turns: Option<TurnRange>,
-    pub role: Option<Role>,
-    pub tool: Option<String>,
-    pub grep: Option<Regex>,
+pub(crate) struct Filter {
+    pub(crate) turns: Option<TurnRange>,
+    pub(crate) role: Option<Role>,
+    pub(crate) tool: Option<String>,
+    pub(crate) grep: Option<Regex>,
 }
 
 impl Filter {
     /// Whether any filter was given.
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         self.turns.is_some() || self.role.is_some() || self.focuses_blocks()
     }
 
     /// Whether the filters pick blocks (`--tool`, `--grep`).
-    pub fn focuses_blocks(&self) -> bool {
+    pub(crate) fn focuses_blocks(&self) -> bool {
         self.tool.is_some() || self.grep.is_some()
     }
 
     /// Which messages are selected.
-    pub fn select(&self, messages: &[Arc<Message>], turns: &[usize], calls: &Calls) -> Vec<bool> {
+    pub(crate) fn select(
+        &self,
+        messages: &[Arc<Message>],
+        turns: &[usize],
+        calls: &Calls,
+    ) -> Vec<bool> {
         (0..messages.len())
             .map(|i| self.message_matches(messages, turns, calls, i))
             .collect()
     }
 
     /// Whether message `i` passes every filter.
-    pub fn message_matches(
+    pub(crate) fn message_matches(
         &self,
         messages: &[Arc<Message>],
         turns: &[usize],
@@ -159,7 +164,7 @@ impl Filter {
 
     /// Whether the block at `pos` passes `--tool` and `--grep` (true when
     /// neither was given).
-    pub fn block_matches(&self, messages: &[Arc<Message>], calls: &Calls, pos: Pos) -> bool {
+    pub(crate) fn block_matches(&self, messages: &[Arc<Message>], calls: &Calls, pos: Pos) -> bool {
         if let Some(tool) = &self.tool {
             let name = tool_of(messages, calls, pos);
             if !name.is_some_and(|n| n.eq_ignore_ascii_case(tool)) {
@@ -197,7 +202,7 @@ fn tool_of<'a>(messages: &'a [Arc<Message>], calls: &Calls, pos: Pos) -> Option<
 
 /// Whether any text of the block matches: its text, the tool's name and
 /// arguments, an attachment's source and type.
-pub fn block_contains(block: &Block, re: &Regex) -> bool {
+pub(crate) fn block_contains(block: &Block, re: &Regex) -> bool {
     if re.is_match(block.text_bytes()) {
         return true;
     }

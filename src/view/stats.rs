@@ -21,77 +21,77 @@ use super::text::human_bytes;
 
 /// The tool name used for results whose call is missing and that carry no
 /// name of their own.
-pub const NO_CALL: &str = "(no call)";
+pub(crate) const NO_CALL: &str = "(no call)";
 /// Rows of the context curve in the readable output; `--json` has them all.
-pub const CURVE_ROWS: usize = 24;
+pub(crate) const CURVE_ROWS: usize = 24;
 
 /// Bytes and tokens of one part of the history.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Share {
-    pub name: String,
+pub(crate) struct Share {
+    pub(crate) name: String,
     /// Messages (by role) or blocks (by type).
-    pub count: usize,
-    pub bytes: u64,
-    pub tokens: u64,
+    pub(crate) count: usize,
+    pub(crate) bytes: u64,
+    pub(crate) tokens: u64,
 }
 
 /// One tool's calls and results.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ToolStats {
-    pub name: String,
-    pub calls: usize,
-    pub results: usize,
+pub(crate) struct ToolStats {
+    pub(crate) name: String,
+    pub(crate) calls: usize,
+    pub(crate) results: usize,
     /// Results flagged `is_error`.
-    pub errors: usize,
+    pub(crate) errors: usize,
     /// Bytes of result text.
-    pub result_bytes: u64,
+    pub(crate) result_bytes: u64,
     /// The median result size ([`crate::stats`]), to the nearest byte.
-    pub median_result_bytes: u64,
-    pub max_result_bytes: u64,
+    pub(crate) median_result_bytes: u64,
+    pub(crate) max_result_bytes: u64,
 }
 
 /// One tool result, for the list of the largest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ResultSize {
+pub(crate) struct ResultSize {
     /// Index of the message holding it.
-    pub message: usize,
-    pub tool: String,
+    pub(crate) message: usize,
+    pub(crate) tool: String,
     /// The call's arguments on one line ("" when the call is missing).
-    pub args: String,
-    pub bytes: u64,
-    pub is_error: bool,
+    pub(crate) args: String,
+    pub(crate) bytes: u64,
+    pub(crate) is_error: bool,
 }
 
 /// The estimate before one request, with no compaction.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct CurvePoint {
-    pub request: usize,
+pub(crate) struct CurvePoint {
+    pub(crate) request: usize,
     /// Index of the assistant message answering it.
-    pub message_index: usize,
-    pub tokens: u64,
+    pub(crate) message_index: usize,
+    pub(crate) tokens: u64,
 }
 
 /// Everything `transcript stats` reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Stats {
-    pub messages: usize,
+pub(crate) struct Stats {
+    pub(crate) messages: usize,
     /// Real turns: user messages that are not synthetic.
-    pub turns: usize,
+    pub(crate) turns: usize,
     /// Provider requests: assistant messages.
-    pub requests: usize,
-    pub bytes: u64,
-    pub tokens: u64,
-    pub by_role: Vec<Share>,
-    pub by_block: Vec<Share>,
-    pub tools: Vec<ToolStats>,
-    pub calls_without_result: usize,
-    pub results_without_call: usize,
-    pub largest_results: Vec<ResultSize>,
-    pub curve: Vec<CurvePoint>,
+    pub(crate) requests: usize,
+    pub(crate) bytes: u64,
+    pub(crate) tokens: u64,
+    pub(crate) by_role: Vec<Share>,
+    pub(crate) by_block: Vec<Share>,
+    pub(crate) tools: Vec<ToolStats>,
+    pub(crate) calls_without_result: usize,
+    pub(crate) results_without_call: usize,
+    pub(crate) largest_results: Vec<ResultSize>,
+    pub(crate) curve: Vec<CurvePoint>,
 }
 
 /// Computes the stats of `messages`, keeping the `top` largest results.
-pub fn compute(messages: &[Arc<Message>], top: usize) -> Stats {
+pub(crate) fn compute(messages: &[Arc<Message>], top: usize) -> Stats {
     let calls = Calls::new(messages);
     let mut by_role: Vec<Share> = Role::ALL
         .iter()
@@ -210,7 +210,7 @@ pub fn compute(messages: &[Arc<Message>], top: usize) -> Stats {
 }
 
 /// The readable report: one table per question.
-pub fn tables(s: &Stats, label: &str, skipped: usize) -> String {
+pub(crate) fn tables(s: &Stats, label: &str, skipped: usize) -> String {
     let mut overview = table(vec![
         "session",
         "messages",
@@ -320,7 +320,7 @@ pub fn tables(s: &Stats, label: &str, skipped: usize) -> String {
 
 /// At most `rows` points spread evenly over the curve, first and last
 /// always included.
-pub fn sample(curve: &[CurvePoint], rows: usize) -> Vec<&CurvePoint> {
+pub(crate) fn sample(curve: &[CurvePoint], rows: usize) -> Vec<&CurvePoint> {
     if curve.len() <= rows {
         return curve.iter().collect();
     }

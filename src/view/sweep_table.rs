@@ -6,31 +6,28 @@ use std::io::{self, Write};
 
 use comfy_table::Cell;
 
-use crate::cost::Prices;
 use crate::format::{money, right, table, tokens};
 use crate::recommend::Verdict;
 use crate::sweep::aggregate::{ConfigSummary, Delta};
 use crate::sweep::figures::{self, Metric};
-use crate::sweep::job::Planned;
-use crate::sweep::run::Sweep;
+use crate::sweep::job::{Outcome, Planned};
 use crate::sweep::tables;
-use crate::transcript::{self, SessionRef};
 
 /// Rows of the terminal table when no top is given.
-pub const DEFAULT_TOP: usize = 20;
+pub(crate) const DEFAULT_TOP: usize = 20;
 
 /// The ranked configs on stdout: as JSON an object of the schema version
 /// and the configs' rows (the best `top`, all without), else the terminal
 /// table (the best `top`, [`DEFAULT_TOP`] without), the cost model's note
 /// and the verdict (none for a shard).
-pub fn print(
+pub(crate) fn print(
     p: &Planned,
-    sweep: &Sweep,
-    summaries: &[ConfigSummary],
-    verdict: Option<&Verdict>,
+    outcome: &Outcome<Verdict>,
     json: bool,
     top: Option<usize>,
 ) -> std::io::Result<()> {
+    let (sweep, summaries) = (&outcome.sweep, &outcome.summaries[..]);
+    let verdict = outcome.verdict.as_ref();
     let order = tables::rank_order(summaries);
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -47,19 +44,15 @@ pub fn print(
             .and_then(|()| writeln!(out))
     } else {
         let top = top.unwrap_or(DEFAULT_TOP);
-        let prices = prices_used(&p.refs, p.given_price, &p.price);
         let chosen = verdict.and_then(|v| v.chosen.as_ref()).map(|c| c.config);
         let heading = Heading {
-            prices: &prices,
+            prices: &outcome.prices_used,
             sessions: sweep.sessions.len(),
             baseline: &p.baseline_source,
-            calibration: crate::sweep::summary::CalibrationRecord::of(
-                sweep.rows.iter().map(|r| &r.facts.calibration),
-            )
-            .map(|c| c.describe(sweep.rows.len())),
+            calibration: outcome.calibration.clone(),
         };
         let table = terminal_table(summaries, &order, top, p.rank_by, &heading, chosen);
-        let note = crate::sweep::cost_note::note(summaries, Some(&p.cost));
+        let note = &outcome.cost_note;
         let decision = verdict.map_or(
             "No verdict: a shard decides nothing; `merge` decides on every shard's sessions."
                 .to_string(),
@@ -72,69 +65,6 @@ pub fn print(
             .and_then(|()| out.flush())
     };
     result
-}
-
-/// The prices the sweep's price stands on: `--price` for every request
-/// where given, else each imported request's model's row of the price table
-/// (with how many requests), and the flat default for sessions that record
-/// no model (smith's own).
-fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> String {
-    if let Some(p) = given {
-        return format!("{p} (--price, for every request)");
-    }
-    let mut rows: Vec<(usize, usize)> = Vec::new();
-    let mut unrecorded = 0usize;
-    let mut smith = crate::cost::session::SmithPrices::default();
-    for r in refs {
-        // The metadata the replay reads: a log read in place has no
-        // session.json on disk, only the one converted with it.
-        let value = transcript::locate::read_meta(r)
-            .ok()
-            .flatten()
-            .and_then(|m| m.raw);
-        let file = value
-            .as_ref()
-            .and_then(crate::transcript::session_file::SessionFile::from_meta);
-        let Some(file) = file else {
-            if !smith.add(value.as_ref()) {
-                unrecorded += 1;
-            }
-            continue;
-        };
-        for q in &file.requests {
-            let model = q.model.as_deref().or(file.model.as_deref()).unwrap_or("");
-            let row = crate::cost::table::lookup(model).row;
-            match rows.iter_mut().find(|x| x.0 == row) {
-                Some(x) => x.1 += 1,
-                None => rows.push((row, 1)),
-            }
-        }
-    }
-    if rows.is_empty() && smith.is_empty() {
-        return flat.to_string();
-    }
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut parts: Vec<String> = rows
-        .iter()
-        .map(|(row, n)| {
-            let p = &crate::cost::MODEL_PRICES[*row];
-            format!("{} {} ({n} requests)", p.family, p.prices())
-        })
-        .collect();
-    parts.extend(smith.describe());
-    if unrecorded > 0 {
-        parts.push(format!(
-            "{flat} for the {unrecorded} sessions that record no model"
-        ));
-    }
-    let per = if smith.is_empty() {
-        "per request's model"
-    } else {
-        "per request's model (smith's own sessions: the provider and model each session.json names)"
-    };
-    // One model a line: a header of many models stays readable.
-    let lines: String = parts.iter().map(|p| format!("\n  {p}")).collect();
-    format!("{per}:{lines}")
 }
 
 /// A change in percent, `=` for none and `new` for a change from zero.
@@ -154,7 +84,7 @@ fn abs(d: Delta) -> String {
 /// The interval of a config's change in `figure` against the baseline, as
 /// percentages of the baseline's total (`base`), or in the figure's unit
 /// when the baseline's total is 0.
-pub fn interval_text(s: &ConfigSummary, figure: Metric, base: f64) -> String {
+pub(crate) fn interval_text(s: &ConfigSummary, figure: Metric, base: f64) -> String {
     let Some(iv) = s.interval else {
         return "-".to_string();
     };

@@ -9,7 +9,7 @@
 use memchr::memchr_iter;
 
 /// A byte count for people: `812 B`, `3.4 KiB`, `1.2 MiB`.
-pub fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     const KIB: f64 = 1024.0;
     let f = n as f64;
     if n < 1024 {
@@ -25,7 +25,7 @@ pub fn human_bytes(n: u64) -> String {
 
 /// The lines of a text: split at `\n`, a `\r` before it removed, no empty
 /// last line for a text ending in a newline.
-pub fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(crate) fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     let body = text.strip_suffix(b"\n").unwrap_or(text);
     let mut rest = Some(body);
     std::iter::from_fn(move || {
@@ -41,7 +41,7 @@ pub fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// How many lines [`lines`] yields, without building them.
-pub fn count_lines(text: &[u8]) -> usize {
+pub(crate) fn count_lines(text: &[u8]) -> usize {
     if text.is_empty() {
         return 0;
     }
@@ -58,7 +58,7 @@ pub fn count_lines(text: &[u8]) -> usize {
 /// other control character becomes its control picture (`␛`, `␍`, ...).
 /// With `max_chars`, stops after that many characters and returns how many
 /// bytes of `line` were left out.
-pub fn clean_into(line: &[u8], out: &mut String, max_chars: Option<usize>) -> usize {
+pub(crate) fn clean_into(line: &[u8], out: &mut String, max_chars: Option<usize>) -> usize {
     let text = String::from_utf8_lossy(line);
     let mut chars = text.char_indices().peekable();
     let mut written = 0usize;
@@ -127,7 +127,7 @@ pub fn clean_into(line: &[u8], out: &mut String, max_chars: Option<usize>) -> us
 
 /// A text squeezed onto one line: whitespace runs become one space, escapes
 /// are removed, and it is cut to `max_chars` with an ellipsis.
-pub fn one_line(text: &str, max_chars: usize) -> String {
+pub(crate) fn one_line(text: &str, max_chars: usize) -> String {
     let mut clean = String::with_capacity(text.len().min(max_chars * 4 + 8));
     let mut space = false;
     for word in text.split_whitespace() {
@@ -144,7 +144,7 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
 }
 
 /// `text` cut to `max_chars` characters, with `…` when it was longer.
-pub fn cut_chars(text: &str, max_chars: usize) -> String {
+pub(crate) fn cut_chars(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
         None => text.to_string(),
         Some((at, _)) => {

@@ -32,8 +32,8 @@ const SCRIPT: &str = include_str!("web/view.js");
 const STYLE: &str = include_str!("web/view.css");
 
 /// A result longer than this many bytes, or lines, is collapsed with its size.
-pub const COLLAPSE_BYTES: usize = 2000;
-pub const COLLAPSE_LINES: usize = 24;
+pub(crate) const COLLAPSE_BYTES: usize = 2000;
+pub(crate) const COLLAPSE_LINES: usize = 24;
 
 /// One block as the page shows it.
 #[derive(Serialize)]
@@ -73,61 +73,61 @@ struct MessageView {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Recorded {
     /// By request (0-based, the order of the assistant messages).
-    pub requests: Vec<RecordedRequest>,
-    pub compactions: Vec<AgentCompaction>,
+    pub(crate) requests: Vec<RecordedRequest>,
+    pub(crate) compactions: Vec<AgentCompaction>,
     /// Tool calls that started a subagent whose page is written beside this
     /// one.
-    pub subagents: Vec<Link>,
+    pub(crate) subagents: Vec<Link>,
     /// The page of the session that started this one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent: Option<Link>,
+    pub(crate) parent: Option<Link>,
     /// The names the agent gave its tools, where the import renamed them
     /// for smith's engine, by call id.
-    pub tool_names: Vec<(String, String)>,
+    pub(crate) tool_names: Vec<(String, String)>,
 }
 
 /// One request as the source log recorded it.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct RecordedRequest {
+pub(crate) struct RecordedRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub time: Option<String>,
+    pub(crate) time: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// The prompt's tokens as the provider billed them (input, cache reads
     /// and writes).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub prompt: Option<u64>,
+    pub(crate) prompt: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub output: Option<u64>,
+    pub(crate) output: Option<u64>,
 }
 
 /// A place where the agent compacted its own context.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct AgentCompaction {
+pub(crate) struct AgentCompaction {
     /// The first message of the record after it.
-    pub message: usize,
+    pub(crate) message: usize,
     /// Requests before it.
-    pub request: usize,
+    pub(crate) request: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub trigger: Option<String>,
+    pub(crate) trigger: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pre_tokens: Option<u64>,
+    pub(crate) pre_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub summary_bytes: Option<u64>,
+    pub(crate) summary_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub summary: Option<String>,
+    pub(crate) summary: Option<String>,
 }
 
 /// A link to another page of the same set; `call` names the tool call it
 /// belongs to.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct Link {
+pub(crate) struct Link {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub call: Option<String>,
-    pub href: String,
-    pub label: String,
+    pub(crate) call: Option<String>,
+    pub(crate) href: String,
+    pub(crate) label: String,
 }
 
 /// One rewrite a compaction made, located in the record.
@@ -367,7 +367,7 @@ fn page_data<'a, C: Compactor + ?Sized>(
 
 /// JSON that can sit inside a `<script>` element: nothing in it can close
 /// the element, open a comment or a tag, or end a line for JavaScript.
-pub fn script_safe_json(json: &str) -> String {
+pub(crate) fn script_safe_json(json: &str) -> String {
     let mut out = String::with_capacity(json.len() + json.len() / 50);
     for c in json.chars() {
         match c {
@@ -428,26 +428,26 @@ pub fn page<C: Compactor + ?Sized>(
 
 /// One session in the index of a set of pages.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct IndexRow {
-    pub label: String,
+pub(crate) struct IndexRow {
+    pub(crate) label: String,
     /// The session's page, beside the index.
-    pub href: String,
-    pub parent: Option<String>,
-    pub started: Option<String>,
+    pub(crate) href: String,
+    pub(crate) parent: Option<String>,
+    pub(crate) started: Option<String>,
     /// The directory the agent worked in.
-    pub project: Option<String>,
+    pub(crate) project: Option<String>,
     /// The first prompt a person typed, whole.
-    pub prompt: Option<String>,
-    pub bytes: u64,
-    pub messages: usize,
-    pub requests: usize,
+    pub(crate) prompt: Option<String>,
+    pub(crate) bytes: u64,
+    pub(crate) messages: usize,
+    pub(crate) requests: usize,
     /// Compactions the agent made itself, as its log records them.
-    pub agent_compactions: usize,
+    pub(crate) agent_compactions: usize,
     /// Compactions of the replay under the page's config.
-    pub compactions: usize,
-    pub misfires: usize,
+    pub(crate) compactions: usize,
+    pub(crate) misfires: usize,
     /// Dollars of the recorded usage, for a session that has it.
-    pub recorded_usd: Option<f64>,
+    pub(crate) recorded_usd: Option<f64>,
 }
 
 /// Characters of a first prompt shown in its cell (the cell's tooltip
@@ -459,7 +459,7 @@ const PROMPT_TITLE_CHARS: usize = 600;
 /// A label with each UUID in it cut to its first eight digits: the rest
 /// tells sessions of one folder apart no better and made the column wider
 /// than the page.
-pub fn short_id(label: &str) -> String {
+pub(crate) fn short_id(label: &str) -> String {
     let b = label.as_bytes();
     let mut out = String::with_capacity(label.len());
     let mut i = 0;
@@ -619,7 +619,7 @@ fn index_row(r: &IndexRow) -> String {
 /// The index of a set of session pages, titled after what it lists: a row
 /// per session with a link to its page, sortable by any column. Every
 /// value is escaped; the one script only reorders the rows.
-pub fn index_page(source: &str, config: &str, rows: &[IndexRow]) -> String {
+pub(crate) fn index_page(source: &str, config: &str, rows: &[IndexRow]) -> String {
     let title = format!(
         "{} from {source}",
         crate::format::plural(rows.len(), "session")

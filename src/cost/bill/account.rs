@@ -22,7 +22,10 @@ use crate::transcript::session_file::SessionFile;
 /// kind ([`fit_fixed_prefix`]); the shares of the account's cache beyond
 /// the log each session is priced by are fitted on the others
 /// ([`unlogged`]).
-pub fn read(inputs: &[Input], settings: &Settings) -> Vec<Option<(SessionCheck, AccountView)>> {
+pub(crate) fn read(
+    inputs: &[Input],
+    settings: &Settings,
+) -> Vec<Option<(SessionCheck, AccountView)>> {
     let account = Account::new(inputs, settings, None);
     let (at, checks): (Vec<usize>, Vec<SessionCheck>) = account.check().into_iter().unzip();
     let expect = if uses_shares(settings) {
@@ -34,7 +37,7 @@ pub fn read(inputs: &[Input], settings: &Settings) -> Vec<Option<(SessionCheck, 
 }
 
 /// Each input's view of the account ([`read`]'s).
-pub fn accounts(inputs: &[Input], settings: &Settings) -> Vec<Option<AccountView>> {
+pub(crate) fn accounts(inputs: &[Input], settings: &Settings) -> Vec<Option<AccountView>> {
     read(inputs, settings)
         .into_iter()
         .map(|x| x.map(|(_, v)| v))
@@ -61,13 +64,13 @@ fn aligned(
 /// others by: the fixed prompt per format and kind, and the account's
 /// cache beyond the log per format and kind.
 #[derive(Clone, Debug, Default)]
-pub struct Fit {
+pub(crate) struct Fit {
     fixed: HashMap<FixedKey, Option<u64>>,
     shares: HashMap<(String, Kind), Unlogged>,
 }
 
 /// What `inputs` show, under `settings`.
-pub fn fit(inputs: &[Input], settings: &Settings) -> Fit {
+pub(crate) fn fit(inputs: &[Input], settings: &Settings) -> Fit {
     let account = Account::new(inputs, settings, None);
     let checks: Vec<SessionCheck> = account.check().into_iter().map(|(_, c)| c).collect();
     Fit {
@@ -79,7 +82,7 @@ pub fn fit(inputs: &[Input], settings: &Settings) -> Fit {
 /// [`read`], with every fitted part taken from `fit` (made on other
 /// sessions) instead of the sessions read: a fixed prompt `fit` has no
 /// fit for is the input's own, shares it has none for are none.
-pub fn read_fitted(
+pub(crate) fn read_fitted(
     inputs: &[Input],
     settings: &Settings,
     fit: &Fit,

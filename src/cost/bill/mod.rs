@@ -51,15 +51,14 @@ mod recorded;
 mod summary;
 mod timeline;
 mod types;
-pub mod unlogged;
+pub(crate) mod unlogged;
 mod walk;
 
-pub use account::{accounts, fit, read, read_fitted, Fit};
-pub use parts::{Part, PartError, Parts};
-pub use recorded::{
-    recorded_dollars, recorded_tokens, request_dollars, rewrites_prompt, rewrites_prompt_at,
-};
-pub use summary::*;
-pub use timeline::{PromptKey, Shared, Timeline};
-pub use types::*;
-pub use walk::{check_session, fit_fixed_prefix};
+pub(crate) use account::{accounts, fit, read, read_fitted};
+pub(crate) use parts::{Part, PartError, Parts};
+pub use recorded::request_dollars;
+pub(crate) use recorded::{recorded_dollars, rewrites_prompt_at};
+pub(crate) use summary::*;
+pub(crate) use types::*;
+#[cfg(test)]
+pub(crate) use walk::fit_fixed_prefix;

@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 
 /// One optional part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Part {
+pub(crate) enum Part {
     /// The account's one cache: a session's cold request reads the fixed
     /// prompt another logged session kept warm (off: each session has a cache of its own).
     SharedCache,
@@ -37,7 +37,7 @@ pub enum Part {
 }
 
 impl Part {
-    pub const ALL: [Part; 9] = [
+    pub(crate) const ALL: [Part; 9] = [
         Part::SharedCache,
         Part::ColdReadShare,
         Part::EvictionShare,
@@ -58,7 +58,7 @@ impl Part {
         Part::CompactionCause,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Part::SharedCache => "shared_cache",
             Part::ColdReadShare => "cold_read_share",
@@ -77,19 +77,19 @@ impl Part {
     }
 
     /// The part named `name`.
-    pub fn named(name: &str) -> Option<Part> {
+    pub(crate) fn named(name: &str) -> Option<Part> {
         Part::ALL.into_iter().find(|p| p.as_str() == name)
     }
 
     /// Every part's name, for help and errors.
-    pub fn names() -> String {
+    pub(crate) fn names() -> String {
         Part::ALL.map(Part::as_str).join(", ")
     }
 }
 
 /// Which parts are on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Parts(u16);
+pub(crate) struct Parts(u16);
 
 impl Default for Parts {
     fn default() -> Parts {
@@ -100,19 +100,21 @@ impl Default for Parts {
 
 impl Parts {
     /// Every part on.
-    pub const ALL_ON: Parts = Parts((1 << Part::ALL.len()) - 1);
+    #[cfg(test)]
+    pub(crate) const ALL_ON: Parts = Parts((1 << Part::ALL.len()) - 1);
 
-    pub fn on(self, p: Part) -> bool {
+    pub(crate) fn on(self, p: Part) -> bool {
         self.0 & p.bit() != 0
     }
 
     /// These parts with `p` off.
-    pub const fn without(self, p: Part) -> Parts {
+    #[cfg(test)]
+    pub(crate) const fn without(self, p: Part) -> Parts {
         Parts(self.0 & !(1 << (p as u16)))
     }
 
     /// These parts with `p` on or off.
-    pub fn with(self, p: Part, on: bool) -> Parts {
+    pub(crate) fn with(self, p: Part, on: bool) -> Parts {
         Parts(if on {
             self.0 | p.bit()
         } else {
@@ -121,12 +123,12 @@ impl Parts {
     }
 
     /// Whether `p` is on by default.
-    pub fn default_on(p: Part) -> bool {
+    pub(crate) fn default_on(p: Part) -> bool {
         Parts::default().on(p)
     }
 
     /// `name=on|off`, applied to these parts.
-    pub fn apply(self, spec: &str) -> Result<Parts, PartError> {
+    pub(crate) fn apply(self, spec: &str) -> Result<Parts, PartError> {
         let (name, value) = spec
             .split_once('=')
             .ok_or_else(|| PartError(spec.to_string()))?;
@@ -141,7 +143,7 @@ impl Parts {
 
 /// A `--part` that is not `NAME=on|off` with a part's name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartError(String);
+pub(crate) struct PartError(String);
 
 impl std::fmt::Display for PartError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

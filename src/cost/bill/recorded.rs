@@ -41,7 +41,7 @@ pub(super) fn model_of(r: &RequestUsage, file: &SessionFile) -> String {
 /// What a session's recorded usage costs at the price table's rows, request
 /// by request as the provider billed it: the figure ccusage reports for the
 /// same log.
-pub fn recorded_dollars(file: &SessionFile) -> f64 {
+pub(crate) fn recorded_dollars(file: &SessionFile) -> f64 {
     (0..file.requests.len())
         .map(|i| request_dollars(file, i))
         .sum()
@@ -69,7 +69,7 @@ pub(super) fn recorded_split(
 
 /// What a request's recorded usage says went where: its writes split by
 /// lifetime as its record shows (the rest to five minutes).
-pub fn recorded_tokens(r: &RequestUsage, rec: Option<&RequestRecord>) -> Tokens {
+pub(crate) fn recorded_tokens(r: &RequestUsage, rec: Option<&RequestRecord>) -> Tokens {
     let tier = tier_of(rec).unwrap_or(CacheTtl::FiveMinutes);
     split_tokens(r, recorded_split(r, rec, tier))
 }
@@ -122,7 +122,7 @@ pub(super) fn rewritten(input: &Input, from: usize, to: usize) -> bool {
 /// then sends the conversation anew after the fixed prompt. Notifications
 /// that carry the task's `<tool-use-id>` (newer versions) are appended to
 /// the conversation like any message, and the cache reads it in full.
-pub fn rewrites_prompt(messages: &[Arc<Message>], from: usize, to: usize) -> bool {
+pub(crate) fn rewrites_prompt(messages: &[Arc<Message>], from: usize, to: usize) -> bool {
     messages
         .get(from.min(to)..to.min(messages.len()))
         .unwrap_or(&[])
@@ -132,7 +132,7 @@ pub fn rewrites_prompt(messages: &[Arc<Message>], from: usize, to: usize) -> boo
 
 /// Whether `m` is a notification that rewrites the prompt
 /// ([`rewrites_prompt`]).
-pub fn rewrites_prompt_at(m: &Message) -> bool {
+pub(crate) fn rewrites_prompt_at(m: &Message) -> bool {
     m.role == Role::User
         && m.content.iter().any(|b| {
             let text = b.text_lossy();

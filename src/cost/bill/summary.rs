@@ -12,111 +12,111 @@ use crate::stats::{median_of, percentile_of};
 
 /// Recorded misses of one cause.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct MissTotals {
-    pub requests: usize,
-    pub cache_write: u64,
+pub(crate) struct MissTotals {
+    pub(crate) requests: usize,
+    pub(crate) cache_write: u64,
 }
 
 /// A session named with its error.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Worst {
-    pub session: String,
-    pub requests: usize,
-    pub error: f64,
+pub(crate) struct Worst {
+    pub(crate) session: String,
+    pub(crate) requests: usize,
+    pub(crate) error: f64,
 }
 
 /// The check's figures for one source format.
 #[derive(Clone, Debug, Serialize)]
-pub struct Summary {
-    pub format: String,
+pub(crate) struct Summary {
+    pub(crate) format: String,
     pub sessions: usize,
-    pub requests: usize,
+    pub(crate) requests: usize,
     /// Of |per-session error|.
-    pub median_error: f64,
-    pub p95_error: f64,
-    pub worst: Option<Worst>,
+    pub(crate) median_error: f64,
+    pub(crate) p95_error: f64,
+    pub(crate) worst: Option<Worst>,
     /// The worst of the sessions with [`LONG_SESSION`] requests or more.
-    pub worst_long: Option<Worst>,
+    pub(crate) worst_long: Option<Worst>,
     /// Sessions with [`LONG_SESSION`] requests or more, and how many of
     /// them are within [`LONG_SESSION_BOUND`] of the recorded usage.
-    pub long_sessions: usize,
-    pub long_within_bound: usize,
+    pub(crate) long_sessions: usize,
+    pub(crate) long_within_bound: usize,
     /// p95 |error| of the shorter sessions.
-    pub p95_error_short: Option<f64>,
+    pub(crate) p95_error_short: Option<f64>,
     /// Median |error| of the shorter sessions.
-    pub median_error_short: Option<f64>,
+    pub(crate) median_error_short: Option<f64>,
     /// What the shorter sessions at or above their p95 are.
-    pub short_tail: Option<ShortTail>,
-    pub recorded_usd: f64,
-    pub predicted_usd: f64,
+    pub(crate) short_tail: Option<ShortTail>,
+    pub(crate) recorded_usd: f64,
+    pub(crate) predicted_usd: f64,
     /// Error on the total of all sessions.
-    pub total_error: f64,
-    pub recorded: Tokens,
-    pub predicted: Tokens,
-    pub misses: BTreeMap<Cause, MissTotals>,
+    pub(crate) total_error: f64,
+    pub(crate) recorded: Tokens,
+    pub(crate) predicted: Tokens,
+    pub(crate) misses: BTreeMap<Cause, MissTotals>,
     /// Tokens recorded misses sent again: their cache writes and plain
     /// input (all of it for a provider that bills no writes).
-    pub miss_cache_write: u64,
+    pub(crate) miss_cache_write: u64,
     /// Share of those attributed to a cause other than `unexplained`.
-    pub attributed: f64,
+    pub(crate) attributed: f64,
     /// The same, counting only lifetime expiry, compaction and model switch.
-    pub attributed_without_rewrite: f64,
+    pub(crate) attributed_without_rewrite: f64,
     /// Sessions whose timestamps let the lifetime apply.
-    pub ttl_applied: usize,
+    pub(crate) ttl_applied: usize,
     /// The prices the check used: one entry per row of the price table
     /// some request was billed at.
-    pub prices: Vec<PriceUsed>,
+    pub(crate) prices: Vec<PriceUsed>,
     /// Requests that read the fixed prompt another session cached.
-    pub shared_reads: usize,
+    pub(crate) shared_reads: usize,
     /// The account's cache beyond the log, per kind of session: what the
     /// shares each session is priced by are fitted on.
-    pub unlogged: Vec<UnloggedFit>,
+    pub(crate) unlogged: Vec<UnloggedFit>,
     /// Against what the source says was billed, where it says.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub billed: Option<Billed>,
+    pub(crate) billed: Option<Billed>,
 }
 
 /// What the requests of one kind of session show of the account's cache
 /// beyond the log ([`unlogged`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct UnloggedFit {
-    pub kind: Kind,
+pub(crate) struct UnloggedFit {
+    pub(crate) kind: Kind,
     #[serde(flatten)]
-    pub fit: Unlogged,
+    pub(crate) fit: Unlogged,
 }
 
 /// A row of the price table and the requests billed at it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PriceUsed {
-    pub family: String,
-    pub provider: String,
-    pub requests: usize,
+pub(crate) struct PriceUsed {
+    pub(crate) family: String,
+    pub(crate) provider: String,
+    pub(crate) requests: usize,
     /// Of them, billed at the long-context rates.
-    pub long_context_requests: usize,
-    pub input: f64,
-    pub cache_write_5m: f64,
-    pub cache_write_1h: f64,
-    pub cache_read: f64,
-    pub output: f64,
+    pub(crate) long_context_requests: usize,
+    pub(crate) input: f64,
+    pub(crate) cache_write_5m: f64,
+    pub(crate) cache_write_1h: f64,
+    pub(crate) cache_read: f64,
+    pub(crate) output: f64,
     /// The models priced at it that the table does not name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub nearest_for: Vec<String>,
+    pub(crate) nearest_for: Vec<String>,
 }
 
 /// Prices held against the recorded bill in dollars.
 #[derive(Clone, Debug, Serialize)]
-pub struct Billed {
-    pub sessions: usize,
-    pub billed_usd: f64,
+pub(crate) struct Billed {
+    pub(crate) sessions: usize,
+    pub(crate) billed_usd: f64,
     /// The recorded usage at the table's prices vs the bill: checks the
     /// table itself.
-    pub priced_median_error: f64,
-    pub priced_worst: Option<Worst>,
-    pub priced_total_error: f64,
+    pub(crate) priced_median_error: f64,
+    pub(crate) priced_worst: Option<Worst>,
+    pub(crate) priced_total_error: f64,
     /// The model's prediction vs the bill.
-    pub predicted_median_error: f64,
-    pub predicted_worst: Option<Worst>,
-    pub predicted_total_error: f64,
+    pub(crate) predicted_median_error: f64,
+    pub(crate) predicted_worst: Option<Worst>,
+    pub(crate) predicted_total_error: f64,
 }
 
 fn worst<'a>(it: impl Iterator<Item = (&'a SessionCheck, f64)>) -> Option<Worst> {
@@ -129,7 +129,7 @@ fn worst<'a>(it: impl Iterator<Item = (&'a SessionCheck, f64)>) -> Option<Worst>
 }
 
 /// The figures per source format, formats in name order.
-pub fn summarize(checks: &[SessionCheck]) -> Vec<Summary> {
+pub(crate) fn summarize(checks: &[SessionCheck]) -> Vec<Summary> {
     let mut formats: BTreeMap<&str, Vec<&SessionCheck>> = BTreeMap::new();
     for c in checks {
         formats.entry(c.format.as_str()).or_default().push(c);
@@ -317,29 +317,29 @@ fn billed_of(cs: &[&SessionCheck]) -> Option<Billed> {
 /// session opened; requests of the account outside the log keep it warm
 /// too).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ShortTail {
+pub(crate) struct ShortTail {
     /// Sessions under [`LONG_SESSION`] requests at or above the p95 (and
     /// above the median).
-    pub sessions: usize,
+    pub(crate) sessions: usize,
     /// Their requests, on average.
-    pub mean_requests: f64,
+    pub(crate) mean_requests: f64,
     /// Their recorded usage, and its share of the source's.
-    pub recorded_usd: f64,
-    pub share_of_usd: f64,
+    pub(crate) recorded_usd: f64,
+    pub(crate) share_of_usd: f64,
     /// Share of their dollar error in their first request: its |error|
     /// against that of the rest of their requests.
-    pub first_request_share: f64,
+    pub(crate) first_request_share: f64,
     /// Of them: the first request read from the cache what the model took
     /// to be cold (no session of the log had used the prompt within the
     /// lifetime), or read less than the model expected.
-    pub first_read_unforeseen: usize,
-    pub first_read_overestimated: usize,
+    pub(crate) first_read_unforeseen: usize,
+    pub(crate) first_read_overestimated: usize,
     /// Of them: compaction agents (one request resending the parent's
     /// context).
-    pub compaction_agents: usize,
+    pub(crate) compaction_agents: usize,
     /// The p95 |error| of the short sessions with each first request
     /// priced as recorded: what the rest of their requests leave.
-    pub p95_error_first_as_recorded: f64,
+    pub(crate) p95_error_first_as_recorded: f64,
 }
 
 impl ShortTail {
@@ -411,7 +411,7 @@ impl ShortTail {
     }
 
     /// The tail in one sentence, for the printed check.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "the short sessions at or above the p95: {} session(s) of {:.1} requests on average, ${:.2} of recorded usage ({:.1}% of the source's); {:.0}% of their dollar error is their first request, which read more than the model expected in {} and less in {} ({} compaction agent(s)); with each short session's first request priced as recorded their p95 is {:.1}%",
             self.sessions,

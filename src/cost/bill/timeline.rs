@@ -71,7 +71,7 @@ pub(super) fn parent_prefix(
 /// tools and the static part of the system prompt, the same in every
 /// project; keyed by project as well, the check comes out worse on every
 /// source.)
-pub type PromptKey = (Kind, String);
+pub(crate) type PromptKey = (Kind, String);
 
 /// The key of a session's requests of `model`.
 pub(super) fn prompt_key(file: &SessionFile, model: &str) -> PromptKey {
@@ -81,13 +81,13 @@ pub(super) fn prompt_key(file: &SessionFile, model: &str) -> PromptKey {
 /// The account's timeline: when each session sent a request with each
 /// fixed prompt, sorted by time.
 #[derive(Default)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     times: HashMap<PromptKey, Vec<(i64, usize)>>,
 }
 
 impl Timeline {
     /// The requests of `inputs` (session `k` is `inputs[k]`).
-    pub fn new(inputs: &[Input]) -> Timeline {
+    pub(crate) fn new(inputs: &[Input]) -> Timeline {
         let mut times: HashMap<PromptKey, Vec<(i64, usize)>> = HashMap::new();
         for (k, i) in inputs.iter().enumerate() {
             for (n, r) in i.file.requests.iter().enumerate() {
@@ -122,20 +122,20 @@ impl Timeline {
 /// What a session can find in the cache from the other sessions of the
 /// check.
 #[derive(Default)]
-pub struct Shared<'a> {
+pub(crate) struct Shared<'a> {
     /// The session's parent, when the check has it.
-    pub parent: Option<&'a Input<'a>>,
+    pub(crate) parent: Option<&'a Input<'a>>,
     /// The account's timeline; `None`: the session is priced alone.
-    pub timeline: Option<&'a Timeline>,
+    pub(crate) timeline: Option<&'a Timeline>,
     /// The session's position on the timeline.
-    pub me: usize,
+    pub(crate) me: usize,
     /// The agent's fixed prompt in tokens, as fitted from the recorded
     /// reads of sessions of its kind (see [`fit_fixed_prefix`]); `None`:
     /// the input's own.
-    pub fixed_prefix: Option<u64>,
+    pub(crate) fixed_prefix: Option<u64>,
     /// How many requests of the account's log read exactly so many tokens
     /// from the cache, per length: the evidence of [`Cause::EarlyEviction`].
-    pub cached_lengths: Option<&'a HashMap<u64, usize>>,
+    pub(crate) cached_lengths: Option<&'a HashMap<u64, usize>>,
 }
 
 impl Shared<'_> {

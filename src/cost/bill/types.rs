@@ -13,41 +13,41 @@ use crate::transcript::Message;
 
 /// How a user message Claude Code writes when a background task ends
 /// begins; the request after it was seen to lose all but the fixed prompt.
-pub const TASK_NOTIFICATION: &str = "<task-notification>";
+pub(crate) const TASK_NOTIFICATION: &str = "<task-notification>";
 
 /// The tag by which newer versions name the task a notification is of.
 pub(super) const TOOL_USE_ID: &str = "<tool-use-id>";
 
 /// The `agentId` prefix of Claude Code's compaction agent.
-pub const COMPACTION_AGENT: &str = "acompact";
+pub(crate) const COMPACTION_AGENT: &str = "acompact";
 
 /// Sessions with at least this many requests are "long": the done-when
 /// bound on the worst session applies to them.
-pub const LONG_SESSION: usize = 50;
+pub(crate) const LONG_SESSION: usize = 50;
 
 /// The error a long session's price should stay within.
-pub const LONG_SESSION_BOUND: f64 = 0.15;
+pub(crate) const LONG_SESSION_BOUND: f64 = 0.15;
 
 /// How the check prices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// The cache lifetime; `None`: the tier each request's record shows,
     /// else five minutes.
     pub ttl: Option<CacheTtl>,
     /// The minimum cacheable prefix; `None`: the model's, from the table.
-    pub min_cacheable: Option<u64>,
+    pub(crate) min_cacheable: Option<u64>,
     /// The optional parts of the model that are on ([`Part`]).
-    pub parts: Parts,
+    pub(crate) parts: Parts,
 }
 
 impl Settings {
     /// Whether the part `p` is on.
-    pub fn has(&self, p: Part) -> bool {
+    pub(crate) fn has(&self, p: Part) -> bool {
         self.parts.on(p)
     }
 
     /// The cache lifetime of a request whose record shows the tier `tier`.
-    pub fn lifetime(&self, tier: CacheTtl) -> CacheTtl {
+    pub(crate) fn lifetime(&self, tier: CacheTtl) -> CacheTtl {
         match self.ttl {
             Some(t) => t,
             None if self.has(Part::LifetimeTier) => tier,
@@ -60,7 +60,7 @@ impl Settings {
 /// sends: sessions of one kind in one project share them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A session the user started.
     Main,
     /// A subagent a main session started.
@@ -70,7 +70,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn of(file: &SessionFile) -> Kind {
+    pub(crate) fn of(file: &SessionFile) -> Kind {
         match file.source.agent_id.as_deref() {
             Some(a) if a.starts_with(COMPACTION_AGENT) => Kind::Compaction,
             Some(_) => Kind::Subagent,
@@ -79,7 +79,7 @@ impl Kind {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::Main => "main",
             Kind::Subagent => "subagent",
@@ -89,7 +89,7 @@ impl Kind {
 
     /// The kind whose system prompt and tools this kind sends: a
     /// compaction agent resends its parent's context under the parent's.
-    pub fn prompt(self) -> Kind {
+    pub(crate) fn prompt(self) -> Kind {
         match self {
             Kind::Compaction => Kind::Main,
             k => k,
@@ -99,21 +99,21 @@ impl Kind {
 
 /// Where a request's prompt went, and its answer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tokens {
-    pub input: u64,
-    pub cache_read: u64,
-    pub cache_write_5m: u64,
-    pub cache_write_1h: u64,
-    pub output: u64,
+pub(crate) struct Tokens {
+    pub(crate) input: u64,
+    pub(crate) cache_read: u64,
+    pub(crate) cache_write_5m: u64,
+    pub(crate) cache_write_1h: u64,
+    pub(crate) output: u64,
 }
 
 impl Tokens {
-    pub fn cache_write(&self) -> u64 {
+    pub(crate) fn cache_write(&self) -> u64 {
         self.cache_write_5m + self.cache_write_1h
     }
 
     /// Dollars at the row's prices.
-    pub fn dollars(&self, p: &ModelPrice) -> f64 {
+    pub(crate) fn dollars(&self, p: &ModelPrice) -> f64 {
         (self.input as f64 * p.input
             + self.cache_read as f64 * p.cache_read
             + self.cache_write_5m as f64 * p.cache_write_5m
@@ -134,7 +134,7 @@ impl Tokens {
 /// Why the cache was cold at a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Cause {
+pub(crate) enum Cause {
     /// The gap since the previous request exceeded the cache lifetime.
     TtlExpiry,
     /// The agent compacted its context since the previous request.
@@ -155,7 +155,7 @@ pub enum Cause {
 }
 
 impl Cause {
-    pub const ALL: [Cause; 6] = [
+    pub(crate) const ALL: [Cause; 6] = [
         Cause::TtlExpiry,
         Cause::AgentCompaction,
         Cause::ModelSwitch,
@@ -164,7 +164,7 @@ impl Cause {
         Cause::Unexplained,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Cause::TtlExpiry => "ttl_expiry",
             Cause::AgentCompaction => "agent_compaction",
@@ -178,95 +178,95 @@ impl Cause {
 
 /// One request, recorded and predicted.
 #[derive(Clone, Debug, Serialize)]
-pub struct RequestCheck {
-    pub message_index: usize,
-    pub model: String,
+pub(crate) struct RequestCheck {
+    pub(crate) message_index: usize,
+    pub(crate) model: String,
     /// The row of the price table it was billed at.
-    pub family: &'static str,
+    pub(crate) family: &'static str,
     /// Whether it was billed at the row's long-context rates.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub long_context: bool,
+    pub(crate) long_context: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub timestamp: Option<String>,
+    pub(crate) timestamp: Option<String>,
     /// Seconds since the previous request of the same model.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub gap_seconds: Option<i64>,
-    pub recorded: Tokens,
-    pub predicted: Tokens,
-    pub recorded_usd: f64,
-    pub predicted_usd: f64,
+    pub(crate) gap_seconds: Option<i64>,
+    pub(crate) recorded: Tokens,
+    pub(crate) predicted: Tokens,
+    pub(crate) recorded_usd: f64,
+    pub(crate) predicted_usd: f64,
     /// What the provider billed for it, when the log says.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub billed_usd: Option<f64>,
+    pub(crate) billed_usd: Option<f64>,
     /// Why the model expects a cold cache here.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cold: Option<Cause>,
+    pub(crate) cold: Option<Cause>,
     /// The cause of a recorded cache miss here.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub miss: Option<Cause>,
+    pub(crate) miss: Option<Cause>,
     /// What it can show about the account's cache beyond the log.
     #[serde(skip)]
-    pub chance: Option<Chance>,
+    pub(crate) chance: Option<Chance>,
     /// Whether another session of the check had used the agent's fixed
     /// prompt within the lifetime when this request was sent.
     #[serde(skip)]
-    pub account_warm: bool,
+    pub(crate) account_warm: bool,
 }
 
 /// One session, recorded and predicted.
 #[derive(Clone, Debug, Serialize)]
-pub struct SessionCheck {
-    pub session: String,
+pub(crate) struct SessionCheck {
+    pub(crate) session: String,
     /// A compaction agent's session (see [`Kind::Compaction`]).
-    pub compaction_agent: bool,
-    pub kind: Kind,
-    pub format: String,
-    pub requests: usize,
+    pub(crate) compaction_agent: bool,
+    pub(crate) kind: Kind,
+    pub(crate) format: String,
+    pub(crate) requests: usize,
     /// Whether timestamps let the cache lifetime apply.
-    pub ttl_applied: bool,
+    pub(crate) ttl_applied: bool,
     /// The agent's fixed prompt assumed, in tokens.
-    pub fixed_prefix: u64,
+    pub(crate) fixed_prefix: u64,
     /// A compaction agent's first request: what the log shows it can find
     /// cached of its parent's context.
     #[serde(skip)]
-    pub first_read: Option<u64>,
-    pub recorded: Tokens,
-    pub predicted: Tokens,
+    pub(crate) first_read: Option<u64>,
+    pub(crate) recorded: Tokens,
+    pub(crate) predicted: Tokens,
     /// The recorded usage at the table's prices.
-    pub recorded_usd: f64,
-    pub predicted_usd: f64,
+    pub(crate) recorded_usd: f64,
+    pub(crate) predicted_usd: f64,
     /// (predicted − recorded) / recorded.
-    pub error: f64,
+    pub(crate) error: f64,
     /// What the source says was billed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub billed_usd: Option<f64>,
+    pub(crate) billed_usd: Option<f64>,
     /// Models the table does not name (priced as the nearest family).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub unpriced_models: Vec<String>,
+    pub(crate) unpriced_models: Vec<String>,
     /// Requests of this session that found the agent's fixed prompt
     /// cached by another session.
-    pub shared_reads: usize,
-    pub detail: Vec<RequestCheck>,
+    pub(crate) shared_reads: usize,
+    pub(crate) detail: Vec<RequestCheck>,
 }
 
 /// One request as the meter priced it (`crate::cost::session::Meter`): the
 /// bill check's prediction.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Metered {
-    pub message_index: usize,
-    pub tokens: Tokens,
+pub(crate) struct Metered {
+    pub(crate) message_index: usize,
+    pub(crate) tokens: Tokens,
     /// Its input side and its answer, in dollars.
-    pub usd: f64,
+    pub(crate) usd: f64,
     /// Whether it read the agent's fixed prompt another logged session kept
     /// warm.
-    pub shared: bool,
+    pub(crate) shared: bool,
 }
 
 impl SessionCheck {
     /// The check with its prediction: each request as the meter priced it
     /// in `items` (by answering message; a request the replay did not send
     /// is predicted at nothing).
-    pub fn priced(mut self, items: &[Metered]) -> SessionCheck {
+    pub(crate) fn priced(mut self, items: &[Metered]) -> SessionCheck {
         let by: std::collections::HashMap<usize, &Metered> =
             items.iter().map(|m| (m.message_index, m)).collect();
         let mut predicted = Tokens::default();
@@ -292,25 +292,25 @@ impl SessionCheck {
 
 /// A session to check: its label, `session.json` and transcript.
 #[derive(Clone)]
-pub struct Input<'a> {
-    pub label: String,
-    pub file: &'a SessionFile,
-    pub messages: &'a [Arc<Message>],
+pub(crate) struct Input<'a> {
+    pub(crate) label: String,
+    pub(crate) file: &'a SessionFile,
+    pub(crate) messages: &'a [Arc<Message>],
     /// Tokens of the agent's fixed prompt (system prompt, tools), still
     /// cached after the agent compacts or rewrites its messages; `calibrate`
     /// takes it from its fit of the format (`overhead × ratio`).
-    pub fixed_prefix: u64,
+    pub(crate) fixed_prefix: u64,
     /// Provider tokens per estimated token (bytes / 4) of the format, for
     /// the size of what a compaction agent adds to its parent's context.
-    pub ratio: f64,
+    pub(crate) ratio: f64,
     /// What the log measured of each message, and the agent's own run: what
     /// the `recorded` replay that predicts the session is made of.
-    pub measured: Option<&'a crate::transcript::measured::Measured>,
-    pub run: Option<&'a std::sync::Arc<crate::transcript::measured::AgentRun>>,
+    pub(crate) measured: Option<&'a crate::transcript::measured::Measured>,
+    pub(crate) run: Option<&'a std::sync::Arc<crate::transcript::measured::AgentRun>>,
 }
 
 /// (x − truth) / truth; 0 when both are 0.
-pub fn relative(x: f64, truth: f64) -> f64 {
+pub(crate) fn relative(x: f64, truth: f64) -> f64 {
     if truth == 0.0 {
         if x == 0.0 {
             0.0
@@ -324,7 +324,7 @@ pub fn relative(x: f64, truth: f64) -> f64 {
 
 /// What a request can show about the account's unlogged cache.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Chance {
+pub(crate) enum Chance {
     /// Its own cache cold, no logged session keeping the fixed prompt warm.
     ColdUnshared,
     /// Warm by the log, after an idle gap of this [`gap_bucket`], with

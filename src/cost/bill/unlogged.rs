@@ -25,25 +25,25 @@ use super::types::{Cause, Chance, Kind, SessionCheck};
 /// The idle gaps (seconds since the previous request of the model) at which
 /// the share of early evictions is fitted apart: under a minute, up to the
 /// five-minute lifetime, beyond it (the one-hour tier).
-pub const GAP_BUCKETS: [i64; 2] = [60, 300];
+pub(crate) const GAP_BUCKETS: [i64; 2] = [60, 300];
 
 /// Requests a share is fitted on before it is used; fewer, and the check
 /// assumes none of it (the log alone).
-pub const MIN_SEEN: usize = 20;
+pub(crate) const MIN_SEEN: usize = 20;
 
 /// The bucket of an idle gap.
-pub fn gap_bucket(gap: i64) -> usize {
+pub(crate) fn gap_bucket(gap: i64) -> usize {
     GAP_BUCKETS.iter().filter(|b| gap >= **b).count()
 }
 
 /// Requests seen and those of them the event happened at; and tokens: at
 /// stake in them, and of those, affected.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tally {
-    pub seen: usize,
-    pub events: usize,
-    pub tokens: u64,
-    pub affected: u64,
+pub(crate) struct Tally {
+    pub(crate) seen: usize,
+    pub(crate) events: usize,
+    pub(crate) tokens: u64,
+    pub(crate) affected: u64,
 }
 
 impl Tally {
@@ -74,32 +74,32 @@ impl Tally {
 
     /// The share of the tokens affected, however few requests were seen
     /// (0 of none).
-    pub fn fraction(self) -> f64 {
+    pub(crate) fn fraction(self) -> f64 {
         self.affected as f64 / self.tokens.max(1) as f64
     }
 
     /// [`Tally::fraction`], once [`MIN_SEEN`] requests were seen.
-    pub fn share(self) -> Option<f64> {
+    pub(crate) fn share(self) -> Option<f64> {
         (self.seen >= MIN_SEEN && self.tokens > 0).then(|| self.fraction())
     }
 }
 
 /// What the requests of some sessions show.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Unlogged {
+pub(crate) struct Unlogged {
     /// [`Chance::ColdUnshared`] requests and their fixed prompts, and those
     /// that read at least half of it all the same, with what they read of
     /// it.
-    pub warm_elsewhere: Tally,
+    pub(crate) warm_elsewhere: Tally,
     /// [`Chance::Warm`] requests per [`gap_bucket`] and their warm prefixes
     /// past the fixed prompt, and those whose recorded miss no cold cache
     /// explains, with what they lost of it.
-    pub evicted: [Tally; 3],
+    pub(crate) evicted: [Tally; 3],
 }
 
 impl Unlogged {
     /// What one session's requests show.
-    pub fn of(c: &SessionCheck) -> Unlogged {
+    pub(crate) fn of(c: &SessionCheck) -> Unlogged {
         let mut u = Unlogged::default();
         for d in &c.detail {
             let read = d.recorded.cache_read;
@@ -136,7 +136,7 @@ impl Unlogged {
     }
 
     /// The shares to price by ([`MIN_SEEN`] or nothing).
-    pub fn expect(&self) -> Expect {
+    pub(crate) fn expect(&self) -> Expect {
         Expect {
             warm_elsewhere: self.warm_elsewhere.share().unwrap_or(0.0),
             evicted: self.evicted.map(|t| t.share().unwrap_or(0.0)),
@@ -146,19 +146,19 @@ impl Unlogged {
 
 /// The shares a session is priced by.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Expect {
+pub(crate) struct Expect {
     /// Of a cold request's fixed prompt, found cached all the same.
-    pub warm_elsewhere: f64,
+    pub(crate) warm_elsewhere: f64,
     /// Of a warm request's prefix past the fixed prompt, lost, per
     /// [`gap_bucket`].
-    pub evicted: [f64; 3],
+    pub(crate) evicted: [f64; 3],
 }
 
 /// What a replay's price takes of the account for one session, from its
 /// check by the log alone: the replay sends other prompts than the log, at
 /// the same times, so the account's cache beyond the session is what it was.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct AccountView {
+pub(crate) struct AccountView {
     /// The answering messages of the requests at which another session of
     /// the check had used the agent's fixed prompt within the lifetime.
     warm_at: HashSet<usize>,
@@ -179,7 +179,7 @@ pub struct AccountView {
 impl AccountView {
     /// The view of the session `check` (by the log alone), priced by
     /// `expect`.
-    pub fn of(check: &SessionCheck, expect: Expect) -> AccountView {
+    pub(crate) fn of(check: &SessionCheck, expect: Expect) -> AccountView {
         AccountView {
             warm_at: check
                 .detail
@@ -195,18 +195,18 @@ impl AccountView {
     }
 
     /// A compaction agent's first read of its parent's context.
-    pub fn first_read(&self) -> Option<u64> {
+    pub(crate) fn first_read(&self) -> Option<u64> {
         self.first_read
     }
 
     /// The fixed prompt the account's sessions share, in tokens.
-    pub fn fixed_prefix(&self) -> u64 {
+    pub(crate) fn fixed_prefix(&self) -> u64 {
         self.fixed_prefix
     }
 
     /// Of the fixed prompt, the share a request answered by `message` reads
     /// from the cache although its own cache is cold.
-    pub fn cold_read(&self, message: usize) -> f64 {
+    pub(crate) fn cold_read(&self, message: usize) -> f64 {
         if self.warm_at.contains(&message) {
             1.0
         } else if self.warm_elsewhere_applies {
@@ -218,7 +218,7 @@ impl AccountView {
 
     /// Of a warm request's prefix past the fixed prompt, the share lost
     /// after `gap` idle seconds.
-    pub fn evicted(&self, gap: i64) -> f64 {
+    pub(crate) fn evicted(&self, gap: i64) -> f64 {
         self.expect.evicted[gap_bucket(gap)]
     }
 
@@ -253,14 +253,16 @@ fn by_group<'a>(checks: impl IntoIterator<Item = &'a SessionCheck>) -> HashMap<G
 }
 
 /// The totals per format and kind of the sessions `checks`, in that order.
-pub fn totals<'a>(checks: impl IntoIterator<Item = &'a SessionCheck>) -> Vec<(Group, Unlogged)> {
+pub(crate) fn totals<'a>(
+    checks: impl IntoIterator<Item = &'a SessionCheck>,
+) -> Vec<(Group, Unlogged)> {
     let mut v: Vec<(Group, Unlogged)> = by_group(checks).into_iter().collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
 }
 
 /// Each session's shares, fitted on the other sessions of its group.
-pub fn leave_one_out(checks: &[SessionCheck]) -> Vec<Expect> {
+pub(crate) fn leave_one_out(checks: &[SessionCheck]) -> Vec<Expect> {
     let totals = by_group(checks);
     checks
         .iter()

@@ -41,7 +41,7 @@ fn own_instruction(input: &Input) -> u64 {
 /// previous prompt (after a compaction or a rewrite only the fixed prompt
 /// is still cached) and of first requests that read something (another
 /// session cached it). `None` when no request shows it.
-pub fn fit_fixed_prefix(files: &[&SessionFile]) -> Option<u64> {
+pub(crate) fn fit_fixed_prefix(files: &[&SessionFile]) -> Option<u64> {
     let mut reads: Vec<f64> = Vec::new();
     for f in files {
         let mut prev: Option<u64> = None;
@@ -148,7 +148,7 @@ fn miss_cause(
 /// Reads one session's log against what the other sessions left in the
 /// cache: every request's recorded split and causes, its prediction left
 /// for the meter ([`SessionCheck::priced`]).
-pub fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> SessionCheck {
+pub(crate) fn check_session(input: &Input, shared: &Shared, settings: &Settings) -> SessionCheck {
     let file = input.file;
     let mut warm: HashMap<String, Warm> = HashMap::new();
     let mut tier = settings.ttl.unwrap_or(CacheTtl::FiveMinutes);

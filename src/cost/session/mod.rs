@@ -43,14 +43,14 @@ pub struct Settings {
     /// `None`: the model's, from the table, for an imported session (1024
     /// where the model is unknown); none for smith's own sessions, so that
     /// their price stays the flat price of the sums.
-    pub min_cacheable: Option<u64>,
+    pub(crate) min_cacheable: Option<u64>,
     /// `--price`: these input, cache-write (five-minute) and cache-read
     /// prices for every request instead of its model's row; the one-hour
     /// write is then [`WRITE_1H_MULTIPLIER`] × input, the output the row's.
     pub prices: Option<Prices>,
     /// The optional parts of the price model that are on
     /// (`--per-session-cache`, `--log-alone` and `--part` switch them).
-    pub parts: Parts,
+    pub(crate) parts: Parts,
 }
 
 impl Settings {
@@ -65,7 +65,7 @@ impl Settings {
     }
 
     /// What of these settings the bill check prices by.
-    pub fn bill(&self) -> crate::cost::bill::Settings {
+    pub(crate) fn bill(&self) -> crate::cost::bill::Settings {
         crate::cost::bill::Settings {
             ttl: self.ttl,
             min_cacheable: self.min_cacheable,
@@ -74,7 +74,7 @@ impl Settings {
     }
 
     /// The settings as one line, for the sweep's journal and outputs.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "cache-ttl {}, cache-min-tokens {}, price {}, per-session-cache {}, log-alone {}{}",
             self.ttl.map_or("auto".into(), |t| t.to_string()),
@@ -92,7 +92,7 @@ impl Settings {
 
     /// How the imported sessions of a run share their account's cache, in
     /// words.
-    pub fn cache_scope(&self) -> &'static str {
+    pub(crate) fn cache_scope(&self) -> &'static str {
         match (self.per_session(), self.log_alone()) {
             (false, false) => {
                 "on one account's timeline, with the shares of its cache beyond the logs"
@@ -138,11 +138,11 @@ pub struct Priced {
     /// The summarizer's requests alone.
     pub summarizer: f64,
     /// Output tokens alone.
-    pub output: f64,
+    pub(crate) output: f64,
     /// Requests whose cache had expired.
     pub expired: u64,
     /// Whether times were known, so the lifetime could apply.
-    pub ttl_applied: bool,
+    pub(crate) ttl_applied: bool,
 }
 
 fn dollars(tokens: i64, price: f64) -> f64 {
@@ -168,7 +168,7 @@ struct Bucket {
 /// Prices a replay request by request, as the replay reports them: built
 /// per session and engine, fed every [`RequestFacts`], finished into the
 /// [`ModelCost`] the sweep stores.
-pub struct Meter<'a> {
+pub(crate) struct Meter<'a> {
     messages: &'a [Arc<Message>],
     recorded: Option<&'a Recorded>,
     budget: Budget,
@@ -203,7 +203,7 @@ pub struct Meter<'a> {
 
 impl<'a> Meter<'a> {
     /// A meter for one replay of `messages` under an engine of `budget`.
-    pub fn new(
+    pub(crate) fn new(
         messages: &'a [Arc<Message>],
         recorded: Option<&'a Recorded>,
         budget: Budget,
@@ -239,7 +239,7 @@ impl<'a> Meter<'a> {
     }
 
     /// The same meter pricing no summarizer: for the agent's own run.
-    pub fn without_summarizer(self) -> Meter<'a> {
+    pub(crate) fn without_summarizer(self) -> Meter<'a> {
         Meter {
             summarizer: false,
             ..self
@@ -248,7 +248,7 @@ impl<'a> Meter<'a> {
 
     /// The same meter keeping each request's split and price
     /// ([`Meter::finish_itemized`]).
-    pub fn itemized(self) -> Meter<'a> {
+    pub(crate) fn itemized(self) -> Meter<'a> {
         Meter {
             items: Some(Vec::new()),
             ..self
@@ -445,7 +445,7 @@ impl<'a> Meter<'a> {
     }
 
     /// Folds one request in.
-    pub fn observe(&mut self, r: &RequestFacts) {
+    pub(crate) fn observe(&mut self, r: &RequestFacts) {
         let fallback = self.recorded.and_then(|x| x.model.as_deref());
         let (t, model, output, share_1h) = match self
             .recorded
@@ -595,7 +595,7 @@ impl<'a> Meter<'a> {
 
     /// [`Meter::finish`], with each request's item (none unless
     /// [`Meter::itemized`]).
-    pub fn finish_itemized(mut self) -> (ModelCost, Vec<Metered>) {
+    pub(crate) fn finish_itemized(mut self) -> (ModelCost, Vec<Metered>) {
         let items = self.items.take().unwrap_or_default();
         (self.finish(), items)
     }
@@ -603,7 +603,7 @@ impl<'a> Meter<'a> {
     /// The replay's figures, with `refetch` (the loss measure's expected
     /// re-fetches, known once the replay is over) priced at the last
     /// request's row.
-    pub fn finish_with(self, refetch: &Refetch) -> ModelCost {
+    pub(crate) fn finish_with(self, refetch: &Refetch) -> ModelCost {
         let row = self.last_row.unwrap_or_else(default_model);
         let (prices, output) = self.prices_of(row);
         let price_refetch = refetch_dollars(refetch, &prices, Some(output));
@@ -614,7 +614,7 @@ impl<'a> Meter<'a> {
     }
 
     /// The replay's figures.
-    pub fn finish(mut self) -> ModelCost {
+    pub(crate) fn finish(mut self) -> ModelCost {
         for (base, long, b) in &self.buckets {
             let row = if *long { base.at(u64::MAX) } else { **base };
             let (p, _) = self.prices_of(&row);
@@ -630,7 +630,7 @@ impl<'a> Meter<'a> {
 
 /// What `refetch` costs at `prices` (cache read and write) and `output`
 /// per million output tokens (the default model's where not given).
-pub fn refetch_dollars(refetch: &Refetch, prices: &Prices, output: Option<f64>) -> f64 {
+pub(crate) fn refetch_dollars(refetch: &Refetch, prices: &Prices, output: Option<f64>) -> f64 {
     let output = output.unwrap_or(default_model().output);
     (refetch.read_tokens * prices.cache_read
         + refetch.write_tokens * prices.cache_write

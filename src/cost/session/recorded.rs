@@ -94,13 +94,13 @@ impl Recorded {
 
 impl Recorded {
     /// The same, priced with the account's cache beyond the session.
-    pub fn with_account(self, account: Option<Arc<AccountView>>) -> Recorded {
+    pub(crate) fn with_account(self, account: Option<Arc<AccountView>>) -> Recorded {
         Recorded { account, ..self }
     }
 
     /// What an imported session's `session.json` records; `None` for a
     /// session without one (smith's own).
-    pub fn of_session(session: &crate::transcript::Session) -> Option<Recorded> {
+    pub(crate) fn of_session(session: &crate::transcript::Session) -> Option<Recorded> {
         let raw = session.meta.as_ref()?.raw.as_ref()?;
         SessionFile::from_meta(raw).map(|f| Recorded::from_file(&f, &session.messages))
     }
@@ -108,7 +108,7 @@ impl Recorded {
     /// What prices the session: an imported session's records, else (smith's
     /// own) the provider and model its `session.json` names; at most one is
     /// `Some`. `session.json` is parsed once either way.
-    pub fn of_session_or_smith(
+    pub(crate) fn of_session_or_smith(
         session: &crate::transcript::Session,
     ) -> (Option<Recorded>, Option<Recorded>) {
         match Recorded::of_session(session) {
@@ -121,7 +121,7 @@ impl Recorded {
     /// price its requests; `None` for an imported session (see
     /// [`Recorded::of_session`]) and for one that names neither, which is
     /// priced at the default row.
-    pub fn of_smith(session: &crate::transcript::Session) -> Option<Recorded> {
+    pub(crate) fn of_smith(session: &crate::transcript::Session) -> Option<Recorded> {
         let meta = session.meta.as_ref()?;
         if meta.raw.as_ref().and_then(SessionFile::from_meta).is_some() {
             return None;
@@ -131,7 +131,7 @@ impl Recorded {
 
     /// A smith session billed by `provider` for `model`, without records of
     /// its requests; `None` when both are missing or empty.
-    pub fn named(provider: Option<&str>, model: Option<&str>) -> Option<Recorded> {
+    pub(crate) fn named(provider: Option<&str>, model: Option<&str>) -> Option<Recorded> {
         let given = |x: Option<&str>| x.map(str::trim).filter(|x| !x.is_empty()).map(String::from);
         let (provider, model) = (given(provider), given(model));
         if provider.is_none() && model.is_none() {
@@ -147,7 +147,7 @@ impl Recorded {
     /// The row of the price table a request of `model` (the session's own
     /// where the request names none) is billed at, through the session's
     /// provider; the default row where neither names anything.
-    pub fn row_for(&self, model: Option<&str>) -> &'static ModelPrice {
+    pub(crate) fn row_for(&self, model: Option<&str>) -> &'static ModelPrice {
         match (model.or(self.model.as_deref()), self.provider.as_deref()) {
             (Some(m), p) => price_for(p, m),
             (None, Some(p)) => price_for(Some(p), ""),
@@ -160,7 +160,7 @@ impl Recorded {
     /// marks, so a model whose provider caches only what the client marks
     /// (Anthropic's, routed) caches nothing there: every prompt token is
     /// plain input. OpenAI's and Gemini's models cache on their own.
-    pub fn caches_at(&self, row: &ModelPrice) -> bool {
+    pub(crate) fn caches_at(&self, row: &ModelPrice) -> bool {
         let openrouter = self
             .provider
             .as_deref()
@@ -169,7 +169,7 @@ impl Recorded {
     }
 
     /// When the request answered by message `index` was answered.
-    pub fn time_of(&self, index: usize) -> Option<i64> {
+    pub(crate) fn time_of(&self, index: usize) -> Option<i64> {
         self.by_message.get(&index).and_then(|x| x.0)
     }
 
@@ -181,7 +181,7 @@ impl Recorded {
 
     /// The provider and model smith's `session.json` (parsed) names, for
     /// outputs that list the prices of sessions they have not loaded.
-    pub fn of_smith_json(raw: &serde_json::Value) -> Option<Recorded> {
+    pub(crate) fn of_smith_json(raw: &serde_json::Value) -> Option<Recorded> {
         if SessionFile::from_meta(raw).is_some() {
             return None;
         }
@@ -191,7 +191,7 @@ impl Recorded {
 
     /// The rows of the price table the session's requests are billed at,
     /// each once, in the order first used.
-    pub fn rows(&self) -> Vec<&'static ModelPrice> {
+    pub(crate) fn rows(&self) -> Vec<&'static ModelPrice> {
         let mut rows: Vec<&'static ModelPrice> = Vec::new();
         let mut indices: Vec<&usize> = self.by_message.keys().collect();
         indices.sort();
@@ -210,7 +210,7 @@ impl Recorded {
 
     /// The prices the session is billed at, in words: each row with how
     /// it caches through the session's provider.
-    pub fn describe_prices(&self) -> String {
+    pub(crate) fn describe_prices(&self) -> String {
         let by = self
             .provider
             .as_deref()
@@ -224,7 +224,7 @@ impl Recorded {
     }
 
     /// How the session's requests at `row` use the prompt cache, in words.
-    pub fn caching_of(&self, row: &ModelPrice) -> String {
+    pub(crate) fn caching_of(&self, row: &ModelPrice) -> String {
         if !self.caches_at(row) {
             return "no caching: smith marks nothing for caching through OpenRouter, so every prompt token is plain input".into();
         }
@@ -252,7 +252,7 @@ pub struct SmithPrices {
 impl SmithPrices {
     /// Counts the session whose `session.json` is `raw`; false when it is
     /// not smith's own or names neither provider nor model.
-    pub fn add(&mut self, raw: Option<&serde_json::Value>) -> bool {
+    pub(crate) fn add(&mut self, raw: Option<&serde_json::Value>) -> bool {
         let Some(r) = raw.and_then(Recorded::of_smith_json) else {
             return false;
         };
@@ -269,12 +269,12 @@ impl SmithPrices {
         true
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
 
     /// One part per row, most sessions first.
-    pub fn describe(&self) -> Vec<String> {
+    pub(crate) fn describe(&self) -> Vec<String> {
         let mut rows: Vec<&(&'static ModelPrice, String, usize)> = self.rows.iter().collect();
         rows.sort_by_key(|r| std::cmp::Reverse(r.2));
         rows.iter()

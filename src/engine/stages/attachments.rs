@@ -15,7 +15,7 @@ use crate::transcript::{Block, BlockType, Message, Role};
 /// Replaces the attachments of each message before the `window_turns`
 /// window. `tool_only` (the desperate pass) touches only what tools returned,
 /// never what the user attached to the question being answered.
-pub fn run(
+pub(crate) fn run(
     w: &mut Working,
     target: i64,
     window_turns: usize,
@@ -45,7 +45,7 @@ pub fn run(
 }
 
 /// The note that stands in for an attachment: `[label — MEDIA_MARKER]`.
-pub fn media_note(block: &Block) -> String {
+pub(crate) fn media_note(block: &Block) -> String {
     format!("[{} — {}]", block.media_label(), MEDIA_MARKER)
 }
 
@@ -56,7 +56,7 @@ pub fn media_note(block: &Block) -> String {
 /// to the text of the result with the attachment's `tool_call_id`; an
 /// attachment with no id, or no such result, leaves no note. In every other
 /// role each attachment becomes a text block with its note.
-pub fn without_media(message: &Message) -> Message {
+pub(crate) fn without_media(message: &Message) -> Message {
     let content = if message.role == Role::Tool {
         let mut notes: HashMap<&str, Vec<String>> = HashMap::new();
         for block in message.content.iter().filter(|b| b.kind.is_media()) {

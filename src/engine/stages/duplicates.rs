@@ -79,7 +79,7 @@ impl<'a> Calls<'a> {
 }
 
 /// The note that replaces a superseded result of `bytes` bytes.
-pub fn superseded_stub(tool: &str, bytes: usize) -> String {
+pub(crate) fn superseded_stub(tool: &str, bytes: usize) -> String {
     format!(
         "[{tool}: {SUPERSEDED_MARKER}, {} KiB omitted by smith]",
         bytes / 1024
@@ -91,7 +91,12 @@ pub fn superseded_stub(tool: &str, bytes: usize) -> String {
 /// Decided first against a running total, then applied: the decisions only
 /// depend on that total, and deciding on a borrowed history lets the call
 /// table borrow its strings instead of copying them.
-pub fn run(w: &mut Working, target: i64, window_turns: usize, record: &mut Recorder) -> bool {
+pub(crate) fn run(
+    w: &mut Working,
+    target: i64,
+    window_turns: usize,
+    record: &mut Recorder,
+) -> bool {
     let protected_from = w.window_start(window_turns);
     let positions = w.tool_result_positions(protected_from);
     let mut plan: Vec<(usize, usize, Block)> = Vec::new();

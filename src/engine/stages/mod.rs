@@ -4,11 +4,11 @@
 //! anything. Each records what it rewrote into a
 //! [`crate::engine::record::Recorder`].
 
-pub mod attachments;
-pub mod duplicates;
+pub(crate) mod attachments;
+pub(crate) mod duplicates;
 pub mod summarize;
-pub mod thinking;
-pub mod truncate;
+pub(crate) mod thinking;
+pub(crate) mod truncate;
 
 use super::record::Recorder;
 use super::working::Working;

@@ -17,13 +17,14 @@ use crate::transcript::Message;
 ///
 /// One pass with a running suffix total instead of an estimate per
 /// candidate: suffix estimates only shrink as `i` grows, so the first that
-/// fits is the answer.
-pub fn safe_cut_index(messages: &[Arc<Message>], total_bytes: u64, target: i64) -> usize {
+/// fits is the answer. (The engine calls [`safe_cut_index_measured`].)
+#[cfg(test)]
+pub(crate) fn safe_cut_index(messages: &[Arc<Message>], total_bytes: u64, target: i64) -> usize {
     safe_cut_index_measured(messages, total_bytes, target, &Measure::bytes())
 }
 
 /// [`safe_cut_index`] with the history's size `total` in `measure`'s units.
-pub fn safe_cut_index_measured(
+pub(crate) fn safe_cut_index_measured(
     messages: &[Arc<Message>],
     total: u64,
     target: i64,
@@ -57,7 +58,7 @@ pub fn stand_in(summary_tokens: u64) -> Vec<u8> {
 /// of that estimator's tokens (scaled once from the bytes4 stand-in's count,
 /// so within a token or two), so the summary costs what it costs under
 /// smith's estimate, in the other estimator's tokens.
-pub fn stand_in_measured(summary_tokens: u64, measure: &Measure) -> Vec<u8> {
+pub(crate) fn stand_in_measured(summary_tokens: u64, measure: &Measure) -> Vec<u8> {
     let base = stand_in(summary_tokens);
     if measure.is_bytes4() {
         return base;
@@ -74,7 +75,7 @@ pub fn stand_in_measured(summary_tokens: u64, measure: &Measure) -> Vec<u8> {
 /// Whether `m` is a summary or drop note a compaction wrote: a user message
 /// of one text block that starts with smith's prefix, the mark smith's own
 /// engine recognises a summary by.
-pub fn is_summary_note(m: &Message) -> bool {
+pub(crate) fn is_summary_note(m: &Message) -> bool {
     m.role == crate::transcript::Role::User
         && m.content.len() == 1
         && m.content[0].kind == crate::transcript::BlockType::Text
@@ -92,7 +93,7 @@ pub fn summary_message(stand_in: &[u8]) -> Message {
 }
 
 /// The message that replaces a dropped prefix of `dropped` messages.
-pub fn drop_message(dropped: usize) -> Message {
+pub(crate) fn drop_message(dropped: usize) -> Message {
     Message::user(format!("{SUMMARY_PREFIX}{dropped}{DROP_SUFFIX}").into_bytes())
 }
 
@@ -101,20 +102,20 @@ pub fn drop_message(dropped: usize) -> Message {
 /// summarizer). smith's engine sizes it for its measure; the other policies
 /// estimate bytes / 4.
 #[derive(Clone, Debug)]
-pub struct Summarizer {
+pub(crate) struct Summarizer {
     stand_in: Vec<u8>,
     tokens: u64,
 }
 
 impl Summarizer {
     /// The summary of `summary_tokens` tokens under bytes / 4.
-    pub fn new(summary_tokens: u64) -> Summarizer {
+    pub(crate) fn new(summary_tokens: u64) -> Summarizer {
         Summarizer::measured(summary_tokens, &Measure::bytes())
     }
 
     /// The summary of `summary_tokens` of `measure`'s tokens
     /// ([`stand_in_measured`]).
-    pub fn measured(summary_tokens: u64, measure: &Measure) -> Summarizer {
+    pub(crate) fn measured(summary_tokens: u64, measure: &Measure) -> Summarizer {
         Summarizer {
             stand_in: stand_in_measured(summary_tokens, measure),
             tokens: summary_tokens,
@@ -123,7 +124,7 @@ impl Summarizer {
 
     /// The note that replaces `replaced` messages, and its stage: summarize,
     /// or drop when the summarizer fails.
-    pub fn note(&self, replaced: usize) -> (Message, Stage) {
+    pub(crate) fn note(&self, replaced: usize) -> (Message, Stage) {
         if self.tokens == 0 {
             (drop_message(replaced), Stage::Drop)
         } else {

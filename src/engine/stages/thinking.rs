@@ -12,7 +12,7 @@ use crate::engine::EditKind;
 
 /// Drops `thinking` and `redacted_thinking` blocks from each message before
 /// the current turn, unless that would leave the message with no blocks.
-pub fn run(w: &mut Working, target: i64, record: &mut Recorder) -> bool {
+pub(crate) fn run(w: &mut Working, target: i64, record: &mut Recorder) -> bool {
     let protected_from = w.window_start(THINKING_WINDOW_TURNS);
     let mut changed = false;
     for index in 0..protected_from {

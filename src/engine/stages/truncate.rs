@@ -6,19 +6,15 @@
 //! stub: keeping its head forever would leave, across hundreds of results, a
 //! mass larger than the window.
 
-use std::sync::LazyLock;
-
-use memchr::memmem;
-
-use crate::engine::constants::{SUPERSEDED_MARKER, TRUNCATION_MARKER};
-use crate::engine::marks::RecordMarks;
+use crate::engine::constants::TRUNCATION_MARKER;
+use crate::engine::marks::{has_marker, RecordMarks};
 use crate::engine::record::Recorder;
 use crate::engine::working::Working;
 use crate::engine::EditKind;
 
 /// What `shorten` did to a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Shortened {
+pub(crate) enum Shortened {
     /// At most `cap` bytes and no marker: left as it is.
     Unchanged,
     /// The first `cap` bytes kept, followed by the truncation note.
@@ -29,7 +25,7 @@ pub enum Shortened {
 
 /// [`shorten_marked`], finding the marker itself.
 #[cfg(test)]
-pub fn shorten(text: &[u8], cap: usize) -> Shortened {
+pub(crate) fn shorten(text: &[u8], cap: usize) -> Shortened {
     shorten_marked(text, cap, has_marker(text))
 }
 
@@ -60,37 +56,10 @@ fn shorten_marked(text: &[u8], cap: usize, marked: bool) -> Shortened {
     Shortened::Head(out)
 }
 
-/// Whether `text` holds the truncation or the superseded marker, read
-/// once: both hold [`MARKERS_SHARE`], so each place it occurs is checked
-/// for either marker around it, rather than the text (a stale result, up
-/// to 256 KiB) being searched twice.
-pub(crate) fn has_marker(text: &[u8]) -> bool {
-    // A searcher built once: building one costs more than a short search.
-    static SHARED: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(MARKERS_SHARE.as_bytes()));
-    static AT: LazyLock<[(&[u8], usize); 2]> = LazyLock::new(|| {
-        [TRUNCATION_MARKER, SUPERSEDED_MARKER].map(|m| {
-            // Both hold it (a test says so); 0 would only make a marker
-            // never found, not a wrong one found.
-            (m.as_bytes(), m.find(MARKERS_SHARE).unwrap_or(0))
-        })
-    });
-    SHARED.find_iter(text).any(|at| {
-        AT.iter().any(|&(marker, offset)| {
-            at.checked_sub(offset)
-                .and_then(|start| text.get(start..start + marker.len()))
-                == Some(marker)
-        })
-    })
-}
-
-/// What both markers hold.
-const MARKERS_SHARE: &str = "ed by ";
-
 /// Shortens tool results before the `window_turns` window (0: every result),
 /// largest text first, ties in transcript order, until the history fits.
 /// `marks`, when given, says which of the record's results hold a marker.
-pub fn run(
+pub(crate) fn run(
     w: &mut Working,
     target: i64,
     window_turns: usize,
@@ -127,43 +96,4 @@ pub fn run(
         changed = true;
     }
     changed
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn both_markers_hold_what_they_share() {
-        assert!(TRUNCATION_MARKER.contains(MARKERS_SHARE));
-        assert!(SUPERSEDED_MARKER.contains(MARKERS_SHARE));
-    }
-
-    #[test]
-    fn one_pass_finds_a_marker_where_two_searches_do() {
-        let two = |t: &[u8]| {
-            memmem::find(t, TRUNCATION_MARKER.as_bytes()).is_some()
-                || memmem::find(t, SUPERSEDED_MARKER.as_bytes()).is_some()
-        };
-        let mut texts: Vec<Vec<u8>> = Vec::new();
-        for marker in [TRUNCATION_MARKER, SUPERSEDED_MARKER] {
-            let m = marker.as_bytes();
-            texts.push(m.to_vec());
-            // Cut short at either end, and whole after noise that shares
-            // the common part.
-            texts.push(m[..m.len() - 1].to_vec());
-            texts.push(m[1..].to_vec());
-            texts.push([b"used by followed by ".as_slice(), m, b" tail"].concat());
-            texts.push([b"x".repeat(300).as_slice(), m].concat());
-        }
-        texts.push(b"caused by the cache, reused by everyone".to_vec());
-        texts.push(b"ed by ".to_vec());
-        texts.push(b"[12 KiB truncated by smith to stay within the context window]".to_vec());
-        texts.push(b"superseded by a later identical cal".to_vec());
-        texts.push(Vec::new());
-        for t in &texts {
-            assert_eq!(has_marker(t), two(t), "{}", String::from_utf8_lossy(t));
-        }
-        assert_eq!(texts.iter().filter(|t| has_marker(t)).count(), 7);
-    }
 }

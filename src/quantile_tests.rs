@@ -116,7 +116,12 @@ fn no_module_defines_a_percentile_of_its_own() {
                 stack.push(path);
                 continue;
             }
-            if path.extension().is_none_or(|e| e != "rs") || path == src.join("stats.rs") {
+            // This file names what it searches for.
+            let this = src.join("quantile_tests.rs");
+            if path.extension().is_none_or(|e| e != "rs")
+                || path == src.join("stats.rs")
+                || path == this
+            {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap();

@@ -2,11 +2,9 @@
 //! strings and byte lengths are asserted, not recomputed from the constants,
 //! so a drift in a constant fails here.
 
-use crate::common;
-
 use std::sync::Arc;
 
-use common::*;
+use crate::test_support::*;
 use smith_calibrate::engine::record::Recorder;
 use smith_calibrate::engine::stages;
 use smith_calibrate::engine::working::Working;
@@ -272,7 +270,7 @@ fn stage0_thinking_is_kept_when_dropping_it_would_leave_no_blocks() {
 
 #[test]
 fn stage0b_media_in_a_tool_message_is_appended_to_its_result() {
-    let tool = common::arc(Message::new(
+    let tool = arc(Message::new(
         Role::Tool,
         vec![
             result_block("t1", b"out"),
@@ -316,7 +314,7 @@ fn stage0b_media_in_a_tool_message_is_appended_to_its_result() {
 
 #[test]
 fn stage0b_media_in_other_roles_becomes_a_text_note_labelled_by_source_then_type() {
-    let msg = common::arc(Message::new(
+    let msg = arc(Message::new(
         Role::User,
         vec![
             Block::text(b"see".to_vec()),
@@ -345,7 +343,7 @@ fn stage0b_media_in_other_roles_becomes_a_text_note_labelled_by_source_then_type
 
 #[test]
 fn stage0b_media_inside_the_three_turn_window_is_kept() {
-    let img = common::arc(Message::new(
+    let img = arc(Message::new(
         Role::User,
         vec![media(BlockType::Image, None, Some("x.png"), None)],
         false,
@@ -522,7 +520,7 @@ fn stage2_rewrite_keeps_call_id_error_flag_role_synthetic_and_message_id() {
     let mut block = result_block("t0", &filler(4000));
     block.is_error = Some(true);
     block.tool_name = Some("bash".into());
-    let tool = common::arc(Message::new(
+    let tool = arc(Message::new(
         Role::Tool,
         vec![block],
         false,
@@ -693,7 +691,7 @@ fn desperate_pass_truncates_inside_the_window_when_there_is_no_turn_to_cut() {
 
 #[test]
 fn desperate_pass_removes_tool_media_but_not_what_the_user_attached() {
-    let user_img = common::arc(Message::new(
+    let user_img = arc(Message::new(
         Role::User,
         vec![
             Block::text(b"look".to_vec()),
@@ -702,7 +700,7 @@ fn desperate_pass_removes_tool_media_but_not_what_the_user_attached() {
         false,
         None,
     ));
-    let tool = common::arc(Message::new(
+    let tool = arc(Message::new(
         Role::Tool,
         vec![
             result_block("t1", b"shot"),

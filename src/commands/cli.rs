@@ -1,0 +1,74 @@
+//! The command line: the arguments parsed and handed to a command, and the
+//! exit status decided; `main.rs` only calls [`main`].
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::messages;
+
+/// The version and the smith revision whose compaction the engine ports.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (engine: smith context.cr @ ",
+    crate::smith_revision!(),
+    ")"
+);
+
+/// Replay smith's context compaction over recorded sessions, under other
+/// thresholds, and measure what it would have done.
+#[derive(Parser, Debug)]
+#[command(name = "smith-calibrate", version = VERSION, propagate_version = true)]
+struct Cli {
+    /// Print every column of every table. On a terminal a table wider than
+    /// the window keeps the columns that matter first and says how many it
+    /// hides; piped or redirected output always has them all.
+    #[arg(long, global = true)]
+    wide: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Replay(super::replay::ReplayArgs),
+    Sweep(Box<super::sweep::SweepArgs>),
+    Recommend(Box<super::recommend::RecommendArgs>),
+    Report(super::report::ReportArgs),
+    Transcript(super::transcript::TranscriptArgs),
+    Synth(super::synth::SynthArgs),
+    Import(super::import::ImportArgs),
+    Calibrate(super::calibrate::CalibrateArgs),
+    Merge(super::merge::MergeArgs),
+    Completions(super::shell::CompletionsArgs),
+    Man(super::shell::ManArgs),
+}
+
+/// Parses the arguments, runs the command and says how it ended.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    crate::screen::set_wide(cli.wide);
+    let result = match cli.command {
+        Command::Replay(args) => super::replay::run(args),
+        Command::Sweep(args) => super::sweep::run(*args),
+        Command::Recommend(args) => super::recommend::run(*args),
+        Command::Report(args) => super::report::run(args),
+        Command::Transcript(args) => super::transcript::run(args),
+        Command::Synth(args) => super::synth::run(args),
+        Command::Import(args) => super::import::run(args),
+        Command::Calibrate(args) => super::calibrate::run(args),
+        Command::Merge(args) => super::merge::run(args),
+        Command::Completions(args) => super::shell::completions(args, Cli::command()),
+        Command::Man(args) => super::shell::man(args, Cli::command()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader of the output went away (`| head`, a pager quit):
+        // what it wanted is written, so that is a success.
+        Err(e) if messages::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            messages::error(&e);
+            super::exit_code(&e)
+        }
+    }
+}
