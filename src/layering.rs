@@ -10,47 +10,36 @@ use std::path::Path;
 /// Top-level module → the top-level modules its files name as `crate::x`.
 fn uses(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("src is readable") {
-            let path = entry.expect("src is readable").path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(src).expect("under src");
-            let first = rel.components().next().expect("a file under src");
-            let top = first.as_os_str().to_string_lossy().replace(".rs", "");
-            if top == "lib" || top == "main" {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).expect("sources are UTF-8");
-            let used = graph.entry(top.clone()).or_default();
-            for line in text.lines() {
-                // Comments cite modules without using them.
-                let code = line.split("//").next().unwrap_or("");
-                let mut rest = code;
-                while let Some(i) = rest.find("crate::") {
-                    rest = &rest[i + "crate::".len()..];
-                    let mut names = vec![rest];
-                    // `use crate::{a::x, b::y}`
-                    if let Some(group) = rest.strip_prefix('{') {
-                        names = group.split(',').map(str::trim).collect();
-                    }
-                    for n in names {
-                        let name: String = n
-                            .chars()
-                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                            .collect();
-                        // `crate::note!`: an exported macro lives at the
-                        // root, whichever module defines it.
-                        let is_macro = n[name.len()..].starts_with('!');
-                        if !name.is_empty() && name != top && !is_macro {
-                            used.insert(name);
-                        }
+    for path in crate::fn_length::sources(src) {
+        let rel = path.strip_prefix(src).expect("under src");
+        let first = rel.components().next().expect("a file under src");
+        let top = first.as_os_str().to_string_lossy().replace(".rs", "");
+        if top == "lib" || top == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("sources are UTF-8");
+        let used = graph.entry(top.clone()).or_default();
+        for line in text.lines() {
+            // Comments cite modules without using them.
+            let code = line.split("//").next().unwrap_or("");
+            let mut rest = code;
+            while let Some(i) = rest.find("crate::") {
+                rest = &rest[i + "crate::".len()..];
+                let mut names = vec![rest];
+                // `use crate::{a::x, b::y}`
+                if let Some(group) = rest.strip_prefix('{') {
+                    names = group.split(',').map(str::trim).collect();
+                }
+                for n in names {
+                    let name: String = n
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    // `crate::note!`: an exported macro lives at the
+                    // root, whichever module defines it.
+                    let is_macro = n[name.len()..].starts_with('!');
+                    if !name.is_empty() && name != top && !is_macro {
+                        used.insert(name);
                     }
                 }
             }
@@ -211,39 +200,28 @@ fn a_command_naming_another_is_found() {
 /// tests left out: a test may reach a sibling to check the two together.
 fn module_texts(src: &Path) -> BTreeMap<String, String> {
     let mut texts = BTreeMap::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("src is readable") {
-            let path = entry.expect("src is readable").path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path
-                .strip_prefix(src)
-                .expect("under src")
-                .with_extension("");
-            let mut parts: Vec<String> = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            if matches!(
-                parts.last().map(String::as_str),
-                Some("mod" | "lib" | "main")
-            ) {
-                parts.pop();
-            }
-            let text = std::fs::read_to_string(&path).expect("sources are UTF-8");
-            let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
-            let code: Vec<&str> = code
-                .lines()
-                .map(|l| l.split("//").next().unwrap_or(""))
-                .collect();
-            texts.insert(parts.join("::"), code.join("\n"));
+    for path in crate::fn_length::sources(src) {
+        let rel = path
+            .strip_prefix(src)
+            .expect("under src")
+            .with_extension("");
+        let mut parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if matches!(
+            parts.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
+            parts.pop();
         }
+        let text = std::fs::read_to_string(&path).expect("sources are UTF-8");
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+        let code: Vec<&str> = code
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect();
+        texts.insert(parts.join("::"), code.join("\n"));
     }
     texts
 }
@@ -251,7 +229,7 @@ fn module_texts(src: &Path) -> BTreeMap<String, String> {
 /// The modules `module`'s `text` names through `crate::`, `super::` and
 /// `self::` paths, each the longest module of `known` the path starts with
 /// (its own parents left out: a child names its parent's items).
-fn names(module: &str, text: &str, known: &BTreeMap<String, String>) -> BTreeSet<String> {
+fn names(module: &str, text: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
     let own: Vec<&str> = module.split("::").filter(|s| !s.is_empty()).collect();
     let mut found = BTreeSet::new();
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
@@ -301,7 +279,7 @@ fn names(module: &str, text: &str, known: &BTreeMap<String, String>) -> BTreeSet
 
 /// The longest module of `known` that the path `segs`, written in the
 /// module `own`, starts with; `None` for a path that is not the crate's.
-fn module_named(own: &[&str], segs: &[&str], known: &BTreeMap<String, String>) -> Option<String> {
+fn module_named(own: &[&str], segs: &[&str], known: &BTreeSet<String>) -> Option<String> {
     let (mut path, mut rest) = match segs.first() {
         Some(&"crate") => (Vec::new(), &segs[1..]),
         Some(&"self") => (own.to_vec(), &segs[1..]),
@@ -315,7 +293,7 @@ fn module_named(own: &[&str], segs: &[&str], known: &BTreeMap<String, String>) -
     let mut best = None;
     for s in rest {
         path.push(*s);
-        if known.contains_key(&path.join("::")) {
+        if known.contains(&path.join("::")) {
             best = Some(path.join("::"));
         }
     }
@@ -326,9 +304,10 @@ fn module_named(own: &[&str], segs: &[&str], known: &BTreeMap<String, String>) -
 fn no_two_modules_name_each_other() {
     let texts = module_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     assert!(texts.len() > 100, "read {} modules", texts.len());
+    let known: BTreeSet<String> = texts.keys().cloned().collect();
     let graph: BTreeMap<&String, BTreeSet<String>> = texts
         .iter()
-        .map(|(m, t)| (m, names(m, t, &texts)))
+        .map(|(m, t)| (m, names(m, t, &known)))
         .collect();
     let pairs: Vec<String> = graph
         .iter()
@@ -346,10 +325,9 @@ fn no_two_modules_name_each_other() {
 
 #[test]
 fn two_modules_naming_each_other_are_found() {
-    let mut known = BTreeMap::new();
-    for m in ["sweep", "sweep::job", "sweep::dist", "engine::marks"] {
-        known.insert(m.to_string(), String::new());
-    }
+    let known: BTreeSet<String> = ["sweep", "sweep::job", "sweep::dist", "engine::marks"]
+        .map(String::from)
+        .into();
     let job = "use super::dist;\nuse crate::engine::marks::{has_marker, X};";
     let dist = "let e = super::job::JobError::Plan(s);\nuse super::Shard;";
     assert_eq!(

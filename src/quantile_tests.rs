@@ -108,42 +108,31 @@ fn no_module_defines_a_percentile_of_its_own() {
     const ALLOWED: [&str; 2] = ["fn weighted_median", "fn percentile_interval"];
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            // This file names what it searches for.
-            let this = src.join("quantile_tests.rs");
-            if path.extension().is_none_or(|e| e != "rs")
-                || path == src.join("stats.rs")
-                || path == this
-            {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            for (n, line) in text.lines().enumerate() {
-                let code = line.split("//").next().unwrap_or("");
-                let defines = code.split("fn ").skip(1).any(|rest| {
-                    let name: String = rest
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        .collect();
-                    let stat = ["quantile", "percentile", "median", "p95", "p50"]
-                        .iter()
-                        .any(|w| name.contains(w));
-                    let test = name.starts_with("the_") || name.contains("_is_");
-                    stat && !test && !ALLOWED.contains(&format!("fn {name}").as_str())
-                });
-                let by_hand = ["len() / 2]", "len() - 1) / 2", "saturating_sub(1) / 2"]
+    for path in crate::fn_length::sources(&src) {
+        // This file names what it searches for.
+        let this = src.join("quantile_tests.rs");
+        if path == src.join("stats.rs") || path == this {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let defines = code.split("fn ").skip(1).any(|rest| {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                let stat = ["quantile", "percentile", "median", "p95", "p50"]
                     .iter()
-                    .any(|p| code.contains(p));
-                if defines || by_hand {
-                    found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
-                }
+                    .any(|w| name.contains(w));
+                let test = name.starts_with("the_") || name.contains("_is_");
+                stat && !test && !ALLOWED.contains(&format!("fn {name}").as_str())
+            });
+            let by_hand = ["len() / 2]", "len() - 1) / 2", "saturating_sub(1) / 2"]
+                .iter()
+                .any(|p| code.contains(p));
+            if defines || by_hand {
+                found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
             }
         }
     }

@@ -176,9 +176,6 @@ pub(crate) struct Outcome<V> {
     pub(crate) sweep: Sweep,
     pub(crate) summaries: Vec<ConfigSummary>,
     pub(crate) verdict: Option<V>,
-    /// The prices the price stands on, for people: `--price`, or each
-    /// model's row of the price table with how many requests it priced.
-    pub(crate) prices_used: String,
     /// The ratio and overhead the rows used where sessions chose them.
     pub(crate) calibration: Option<String>,
     /// What the cost model assumed, and what of it moved the ranking.
@@ -468,7 +465,6 @@ impl Planned {
                 sweep.rows.iter().map(|r| &r.facts.calibration),
             )
             .map(|c| c.describe(sweep.rows.len())),
-            prices_used: prices_used(&self.refs, self.given_price, &self.price),
             sweep,
             summaries,
             verdict,
@@ -604,7 +600,10 @@ impl Planned {
 /// where given, else each imported request's model's row of the price table
 /// (with how many requests), and the flat default for sessions that record
 /// no model (smith's own).
-fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> String {
+///
+/// Only the terminal table shows it, and it reads every session's metadata
+/// again, so it is worked out when the table asks, not for every job.
+pub(crate) fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> String {
     if let Some(p) = given {
         return format!("{p} (--price, for every request)");
     }

@@ -91,8 +91,6 @@ pub enum BaselineKind {
     Recorded,
 }
 
-impl BaselineKind {}
-
 /// The setup of the recorded baseline under `grid`'s calibration: the
 /// agent's own run at each session's own window.
 pub(crate) fn recorded_baseline(grid: &Grid) -> Setup {

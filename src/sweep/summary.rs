@@ -295,8 +295,6 @@ pub struct ConfigRecord {
     pub delta_vs_baseline: Option<Deltas>,
 }
 
-impl ConfigRecord {}
-
 /// A point of the Pareto front.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct FrontPoint {

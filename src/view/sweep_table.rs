@@ -44,9 +44,10 @@ pub(crate) fn print(
             .and_then(|()| writeln!(out))
     } else {
         let top = top.unwrap_or(DEFAULT_TOP);
+        let prices = crate::sweep::job::prices_used(&p.refs, p.given_price, &p.price);
         let chosen = verdict.and_then(|v| v.chosen.as_ref()).map(|c| c.config);
         let heading = Heading {
-            prices: &outcome.prices_used,
+            prices: &prices,
             sessions: sweep.sessions.len(),
             baseline: &p.baseline_source,
             calibration: outcome.calibration.clone(),
