@@ -20,9 +20,10 @@ use std::time::Instant;
 
 use smith_calibrate::cost::Prices;
 use smith_calibrate::sweep::aggregate::summarize;
+use smith_calibrate::sweep::dist::{self, ShardPlace};
 use smith_calibrate::sweep::figures::Metric;
 use smith_calibrate::sweep::grid::{self, GridSpec, Knob};
-use smith_calibrate::sweep::merge::{self, ShardPlace};
+use smith_calibrate::sweep::merge;
 use smith_calibrate::sweep::plan::{self, PolicySpec};
 use smith_calibrate::sweep::run::{self, Options, Row, Sweep};
 use smith_calibrate::sweep::shard::{self, Shard};
@@ -156,7 +157,7 @@ fn main() {
             skipped_ordinals: &[],
             listed: refs.len(),
         };
-        merge::write_shard(&out, &place, &part, &summaries, &input).expect("write a shard");
+        dist::write_shard_files(&out, &place, &part, &summaries, &input).expect("write a shard");
     }
     println!(
         "wrote {n_shards} shards ({:.1} MB of Parquet and JSON) in {:.1}s",

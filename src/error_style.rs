@@ -102,6 +102,11 @@ fn no_string_errors_in_src_outside_the_allow_list() {
     for file in sources(&src) {
         let rel = file.strip_prefix(&src).expect("under src");
         let rel = rel.to_string_lossy().replace('\\', "/");
+        // A test's check fails with the text its assertion prints; the rule
+        // is the library's.
+        if rel.ends_with("_tests.rs") || rel.starts_with("test_support/") {
+            continue;
+        }
         let text = std::fs::read_to_string(&file).expect("sources are UTF-8");
         for (line, name) in string_errors(&code_only(&text)) {
             if !ALLOWED.contains(&(rel.as_str(), name.as_str())) {

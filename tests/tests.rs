@@ -22,8 +22,6 @@ mod common;
 mod cost_sweep;
 #[path = "direct.rs"]
 mod direct;
-#[path = "engine_properties.rs"]
-mod engine_properties;
 #[path = "estimators.rs"]
 mod estimators;
 #[path = "help.rs"]

@@ -20,6 +20,8 @@
 #[cfg(test)]
 mod bill_tests;
 pub(crate) mod compare;
+#[cfg(all(test, feature = "full"))]
+mod fit_tests;
 pub(crate) mod formats;
 pub(crate) mod recorded;
 pub(crate) mod session;
@@ -38,7 +40,7 @@ use crate::transcript::session_file::SessionFile;
 use crate::transcript::{Message, Role};
 
 /// The range smith clamps its learned ratio to, which the fit keeps to.
-pub use crate::engine::constants::{RATIO_MAX, RATIO_MIN};
+pub(crate) use crate::engine::constants::{RATIO_MAX, RATIO_MIN};
 
 /// The context window the compaction comparison assumes: Claude Code's.
 pub(crate) const COMPARE_MAX_TOKENS: u64 = 200_000;
@@ -46,19 +48,19 @@ pub(crate) const COMPARE_MAX_TOKENS: u64 = 200_000;
 /// One request whose context is known: the raw estimate of the history the
 /// model saw and the prompt size the provider reported.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Point {
+pub(crate) struct Point {
     /// `bytes / 4` of the history before the request, compacted by nothing
     /// but the source agent itself.
-    pub estimate: u64,
-    pub reported: u64,
+    pub(crate) estimate: u64,
+    pub(crate) reported: u64,
     /// Index of the answering assistant message.
-    pub message_index: usize,
+    pub(crate) message_index: usize,
 }
 
 /// Why a session gives no points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Excluded {
+pub(crate) enum Excluded {
     /// Not an import (smith's own sessions carry totals only).
     NotImported,
     /// The model saw messages the transcript does not hold.
@@ -72,7 +74,10 @@ pub enum Excluded {
 /// before it, or, after the source agent compacted, its summary plus the
 /// messages since. A request after a compaction whose summary size is unknown
 /// is left out.
-pub fn points(messages: &[Arc<Message>], file: &SessionFile) -> Result<Vec<Point>, Excluded> {
+pub(crate) fn points(
+    messages: &[Arc<Message>],
+    file: &SessionFile,
+) -> Result<Vec<Point>, Excluded> {
     let before = running_totals(messages, |m| m.bytes());
     points_with(
         messages,
@@ -141,35 +146,35 @@ pub(crate) fn points_with(
 
 /// The fitted knobs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Fit {
+pub(crate) struct Fit {
     /// Rounded to three decimals, within smith's bounds.
-    pub ratio: f64,
-    pub overhead_tokens: u64,
+    pub(crate) ratio: f64,
+    pub(crate) overhead_tokens: u64,
     /// The unconstrained fit `reported ≈ intercept + slope × estimate`:
     /// slope is the free ratio, intercept / slope the free overhead.
-    pub free_ratio: f64,
-    pub free_overhead: f64,
+    pub(crate) free_ratio: f64,
+    pub(crate) free_overhead: f64,
     /// Why the fit differs from the free one, when it does.
-    pub constrained: Option<String>,
+    pub(crate) constrained: Option<String>,
 }
 
 /// How far a config's charge is from what the provider reported, as
 /// fractions of the reported size.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Errors {
+pub(crate) struct Errors {
     /// Median of |charged − reported| / reported.
-    pub median: f64,
+    pub(crate) median: f64,
     /// 95th percentile of the same.
-    pub p95: f64,
+    pub(crate) p95: f64,
     /// Median of (charged − reported) / reported: negative when smith
     /// undercounts.
-    pub bias: f64,
+    pub(crate) bias: f64,
 }
 
 /// The relative errors of charging each point under `ratio` and `overhead`,
 /// with smith's own arithmetic (rounding included); `NaN` without points
 /// ([`crate::stats`]).
-pub fn errors(points: &[Point], ratio: f64, overhead: u64) -> Errors {
+pub(crate) fn errors(points: &[Point], ratio: f64, overhead: u64) -> Errors {
     let budget = Budget::new(&Config {
         ratio,
         overhead_tokens: overhead,
@@ -265,7 +270,7 @@ fn lad_relative(points: &[(f64, f64)]) -> Option<(f64, f64)> {
 
 /// Fits `reported ≈ (estimate + overhead) × ratio` over `points` within
 /// smith's bounds; `None` with no points.
-pub fn fit(points: &[Point]) -> Option<Fit> {
+pub(crate) fn fit(points: &[Point]) -> Option<Fit> {
     let xy: Vec<(f64, f64)> = points
         .iter()
         .filter(|p| p.reported > 0)

@@ -15,7 +15,7 @@ pub(crate) struct AccountArgs {
     /// new session or subagent reading the system prompt and tools another
     /// one cached). Each alone is the default (the shared_cache part is off
     /// unless --part shared_cache=on). Example: --per-session-cache
-    #[arg(long)]
+    #[arg(long, help_heading = "Cost model")]
     pub(crate) per_session_cache: bool,
     /// Price every request by what the logs show alone, without the
     /// account's cache beyond them: the share of cold requests that find the
@@ -23,7 +23,7 @@ pub(crate) struct AccountArgs {
     /// warm prefixes lost to early evictions, each session priced by the
     /// shares of the others (eviction_share is off by default). Example:
     /// --log-alone
-    #[arg(long)]
+    #[arg(long, help_heading = "Cost model")]
     pub(crate) log_alone: bool,
     /// Switch one optional part of the price model on or off, NAME=on|off
     /// (repeat for several): shared_cache, cold_read_share, eviction_share,
@@ -33,7 +33,7 @@ pub(crate) struct AccountArgs {
     /// bill check and every replay are priced by the same meter, so a
     /// switch moves both alike.
     /// Example: --part eviction_share=on
-    #[arg(long, value_name = "NAME=on|off", value_parser = part_switch)]
+    #[arg(long, value_name = "NAME=on|off", value_parser = part_switch, help_heading = "Cost model")]
     pub(crate) part: Vec<String>,
 }
 

@@ -72,3 +72,43 @@ pub fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    /// The cost model's flags are one fact each, defined once (a shared
+    /// `Args` struct) and so read the same in every command that takes
+    /// them: a second definition drifts (`--cache-ttl` once took `auto` in
+    /// one command only, `--price` had three help texts).
+    #[test]
+    fn each_cost_model_flag_is_described_once() {
+        let cli = Cli::command();
+        let mut helps: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+        for command in cli.get_subcommands() {
+            for arg in command.get_arguments() {
+                if arg.get_help_heading() != Some("Cost model") {
+                    continue;
+                }
+                let (Some(long), Some(help)) = (arg.get_long(), arg.get_help()) else {
+                    continue;
+                };
+                let text = format!("{help} {:?}", arg.get_value_names());
+                helps
+                    .entry(long.to_string())
+                    .or_default()
+                    .entry(text)
+                    .or_default()
+                    .push(command.get_name().to_string());
+            }
+        }
+        let drifted: Vec<_> = helps.iter().filter(|(_, texts)| texts.len() > 1).collect();
+        assert!(drifted.is_empty(), "{drifted:#?}");
+        for shared in ["price", "cache-ttl", "cache-min-tokens"] {
+            let takers: Vec<&String> = helps[shared].values().flatten().collect();
+            assert!(takers.len() >= 3, "--{shared}: {takers:?}");
+        }
+    }
+}

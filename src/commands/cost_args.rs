@@ -1,6 +1,7 @@
-//! The cost model's flags, shared by `sweep` and `replay`: how long the
-//! cache lives and the shortest prefix it keeps. `--price` stays with each
-//! command (it was there first).
+//! The cost model's flags, shared by the commands that price a replay: how
+//! long the cache lives and the shortest prefix it keeps ([`CostArgs`]), and
+//! one price for every request ([`PriceArg`], for the commands that may
+//! replace the price table).
 
 use clap::Args;
 
@@ -23,6 +24,16 @@ pub(crate) struct CostArgs {
     /// own sessions, where every prefix is cached, e.g. --cache-min-tokens 2048
     #[arg(long, value_name = "TOKENS", help_heading = "Cost model")]
     pub(crate) cache_min_tokens: Option<u64>,
+}
+
+/// `--price`.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub(crate) struct PriceArg {
+    /// Prices per million tokens: input,cache_write,cache_read, for every
+    /// request instead of its model's row of the price table, e.g. --price
+    /// 3,3.75,0.3 [default: per model; Sonnet's where unknown]
+    #[arg(long, value_name = "I,W,R", help_heading = "Cost model")]
+    pub(crate) price: Option<Prices>,
 }
 
 /// A `--cache-ttl` value: a lifetime, or `auto`.

@@ -20,23 +20,23 @@ pub const POOLED: &str = "pooled";
 
 /// Everything `calibrate` says about real compactions.
 #[derive(Clone, Debug, Serialize)]
-pub struct RealReport {
+pub(crate) struct RealReport {
     pub(crate) compactions: Vec<RealCompaction>,
     /// Per source, then pooled.
-    pub validation: Vec<Validation>,
+    pub(crate) validation: Vec<Validation>,
     /// The re-fetch model refitted on these logs, and the one replays use.
-    pub model: Model,
+    pub(crate) model: Model,
     pub(crate) bundled_model: Model,
     pub(crate) bundled_measured_on: &'static str,
     /// Per pair of sources: the model of one predicting the other.
-    pub cross_source: Vec<CrossSource>,
+    pub(crate) cross_source: Vec<CrossSource>,
 }
 
 /// One group's validation figures.
 #[derive(Clone, Debug, Serialize)]
-pub struct Validation {
+pub(crate) struct Validation {
     #[serde(flatten)]
-    pub tally: Tally,
+    pub(crate) tally: Tally,
     /// `needed again` with the offline stand-in summary, with the real
     /// summary's text visible, and "the summary mentions it".
     pub(crate) standin: Scores,
@@ -49,12 +49,12 @@ pub struct Validation {
 
 /// A model fitted on `fitted_on` predicting the re-fetches of `predicted`.
 #[derive(Clone, Debug, Serialize)]
-pub struct CrossSource {
+pub(crate) struct CrossSource {
     pub(crate) fitted_on: String,
     pub(crate) fit_compactions: u64,
     pub(crate) predicted: String,
-    pub expected: f64,
-    pub actual: usize,
+    pub(crate) expected: f64,
+    pub(crate) actual: usize,
     /// `(expected − actual) / actual`.
     pub(crate) relative_error: Option<f64>,
 }
@@ -72,7 +72,7 @@ fn validation(tally: Tally) -> Validation {
 
 /// The report of these compactions (every compaction of the sessions
 /// read, in session order).
-pub fn build(compactions: Vec<RealCompaction>) -> RealReport {
+pub(crate) fn build(compactions: Vec<RealCompaction>) -> RealReport {
     let mut sources: Vec<String> = Vec::new();
     for c in &compactions {
         if !sources.contains(&c.source) {

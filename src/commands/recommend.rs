@@ -10,7 +10,6 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use comfy_table::{Cell, CellAlignment};
 
-use crate::cost::Prices;
 use crate::engine::Config;
 use crate::recommend::smith_config::{self, Source};
 use crate::recommend::{self, Evidence, MaxLoss, Settings, Verdict};
@@ -94,13 +93,11 @@ pub(crate) struct RecommendArgs {
           value_parser = clap::value_parser!(u32).range(2..=1000).map(|v| v as usize))]
     pub(crate) folds: usize,
 
-    /// Prices per million tokens: input,cache_write,cache_read, for every
-    /// session instead of its model's row of the price table
-    #[arg(long, value_name = "I,W,R")]
-    pub(crate) price: Option<Prices>,
+    #[command(flatten)]
+    pub(crate) prices: super::cost_args::PriceArg,
     #[command(flatten)]
     pub(crate) cost: Box<super::cost_args::CostArgs>,
-    #[command(flatten, next_help_heading = "Cost model")]
+    #[command(flatten)]
     pub(crate) account: super::account_args::AccountArgs,
     /// Evidence rows besides the baseline and the chosen config
     #[arg(long, value_name = "N", default_value_t = recommend::DEFAULT_TOP)]
@@ -196,7 +193,7 @@ pub(crate) fn run(args: RecommendArgs) -> Result<()> {
 /// The sweep around the user's config the flags describe: smith's policy
 /// alone, the grid's limit, the bootstrap and objective of the flags.
 fn job(args: RecommendArgs, config_path: &Path) -> Result<Job> {
-    let cost = args.account.settings(args.cost.settings(args.price));
+    let cost = args.account.settings(args.cost.settings(args.prices.price));
     let context = smith_config::read(config_path);
     for w in &context.warnings {
         crate::note!("warning: {w}");
@@ -221,7 +218,7 @@ fn job(args: RecommendArgs, config_path: &Path) -> Result<Job> {
         own: (context.config, from),
         policies: PolicySpec::default(),
         estimators: None,
-        price: args.price,
+        price: args.prices.price,
         cost,
         rank_by: objective,
         draws: Bootstrap {

@@ -58,11 +58,8 @@ pub(crate) struct ReplayArgs {
     // Boxed: fifteen optional flags would double the size of the command.
     #[command(flatten)]
     pub(crate) policy: Box<PolicyArgs>,
-    /// Prices per million tokens: input,cache_write,cache_read, instead of
-    /// the session's model's row of the price table, e.g. --price 3,3.75,0.3
-    /// [default: per model; Sonnet's where unknown]
-    #[arg(long, value_name = "I,W,R", help_heading = "Cost model")]
-    pub(crate) price: Option<crate::cost::Prices>,
+    #[command(flatten)]
+    pub(crate) prices: super::cost_args::PriceArg,
     #[command(flatten)]
     pub(crate) cost: Box<super::cost_args::CostArgs>,
     /// One JSON object per request (docs/engine.md §6)
@@ -97,7 +94,7 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
     // The session's own ratio and overhead where the flags leave them.
     let chosen = for_session(&setup, args.engine.knobs.given(), &session);
     let setup = chosen.setup;
-    let settings = args.cost.settings(args.price);
+    let settings = args.cost.settings(args.prices.price);
     // smith's own session is priced by the provider and model it names.
     let (recorded, named) = Recorded::of_session_or_smith(&session);
     let own = setup.compactor_for(&session.messages, session.run.as_ref());

@@ -5,10 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::builder::PossibleValuesParser;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 
-use crate::cost::Prices;
 use crate::engine::Config;
 use crate::recommend;
 use crate::sweep::bootstrap::Bootstrap;
@@ -81,19 +80,17 @@ pub(crate) struct SweepArgs {
     #[command(flatten)]
     pub(crate) policies: Box<PolicyArgs>,
 
-    /// Prices per million tokens: input,cache_write,cache_read, for every
-    /// session instead of its model's row of the price table
-    /// [default: per model; 3,3.75,0.3 (Sonnet) where the model is unknown]
-    #[arg(long, value_name = "I,W,R")]
-    pub(crate) price: Option<Prices>,
+    #[command(flatten)]
+    pub(crate) prices: crate::commands::cost_args::PriceArg,
     #[command(flatten)]
     pub(crate) cost: Box<crate::commands::cost_args::CostArgs>,
-    #[command(flatten, next_help_heading = "Cost model")]
+    #[command(flatten)]
     pub(crate) account: crate::commands::account_args::AccountArgs,
     /// The figure configs are ranked by, lowest first
     #[arg(long, value_name = "FIGURE", default_value = crate::recommend::DEFAULT_OBJECTIVE.name(),
-          value_parser = PossibleValuesParser::new(Metric::rankable().map(Metric::name)))]
-    pub(crate) rank_by: String,
+          value_parser = PossibleValuesParser::new(Metric::rankable().map(Metric::name))
+              .try_map(|name| Metric::from_name(&name).ok_or("not a figure")))]
+    pub(crate) rank_by: Metric,
     /// Show only the best N configs (the baseline is always shown)
     /// [default: 20 in the table, all with --json]
     #[arg(long, value_name = "N")]
@@ -160,8 +157,6 @@ impl SweepArgs {
 
     /// The sweep the flags describe.
     fn job(self) -> Result<Job> {
-        let rank_by = Metric::from_name(&self.rank_by)
-            .ok_or_else(|| usage(format!("--rank-by: no figure named {}", self.rank_by)))?;
         let (paths, refs) = self.swept.sessions()?;
         let spec = self.spec()?;
         let baseline = self.swept.baseline.as_ref().map(|b| b.baseline());
@@ -178,9 +173,9 @@ impl SweepArgs {
             own: (Config::default(), "smith's defaults".to_string()),
             policies,
             estimators: self.estimator,
-            price: self.price,
-            cost: self.account.settings(self.cost.settings(self.price)),
-            rank_by,
+            price: self.prices.price,
+            cost: self.account.settings(self.cost.settings(self.prices.price)),
+            rank_by: self.rank_by,
             draws: Bootstrap::default(),
             shard: self.shard,
             resume: self.resume,
@@ -205,6 +200,11 @@ pub(crate) fn run(args: SweepArgs) -> Result<()> {
     if let (Some(data), Some(dir)) = (&planned.data_dir, &planned.report) {
         crate::report::draw(data, dir)?.say();
     }
-    let shown = crate::view::sweep_table::print(&planned, &outcome, json, top);
+    let shown = if json {
+        crate::view::sweep_table::print_json(&outcome, top)
+    } else {
+        let prices = planned.prices_used();
+        crate::view::sweep_table::print(&planned, &outcome, &prices, top)
+    };
     Ok(shown?)
 }

@@ -8,7 +8,7 @@
 //!   the source agent sent them (cache lifetime, lifetime tiers, minimum
 //!   cacheable prefix, output) and comparing with the recorded usage.
 
-pub mod bill;
+pub(crate) mod bill;
 mod prices;
 pub(crate) mod report;
 pub mod session;
@@ -19,8 +19,9 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-pub use prices::{Cost, PriceError, Prices, TOKENS_PER_PRICE_UNIT};
-pub use table::{model_price, ModelPrice, MODEL_PRICES};
+pub use prices::{Cost, Prices};
+pub(crate) use prices::{PriceError, TOKENS_PER_PRICE_UNIT};
+pub(crate) use table::MODEL_PRICES;
 
 /// How long a cached prefix survives without being used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::replay::SessionFacts;
 
 /// Tokens per unit the prices are quoted in.
-pub const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;
+pub(crate) const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;
 
 /// Prices in dollars per million tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -72,8 +72,8 @@ pub struct ModelPrice {
     /// match wins, so more specific rows come first).
     pub(crate) ids: &'static [&'static str],
     pub input: f64,
-    pub output: f64,
-    pub cache_write_5m: f64,
+    pub(crate) output: f64,
+    pub(crate) cache_write_5m: f64,
     pub(crate) cache_write_1h: f64,
     pub cache_read: f64,
     /// The rates above the long-context threshold, where the provider has
@@ -266,7 +266,7 @@ impl ModelPrice {
 /// long-context rates, in the order of the row's own, of a prompt above n
 /// tokens.
 #[rustfmt::skip]
-pub const MODEL_PRICES: [ModelPrice; 27] = [
+pub(crate) const MODEL_PRICES: [ModelPrice; 27] = [
     // Anthropic: family, [input, output, 5-minute write, 1-hour write,
     // cache read], minimum cacheable prompt, source, as of, ids.
     claude("Claude Fable 5.2",        [ 8.0,  40.0,  10.0, 16.0, 0.80], 512,  ANTHROPIC_PRICING,      "2026-12", &["fable-5-2", "fable-5.2"]),

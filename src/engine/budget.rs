@@ -62,7 +62,7 @@ pub(crate) const OWN_WINDOW: u64 = 0;
 /// Int32, and `0 < compact_to < compact_at < 1`. smith ignores a
 /// `[context]` that breaks it, so a config that breaks it is one no user can
 /// run.
-pub fn smith_accepts(max_tokens: i64, compact_at: f64, compact_to: f64) -> bool {
+pub(crate) fn smith_accepts(max_tokens: i64, compact_at: f64, compact_to: f64) -> bool {
     max_tokens > 0
         && max_tokens <= i32::MAX as i64
         && compact_to > 0.0
@@ -134,7 +134,7 @@ impl Config {
 pub struct Budget {
     pub(crate) max_tokens: i64,
     /// `trunc(max_tokens * compact_at)`: compaction acts above this.
-    pub trigger_tokens: i64,
+    pub(crate) trigger_tokens: i64,
     /// `trunc(max_tokens * compact_to)`: compaction aims at this.
     pub(crate) target_tokens: i64,
     pub(crate) overhead_tokens: i64,

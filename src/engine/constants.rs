@@ -68,9 +68,9 @@ pub(crate) const DROP_SUFFIX: &str = " earlier messages were dropped to stay wit
 /// smith clamps the ratio it learns to this range (`RATIO_MIN`,
 /// `RATIO_MAX`): below 1 a bytes / 4 estimate would be trusted to overcount,
 /// above 2 a measurement error is likelier than a real ratio.
-pub const RATIO_MIN: f64 = 1.0;
+pub(crate) const RATIO_MIN: f64 = 1.0;
 /// The upper bound of smith's learned ratio.
-pub const RATIO_MAX: f64 = 2.0;
+pub(crate) const RATIO_MAX: f64 = 2.0;
 
 /// How far smith moves its ratio towards each new observation
 /// (`RATIO_SMOOTHING`): low enough that one odd request cannot put a session

@@ -188,7 +188,7 @@ impl Knob {
 
     /// The field of [`Config`]: the column name in every output file, and
     /// also accepted as a key of a grid file.
-    pub fn field(self) -> &'static str {
+    pub(crate) fn field(self) -> &'static str {
         self.def().field
     }
 

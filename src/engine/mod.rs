@@ -13,10 +13,12 @@ pub(crate) mod knobs;
 mod label;
 pub mod learn;
 pub(crate) mod marks;
+#[cfg(test)]
+mod properties_tests;
 pub(crate) mod record;
 #[cfg(test)]
 mod rules_tests;
-pub mod stages;
+pub(crate) mod stages;
 pub(crate) mod working;
 
 use std::sync::Arc;
@@ -57,7 +59,7 @@ impl Stage {
     ];
 
     /// The name smith reports.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Stage::Thinking => "thinking",
             Stage::Attachments => "attachments",
@@ -69,7 +71,7 @@ impl Stage {
     }
 
     /// Position in [`Stage::ALL`].
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 }
@@ -98,10 +100,10 @@ impl Strategy {
 /// One rewrite, for showing where compaction acted. Indices are into the
 /// history before any summary cut.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Edit {
-    pub message: usize,
+pub(crate) struct Edit {
+    pub(crate) message: usize,
     pub(crate) block: Option<usize>,
-    pub kind: EditKind,
+    pub(crate) kind: EditKind,
     pub(crate) bytes_before: u64,
     pub(crate) bytes_after: u64,
 }
@@ -109,7 +111,7 @@ pub struct Edit {
 /// The kinds of rewrite.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
-pub enum EditKind {
+pub(crate) enum EditKind {
     ThinkingDropped { blocks: usize },
     AttachmentsRemoved { blocks: usize },
     Superseded,
@@ -134,9 +136,9 @@ pub struct Effects {
     /// Tool results cut to their head.
     pub results_truncated: u64,
     /// Tool results collapsed to a one-line stub by truncation.
-    pub results_stubbed: u64,
+    pub(crate) results_stubbed: u64,
     /// Messages replaced by a summary or dropped.
-    pub messages_summarized: u64,
+    pub(crate) messages_summarized: u64,
 }
 
 impl Effects {
@@ -173,14 +175,14 @@ pub struct Compaction {
     pub before: i64,
     pub after: i64,
     /// Stages that changed something, in the order they ran, each once.
-    pub stages: Vec<Stage>,
-    pub effects: Effects,
-    pub edits: Vec<Edit>,
+    pub(crate) stages: Vec<Stage>,
+    pub(crate) effects: Effects,
+    pub(crate) edits: Vec<Edit>,
     /// Where the history was cut for a summary, if it was.
-    pub cut: Option<usize>,
+    pub(crate) cut: Option<usize>,
     /// The lowest index whose message differs from the input's (0 after a
     /// summary): everything from there on is new to a prompt cache.
-    pub first_changed: Option<usize>,
+    pub(crate) first_changed: Option<usize>,
     /// Whether `before` was over the trigger, so compaction had to act.
     pub triggered: bool,
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 
 /// The values of one column.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Values {
+pub(crate) enum Values {
     Int(Vec<i64>),
     /// Whole numbers that may be missing (null in every format).
     OptInt(Vec<Option<i64>>),
@@ -61,7 +61,7 @@ impl Values {
 
 /// Named columns of equal length.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Columns {
+pub(crate) struct Columns {
     columns: Vec<(String, Values)>,
 }
 
@@ -82,7 +82,8 @@ impl Columns {
     }
 
     /// The column named `name`.
-    pub fn get(&self, name: &str) -> Option<&Values> {
+    #[cfg(test)]
+    pub(crate) fn get(&self, name: &str) -> Option<&Values> {
         self.columns.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
 

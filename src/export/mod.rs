@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use polars::prelude::DataFrame;
 
-pub use columns::{Columns, Values};
+pub(crate) use columns::{Columns, Values};
 
 /// What a sweep writes: its two tables and its summary.
 #[derive(Clone, Debug)]

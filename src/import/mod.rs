@@ -15,6 +15,8 @@
 //! so `SMITH_HOME` pointing at its parent lets ids and names resolve.
 
 pub mod claude_code;
+#[cfg(test)]
+mod claude_code_tests;
 pub(crate) mod codex;
 pub(crate) mod direct;
 pub mod mini_swe_agent;

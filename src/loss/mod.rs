@@ -38,7 +38,9 @@
 //! tokenizes those kept texts once.
 
 pub(crate) mod index;
-pub mod real;
+pub(crate) mod real;
+#[cfg(all(test, feature = "full"))]
+mod real_tests;
 pub mod refetch;
 pub(crate) mod tokens;
 mod track;

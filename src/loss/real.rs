@@ -28,87 +28,87 @@ use crate::transcript::{BlockType, Message, Role, Text};
 
 /// One removed result and what became of it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RemovedResult {
+pub(crate) struct RemovedResult {
     /// The tool message holding it.
     pub(crate) message_index: usize,
-    pub tool: String,
-    pub kind: ResultKind,
+    pub(crate) tool: String,
+    pub(crate) kind: ResultKind,
     /// The file it read or wrote, else the start of the call's arguments.
-    pub target: String,
+    pub(crate) target: String,
     /// Whether the summary names it (its file's name, or a distinctive
     /// token of its call's arguments).
-    pub mentioned: bool,
+    pub(crate) mentioned: bool,
     /// Its distinctive tokens the agent used after the compaction, and how
     /// many of those the summary holds.
-    pub tokens_used_after: usize,
-    pub tokens_in_summary: usize,
+    pub(crate) tokens_used_after: usize,
+    pub(crate) tokens_in_summary: usize,
     /// The loss measure's verdict with the stand-in summary, and with the
     /// real summary's text counted as visible.
-    pub needed_again: bool,
-    pub needed_again_with_summary: bool,
+    pub(crate) needed_again: bool,
+    pub(crate) needed_again_with_summary: bool,
     /// The loss measure's `refetched`: the same call made again.
     pub(crate) same_call_again: bool,
     /// The improved measure: still current, and a lost token used later.
-    pub still_needed: bool,
+    pub(crate) still_needed: bool,
     /// The assistant message that fetched it again, if one did.
-    pub fetched_again_at: Option<usize>,
+    pub(crate) fetched_again_at: Option<usize>,
     /// Results removed by the same compaction after it (0: the last one
     /// before the compaction).
     pub(crate) recency: usize,
     /// A file read whose file was edited or written before the compaction.
-    pub edited_since: bool,
+    pub(crate) edited_since: bool,
 }
 
 /// One compaction of the source agent and what it cost.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RealCompaction {
+pub(crate) struct RealCompaction {
     pub(crate) session: String,
     /// The group it is counted in (the path it was found under).
-    pub source: String,
+    pub(crate) source: String,
     /// 1-based among the session's compactions.
-    pub number: usize,
+    pub(crate) number: usize,
     /// `full` or `microcompact`.
-    pub kind: String,
+    pub(crate) kind: String,
     pub(crate) line: usize,
     pub(crate) message_index: usize,
     /// The request answered first after it.
-    pub request: usize,
+    pub(crate) request: usize,
     pub(crate) trigger: Option<String>,
     pub(crate) pre_tokens: Option<u64>,
     pub(crate) summary_bytes: Option<u64>,
     pub(crate) compaction_file: Option<String>,
     /// Tool results in context before it that it removed.
-    pub results: usize,
-    pub mentioned: usize,
+    pub(crate) results: usize,
+    pub(crate) mentioned: usize,
     /// Removed results with a distinctive token the agent used afterwards.
-    pub used_after: usize,
+    pub(crate) used_after: usize,
     /// Distinct distinctive tokens of the removed results used afterwards,
     /// and how many of them the summary kept.
-    pub tokens_used_after: usize,
-    pub tokens_in_summary: usize,
-    pub flagged: usize,
-    pub flagged_with_summary: usize,
+    pub(crate) tokens_used_after: usize,
+    pub(crate) tokens_in_summary: usize,
+    pub(crate) flagged: usize,
+    pub(crate) flagged_with_summary: usize,
     pub(crate) still_needed: usize,
-    pub refetched: usize,
+    pub(crate) refetched: usize,
     /// The requests that made the re-fetches, their share of the recorded
     /// tokens (prompt and output) and dollars (a request making several
     /// calls charges each call its share).
-    pub refetch_requests: usize,
-    pub refetch_tokens: u64,
-    pub refetch_dollars: f64,
+    pub(crate) refetch_requests: usize,
+    pub(crate) refetch_tokens: u64,
+    pub(crate) refetch_dollars: f64,
     /// A full compaction within one request of the agent's previous one
     /// (or of the session's start): the agent compacting at every request
     /// because its context cannot get below its trigger, which removes only
     /// what the last request brought. Its own misfire, kept out of the
     /// validation and of the re-fetch model's fit.
     pub(crate) misfire: bool,
-    pub removed: Vec<RemovedResult>,
+    pub(crate) removed: Vec<RemovedResult>,
 }
 
 /// Every compaction of an imported session, measured. `session` and
 /// `source` label the rows; `dollars` prices request `i` of
 /// `file.requests` as recorded (the cost model's, `crate::cost::bill`).
-pub fn analyze(
+pub(crate) fn analyze(
     messages: &[Arc<Message>],
     file: &SessionFile,
     session: &str,
@@ -449,17 +449,17 @@ impl Summary {
 /// The validation figures of a set of compactions: how well each way of
 /// flagging removed results predicts the real re-fetches.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Tally {
-    pub source: String,
+pub(crate) struct Tally {
+    pub(crate) source: String,
     /// Full compactions and micro-compactions counted.
-    pub compactions: usize,
+    pub(crate) compactions: usize,
     /// The agent's own misfires ([`RealCompaction::misfire`]), not counted.
     pub(crate) misfires: usize,
-    pub removed: usize,
-    pub refetched: usize,
+    pub(crate) removed: usize,
+    pub(crate) refetched: usize,
     /// Per predictor: `(flagged, flagged and re-fetched)`.
-    pub standin: (usize, usize),
-    pub with_summary: (usize, usize),
+    pub(crate) standin: (usize, usize),
+    pub(crate) with_summary: (usize, usize),
     pub(crate) still_needed: (usize, usize),
     pub(crate) mentioned: (usize, usize),
     /// Tokens of removed results used afterwards, and kept by the summary
@@ -473,16 +473,16 @@ pub struct Tally {
 
 /// One predictor's figures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Scores {
-    pub flagged: usize,
-    pub hits: usize,
+pub(crate) struct Scores {
+    pub(crate) flagged: usize,
+    pub(crate) hits: usize,
     /// Re-fetch rate of the flagged over that of the rest (`None` when
     /// either side is empty or the rest had none).
-    pub lift: Option<f64>,
+    pub(crate) lift: Option<f64>,
     /// Share of real re-fetches that were flagged.
-    pub recall: Option<f64>,
+    pub(crate) recall: Option<f64>,
     /// Share of flags that were re-fetched.
-    pub precision: Option<f64>,
+    pub(crate) precision: Option<f64>,
 }
 
 fn ratio(a: usize, b: usize) -> Option<f64> {
@@ -490,7 +490,7 @@ fn ratio(a: usize, b: usize) -> Option<f64> {
 }
 
 impl Tally {
-    pub fn new(source: &str) -> Tally {
+    pub(crate) fn new(source: &str) -> Tally {
         Tally {
             source: source.to_string(),
             ..Tally::default()
@@ -498,7 +498,7 @@ impl Tally {
     }
 
     /// Counts one compaction in.
-    pub fn add(&mut self, c: &RealCompaction) {
+    pub(crate) fn add(&mut self, c: &RealCompaction) {
         if c.misfire {
             self.misfires += 1;
             return;
@@ -531,7 +531,7 @@ impl Tally {
     }
 
     /// The figures of one predictor.
-    pub fn scores(&self, (flagged, hits): (usize, usize)) -> Scores {
+    pub(crate) fn scores(&self, (flagged, hits): (usize, usize)) -> Scores {
         let rest = self.removed - flagged;
         let rest_hits = self.refetched - hits;
         let lift = match (ratio(hits, flagged), ratio(rest_hits, rest)) {
@@ -549,14 +549,14 @@ impl Tally {
 
     /// The share of later-used tokens the real summaries kept (the stand-in
     /// assumes none).
-    pub fn retention(&self) -> Option<f64> {
+    pub(crate) fn retention(&self) -> Option<f64> {
         ratio(self.tokens_in_summary, self.tokens_used_after)
     }
 }
 
 /// The observations a re-fetch model is fitted on: per removed result, its
 /// kind, the verdict of `still needed`, and whether it was fetched again.
-pub fn observations(
+pub(crate) fn observations(
     rows: &[RealCompaction],
 ) -> impl Iterator<Item = (ResultKind, bool, bool)> + '_ {
     rows.iter().flat_map(|c| {

@@ -82,18 +82,18 @@ pub(crate) fn writes_files(name: &str) -> bool {
 /// One cell of the model: removed results of one kind, flagged by the loss
 /// measure or not, and how many of them the agent fetched again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Cell {
-    pub kind: ResultKind,
+pub(crate) struct Cell {
+    pub(crate) kind: ResultKind,
     /// Whether `still needed` (see `crate::loss::Loss::still_needed`)
     /// flagged them.
-    pub flagged: bool,
-    pub removed: u64,
-    pub refetched: u64,
+    pub(crate) flagged: bool,
+    pub(crate) removed: u64,
+    pub(crate) refetched: u64,
 }
 
 impl Cell {
     /// The share fetched again.
-    pub fn rate(&self) -> f64 {
+    pub(crate) fn rate(&self) -> f64 {
         if self.removed == 0 {
             0.0
         } else {
@@ -104,14 +104,14 @@ impl Cell {
 
 /// Fewest results a cell's own rate is trusted on; below it, the rate of
 /// its kind (both flags), and below that again, of all results.
-pub const MIN_CELL: u64 = 10;
+pub(crate) const MIN_CELL: u64 = 10;
 
 /// The re-fetch model: per kind and flag, the share of removed results
 /// fetched again.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Model {
     /// By kind ([`ResultKind::ALL`] order), unflagged then flagged.
-    pub cells: [Cell; 8],
+    pub(crate) cells: [Cell; 8],
     /// The real compactions the counts come from.
     pub compactions: u64,
 }
@@ -150,7 +150,7 @@ pub const MODEL: Model = Model {
 impl Model {
     /// The model of these observations: `(kind, flagged, fetched again)`
     /// per removed result, over `compactions` compactions.
-    pub fn fit(
+    pub(crate) fn fit(
         observations: impl IntoIterator<Item = (ResultKind, bool, bool)>,
         compactions: u64,
     ) -> Model {
@@ -195,7 +195,7 @@ impl Model {
 
     /// The number of re-fetches the model expects of these removed
     /// results, `(kind, flagged)` each.
-    pub fn expected(&self, results: impl IntoIterator<Item = (ResultKind, bool)>) -> f64 {
+    pub(crate) fn expected(&self, results: impl IntoIterator<Item = (ResultKind, bool)>) -> f64 {
         results
             .into_iter()
             .map(|(k, f)| self.probability(k, f))

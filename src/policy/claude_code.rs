@@ -44,7 +44,7 @@ use super::knobs::{Described, PolicyKnob};
 use super::{name_in, tool_names, tool_of, untouched, Pass, Summarizer};
 
 /// What a cleared result says.
-pub const PLACEHOLDER: &str = "[Old tool result content cleared]";
+pub(crate) const PLACEHOLDER: &str = "[Old tool result content cleared]";
 
 /// The tools whose old results are cleared: Claude Code's names and
 /// smith's (which the Claude Code importer maps them to).

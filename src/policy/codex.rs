@@ -65,7 +65,7 @@ pub(crate) fn describe(v: &Described) -> String {
 }
 
 /// Whether `text` carries the marker of a capped result.
-pub fn is_capped(text: &[u8]) -> bool {
+pub(crate) fn is_capped(text: &[u8]) -> bool {
     memmem::find(text, MARKER_HEAD.as_bytes())
         .is_some_and(|at| memmem::find(&text[at..], MARKER_TAIL.as_bytes()).is_some())
 }

@@ -36,7 +36,7 @@ use super::knobs::{Described, PolicyKnob};
 use super::{name_in, tool_names, tool_of, untouched, Pass};
 
 /// What a cleared result says.
-pub const PLACEHOLDER: &str = "[cleared]";
+pub(crate) const PLACEHOLDER: &str = "[cleared]";
 
 /// One line on what is modelled, with the values its knobs took.
 pub(crate) fn describe(v: &Described) -> String {

@@ -330,7 +330,7 @@ knob_table! {
 
 /// The values a policy's description names, knob by knob, and how it
 /// writes them.
-pub struct Described<'a> {
+pub(crate) struct Described<'a> {
     values: &'a dyn Fn(PolicyKnob) -> Vec<f64>,
 }
 

@@ -45,7 +45,7 @@ pub(crate) fn placeholder(lines: usize) -> String {
 }
 
 /// Whether `text` is a masking placeholder.
-pub fn is_placeholder(text: &[u8]) -> bool {
+pub(crate) fn is_placeholder(text: &[u8]) -> bool {
     text.strip_prefix(PLACEHOLDER_HEAD.as_bytes())
         .and_then(|t| t.strip_suffix(PLACEHOLDER_TAIL.as_bytes()))
         .is_some_and(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit))

@@ -53,16 +53,19 @@ macro_rules! budget_methods {
     };
 }
 
-pub mod claude_code;
-pub mod codex;
+pub(crate) mod claude_code;
+pub(crate) mod codex;
 pub mod cold;
-pub mod context_editing;
+pub(crate) mod context_editing;
 pub(crate) mod knobs;
-pub mod masking;
-pub mod opencode;
+pub(crate) mod masking;
+pub(crate) mod opencode;
+#[cfg(all(test, feature = "full"))]
+mod policy_tests;
 pub(crate) mod recorded;
 
-pub use knobs::{Described, Knobs, PolicyKnob, Value};
+pub(crate) use knobs::Described;
+pub use knobs::{Knobs, PolicyKnob, Value};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -99,7 +102,7 @@ pub enum Policy {
 
 impl Policy {
     /// Every policy, in the order tables list them.
-    pub const ALL: [Policy; 7] = [
+    pub(crate) const ALL: [Policy; 7] = [
         Policy::Smith,
         Policy::Masking,
         Policy::ClaudeCode,
@@ -149,7 +152,7 @@ impl Policy {
     /// One line: what is modelled and what approximated, with the values
     /// its knobs took (`values`: a run's one value of each knob, or the
     /// values a sweep gave it; none: the default).
-    pub fn describe(self, values: &dyn Fn(PolicyKnob) -> Vec<f64>) -> String {
+    pub(crate) fn describe(self, values: &dyn Fn(PolicyKnob) -> Vec<f64>) -> String {
         let v = Described::new(values);
         match self {
             Policy::Smith => "smith's engine to the byte (the reference)".to_string(),
@@ -163,7 +166,8 @@ impl Policy {
     }
 
     /// [`Policy::describe`] of a run under `knobs`.
-    pub fn describe_knobs(self, knobs: &Knobs) -> String {
+    #[cfg(test)]
+    pub(crate) fn describe_knobs(self, knobs: &Knobs) -> String {
         self.describe(&|k| k.get(knobs).number().into_iter().collect())
     }
 }
@@ -235,7 +239,7 @@ impl Setup {
 
     /// `policy` under `config` and `knobs`; a policy other than smith takes
     /// only the knobs of `config` it uses.
-    pub fn new(policy: Policy, config: Config, knobs: Knobs) -> Setup {
+    pub(crate) fn new(policy: Policy, config: Config, knobs: Knobs) -> Setup {
         let config = if policy == Policy::Smith {
             config
         } else {
@@ -256,7 +260,7 @@ impl Setup {
     /// A setup read back from a sweep's output files: the `policy` column,
     /// smith's knob columns as `config` and each policy knob's column
     /// ([`PolicyKnob::field`], `None` where null: the default).
-    pub fn from_columns(
+    pub(crate) fn from_columns(
         policy: &str,
         config: Config,
         knob: impl Fn(PolicyKnob) -> Option<Value>,
@@ -313,7 +317,7 @@ impl Setup {
     /// (`trigger_tokens`) and where a request counts as over its aim
     /// (`target_tokens`), in charged tokens, with the config's overhead and
     /// ratio.
-    pub fn budget(&self) -> Budget {
+    pub(crate) fn budget(&self) -> Budget {
         let c = &self.config;
         let k = &self.knobs;
         let base = Budget::new(c);
@@ -384,7 +388,7 @@ impl Setup {
     /// [`Setup::compactor`], with a tokenizer's counts of the session's
     /// texts made once up front, and for `recorded` the session's own run
     /// (smith's engine under this config for smith's own session).
-    pub fn compactor_for(
+    pub(crate) fn compactor_for(
         &self,
         messages: &[Arc<Message>],
         run: Option<&Arc<AgentRun>>,

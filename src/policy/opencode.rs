@@ -41,7 +41,7 @@ use super::{is_summary_note, name_in, tool_names, tool_of, untouched, Pass, Summ
 /// Tools whose output is never pruned.
 pub(crate) const PROTECTED_TOOLS: [&str; 1] = ["skill"];
 /// What a pruned output says.
-pub const PLACEHOLDER: &str = "[Old tool result content cleared]";
+pub(crate) const PLACEHOLDER: &str = "[Old tool result content cleared]";
 
 /// One line on what is modelled, with the values its knobs took.
 pub(crate) fn describe(v: &Described) -> String {

@@ -19,6 +19,8 @@
 //! seen, which is what a user should expect of next month's sessions.
 
 pub mod smith_config;
+#[cfg(all(test, feature = "full"))]
+mod verdict_tests;
 
 use std::fmt;
 use std::str::FromStr;
@@ -37,7 +39,7 @@ use crate::synth::rng::{mix64, Rng};
 /// --rank-by`) says otherwise: the whole price with what the lost results
 /// are expected to cost when fetched again, so that a config cheap only
 /// because it loses what the agent needs is not the cheapest.
-pub const DEFAULT_OBJECTIVE: Metric = Metric::PriceWithRefetch;
+pub(crate) const DEFAULT_OBJECTIVE: Metric = Metric::PriceWithRefetch;
 
 /// Fewest sessions a recommendation is made from. A percentile bootstrap
 /// over fewer units undercovers: its resamples take few distinct values
@@ -54,7 +56,7 @@ const FOLD_STREAM: u64 = 0xf01d;
 
 /// How much more loss a recommendation may cost.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum MaxLoss {
+pub(crate) enum MaxLoss {
     /// No worse than the baseline at 95% confidence: the interval's upper
     /// end is at or below 0.
     Baseline,
@@ -82,7 +84,7 @@ impl MaxLoss {
 /// A `--max-loss` that is none of [`MaxLoss`]'s forms; the text, trimmed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0:?}: write baseline, any, a count such as 5, or a percentage such as 2%")]
-pub struct MaxLossError(pub(crate) String);
+pub(crate) struct MaxLossError(pub(crate) String);
 
 impl FromStr for MaxLoss {
     type Err = MaxLossError;
@@ -128,12 +130,12 @@ impl fmt::Display for MaxLoss {
 pub struct Settings {
     /// The figure to minimise: the one the summaries were ranked by, whose
     /// intervals they carry.
-    pub objective: Metric,
-    pub max_loss: MaxLoss,
-    pub draws: Bootstrap,
-    pub folds: usize,
+    pub(crate) objective: Metric,
+    pub(crate) max_loss: MaxLoss,
+    pub(crate) draws: Bootstrap,
+    pub(crate) folds: usize,
     /// Evidence rows besides the baseline and the chosen config.
-    pub top: usize,
+    pub(crate) top: usize,
 }
 
 /// Evidence rows a verdict lists unless told otherwise.
@@ -158,7 +160,7 @@ impl Settings {
 /// One config as the evidence shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
-    pub config: usize,
+    pub(crate) config: usize,
     pub label: String,
     /// The policy it ran: `smith`, or `recorded` for a baseline that is what
     /// the agents did.
@@ -172,9 +174,9 @@ pub struct Evidence {
     /// smith would accept its `[context]` values.
     pub accepted: bool,
     /// Its loss passes `--max-loss`.
-    pub loss_ok: bool,
+    pub(crate) loss_ok: bool,
     pub(crate) baseline: bool,
-    pub chosen: bool,
+    pub(crate) chosen: bool,
     /// Its objective's interval overlaps the chosen (or best) config's.
     pub(crate) tied: bool,
     pub(crate) objective: f64,
@@ -190,11 +192,11 @@ pub struct Evidence {
 
 /// One fold of the out-of-sample check.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Fold {
+pub(crate) struct Fold {
     /// Sessions held out.
     pub(crate) sessions: usize,
     /// What the rule chose on the other folds (`None`: keep the baseline).
-    pub chosen: Option<String>,
+    pub(crate) chosen: Option<String>,
     /// Objective saved on the held-out sessions (baseline minus chosen).
     pub(crate) saving: f64,
     /// Change in the loss measure on them.
@@ -204,26 +206,26 @@ pub struct Fold {
 /// The k-fold check.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OutOfSample {
-    pub folds: Vec<Fold>,
+    pub(crate) folds: Vec<Fold>,
     /// Sum of the folds' savings, and as a percentage of the baseline's
     /// total over every session.
     pub saving: f64,
     pub saving_pct: Option<f64>,
-    pub loss_change: f64,
+    pub(crate) loss_change: f64,
 }
 
 /// What adapting the config per session could still gain.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Headroom {
     /// The accepted config with the lowest objective over all sessions.
-    pub best_single: String,
+    pub(crate) best_single: String,
     pub(crate) best_single_saving_pct: Option<f64>,
     /// Each session under its own best accepted config, in hindsight.
     pub(crate) hindsight_saving_pct: Option<f64>,
     /// The two apart: what the best single config leaves on the table,
     /// in percent of the baseline's total.
     pub headroom_pct: Option<f64>,
-    pub headroom: f64,
+    pub(crate) headroom: f64,
 }
 
 /// The verdict, as `recommend` prints it, writes it (`--json`,
@@ -235,7 +237,7 @@ pub struct Verdict {
     /// The verdict in one sentence.
     pub sentence: String,
     /// Why the baseline is kept, when it is.
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     pub objective: Metric,
     pub(crate) loss_measure: Metric,
     pub max_loss: String,
@@ -250,7 +252,7 @@ pub struct Verdict {
     pub chosen: Option<Evidence>,
     /// The chosen config's saving over all sessions (baseline minus
     /// chosen), and in percent of the baseline's total.
-    pub in_sample_saving: f64,
+    pub(crate) in_sample_saving: f64,
     pub in_sample_saving_pct: Option<f64>,
     pub out_of_sample: Option<OutOfSample>,
     pub headroom: Option<Headroom>,

@@ -18,7 +18,7 @@ use crate::engine::Config;
 /// The file name smith reads under `$SMITH_HOME`.
 pub(crate) const CONFIG_FILE: &str = "config.toml";
 
-pub use crate::engine::budget::smith_accepts as accepts;
+pub(crate) use crate::engine::budget::smith_accepts as accepts;
 
 /// Whether smith would run under `config`'s window and thresholds if they
 /// were written into its `[context]` table.

@@ -10,9 +10,10 @@
 pub(crate) mod learn;
 pub(crate) mod misfire;
 pub(crate) mod real;
-pub mod trace;
+pub(crate) mod trace;
 
-pub use misfire::{Misfire, MisfireKind, DEFAULT_THRASH_WINDOW};
+pub(crate) use misfire::Misfire;
+pub use misfire::{MisfireKind, DEFAULT_THRASH_WINDOW};
 pub(crate) use real::Sizes;
 
 use std::sync::Arc;
@@ -28,11 +29,11 @@ pub struct RequestFacts {
     /// 0-based request number.
     pub request: usize,
     /// Index in the transcript of the assistant message answering it.
-    pub message_index: usize,
+    pub(crate) message_index: usize,
     /// Charged tokens before and after compaction.
-    pub before: i64,
+    pub(crate) before: i64,
     pub after: i64,
-    pub strategy: Strategy,
+    pub(crate) strategy: Strategy,
     pub stages: Vec<Stage>,
     /// Messages in the working history after compaction.
     pub(crate) history_len: usize,
@@ -78,7 +79,7 @@ pub struct SessionFacts {
     /// Requests whose history compaction changed.
     pub compactions: usize,
     /// How many requests each stage changed something in, by [`Stage::index`].
-    pub stage_fires: [u64; 6],
+    pub(crate) stage_fires: [u64; 6],
     pub effects: Effects,
     pub summaries: u64,
     pub(crate) drops: u64,
@@ -107,9 +108,9 @@ pub struct SessionFacts {
     /// of those, how many the rest of the record needed again or fetched
     /// again (see `crate::loss`). Filled by `loss::replay`; the bare
     /// [`replay`] leaves them 0.
-    pub results_lost: u64,
-    pub needed_again: u64,
-    pub refetched: u64,
+    pub(crate) results_lost: u64,
+    pub(crate) needed_again: u64,
+    pub(crate) refetched: u64,
     /// Lost results still current whose lost tokens a later message used
     /// (see `crate::loss::Loss::still_needed`).
     #[serde(default)]

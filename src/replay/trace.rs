@@ -10,7 +10,7 @@ use crate::engine::Stage;
 use super::RequestFacts;
 
 /// The trace line of one request.
-pub fn trace_line(r: &RequestFacts) -> Value {
+pub(crate) fn trace_line(r: &RequestFacts) -> Value {
     let mut obj = Map::new();
     obj.insert("request".into(), json!(r.request));
     obj.insert("message_index".into(), json!(r.message_index));

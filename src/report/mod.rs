@@ -89,22 +89,24 @@ pub(crate) const DEFAULT_SESSIONS: usize = 3;
 /// best ones and the baseline; the files hold the rest.
 pub(crate) const TOP_CONFIGS: usize = 20;
 
-/// The metric the heatmap colours by and the cost axis measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// The metric the heatmap colours by and the cost axis measures. Its
+/// value names on the command line are its figures' names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Metric {
-    /// Estimated price with prompt caching (USD).
     Price,
-    /// Tokens sent over all requests.
-    #[value(name = "tokens_sent")]
     TokensSent,
-    /// Tool results cut to their head or stubbed.
-    #[value(name = "results_mangled")]
     ResultsMangled,
-    /// Requests whose compaction summarized the oldest turns.
     Summaries,
 }
 
 impl Metric {
+    const ALL: [Metric; 4] = [
+        Metric::Price,
+        Metric::TokensSent,
+        Metric::ResultsMangled,
+        Metric::Summaries,
+    ];
+
     /// The sweep's figure it shows.
     pub(crate) fn figure(self) -> figures::Metric {
         match self {
@@ -112,6 +114,16 @@ impl Metric {
             Metric::TokensSent => figures::Metric::TokensSent,
             Metric::ResultsMangled => figures::Metric::ResultsMangled,
             Metric::Summaries => figures::Metric::Summaries,
+        }
+    }
+
+    /// What it is, for `--help`.
+    fn help(self) -> &'static str {
+        match self {
+            Metric::Price => "Estimated price with prompt caching (USD)",
+            Metric::TokensSent => "Tokens sent over all requests",
+            Metric::ResultsMangled => "Tool results cut to their head or stubbed",
+            Metric::Summaries => "Requests whose compaction summarized the oldest turns",
         }
     }
 
@@ -135,40 +147,41 @@ impl Metric {
         }
     }
 
-    /// A value for a tick or a cell.
+    /// A value for a tick or a cell, in its figure's unit.
     pub(crate) fn format(self, v: f64) -> String {
-        match self {
-            Metric::Price => crate::format::money(v),
-            Metric::TokensSent => crate::format::tokens(v),
-            Metric::ResultsMangled | Metric::Summaries => crate::format::count(v),
-        }
+        self.figure().unit().format()(v)
+    }
+}
+
+impl clap::ValueEnum for Metric {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Metric::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.figure().name()).help(self.help()))
     }
 }
 
 /// The loss the cost-against-loss chart and the distribution measure: what
-/// a config destroyed that the session might have needed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// a config destroyed that the session might have needed. Its value names
+/// on the command line are its figures' names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Loss {
-    /// Tool results cut to their head or replaced by a stub. A policy that
-    /// summarises instead mangles few and looks better than it is.
-    #[value(name = "results_mangled")]
     ResultsMangled,
-    /// Results shortened or removed while still current (a file read not
-    /// edited since) whose lost identifiers, paths or numbers a later
-    /// message used: the loss measure the verdict gates on.
-    #[value(name = "still_needed")]
     StillNeeded,
-    /// Results shortened or removed whose lost identifiers, paths or numbers
-    /// a later message used while they were visible nowhere else, current
-    /// or not.
-    #[value(name = "needed_again")]
     NeededAgain,
-    /// Distinct results shortened or removed, by any means.
-    #[value(name = "results_lost")]
     ResultsLost,
 }
 
 impl Loss {
+    const ALL: [Loss; 4] = [
+        Loss::ResultsMangled,
+        Loss::StillNeeded,
+        Loss::NeededAgain,
+        Loss::ResultsLost,
+    ];
+
     /// The loss a report shows unless told: the loss measure the verdict
     /// gates on, whatever the sweep compared (results mangled would
     /// flatter the policies that summarise).
@@ -181,6 +194,26 @@ impl Loss {
             Loss::StillNeeded => figures::Metric::StillNeeded,
             Loss::NeededAgain => figures::Metric::NeededAgain,
             Loss::ResultsLost => figures::Metric::ResultsLost,
+        }
+    }
+
+    /// What it is, for `--help`.
+    fn help(self) -> &'static str {
+        match self {
+            Loss::ResultsMangled => {
+                "Tool results cut to their head or replaced by a stub. A policy that summarises \
+                 instead mangles few and looks better than it is"
+            }
+            Loss::StillNeeded => {
+                "Results shortened or removed while still current (a file read not edited since) \
+                 whose lost identifiers, paths or numbers a later message used: the loss measure \
+                 the verdict gates on"
+            }
+            Loss::NeededAgain => {
+                "Results shortened or removed whose lost identifiers, paths or numbers a later \
+                 message used while they were visible nowhere else, current or not"
+            }
+            Loss::ResultsLost => "Distinct results shortened or removed, by any means",
         }
     }
 
@@ -230,6 +263,16 @@ impl Loss {
             }
             Loss::ResultsLost => "distinct tool results shortened or removed, by a cut, a stub or a summary",
         }
+    }
+}
+
+impl clap::ValueEnum for Loss {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Loss::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.figure().name()).help(self.help()))
     }
 }
 

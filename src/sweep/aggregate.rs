@@ -19,7 +19,7 @@ use crate::cost::Prices;
 /// Mean, median and 95th percentile of a figure over the sessions of a
 /// config.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Stats {
+pub(crate) struct Stats {
     pub(crate) mean: f64,
     pub(crate) median: f64,
     pub(crate) p95: f64,
@@ -160,7 +160,7 @@ pub(crate) fn summarize_values(
 /// also returning each config's per-session changes against the baseline
 /// in the ranking figure and the loss measure (what a recommendation
 /// chooses from).
-pub fn summarize_values_with(
+pub(crate) fn summarize_values_with(
     configs: &[Setup],
     sessions: usize,
     value: &(dyn Fn(usize, usize) -> [f64; N] + Sync),

@@ -62,7 +62,7 @@ impl Default for Bootstrap {
 /// A two-sided interval of a change, in the figure's own unit.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
-    pub lo: f64,
+    pub(crate) lo: f64,
     pub hi: f64,
 }
 
@@ -82,7 +82,7 @@ impl Interval {
 }
 
 /// The stream resample `b` draws its sessions from.
-pub fn resample_stream(seed: u64, b: usize) -> Rng {
+pub(crate) fn resample_stream(seed: u64, b: usize) -> Rng {
     Rng::new(seed ^ mix64(b as u64))
 }
 

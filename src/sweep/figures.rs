@@ -125,7 +125,7 @@ macro_rules! metrics {
         }
 
         /// Number of figures.
-        pub const N: usize = [$($name,)*].len();
+        pub(crate) const N: usize = [$($name,)*].len();
     };
 }
 

@@ -246,7 +246,7 @@ fn the_percentiles_interpolate_between_ranks() {
     assert_eq!((s.mean, s.median, s.p95), (2.0, 2.0, 2.9));
     assert_eq!(
         stats(&mut [7.0]).unwrap(),
-        smith_calibrate::sweep::Stats {
+        smith_calibrate::sweep::aggregate::Stats {
             mean: 7.0,
             median: 7.0,
             p95: 7.0

@@ -130,7 +130,7 @@ const ROW_MEMORY_WARNING: f64 = 2e9;
 
 /// A job checked and resolved before any session is read, so that a bad
 /// setting, grid or folder fails in a second rather than after the work.
-pub struct Planned {
+pub(crate) struct Planned {
     /// The flat prices of the outputs' header and of rows the cost model
     /// did not meter; each session is priced at its model's row unless
     /// `price` was given.
@@ -587,6 +587,73 @@ impl Planned {
         }
     }
 
+    /// The prices the sweep's price stands on: `--price` for every request
+    /// where given, else each imported request's model's row of the price table
+    /// (with how many requests), and the flat default for sessions that record
+    /// no model (smith's own).
+    ///
+    /// Only the terminal table shows it, and it reads every session's metadata
+    /// again, so it is worked out when the table is printed, not for every job.
+    pub(crate) fn prices_used(&self) -> String {
+        let (refs, flat) = (&self.refs, &self.price);
+        if let Some(p) = self.given_price {
+            return format!("{p} (--price, for every request)");
+        }
+        let mut rows: Vec<(usize, usize)> = Vec::new();
+        let mut unrecorded = 0usize;
+        let mut smith = crate::cost::session::SmithPrices::default();
+        for r in refs {
+            // The metadata the replay reads: a log read in place has no
+            // session.json on disk, only the one converted with it.
+            let value = crate::transcript::locate::read_meta(r)
+                .ok()
+                .flatten()
+                .and_then(|m| m.raw);
+            let file = value
+                .as_ref()
+                .and_then(crate::transcript::session_file::SessionFile::from_meta);
+            let Some(file) = file else {
+                if !smith.add(value.as_ref()) {
+                    unrecorded += 1;
+                }
+                continue;
+            };
+            for q in &file.requests {
+                let model = q.model.as_deref().or(file.model.as_deref()).unwrap_or("");
+                let row = crate::cost::table::lookup(model).row;
+                match rows.iter_mut().find(|x| x.0 == row) {
+                    Some(x) => x.1 += 1,
+                    None => rows.push((row, 1)),
+                }
+            }
+        }
+        if rows.is_empty() && smith.is_empty() {
+            return flat.to_string();
+        }
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut parts: Vec<String> = rows
+            .iter()
+            .map(|(row, n)| {
+                let p = &crate::cost::MODEL_PRICES[*row];
+                format!("{} {} ({n} requests)", p.family, p.prices())
+            })
+            .collect();
+        parts.extend(smith.describe());
+        if unrecorded > 0 {
+            parts.push(format!(
+                "{flat} for the {unrecorded} sessions that record no model"
+            ));
+        }
+        let per = if smith.is_empty() {
+            "per request's model"
+        } else {
+            "per request's model (smith's own sessions: the provider and model each session.json names)"
+        };
+        // One model a line: a header of many models stays readable.
+        let lines: String = parts.iter().map(|p| format!("\n  {p}")).collect();
+        format!("{per}:{lines}")
+    }
+
     /// Removes the journal of a finished run, once its outputs are written.
     fn close(&self, ran: &mut Ran) -> Result<()> {
         match (ran.journal.take(), &self.data_dir) {
@@ -594,72 +661,6 @@ impl Planned {
             _ => Ok(()),
         }
     }
-}
-
-/// The prices the sweep's price stands on: `--price` for every request
-/// where given, else each imported request's model's row of the price table
-/// (with how many requests), and the flat default for sessions that record
-/// no model (smith's own).
-///
-/// Only the terminal table shows it, and it reads every session's metadata
-/// again, so it is worked out when the table asks, not for every job.
-pub(crate) fn prices_used(refs: &[SessionRef], given: Option<Prices>, flat: &Prices) -> String {
-    if let Some(p) = given {
-        return format!("{p} (--price, for every request)");
-    }
-    let mut rows: Vec<(usize, usize)> = Vec::new();
-    let mut unrecorded = 0usize;
-    let mut smith = crate::cost::session::SmithPrices::default();
-    for r in refs {
-        // The metadata the replay reads: a log read in place has no
-        // session.json on disk, only the one converted with it.
-        let value = crate::transcript::locate::read_meta(r)
-            .ok()
-            .flatten()
-            .and_then(|m| m.raw);
-        let file = value
-            .as_ref()
-            .and_then(crate::transcript::session_file::SessionFile::from_meta);
-        let Some(file) = file else {
-            if !smith.add(value.as_ref()) {
-                unrecorded += 1;
-            }
-            continue;
-        };
-        for q in &file.requests {
-            let model = q.model.as_deref().or(file.model.as_deref()).unwrap_or("");
-            let row = crate::cost::table::lookup(model).row;
-            match rows.iter_mut().find(|x| x.0 == row) {
-                Some(x) => x.1 += 1,
-                None => rows.push((row, 1)),
-            }
-        }
-    }
-    if rows.is_empty() && smith.is_empty() {
-        return flat.to_string();
-    }
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut parts: Vec<String> = rows
-        .iter()
-        .map(|(row, n)| {
-            let p = &crate::cost::MODEL_PRICES[*row];
-            format!("{} {} ({n} requests)", p.family, p.prices())
-        })
-        .collect();
-    parts.extend(smith.describe());
-    if unrecorded > 0 {
-        parts.push(format!(
-            "{flat} for the {unrecorded} sessions that record no model"
-        ));
-    }
-    let per = if smith.is_empty() {
-        "per request's model"
-    } else {
-        "per request's model (smith's own sessions: the provider and model each session.json names)"
-    };
-    // One model a line: a header of many models stays readable.
-    let lines: String = parts.iter().map(|p| format!("\n  {p}")).collect();
-    format!("{per}:{lines}")
 }
 
 /// How much was replayed, how fast, and what could not be read.

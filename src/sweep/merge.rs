@@ -1,17 +1,5 @@
-//! Sharded sweeps: what each shard writes, and the merge that turns a
-//! folder of shards into the outputs of one sweep.
-//!
-//! Shard K of N writes, into the `--out` folder every shard shares:
-//!
-//! - `sessions/shard=K/part-0.parquet`: its rows, the columns of
-//!   `sessions.parquet` plus `ordinal`, the session's position in the whole
-//!   sweep (every shard lists all sessions in the same order before keeping
-//!   its own). A Hive partition: polars, DuckDB, Spark and Arrow read the
-//!   folder as one table with a `shard` column.
-//! - `summaries/shard=K/summary.json`: the shard's own `summary.json`, plus
-//!   a `shard` object saying which shard it is, how many sessions the whole
-//!   sweep lists, the ordinals of its unreadable sessions, and the grid,
-//!   policies and prices as text so the merge builds the same configs.
+//! The merge that turns a folder of shards (as [`super::dist`] writes
+//! them) into the outputs of one sweep.
 //!
 //! The merge reads every part, orders the rows by (`ordinal`, `config`)
 //! (the order one process writes them in), and recomputes every per-config
@@ -23,165 +11,28 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use polars::prelude::{
-    Column, DataFrame, DataType, IdxCa, IdxSize, ParquetCompression, ParquetReader, ParquetWriter,
-    SerReader,
-};
+use polars::prelude::{DataFrame, DataType, IdxCa, IdxSize, ParquetReader, SerReader};
 
 use crate::export::Export;
 use crate::policy::{Policy, PolicyKnob};
 
-use super::aggregate::{summarize_values_with, ConfigSummary, Decide};
+use super::aggregate::{summarize_values_with, Decide};
 use super::bootstrap::Bootstrap;
 use super::columns::Col;
+use super::dist::{part_path, ORDINAL, SESSIONS_DIR, SUMMARIES_DIR};
 use super::figures::{Metric, N};
 use super::grid::{self, Grid, GridSpec, Knob};
 use super::plan::{self, Plan, PolicySpec};
-use super::run::{Sweep, Unreadable};
+use super::run::Unreadable;
 use super::shard::Shard;
-use super::summary::{Ordered, Rebuild, ShardRecord, Summary};
+use super::summary::{ShardRecord, Summary};
 use super::tables::{self, SummaryInput, SweepCounts};
 use crate::cost::PriceError;
 use crate::cost::Prices;
 
-/// The folder of the shards' rows, one Hive partition per shard.
-pub(crate) const SESSIONS_DIR: &str = "sessions";
-/// The folder of the shards' summaries.
-pub(crate) const SUMMARIES_DIR: &str = "summaries";
-/// The one part file of a shard.
-pub(crate) const PART_FILE: &str = "part-0.parquet";
-/// The column giving a row's session's position in the whole sweep.
-pub(crate) const ORDINAL: Col = Col::Ordinal;
-
-/// `OUT/sessions/shard=K/part-0.parquet`.
-pub(crate) fn part_path(out: &Path, shard: Shard) -> PathBuf {
-    out.join(SESSIONS_DIR)
-        .join(format!("shard={}", shard.index))
-        .join(PART_FILE)
-}
-
-/// `OUT/summaries/shard=K/summary.json`.
-pub(crate) fn summary_path(out: &Path, shard: Shard) -> PathBuf {
-    out.join(SUMMARIES_DIR)
-        .join(format!("shard={}", shard.index))
-        .join(super::SUMMARY_FILE)
-}
-
 /// Whether `dir` holds the outputs of sharded sweeps.
 pub(crate) fn has_shards(dir: &Path) -> bool {
     dir.join(SUMMARIES_DIR).is_dir()
-}
-
-/// The grid, policies and prices as text that parses back to the same
-/// values (Rust prints the shortest decimal that reads back exactly).
-pub(crate) fn rebuild_record(grid: &Grid, plan: &Plan, prices: &Prices) -> Rebuild {
-    fn list<T: ToString>(v: &[T]) -> String {
-        v.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    }
-    // A knob's word (`own`, `learn`) as the word: its number is refused.
-    let knob_list = |k: Knob, v: &[f64]| {
-        v.iter()
-            .map(|x| k.word(*x).map_or_else(|| x.to_string(), str::to_string))
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    let head = grid.configs[Grid::BASELINE];
-    let default_head = grid::default_baseline(&grid_spec_of(grid));
-    Rebuild {
-        knobs: Ordered(
-            grid.axes
-                .iter()
-                .map(|(k, v)| (k.flag().to_string(), knob_list(*k, v)))
-                .collect(),
-        ),
-        policies: plan.policies.iter().map(|p| p.to_string()).collect(),
-        policy_knobs: Ordered(
-            plan.policy_axes
-                .iter()
-                .map(|(k, v)| (k.flag().to_string(), list(v)))
-                .collect(),
-        ),
-        prices: format!(
-            "{},{},{}",
-            prices.input, prices.cache_write, prices.cache_read
-        ),
-        baseline: plan.baseline,
-        smith_baseline: (default_head != head).then_some(head),
-    }
-}
-
-/// The spec that builds `grid`'s axes again.
-fn grid_spec_of(grid: &Grid) -> GridSpec {
-    let mut spec = GridSpec::default();
-    for (k, v) in &grid.axes {
-        spec.put(*k, v.clone());
-    }
-    spec
-}
-
-/// Where the shard's sessions stand in the whole sweep.
-pub struct ShardPlace<'a> {
-    pub shard: Shard,
-    /// The position in the whole sweep of each of `sweep.sessions`.
-    pub ordinals: &'a [usize],
-    /// The position of each of `sweep.unreadable`.
-    pub skipped_ordinals: &'a [usize],
-    /// Sessions the whole sweep lists, over all shards.
-    pub listed: usize,
-}
-
-/// Writes a shard's part file and summary into `out`, each atomically, and
-/// returns their paths.
-pub fn write_shard(
-    out: &Path,
-    place: &ShardPlace,
-    sweep: &Sweep,
-    summaries: &[ConfigSummary],
-    input: &SummaryInput,
-) -> Result<Vec<PathBuf>> {
-    let mut frame = tables::sessions_table(sweep, input.prices)
-        .to_frame()
-        .context("cannot lay out the shard's rows")?;
-    let ordinals: Vec<i64> = sweep
-        .rows
-        .iter()
-        .map(|r| place.ordinals[r.session as usize] as i64)
-        .collect();
-    frame
-        .with_column(Column::new(ORDINAL.name().into(), ordinals))
-        .context("cannot add the ordinal column")?;
-    let part = part_path(out, place.shard);
-    let mut summary = tables::summary(&SweepCounts::of(sweep), summaries, input);
-    summary.shard = Some(ShardRecord {
-        index: place.shard.index,
-        count: place.shard.count,
-        assignment:
-            "FNV-1a 64 of the transcript's path relative to its PATH argument, modulo count, plus 1"
-                .to_string(),
-        listed: place.listed,
-        skipped_ordinals: place.skipped_ordinals.iter().map(|&o| o as u64).collect(),
-        rebuild: rebuild_record(input.grid, input.plan, input.prices),
-    });
-    let summary_file = summary_path(out, place.shard);
-    for path in [&part, &summary_file] {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("{}: cannot create", dir.display()))?;
-        }
-    }
-    crate::output::write_atomic_with(&part, |w| {
-        ParquetWriter::new(w)
-            .with_compression(ParquetCompression::Snappy)
-            .finish(&mut frame)
-            .map(drop)
-    })?;
-    let mut text = serde_json::to_vec_pretty(&summary)?;
-    text.push(b'\n');
-    crate::output::write_atomic(&summary_file, &text)?;
-    Ok(vec![part, summary_file])
 }
 
 /// A folder of shards merged: what to write, and how much it held.
@@ -645,9 +496,10 @@ mod tests {
     use super::*;
     use crate::policy::Setup;
     use crate::replay::every_field;
-    use crate::sweep::aggregate::{summarize, PerSession};
+    use crate::sweep::aggregate::{summarize, ConfigSummary, PerSession};
+    use crate::sweep::dist::{write_shard_files, ShardPlace};
     use crate::sweep::figures;
-    use crate::sweep::run::{Row, SessionInfo};
+    use crate::sweep::run::{Row, SessionInfo, Sweep};
 
     const SESSIONS: usize = 5;
 
@@ -752,7 +604,7 @@ mod tests {
                 skipped_ordinals: &broken,
                 listed,
             };
-            write_shard(&sharded, &place, &part, &summaries, &input).unwrap();
+            write_shard_files(&sharded, &place, &part, &summaries, &input).unwrap();
         }
         let merged = merge(&sharded, &decide).unwrap();
         assert_eq!((merged.shards, merged.sessions), (2, SESSIONS));

@@ -7,9 +7,10 @@
 //! [`pareto`] finds the honest trade-offs,
 //! [`plan`] lays smith's grid and the other policies' configs side by side, and
 //! `tables` lays it all out for `export`. [`shard`] splits a sweep over
-//! machines, `merge` joins the shards' outputs back into one sweep's, and
-//! [`journal`] keeps finished sessions on disk for `--resume`. `job` is a
-//! whole sweep described without a command line: planned, run, written.
+//! machines, `dist` writes a shard's outputs, `merge` joins the shards'
+//! outputs back into one sweep's, and [`journal`] keeps finished sessions
+//! on disk for `--resume`. `job` is a whole sweep described without a
+//! command line: planned, run, written.
 
 pub(crate) mod account;
 pub mod aggregate;
@@ -17,7 +18,7 @@ pub mod bootstrap;
 pub mod columns;
 pub(crate) mod cost_note;
 #[cfg(feature = "full")]
-pub(crate) mod dist;
+pub mod dist;
 pub(crate) mod estimators;
 pub mod figures;
 pub mod grid;
@@ -42,6 +43,6 @@ pub(crate) const CONFIGS_FILE: &str = "configs.parquet";
 pub(crate) const SESSIONS_FILE: &str = "sessions.parquet";
 pub(crate) const SUMMARY_FILE: &str = "summary.json";
 
-pub use aggregate::{summarize, ConfigSummary, Delta, Stats};
-pub use grid::{Grid, GridSpec, Knob};
-pub use run::{Options, Row, SessionInfo, Sweep, Unreadable};
+pub use aggregate::{summarize, ConfigSummary};
+pub use grid::{GridSpec, Knob};
+pub use run::{Options, Row, Sweep};

@@ -236,7 +236,7 @@ pub(crate) fn sessions_table(sweep: &Sweep, prices: &Prices) -> Columns {
 /// `_median` and `_p95` for the figures with a distribution, `<figure>_delta`
 /// and `<figure>_delta_pct` against the baseline for the rankable figures,
 /// the intervals ([`INTERVAL_COLUMNS`]), `pareto` and `rank`.
-pub fn configs_table(summaries: &[ConfigSummary]) -> Columns {
+pub(crate) fn configs_table(summaries: &[ConfigSummary]) -> Columns {
     let mut out = Columns::new();
     out.push(
         Col::Config,

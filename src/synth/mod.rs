@@ -38,7 +38,8 @@ use std::sync::Arc;
 pub(crate) use corpus::{write_corpus, write_transcript};
 pub use corpus::{write_session, CorpusSpec, SizeSpec};
 pub use rng::Rng;
-pub use session::{Profile, SessionGen, SessionSpec, Shape, Usage};
+pub(crate) use session::SessionGen;
+pub use session::{SessionSpec, Shape};
 
 use crate::transcript::Message;
 

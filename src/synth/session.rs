@@ -100,7 +100,7 @@ impl SessionSpec {
 
 /// Who ran the session and how: what `session.json` says about it.
 #[derive(Clone, Debug)]
-pub struct Profile {
+pub(crate) struct Profile {
     pub(crate) cwd: String,
     pub(crate) model: String,
     pub(crate) provider: String,
@@ -118,7 +118,7 @@ pub struct Profile {
 /// Token counts for `session.json`'s `usage`, as smith sums them over the
 /// requests of a session.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Usage {
+pub(crate) struct Usage {
     pub(crate) prompt_tokens: u64,
     pub(crate) completion_tokens: u64,
     pub(crate) total_tokens: u64,
@@ -147,7 +147,7 @@ enum State {
 /// Generates one session's messages lazily. Iterate it for [`Message`]s;
 /// [`SessionGen::last_json`] is the smith-format line of the message just
 /// returned, so a writer need not serialise it again.
-pub struct SessionGen {
+pub(crate) struct SessionGen {
     rng: Rng,
     spec: SessionSpec,
     profile: Profile,

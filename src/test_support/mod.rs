@@ -9,6 +9,13 @@
 
 pub(crate) mod sweep;
 
+#[cfg(feature = "full")]
+pub(crate) mod policies;
+
+pub(crate) mod real_compactions;
+
+pub(crate) mod claude_code_log;
+
 pub(crate) mod estimators;
 
 use std::path::{Path, PathBuf};
@@ -225,4 +232,34 @@ pub(crate) fn column_f64(frame: &polars::prelude::DataFrame, name: &str) -> Vec<
         .into_iter()
         .map(|v| v.unwrap_or(f64::NAN))
         .collect()
+}
+
+/// Every tool_use id has exactly one tool_result with that id after it, and
+/// every tool_result answers an earlier tool_use.
+pub(crate) fn pairing_holds(h: &[Arc<Message>]) -> Result<(), String> {
+    use std::collections::HashMap;
+    let mut calls: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (i, m) in h.iter().enumerate() {
+        for b in &m.content {
+            let Some(id) = b.tool_call_id.as_deref() else {
+                continue;
+            };
+            match b.kind {
+                BlockType::ToolUse => {
+                    calls.insert(id, (i, 0));
+                }
+                BlockType::ToolResult => match calls.get_mut(id) {
+                    Some((at, n)) if *at < i => *n += 1,
+                    _ => return Err(format!("result {id} at {i} answers no earlier call")),
+                },
+                _ => {}
+            }
+        }
+    }
+    for (id, (_, n)) in calls {
+        if n != 1 {
+            return Err(format!("call {id} has {n} results"));
+        }
+    }
+    Ok(())
 }

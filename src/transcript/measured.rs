@@ -472,7 +472,7 @@ pub(crate) fn apply(measured: &Measured, messages: &mut [Arc<Message>]) {
 /// them, with the tokens measured of each summary: what the `recorded`
 /// policy replays.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct AgentRun {
+pub(crate) struct AgentRun {
     /// In the order they happened.
     pub(crate) compactions: Vec<CompactBoundary>,
     /// Per compaction: the measured tokens of its summary, if any request

@@ -6,6 +6,8 @@ pub(crate) mod json;
 pub mod locate;
 pub(crate) mod measured;
 pub(crate) mod model;
+#[cfg(all(test, feature = "full"))]
+mod parity_tests;
 pub mod parse;
 pub(crate) mod pool;
 pub mod reader;
@@ -14,6 +16,8 @@ pub mod session;
 pub mod session_file;
 
 pub use locate::{resolve, resolve_all, SessionRef};
-pub use model::{estimate_tokens, Block, BlockType, Message, MessageTokens, Role, Str, Text};
-pub use reader::{read_transcript, ReadLog, Skip, Transcript};
+pub(crate) use model::{estimate_tokens, MessageTokens};
+pub use model::{Block, BlockType, Message, Role, Str, Text};
+pub(crate) use reader::ReadLog;
+pub use reader::{read_transcript, Skip};
 pub use session::{load, Session};

@@ -256,7 +256,7 @@ pub struct Message {
 /// rewritten copy of it is counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(from = "(u64, u64)", into = "(u64, u64)")]
-pub struct MessageTokens {
+pub(crate) struct MessageTokens {
     pub(crate) tokens: u64,
     pub(crate) bytes: u64,
 }
@@ -369,7 +369,7 @@ pub(crate) fn counted_tokens(measured: Option<MessageTokens>, counted: u64, dens
 }
 
 /// `estimate_tokens`: the sum of message bytes divided by four, once.
-pub fn estimate_tokens<'a, I>(messages: I) -> u64
+pub(crate) fn estimate_tokens<'a, I>(messages: I) -> u64
 where
     I: IntoIterator<Item = &'a Arc<Message>>,
 {

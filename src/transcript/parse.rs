@@ -48,7 +48,7 @@ pub(crate) const MAX_NESTING: usize = 512;
 #[error("{what} (column {column})")]
 pub struct LineError {
     /// 1-based column (byte offset + 1) where the line stopped making sense.
-    pub column: usize,
+    pub(crate) column: usize,
     /// What was wrong there, naming the field it was in.
     pub(crate) what: String,
 }

@@ -26,7 +26,7 @@ pub struct Session {
     pub(crate) measured: Option<measured::Measured>,
     /// The agent's own compactions, for a session imported from another
     /// agent's log; `None` for smith's own.
-    pub run: Option<Arc<measured::AgentRun>>,
+    pub(crate) run: Option<Arc<measured::AgentRun>>,
 }
 
 impl Session {

@@ -124,30 +124,30 @@ pub struct CompactBoundary {
     /// summary); `Some("microcompact")` where only old tool results were
     /// cleared and the messages stayed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
     /// The text of the summary the agent carried on under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     /// A micro-compaction's own count of the tokens it cleared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens_saved: Option<u64>,
+    pub(crate) tokens_saved: Option<u64>,
     /// The calls whose results a micro-compaction cleared.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cleared_tool_ids: Vec<String>,
+    pub(crate) cleared_tool_ids: Vec<String>,
     /// The log of the compaction call that wrote the summary (Claude Code's
     /// `agent-acompact-*` file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compaction_file: Option<String>,
+    pub(crate) compaction_file: Option<String>,
     /// Messages of the transcript the compaction carried on beside its
     /// summary, before it (Codex's `replacement_history` keeps the user's
     /// recent messages).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub kept: Vec<usize>,
+    pub(crate) kept: Vec<usize>,
     /// The version of the agent that compacted (Claude Code's `version` on
     /// the boundary line, Codex's `cli_version`): its trigger moved between
     /// versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_version: Option<String>,
+    pub(crate) agent_version: Option<String>,
 }
 
 /// [`CompactBoundary::kind`] of a micro-compaction.
@@ -156,7 +156,7 @@ pub(crate) const MICROCOMPACT: &str = "microcompact";
 impl CompactBoundary {
     /// Whether the earlier context was replaced by a summary (not only some
     /// results cleared).
-    pub fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.kind.is_none()
     }
 }
@@ -168,7 +168,7 @@ pub struct Source {
     /// [`FORMAT_CODEX`].
     pub(crate) format: String,
     /// The file it was read from.
-    pub path: String,
+    pub(crate) path: String,
     /// Lines (Claude Code) or messages (mini-swe-agent) in the source.
     #[serde(default)]
     pub(crate) lines: usize,

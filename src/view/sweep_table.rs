@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use comfy_table::Cell;
 
-use crate::format::{money, right, table, tokens};
+use crate::format::{change, count, money, right, table, tokens};
 use crate::recommend::Verdict;
 use crate::sweep::aggregate::{ConfigSummary, Delta};
 use crate::sweep::figures::{self, Metric};
@@ -16,65 +16,65 @@ use crate::sweep::tables;
 /// Rows of the terminal table when no top is given.
 pub(crate) const DEFAULT_TOP: usize = 20;
 
-/// The ranked configs on stdout: as JSON an object of the schema version
-/// and the configs' rows (the best `top`, all without), else the terminal
-/// table (the best `top`, [`DEFAULT_TOP`] without), the cost model's note
-/// and the verdict (none for a shard).
+/// The ranked configs on stdout as JSON: an object of the schema version
+/// and the configs' rows, the best `top` (all without).
+pub(crate) fn print_json(outcome: &Outcome<Verdict>, top: Option<usize>) -> io::Result<()> {
+    let summaries = &outcome.summaries[..];
+    let order = tables::rank_order(summaries);
+    let shown: Vec<usize> = order
+        .iter()
+        .copied()
+        .take(top.unwrap_or(order.len()))
+        .collect();
+    let printed = serde_json::json!({
+        "schema_version": crate::sweep::columns::SCHEMA_VERSION,
+        "configs": tables::configs_table(summaries).rows_json(&shown),
+    });
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    serde_json::to_writer_pretty(&mut out, &printed)
+        .map_err(io::Error::from)
+        .and_then(|()| writeln!(out))
+}
+
+/// The ranked configs on stdout as the terminal table (the best `top`,
+/// [`DEFAULT_TOP`] without) under the `prices` the sweep stood on
+/// ([`Planned::prices_used`]), then the cost model's note and the verdict
+/// (none for a shard).
 pub(crate) fn print(
     p: &Planned,
     outcome: &Outcome<Verdict>,
-    json: bool,
+    prices: &str,
     top: Option<usize>,
-) -> std::io::Result<()> {
+) -> io::Result<()> {
     let (sweep, summaries) = (&outcome.sweep, &outcome.summaries[..]);
     let verdict = outcome.verdict.as_ref();
     let order = tables::rank_order(summaries);
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    let result = if json {
-        let top = top.unwrap_or(order.len());
-        let shown: Vec<usize> = order.iter().copied().take(top).collect();
-        let table = tables::configs_table(summaries);
-        let printed = serde_json::json!({
-            "schema_version": crate::sweep::columns::SCHEMA_VERSION,
-            "configs": table.rows_json(&shown),
-        });
-        serde_json::to_writer_pretty(&mut out, &printed)
-            .map_err(io::Error::from)
-            .and_then(|()| writeln!(out))
-    } else {
-        let top = top.unwrap_or(DEFAULT_TOP);
-        let prices = crate::sweep::job::prices_used(&p.refs, p.given_price, &p.price);
-        let chosen = verdict.and_then(|v| v.chosen.as_ref()).map(|c| c.config);
-        let heading = Heading {
-            prices: &prices,
-            sessions: sweep.sessions.len(),
-            baseline: &p.baseline_source,
-            calibration: outcome.calibration.clone(),
-        };
-        let table = terminal_table(summaries, &order, top, p.rank_by, &heading, chosen);
-        let note = &outcome.cost_note;
-        let decision = verdict.map_or(
-            "No verdict: a shard decides nothing; `merge` decides on every shard's sessions."
-                .to_string(),
-            |v| format!("Verdict: {}", v.sentence),
-        );
-        let mut out = crate::screen::Wrapping::new(&mut out);
-        writeln!(out, "{table}")
-            .and_then(|()| writeln!(out, "{note}"))
-            .and_then(|()| writeln!(out, "{decision}"))
-            .and_then(|()| out.flush())
+    let top = top.unwrap_or(DEFAULT_TOP);
+    let chosen = verdict.and_then(|v| v.chosen.as_ref()).map(|c| c.config);
+    let heading = Heading {
+        prices,
+        sessions: sweep.sessions.len(),
+        baseline: &p.baseline_source,
+        calibration: outcome.calibration.clone(),
     };
-    result
+    let table = terminal_table(summaries, &order, top, p.rank_by, &heading, chosen);
+    let note = &outcome.cost_note;
+    let decision = verdict.map_or(
+        "No verdict: a shard decides nothing; `merge` decides on every shard's sessions."
+            .to_string(),
+        |v| format!("Verdict: {}", v.sentence),
+    );
+    let stdout = io::stdout();
+    let mut out = crate::screen::Wrapping::new(stdout.lock());
+    writeln!(out, "{table}")
+        .and_then(|()| writeln!(out, "{note}"))
+        .and_then(|()| writeln!(out, "{decision}"))
+        .and_then(|()| out.flush())
 }
 
-/// A change in percent, `=` for none and `new` for a change from zero.
-fn pct(d: Delta) -> String {
-    crate::format::change(d.pct)
-}
-
-/// A change as a signed whole number.
-fn abs(d: Delta) -> String {
+/// A change as a signed whole number, `=` for none.
+fn whole_change(d: Delta) -> String {
     if d.abs == 0.0 {
         "=".to_string()
     } else {
@@ -109,8 +109,11 @@ pub(crate) fn interval_text(s: &ConfigSummary, figure: Metric, base: f64) -> Str
 enum Shows {
     /// The total over sessions.
     Total(fn(f64) -> String),
-    /// The change of the total against the baseline.
-    Change(fn(Delta) -> String),
+    /// The change of the total against the baseline in percent, `=` for
+    /// none and `new` for a change from zero.
+    Percent,
+    /// The change of the total against the baseline, a whole number.
+    Whole,
 }
 
 /// The columns of the terminal table after the config's own: header, the
@@ -118,12 +121,12 @@ enum Shows {
 /// its own.
 const COLUMNS: [(&str, Metric, Shows); 13] = [
     ("price", Metric::Price, Shows::Total(money)),
-    ("Δ price", Metric::Price, Shows::Change(pct)),
+    ("Δ price", Metric::Price, Shows::Percent),
     ("tokens sent", Metric::TokensSent, Shows::Total(tokens)),
     ("cache write", Metric::CacheWrite, Shows::Total(tokens)),
-    ("Δ write", Metric::CacheWrite, Shows::Change(pct)),
+    ("Δ write", Metric::CacheWrite, Shows::Percent),
     ("mangled", Metric::ResultsMangled, Shows::Total(count)),
-    ("Δ mangled", Metric::ResultsMangled, Shows::Change(abs)),
+    ("Δ mangled", Metric::ResultsMangled, Shows::Whole),
     ("still needed", figures::LOSS_MEASURE, Shows::Total(count)),
     ("refetched", Metric::Refetched, Shows::Total(count)),
     ("compactions", Metric::Compactions, Shows::Total(count)),
@@ -132,16 +135,12 @@ const COLUMNS: [(&str, Metric, Shows); 13] = [
     ("peak", Metric::PeakTokens, Shows::Total(tokens)),
 ];
 
-/// A whole number.
-fn count(v: f64) -> String {
-    format!("{v:.0}")
-}
-
 /// A cell of a column of [`COLUMNS`].
 fn cell(s: &ConfigSummary, figure: Metric, shows: Shows) -> String {
     match shows {
         Shows::Total(f) => f(s.total(figure)),
-        Shows::Change(f) => f(s.delta(figure)),
+        Shows::Percent => change(s.delta(figure).pct),
+        Shows::Whole => whole_change(s.delta(figure)),
     }
 }
 
@@ -230,6 +229,7 @@ fn terminal_table(
         .map_or(0.0, |b| b.total(rank_by));
     for i in rows {
         let s = &summaries[i];
+        let interval = interval_text(s, rank_by, base_total);
         let mut marks = Vec::new();
         if s.is_baseline {
             marks.push("baseline");
@@ -260,12 +260,12 @@ fn terminal_table(
                 format!("{v:.0}")
             };
             cells.push(right(v));
-            cells.push(right(pct(d)));
+            cells.push(right(change(d.pct)));
         }
         for &(_, figure, shows) in &COLUMNS {
             cells.push(right(cell(s, figure, shows)));
         }
-        cells.insert(ci_at, right(interval_text(s, rank_by, base_total)));
+        cells.insert(ci_at, right(interval));
         table.add_row(cells);
     }
     let paragraph = crate::screen::paragraph;

@@ -10,41 +10,8 @@ use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, ChildStderr, Command, Output, Stdio};
-use std::sync::Arc;
-
-use smith_calibrate::transcript::{BlockType, Message};
 
 pub(crate) use crate::test_support::*;
-
-/// Every tool_use id has exactly one tool_result with that id after it, and
-/// every tool_result answers an earlier tool_use.
-pub fn pairing_holds(h: &[Arc<Message>]) -> Result<(), String> {
-    use std::collections::HashMap;
-    let mut calls: HashMap<&str, (usize, usize)> = HashMap::new();
-    for (i, m) in h.iter().enumerate() {
-        for b in &m.content {
-            let Some(id) = b.tool_call_id.as_deref() else {
-                continue;
-            };
-            match b.kind {
-                BlockType::ToolUse => {
-                    calls.insert(id, (i, 0));
-                }
-                BlockType::ToolResult => match calls.get_mut(id) {
-                    Some((at, n)) if *at < i => *n += 1,
-                    _ => return Err(format!("result {id} at {i} answers no earlier call")),
-                },
-                _ => {}
-            }
-        }
-    }
-    for (id, (_, n)) in calls {
-        if n != 1 {
-            return Err(format!("call {id} has {n} results"));
-        }
-    }
-    Ok(())
-}
 
 /// The binary, as a user's scripts run it: no `$SMITH_HOME` to resolve
 /// against, no colour, no batch-scheduler array index for `--shard auto` to

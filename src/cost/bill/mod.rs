@@ -56,7 +56,7 @@ mod walk;
 
 pub(crate) use account::{accounts, fit, read, read_fitted};
 pub(crate) use parts::{Part, PartError, Parts};
-pub use recorded::request_dollars;
+pub(crate) use recorded::request_dollars;
 pub(crate) use recorded::{recorded_dollars, rewrites_prompt_at};
 pub(crate) use summary::*;
 pub(crate) use types::*;

@@ -87,7 +87,7 @@ pub(super) fn split_tokens(r: &RequestUsage, (w5, w1): (u64, u64)) -> Tokens {
 
 /// Dollars of request `i` of `file.requests` as recorded, at its model's
 /// prices (the session's model, else the nearest family's row).
-pub fn request_dollars(file: &SessionFile, i: usize) -> f64 {
+pub(crate) fn request_dollars(file: &SessionFile, i: usize) -> f64 {
     let Some(u) = file.requests.get(i) else {
         return 0.0;
     };

@@ -25,7 +25,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 mod recorded;
-pub use recorded::{prices_named, Recorded, SmithPrices};
+pub use recorded::Recorded;
+pub(crate) use recorded::{prices_named, SmithPrices};
 
 use super::bill::{Metered, Part, Parts, Tokens};
 use super::table::{default_model, CacheKind, ModelPrice, WRITE_1H_MULTIPLIER};

@@ -244,7 +244,7 @@ impl Recorded {
 /// each `session.json` names, with how many sessions each: the part of a
 /// sweep's header about them.
 #[derive(Debug, Default)]
-pub struct SmithPrices {
+pub(crate) struct SmithPrices {
     /// Row, how it caches through the provider, sessions.
     rows: Vec<(&'static ModelPrice, String, usize)>,
 }
@@ -293,7 +293,7 @@ impl SmithPrices {
 /// The prices a session is billed at under `settings`, in words, for the
 /// outputs that name them: `--price`, else what [`Recorded::describe_prices`]
 /// says, else (a session that names no model) the default row.
-pub fn prices_named(recorded: Option<&Recorded>, settings: &Settings) -> String {
+pub(crate) fn prices_named(recorded: Option<&Recorded>, settings: &Settings) -> String {
     match (settings.prices, recorded) {
         (Some(p), _) => format!("{p} (--price)"),
         (None, Some(r)) => r.describe_prices(),

@@ -6,7 +6,7 @@
 
 pub(crate) mod attachments;
 pub(crate) mod duplicates;
-pub mod summarize;
+pub(crate) mod summarize;
 pub(crate) mod thinking;
 pub(crate) mod truncate;
 

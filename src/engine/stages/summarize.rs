@@ -47,7 +47,7 @@ pub(crate) fn safe_cut_index_measured(
 /// The stand-in for a model-written summary: exactly `4 * summary_tokens`
 /// bytes of ASCII, so the estimate sees what a real summary of that size
 /// would cost.
-pub fn stand_in(summary_tokens: u64) -> Vec<u8> {
+pub(crate) fn stand_in(summary_tokens: u64) -> Vec<u8> {
     const NOTE: &[u8] = b"[offline stand-in for the model's summary] ";
     let len = (summary_tokens * BYTES_PER_TOKEN) as usize;
     NOTE.iter().copied().cycle().take(len).collect()
@@ -85,7 +85,7 @@ pub(crate) fn is_summary_note(m: &Message) -> bool {
 }
 
 /// The message that replaces a summarised prefix.
-pub fn summary_message(stand_in: &[u8]) -> Message {
+pub(crate) fn summary_message(stand_in: &[u8]) -> Message {
     let mut text = Vec::with_capacity(SUMMARY_PREFIX.len() + stand_in.len());
     text.extend_from_slice(SUMMARY_PREFIX.as_bytes());
     text.extend_from_slice(stand_in);

@@ -2,11 +2,9 @@
 //! checked on every compaction of randomly generated sessions under random
 //! configs (the fuzz target checks the same with coverage guidance).
 
-use crate::common;
-
 use std::sync::Arc;
 
-use common::*;
+use crate::test_support::*;
 use proptest::prelude::*;
 use smith_calibrate::engine::{Config, Engine, Strategy as Outcome};
 use smith_calibrate::transcript::{Block, BlockType, Message, Role};
