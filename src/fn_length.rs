@@ -3,11 +3,16 @@
 //! signature to its closing brace. A long function is where steps of the
 //! data flow hide inside each other; the test names each one that grows
 //! past the limit, so it is split when it is written, not in a later pass.
+//! Files are held the same way, at [`LONGEST_FILE`] lines.
 
 use std::path::{Path, PathBuf};
 
 /// The most lines a function may span, its signature and braces included.
 const LONGEST: usize = 120;
+
+/// The most lines a file of `src/` may have: past it, a file holds more
+/// than one idea and a reader cannot hold it.
+const LONGEST_FILE: usize = 1000;
 
 /// Every `.rs` file under `dir`.
 pub(crate) fn sources(dir: &Path) -> Vec<PathBuf> {
@@ -184,6 +189,29 @@ fn no_function_in_src_is_longer_than_the_limit() {
     assert!(
         long.is_empty(),
         "functions over {LONGEST} lines:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn no_file_in_src_is_longer_than_the_limit() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let long: Vec<String> = sources(&src)
+        .into_iter()
+        .filter_map(|file| {
+            let text = std::fs::read_to_string(&file).expect("sources are UTF-8");
+            let lines = text.lines().count();
+            let rel = file
+                .strip_prefix(&src)
+                .expect("under src")
+                .display()
+                .to_string();
+            (lines > LONGEST_FILE).then(|| format!("{rel}: {lines} lines"))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {LONGEST_FILE} lines:\n{}",
         long.join("\n")
     );
 }

@@ -38,6 +38,8 @@
 //! tokenizes those kept texts once.
 
 pub(crate) mod index;
+#[cfg(all(test, feature = "full"))]
+mod measure_tests;
 pub(crate) mod real;
 #[cfg(all(test, feature = "full"))]
 mod real_tests;

@@ -61,7 +61,7 @@ pub(crate) mod knobs;
 pub(crate) mod masking;
 pub(crate) mod opencode;
 #[cfg(all(test, feature = "full"))]
-mod policy_tests;
+pub(crate) mod policy_tests;
 pub(crate) mod recorded;
 
 pub(crate) use knobs::Described;
