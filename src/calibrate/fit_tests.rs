@@ -1,7 +1,7 @@
 //! Which requests pair with which estimate, the fit, and the fit on the
 //! real Claude Code and mini-swe-agent data in `../shared/data`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use smith_calibrate::calibrate::{self, Excluded, Point, RATIO_MAX, RATIO_MIN};
@@ -117,15 +117,19 @@ fn the_fit_recovers_ratio_and_overhead_and_says_how_far_off_the_defaults_were() 
 /// A session read back from disk: its messages and its `session.json`.
 type Loaded = (Vec<Arc<Message>>, SessionFile);
 
-/// Imports `files` and returns every point and the sessions, read back from
-/// disk the way `calibrate` reads them.
+/// Imports the logs `wanted` picks under the shared data's `sub` and
+/// returns every point and the sessions, read back from disk the way
+/// `calibrate` reads them.
 fn imported_points(
-    files: &[PathBuf],
+    sub: &str,
+    wanted: &dyn Fn(&Path) -> bool,
     convert: impl Fn(&Path) -> anyhow::Result<import::ImportedSession> + Sync,
 ) -> (Vec<Point>, Vec<Loaded>) {
+    let dir = common::shared_data(sub);
+    let files = import::find_files(&dir, Path::new("/nonexistent"), wanted).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    import::import_files(files, &out, convert).unwrap();
+    import::import_files(&files, &out, convert).unwrap();
     let mut points = Vec::new();
     let mut sessions = Vec::new();
     for r in smith_calibrate::transcript::resolve_all(&[out.display().to_string()]).unwrap() {
@@ -137,6 +141,27 @@ fn imported_points(
         sessions.push((s.messages, f));
     }
     (points, sessions)
+}
+
+/// The fit of a source and its errors before and after, on stdout.
+fn say_fit(
+    source: &str,
+    points: usize,
+    fit: &calibrate::Fit,
+    before: &calibrate::Errors,
+    after: &calibrate::Errors,
+) {
+    println!(
+        "{source}: {points} points, ratio {} overhead {} (free {:.4} / {:.0}); median/p95 error {:.1}%/{:.1}% before, {:.1}%/{:.1}% after",
+        fit.ratio,
+        fit.overhead_tokens,
+        fit.free_ratio,
+        fit.free_overhead,
+        before.median * 100.0,
+        before.p95 * 100.0,
+        after.median * 100.0,
+        after.p95 * 100.0
+    );
 }
 
 /// Where smith, calibrated by `fit`, first compacts each session against
@@ -211,14 +236,9 @@ fn first_compactions_against_claude_codes(
 #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 #[test]
 fn the_fit_on_the_real_claude_code_logs_is_within_smiths_bounds() {
-    let dir = common::shared_data("claude-code");
-    let files = import::find_files(
-        &dir,
-        Path::new("/nonexistent"),
-        &claude_code::is_session_log,
-    )
-    .unwrap();
-    let (points, sessions) = imported_points(&files, |f| Ok(claude_code::import_file(f)?));
+    let (points, sessions) = imported_points("claude-code", &claude_code::is_session_log, |f| {
+        Ok(claude_code::import_file(f)?)
+    });
     // The compaction requests continue their parent's context: left out,
     // as are the sessions whose log continues a conversation recorded
     // elsewhere (a source whose files were renamed or joined).
@@ -262,33 +282,17 @@ fn the_fit_on_the_real_claude_code_logs_is_within_smiths_bounds() {
         "{unreached} of {}",
         auto + unreached
     );
-    println!(
-        "claude-code: {} points, ratio {} overhead {} (free {:.4} / {:.0}); median/p95 error {:.1}%/{:.1}% before, {:.1}%/{:.1}% after",
-        points.len(),
-        fit.ratio,
-        fit.overhead_tokens,
-        fit.free_ratio,
-        fit.free_overhead,
-        before.median * 100.0,
-        before.p95 * 100.0,
-        after.median * 100.0,
-        after.p95 * 100.0
-    );
+    say_fit("claude-code", points.len(), &fit, &before, &after);
 }
 
 #[cfg_attr(not(has_shared_data), ignore = "needs ../shared/data")]
 #[test]
 fn the_fit_on_the_real_mini_swe_agent_run_improves_the_estimate() {
-    let dir = common::shared_data("mini-swe-agent/gemini-3-pro-swebench-verified");
-    let files = import::find_files(
-        &dir,
-        Path::new("/nonexistent"),
+    let (points, sessions) = imported_points(
+        "mini-swe-agent/gemini-3-pro-swebench-verified",
         &mini_swe_agent::is_trajectory,
-    )
-    .unwrap();
-    let (points, sessions) = imported_points(&files, |f| {
-        mini_swe_agent::import_file(f, None, mini_swe_agent::Options::default())
-    });
+        |f| mini_swe_agent::import_file(f, None, mini_swe_agent::Options::default()),
+    );
     assert_eq!(sessions.len(), 500);
     let requests: usize = sessions.iter().map(|(_, f)| f.requests.len()).sum();
     assert_eq!(points.len(), requests);
@@ -297,16 +301,5 @@ fn the_fit_on_the_real_mini_swe_agent_run_improves_the_estimate() {
     let before = calibrate::errors(&points, 1.0, 0);
     let after = calibrate::errors(&points, fit.ratio, fit.overhead_tokens);
     assert!(after.median < before.median / 2.0, "{before:?} {after:?}");
-    println!(
-        "mini-swe-agent: {} points, ratio {} overhead {} (free {:.4} / {:.0}); median/p95 error {:.1}%/{:.1}% before, {:.1}%/{:.1}% after",
-        points.len(),
-        fit.ratio,
-        fit.overhead_tokens,
-        fit.free_ratio,
-        fit.free_overhead,
-        before.median * 100.0,
-        before.p95 * 100.0,
-        after.median * 100.0,
-        after.p95 * 100.0
-    );
+    say_fit("mini-swe-agent", points.len(), &fit, &before, &after);
 }
