@@ -28,6 +28,10 @@ pub(crate) enum Kind {
     /// in every command, a sweep's axis of one value; text in the data
     /// files, empty where the knob does not apply.
     Names,
+    /// One of a few names (the engine), held as a number where knobs are
+    /// numbers (the grid, a journal) and written as its name everywhere a
+    /// person or another tool reads it (labels, help, the data files).
+    Word,
 }
 
 impl Kind {
@@ -41,7 +45,7 @@ impl Kind {
     pub(crate) fn show(self, v: f64) -> String {
         match self {
             Kind::Factor => format!("{v:?}"),
-            Kind::Count | Kind::Fraction | Kind::Names => format!("{v}"),
+            Kind::Count | Kind::Fraction | Kind::Names | Kind::Word => format!("{v}"),
         }
     }
 }
@@ -173,6 +177,12 @@ impl<T: Default + 'static, O: 'static, V: Shown> Def<T, O, V> {
         (self.get)(&T::default())
     }
 
+    /// Its default as the command line takes it: the field's own text (a
+    /// word knob's name, not the number that holds it).
+    pub(crate) fn default_text(&self) -> String {
+        (self.text)(&T::default())
+    }
+
     /// Help of the list flag, with the default.
     pub(crate) fn list_help_text(&self) -> String {
         let help = if self.list_help.is_empty() {
@@ -180,16 +190,16 @@ impl<T: Default + 'static, O: 'static, V: Shown> Def<T, O, V> {
         } else {
             self.list_help
         };
-        format!(
-            "{help} [default: {}]",
-            self.default_value().shown(self.kind)
-        )
+        let default = match self.kind {
+            Kind::Word => self.default_text(),
+            kind => self.default_value().shown(kind),
+        };
+        format!("{help} [default: {default}]")
     }
 
     /// Help of the one-value flag.
     pub(crate) fn help_text(&self) -> String {
-        self.help
-            .replace("{default}", &self.default_value().to_string())
+        self.help.replace("{default}", &self.default_text())
     }
 
     /// The list flag `sweep` takes (a list, a range or both, as text).
@@ -218,7 +228,7 @@ impl<T: Default + 'static, O: 'static, V: Shown> Def<T, O, V> {
             .help(self.help_text())
             .help_heading(heading)
             .allow_hyphen_values(true)
-            .default_value(self.default_value().to_string());
+            .default_value(self.default_text());
         (self.typed)(arg)
     }
 }
@@ -340,12 +350,27 @@ pub enum ValueError {
     /// for a number).
     #[error("{value} is not a value of {field}")]
     WrongKind { value: String, field: String },
-    /// Text that is neither a number nor one of the knob's `words`.
-    #[error("{text:?} is not a number or {}", words.join(" or "))]
+    /// Text that is neither a number nor one of the knob's `words` (for
+    /// a knob of words only, the words it takes, listed).
+    #[error("{text:?} is not {}", one_of(words))]
     NotNumberOrWord {
         text: String,
         words: Vec<&'static str>,
     },
+    /// Text that names no engine; `names` lists those there are.
+    #[error("{text:?} is no engine of smith's: the engines are {names}")]
+    Engine { text: String, names: String },
+}
+
+/// What a knob takes besides numbers, as an error says it: "a number or
+/// learn". A knob whose words are 0.4 and next takes no other number,
+/// so its words are listed as the choice.
+fn one_of(words: &[&str]) -> String {
+    if words.iter().any(|w| w.parse::<f64>().is_ok()) {
+        format!("one of {}", words.join(", "))
+    } else {
+        format!("a number or {}", words.join(" or "))
+    }
 }
 
 /// Accepts any value: the knob's limits are checked with its struct

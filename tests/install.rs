@@ -27,14 +27,18 @@ pub(crate) fn subcommands() -> BTreeSet<String> {
 }
 
 #[test]
-fn version_names_the_smith_revision_the_engine_ports() {
+fn version_names_the_smith_revision_the_engine_ports_and_every_engine() {
     let v = ok(bin().arg("--version").output().unwrap());
+    use smith_calibrate::engine::EngineVersion;
+    assert_eq!(EngineVersion::RELEASED, EngineVersion::V04);
     assert_eq!(
         v,
         format!(
-            "smith-calibrate {} (engine: smith context.cr @ {})\n",
+            "smith-calibrate {} (engine: smith context.cr @ {} = --engine {}, the default; --engine {} = smith after #118)\n",
             env!("CARGO_PKG_VERSION"),
-            smith_calibrate::engine::constants::SMITH_REVISION
+            smith_calibrate::engine::constants::SMITH_REVISION,
+            EngineVersion::V04,
+            EngineVersion::Next,
         )
     );
 }

@@ -1,5 +1,6 @@
 //! Every policy knob of the knob table, each at a value other than its
-//! default, through every path a sweep's configs take: the command line,
+//! default, and both of smith's engines, through every path a sweep's
+//! configs take: the command line,
 //! the plan, every exporter (CSV, Parquet, `sweep --json`, `summary.json`),
 //! the resume journal, a sharded sweep merged, and the report's reading of
 //! the folder. The knobs and their values come from the table, so a knob
@@ -59,7 +60,28 @@ fn args() -> Vec<String> {
         a.push(format!("--{}", k.flag()));
         a.push(other(k).to_string());
     }
+    a.push("--engine".into());
+    a.push(ENGINES.into());
     a
+}
+
+/// smith's engines, both swept.
+const ENGINES: &str = "0.4,next";
+
+/// smith's rows of `frame` name each engine, by name, and no other.
+fn both_engines_in(frame: &DataFrame, what: &str) {
+    let policies = cells(frame, "policy", true);
+    let engines: std::collections::BTreeSet<String> = cells(frame, "engine", true)
+        .iter()
+        .zip(&policies)
+        .filter(|(_, p)| p.as_str() == Some("smith"))
+        .map(|(e, _)| e.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        engines.into_iter().collect::<Vec<_>>().join(","),
+        ENGINES,
+        "{what}: the engine column"
+    );
 }
 
 fn sweep(corpus: &Path, out: &Path, extra: &[&str]) -> Command {
@@ -150,7 +172,7 @@ fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
-fn every_policy_knob_survives_every_exporter_the_journal_a_merge_and_the_report() {
+fn every_policy_knob_and_the_engine_survive_every_exporter_the_journal_a_merge_and_the_report() {
     let tmp = tempfile::tempdir().unwrap();
     let sessions = tmp.path().join("sessions");
     corpus(&sessions);
@@ -162,13 +184,26 @@ fn every_policy_knob_survives_every_exporter_the_journal_a_merge_and_the_report(
     // Every exporter.
     for name in ["configs.csv", "sessions.csv"] {
         every_knob_in(&read_csv(&whole.join(name)), name);
+        both_engines_in(&read_csv(&whole.join(name)), name);
     }
     for name in ["configs.parquet", "sessions.parquet"] {
         let frame = ParquetReader::new(fs::File::open(whole.join(name)).unwrap())
             .finish()
             .unwrap();
         every_knob_in(&frame, name);
+        both_engines_in(&frame, name);
     }
+    let labels: Vec<String> = sweep_configs(json.as_bytes())
+        .iter()
+        .filter(|r| r["policy"] == "smith")
+        .map(|r| format!("{} {}", r["engine"], r["config_label"]))
+        .collect();
+    assert!(
+        labels
+            .iter()
+            .all(|l| l.starts_with("\"next\"") == l.contains(" engine next")),
+        "sweep --json: engine and label agree: {labels:?}"
+    );
     let rows = sweep_configs(json.as_bytes());
     for k in PolicyKnob::ALL {
         let v = other(k);
@@ -181,6 +216,11 @@ fn every_policy_knob_survives_every_exporter_the_journal_a_merge_and_the_report(
     }
     let summary: Json =
         serde_json::from_str(&fs::read_to_string(whole.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        summary["grid"]["axes"]["engine"],
+        serde_json::json!(["0.4", "next"]),
+        "summary.json: the engine axis"
+    );
     for k in PolicyKnob::ALL {
         let axis = summary["grid"]["policy_axes"][k.field()]
             .as_array()
@@ -214,6 +254,12 @@ fn every_policy_knob_survives_every_exporter_the_journal_a_merge_and_the_report(
             k.field()
         );
     }
+    assert!(
+        read.configs
+            .iter()
+            .any(|c| c.config.engine == smith_calibrate::engine::EngineVersion::Next),
+        "the report read no config of engine next"
+    );
     let expected = outputs(&whole);
 
     // Two shards merged: the same files.

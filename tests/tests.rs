@@ -22,6 +22,8 @@ mod common;
 mod cost_sweep;
 #[path = "direct.rs"]
 mod direct;
+#[path = "engine_next.rs"]
+mod engine_next;
 #[path = "estimators.rs"]
 mod estimators;
 #[path = "help.rs"]

@@ -51,9 +51,26 @@ fn one_verdict(sessions: &Path) -> Value {
     let read = |p: &Path| -> Value { serde_json::from_slice(&fs::read(p).unwrap()).unwrap() };
     let from_sweep = read(&swept.join("verdict.json"));
     let from_recommend: Value = serde_json::from_str(&printed).unwrap();
+    // recommend also decides under smith's other engine, in a line of its
+    // own; the verdict is the sweep's.
+    let mut decided = from_recommend.clone();
+    let other = decided
+        .as_object_mut()
+        .unwrap()
+        .remove("other_engine")
+        .expect("recommend says what the other engine would choose");
+    assert_eq!(other["engine"], "next");
+    assert!(
+        other["line"]
+            .as_str()
+            .unwrap()
+            .starts_with("under --engine next"),
+        "{other}"
+    );
+    assert_eq!(from_sweep["engine"], "0.4");
     assert_eq!(
         from_sweep,
-        from_recommend,
+        decided,
         "sweep and recommend decide differently on {}",
         sessions.display()
     );

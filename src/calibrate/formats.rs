@@ -180,13 +180,14 @@ pub(crate) fn compaction_rows(
     sessions: &[Loaded],
     fits: &[FormatFit],
     window: &(dyn Fn(&SessionFile) -> u64 + Sync),
+    engine: crate::engine::EngineVersion,
 ) -> Vec<CompactionRow> {
     sessions
         .par_iter()
         .filter_map(|l| {
             let f = l.file.as_ref()?;
             let fit = fits.iter().find(|x| x.format == f.source.format)?;
-            compaction_row(l, f, &fit.fit, window(f))
+            compaction_row(l, f, &fit.fit, window(f), engine)
         })
         .collect()
 }
@@ -198,12 +199,14 @@ fn compaction_row(
     f: &SessionFile,
     fit: &Fit,
     max_tokens: u64,
+    engine: crate::engine::EngineVersion,
 ) -> Option<CompactionRow> {
     let messages = &l.session.messages;
-    let smith = super::first_compaction(
-        messages,
-        super::compare_config(max_tokens, fit.ratio, fit.overhead_tokens),
-    );
+    let config = |ratio, overhead| crate::engine::Config {
+        engine,
+        ..super::compare_config(max_tokens, ratio, overhead)
+    };
+    let smith = super::first_compaction(messages, config(fit.ratio, fit.overhead_tokens));
     let real = f.full_compactions().next().cloned();
     if real.is_none() && smith.is_none() {
         return None;
@@ -233,16 +236,9 @@ fn compaction_row(
         real_last_prompt,
         smith_reported,
         smith,
-        smith_uncalibrated: super::first_compaction(
-            messages,
-            super::compare_config(max_tokens, 1.0, 0),
-        ),
+        smith_uncalibrated: super::first_compaction(messages, config(1.0, 0)),
         smith_learned: {
-            let setup = crate::policy::Setup::smith(super::compare_config(
-                max_tokens,
-                crate::engine::learn::LEARN,
-                0,
-            ));
+            let setup = crate::policy::Setup::smith(config(crate::engine::learn::LEARN, 0));
             let given = super::session::Given {
                 ratio: true,
                 overhead: false,

@@ -51,6 +51,11 @@ pub(crate) struct CalibrateArgs {
     /// log records, else its model's), or a number of tokens
     #[arg(long, default_value = "own", value_name = "N|own", value_parser = window_arg)]
     pub(crate) max_tokens: u64,
+    /// smith's engine the comparison and the usage check replay: 0.4 (the
+    /// latest release, e533ff4) or next (after #118)
+    #[arg(long, value_name = "NAME", default_value = crate::engine::EngineVersion::RELEASED.as_str(),
+          value_parser = |t: &str| crate::engine::EngineVersion::parse(t))]
+    pub(crate) engine: crate::engine::EngineVersion,
     /// Print everything as one JSON object
     #[arg(long)]
     pub(crate) json: bool,
@@ -97,7 +102,7 @@ pub(crate) fn run(args: CalibrateArgs) -> Result<()> {
     ));
     let (bill, replay) = bill_check(&sessions, &fits, &args);
     let found = Found {
-        rows: formats::compaction_rows(&sessions, &fits, &|f| args.window_of(f)),
+        rows: formats::compaction_rows(&sessions, &fits, &|f| args.window_of(f), args.engine),
         bill,
         replay,
         estimators: estimators

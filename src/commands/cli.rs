@@ -7,12 +7,13 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::messages;
 
-/// The version and the smith revision whose compaction the engine ports.
+/// The version and the engines it replays: the default, the latest smith
+/// release's, ported from the named revision of smith's context.cr.
 const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (engine: smith context.cr @ ",
     crate::smith_revision!(),
-    ")"
+    " = --engine 0.4, the default; --engine next = smith after #118)"
 );
 
 /// Replay smith's context compaction over recorded sessions, under other

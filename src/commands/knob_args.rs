@@ -218,6 +218,12 @@ mod tests {
         let defaults = Config::default();
         for k in Knob::ALL {
             let default = k.get(&defaults);
+            let word = k.kind() == Kind::Word;
+            // A word knob's values are written as their words everywhere.
+            let written = |v: f64| match k.word(v) {
+                Some(w) if word => w.to_string(),
+                _ => v.to_string(),
+            };
             // replay's flag defaults to the config's default, sweep's says so.
             let arg = find(&one, k.flag());
             let shown: Vec<String> = arg
@@ -226,20 +232,33 @@ mod tests {
                 .map(|v| v.to_string_lossy().into_owned())
                 .collect();
             assert_eq!(shown.len(), 1, "--{}", k.flag());
-            assert_eq!(shown[0].parse::<f64>(), Ok(default), "--{}", k.flag());
-            assert_eq!(stated_default(find(&lists, k.flag())), default);
+            assert_eq!(shown[0], written(default), "--{}", k.flag());
+            if word {
+                assert_eq!(stated_text(find(&lists, k.flag())), written(default));
+            } else {
+                assert_eq!(stated_default(find(&lists, k.flag())), default);
+            }
             // A grid file takes the flag and the field as keys.
             assert_eq!(Knob::from_key(k.flag()), Some(k));
             assert_eq!(Knob::from_key(k.field()), Some(k));
-            let v = other(k.is_integer(), default);
+            let v = if word {
+                let (_, v) = k.words().iter().find(|(_, v)| *v != default).unwrap();
+                *v
+            } else {
+                other(k.is_integer(), default)
+            };
             k.check(v).unwrap();
-            let toml = format!("{} = {v:?}", k.field());
+            let toml = if word {
+                format!("{} = {:?}", k.field(), written(v))
+            } else {
+                format!("{} = {v:?}", k.field())
+            };
             let spec = GridSpec::from_toml(Path::new("g.toml"), &toml).unwrap();
             assert_eq!(spec.get(k), Some(&[v][..]), "{toml}");
             // The flag, the setter and the getter agree on one field.
             let m = one
                 .clone()
-                .try_get_matches_from(["t", &format!("--{}", k.flag()), &v.to_string()])
+                .try_get_matches_from(["t", &format!("--{}", k.flag()), &written(v)])
                 .unwrap();
             let parsed = ConfigArgs::from_arg_matches(&m).unwrap().0;
             let mut set = Config::default();
@@ -249,7 +268,9 @@ mod tests {
             // Its column carries it, and the label tells it apart.
             let mut columns = Columns::new();
             knob_columns(&mut columns, &[&set]);
-            let column = if k.is_integer() {
+            let column = if word {
+                Values::Str(vec![written(v)])
+            } else if k.is_integer() {
                 Values::Int(vec![v as i64])
             } else {
                 Values::Float(vec![v])

@@ -10,7 +10,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use comfy_table::{Cell, CellAlignment};
 
-use crate::engine::Config;
+use crate::engine::{Config, EngineVersion};
 use crate::recommend::smith_config::{self, Source};
 use crate::recommend::{self, Evidence, MaxLoss, Settings, Verdict};
 use crate::sweep::bootstrap::{Bootstrap, DEFAULT_RESAMPLES, DEFAULT_SEED};
@@ -164,7 +164,9 @@ pub(crate) fn run(args: RecommendArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| transcript::locate::smith_home().join(smith_config::CONFIG_FILE));
     let (json, decision) = (args.json, (args.max_loss, args.folds, args.top));
-    let planned = job(args, &config_path)?.plan()?;
+    let job = job(args, &config_path)?;
+    let engine = single_engine(&job.spec)?;
+    let planned = job.clone().plan()?;
     let (max_loss, folds, top) = decision;
     let settings = Settings {
         objective: planned.rank_by,
@@ -173,8 +175,30 @@ pub(crate) fn run(args: RecommendArgs) -> Result<()> {
         folds,
         top,
     };
-    let outcome =
-        planned.execute(|summaries, per| recommend::decide_verdict(summaries, per, &settings))?;
+    // The same rule on the same sessions under smith's other engine, so the
+    // verdict can say in one line what a smith with (or without) #118 would
+    // be told. It writes nothing.
+    let other = EngineVersion::ALL.into_iter().find(|&e| e != engine);
+    let other = match other {
+        Some(e) => {
+            crate::note!(
+                "replaying under --engine {e} too, for the line that compares the engines"
+            );
+            let mut job = job;
+            job.spec.put(Knob::Engine, vec![e.code()]);
+            (job.out, job.report, job.resume) = (None, None, false);
+            let outcome = job
+                .plan()?
+                .execute(|summaries, per| recommend::decide_verdict(summaries, per, &settings))?;
+            outcome.verdict.as_ref().map(recommend::OtherEngine::of)
+        }
+        None => None,
+    };
+    let outcome = planned.execute(|summaries, per| {
+        let mut v = recommend::decide_verdict(summaries, per, &settings);
+        v.other_engine = other.clone();
+        v
+    })?;
     if let (Some(data), Some(dir)) = (&planned.data_dir, &planned.report) {
         crate::report::draw(data, dir)?.say();
     }
@@ -188,6 +212,18 @@ pub(crate) fn run(args: RecommendArgs) -> Result<()> {
         &planned.baseline_source,
         &config_path,
     )
+}
+
+/// The one engine `recommend` decides for: it tells a user of one smith
+/// what to write, and reports the other engine in a line of its own.
+fn single_engine(spec: &GridSpec) -> Result<EngineVersion> {
+    match spec.get(Knob::Engine) {
+        None => Ok(EngineVersion::RELEASED),
+        Some([one]) => Ok(EngineVersion::from_code(*one).unwrap_or(EngineVersion::RELEASED)),
+        Some(_) => Err(usage(
+            "--engine: recommend decides for one engine, the smith you run, and says in one line what the other would choose; to rank both side by side, use sweep --engine 0.4,next",
+        )),
+    }
 }
 
 /// The sweep around the user's config the flags describe: smith's policy
@@ -276,7 +312,11 @@ fn pct(p: Option<f64>) -> String {
 pub(crate) fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
     let mut s = String::new();
     s.push_str(&v.sentence);
-    s.push_str("\n\n");
+    s.push('\n');
+    if let Some(o) = &v.other_engine {
+        s.push_str(&format!("{}.\n", o.line));
+    }
+    s.push('\n');
     s.push_str(&format!(
         "{} sessions under {} configs, {} of them ones smith accepts; baseline {} from {from}\n",
         v.sessions, v.configs, v.accepted, v.baseline.label

@@ -272,6 +272,12 @@ pub(crate) fn summary_json(
     if let Some(map) = value.as_object_mut() {
         map.insert("estimator".into(), json!(setup.estimator));
     }
+    // Only under an engine that can refuse or discard a summary, so 0.4's
+    // summary stays as it was.
+    if let (true, Some(map)) = (setup.config.engine.fixes_118(), value.as_object_mut()) {
+        map.insert("summaries_refused".into(), json!(f.summaries_refused));
+        map.insert("summaries_discarded".into(), json!(f.summaries_discarded));
+    }
     // Only where the session chose the ratio or overhead, for the same
     // reason.
     if let (Some(c), Some(map)) = (&f.calibration, value.as_object_mut()) {

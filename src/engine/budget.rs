@@ -28,6 +28,10 @@ pub struct Config {
     /// Size of the offline summary stand-in; 0 means the summarizer fails and
     /// the prefix is dropped instead.
     pub summary_tokens: u64,
+    /// Which of smith's engines compacts (docs/engine.md §4.9). Written
+    /// data from before it was a knob replayed smith 0.4's.
+    #[serde(default)]
+    pub engine: super::EngineVersion,
 }
 
 impl Default for Config {
@@ -41,6 +45,7 @@ impl Default for Config {
             overhead_tokens: defaults::OVERHEAD_TOKENS,
             ratio: defaults::RATIO,
             summary_tokens: defaults::SUMMARY_TOKENS,
+            engine: super::EngineVersion::RELEASED,
         }
     }
 }

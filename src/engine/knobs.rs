@@ -4,7 +4,8 @@
 //! Their defaults are [`Config::default`]'s.
 
 use super::budget::{LEARN, OWN_WINDOW};
-use super::Config;
+use super::version::no_number;
+use super::{Config, EngineVersion};
 use crate::knob::{any, knob_table, whole, Kind, Label, ValueError};
 
 /// Whom one of smith's knobs applies to.
@@ -18,6 +19,11 @@ pub(crate) enum Scope {
     /// agent's fixed prompt, not policy, so a sweep's baseline is smith's
     /// defaults under its first value.
     Measured,
+    /// smith's engine only, and the baseline too: which smith runs is a
+    /// fact about the user's install, so a sweep's baseline is smith's
+    /// defaults under its first value (`--engine 0.4,next` compares the
+    /// fix with the release it fixes).
+    Release,
 }
 
 /// A ratio given as a number: above 0 (0 is how [`LEARN`] is held).
@@ -127,7 +133,23 @@ knob_table! {
         applies: Scope::Every,
         check: count,
     }
+    Engine(engine: EngineVersion) {
+        flag: "engine",
+        value_name: "NAME",
+        help: "smith's engine: 0.4 (the latest release, e533ff4) or next (after #118)",
+        list_help: "smith's engines: 0.4 (the latest release, e533ff4), next (after #118)",
+        kind: Kind::Word,
+        label: Label::Changed("engine "),
+        applies: Scope::Release,
+        check: no_number,
+    }
 }
+
+/// The engine knob's words: each version's name and the code that holds it.
+const ENGINE_WORDS: [(&str, f64); EngineVersion::ALL.len()] = [
+    (EngineVersion::V04.as_str(), EngineVersion::V04.code()),
+    (EngineVersion::Next.as_str(), EngineVersion::Next.code()),
+];
 
 /// A value given for a knob that takes words: a word's value, or a number
 /// as typed (which may be refused even where it equals a word's value).
@@ -144,6 +166,7 @@ impl Knob {
         match self {
             Knob::Ratio => &[("learn", LEARN)],
             Knob::MaxTokens => &[("own", OWN_WINDOW as f64)],
+            Knob::Engine => &ENGINE_WORDS,
             _ => &[],
         }
     }
@@ -200,6 +223,11 @@ impl Knob {
             .find(|k| k.flag().replace('-', "_") == key || k.field() == key)
     }
 
+    /// What values it takes.
+    pub(crate) fn kind(self) -> Kind {
+        self.def().kind
+    }
+
     /// Whether the knob only takes whole numbers.
     pub(crate) fn is_integer(self) -> bool {
         self.def().kind.is_integer()
@@ -207,12 +235,12 @@ impl Knob {
 
     /// Whether every policy runs under it, not only smith.
     pub(crate) fn is_shared(self) -> bool {
-        self.def().applies != Scope::Smith
+        matches!(self.def().applies, Scope::Every | Scope::Measured)
     }
 
     /// Whether a sweep's baseline takes its first value.
-    pub(crate) fn is_measured(self) -> bool {
-        self.def().applies == Scope::Measured
+    pub(crate) fn baseline_takes_first(self) -> bool {
+        matches!(self.def().applies, Scope::Measured | Scope::Release)
     }
 
     /// The knob's value in `config`.

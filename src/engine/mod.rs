@@ -14,11 +14,14 @@ mod label;
 pub mod learn;
 pub(crate) mod marks;
 #[cfg(test)]
+mod next_tests;
+#[cfg(test)]
 mod properties_tests;
 pub(crate) mod record;
 #[cfg(test)]
 mod rules_tests;
 pub(crate) mod stages;
+mod version;
 pub(crate) mod working;
 
 use std::sync::Arc;
@@ -33,6 +36,7 @@ pub(crate) use label::window_label;
 use marks::RecordMarks;
 use record::{Recorder, Summarized};
 use stages::summarize::Summarizer;
+pub use version::EngineVersion;
 use working::Working;
 
 /// A stage of compaction, in the order they run.
@@ -185,6 +189,24 @@ pub struct Compaction {
     pub(crate) first_changed: Option<usize>,
     /// Whether `before` was over the trigger, so compaction had to act.
     pub triggered: bool,
+    /// A summary the engine chose not to keep, if it chose one: `None`
+    /// wherever a summary was kept or never considered, and always under
+    /// smith 0.4.
+    pub(crate) withheld: Option<Withheld>,
+}
+
+/// A summary that the #118 engine did not keep (docs/engine.md §4.9). The
+/// history is then returned as the cheaper stages left it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Withheld {
+    /// The prefix was only an earlier summary or drop note: refused before
+    /// the summarizer was called, so nothing was paid.
+    Refused,
+    /// The summary came back larger than what it would replace: discarded
+    /// after the call, which read `read` raw tokens of history and wrote
+    /// the summary, and was paid for.
+    Discarded { read: u64 },
 }
 
 impl Compaction {
@@ -213,6 +235,7 @@ impl Compaction {
             cut: None,
             first_changed: None,
             triggered,
+            withheld: None,
         }
     }
 }
@@ -315,27 +338,74 @@ impl Engine {
         });
 
         if !w.fits(target) {
-            let cut = stages::summarize::safe_cut_index_measured(
+            let fixed = self.config.engine.fixes_118();
+            let mut cut = stages::summarize::safe_cut_index_measured(
                 &w.messages,
                 w.bytes,
                 target,
                 &self.measure,
             );
-            if cut == 0 {
-                // No turn boundary to cut at: the recency window is the
-                // last thing left to give (one oversized result in the
-                // current turn). Attachments first, as everywhere.
+            // 0.4 gives up the recency window only where there is no turn
+            // boundary at all; after #118 also where no boundary helps: the
+            // tail that would survive the cut is over the target by itself
+            // (one long agentic turn), so a summary could only replace
+            // what little precedes it.
+            if cut == 0 || (fixed && !self.tail_fits(&w, cut, target)) {
+                // The last thing left to give is the recency window.
+                // Attachments first, as everywhere.
                 step(Stage::Attachments, &mut w, &mut record, &mut |w, r| {
                     stages::attachments::run(w, target, 0, true, r)
                 });
                 step(Stage::Truncate, &mut w, &mut record, &mut |w, r| {
                     stages::truncate::run(w, target, 0, cap, marks, r)
                 });
-            } else {
-                return self.summarize(w, cut, before, record);
+                if cut == 0 || w.fits(target) {
+                    return record.staged(w, budget, before, true);
+                }
+                // The turn starts are where they were: only results shrank.
+                cut = stages::summarize::safe_cut_index_measured(
+                    &w.messages,
+                    w.bytes,
+                    target,
+                    &self.measure,
+                );
             }
+            if fixed {
+                if let Some(withheld) = self.withheld(&w, cut) {
+                    let mut c = record.staged(w, budget, before, true);
+                    c.withheld = Some(withheld);
+                    return c;
+                }
+            }
+            return self.summarize(w, cut, before, record);
         }
         record.staged(w, budget, before, true)
+    }
+
+    /// Whether what survives a cut at `cut` fits `target` by itself.
+    fn tail_fits(&self, w: &Working, cut: usize, target: i64) -> bool {
+        let prefix = self.measure.history(&w.messages[..cut]);
+        (self.measure.tokens(w.bytes - prefix) as i64) <= target
+    }
+
+    /// Why the #118 engine keeps no summary of the messages before `cut`,
+    /// if it keeps none (docs/engine.md §4.9): a prefix of nothing but an
+    /// earlier summary or drop note is refused before the summarizer is
+    /// called; a summary larger than the messages it would replace is
+    /// discarded after the call. A failing summarizer's drop note is no
+    /// summary that came back, so it is kept as 0.4 keeps it.
+    fn withheld(&self, w: &Working, cut: usize) -> Option<Withheld> {
+        let prefix = &w.messages[..cut];
+        if prefix.iter().all(|m| stages::summarize::is_summary_note(m)) {
+            return Some(Withheld::Refused);
+        }
+        let (note, stage) = self.summarizer.note(cut);
+        let replaced = self.measure.history(prefix);
+        (stage == Stage::Summarize && self.measure.message(&note) > replaced).then(|| {
+            Withheld::Discarded {
+                read: self.measure.tokens(replaced),
+            }
+        })
     }
 
     /// Replaces the messages before `cut` by the summary (or drop note).

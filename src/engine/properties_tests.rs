@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::test_support::*;
 use proptest::prelude::*;
-use smith_calibrate::engine::{Config, Engine, Strategy as Outcome};
+use smith_calibrate::engine::{Config, Engine, EngineVersion, Strategy as Outcome};
 use smith_calibrate::transcript::{Block, BlockType, Message, Role};
 
 #[derive(Clone, Debug)]
@@ -26,7 +26,7 @@ struct Step {
 }
 
 #[derive(Clone, Debug)]
-struct Turn {
+pub(super) struct Turn {
     synthetic: bool,
     image: bool,
     steps: Vec<Step>,
@@ -64,7 +64,7 @@ fn step_strategy() -> impl Strategy<Value = Step> {
         })
 }
 
-fn turn_strategy() -> impl Strategy<Value = Turn> {
+pub(super) fn turn_strategy() -> impl Strategy<Value = Turn> {
     (
         prop::bool::weighted(0.2),
         prop::bool::weighted(0.1),
@@ -77,7 +77,7 @@ fn turn_strategy() -> impl Strategy<Value = Turn> {
         })
 }
 
-fn config_strategy() -> impl Strategy<Value = Config> {
+pub(super) fn config_strategy() -> impl Strategy<Value = Config> {
     (
         200u64..6000,
         0.3f64..1.0,
@@ -87,9 +87,10 @@ fn config_strategy() -> impl Strategy<Value = Config> {
         0u64..300,
         1.0f64..2.0,
         0u64..300,
+        prop::sample::select(EngineVersion::ALL.to_vec()),
     )
         .prop_map(
-            |(max, at, to, cap, window, overhead, ratio, summary)| Config {
+            |(max, at, to, cap, window, overhead, ratio, summary, engine)| Config {
                 max_tokens: max,
                 compact_at: at,
                 compact_to: to.min(at),
@@ -98,6 +99,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
                 overhead_tokens: overhead,
                 ratio,
                 summary_tokens: summary,
+                engine,
             },
         )
 }
@@ -116,7 +118,7 @@ fn text(n: usize, salt: usize) -> Vec<u8> {
     out
 }
 
-fn build(turns: &[Turn]) -> Vec<Arc<Message>> {
+pub(super) fn build(turns: &[Turn]) -> Vec<Arc<Message>> {
     let mut h = Vec::new();
     let mut id = 0usize;
     for (t, turn) in turns.iter().enumerate() {

@@ -135,6 +135,7 @@ impl Recorder {
             edits: self.edits,
             cut: None,
             triggered,
+            withheld: None,
         }
     }
 
@@ -168,6 +169,7 @@ impl Recorder {
             cut: Some(s.cut),
             first_changed: Some(0),
             triggered,
+            withheld: None,
         }
     }
 

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use crate::test_support::policies::write_loss_session;
 use crate::test_support::*;
 use proptest::prelude::*;
-use smith_calibrate::engine::{Compaction, Config, EditKind, Stage, Strategy as Outcome};
+use smith_calibrate::engine::{
+    Compaction, Config, EditKind, EngineVersion, Stage, Strategy as Outcome,
+};
 use smith_calibrate::loss;
 use smith_calibrate::policy::{
     claude_code, codex, context_editing, masking, opencode, Knobs, Policy, Setup,
@@ -728,6 +730,10 @@ fn a_setup_reads_back_from_the_configs_table() {
     for (i, expected) in setups.iter().enumerate() {
         let mut config = Config::default();
         for k in Knob::ALL {
+            if k == Knob::Engine {
+                config.engine = EngineVersion::parse(&text(k.field(), i)).unwrap();
+                continue;
+            }
             let v = float(k.field(), i).unwrap();
             match k {
                 Knob::MaxTokens => config.max_tokens = v as u64,
@@ -738,6 +744,7 @@ fn a_setup_reads_back_from_the_configs_table() {
                 Knob::Overhead => config.overhead_tokens = v as u64,
                 Knob::Ratio => config.ratio = v,
                 Knob::SummaryTokens => config.summary_tokens = v as u64,
+                Knob::Engine => unreachable!("read by name above"),
             }
         }
         // Each policy knob read back as its kind says, from its column alone.

@@ -262,6 +262,49 @@ pub struct Verdict {
     pub maintainers_note: Option<String>,
     /// The baseline, the chosen config and the best by the objective.
     pub evidence: Vec<Evidence>,
+    /// The engine every config replayed under (docs/engine.md §4.9).
+    #[serde(default)]
+    pub engine: crate::engine::EngineVersion,
+    /// What the same rule chose on the same sessions under smith's other
+    /// engine, where `recommend` replayed it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_engine: Option<OtherEngine>,
+}
+
+/// The verdict under smith's other engine, in one line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OtherEngine {
+    pub engine: crate::engine::EngineVersion,
+    /// The config it would choose (`None`: it keeps the baseline).
+    pub chosen: Option<String>,
+    /// Its saving over the baseline in percent of the baseline's total.
+    pub saving_pct: Option<f64>,
+    /// The line: "under --engine next (smith after #118, unreleased) it
+    /// would …".
+    pub line: String,
+}
+
+impl OtherEngine {
+    /// `v`, decided under `engine`, as the other engine's line.
+    pub fn of(v: &Verdict) -> OtherEngine {
+        let engine = v.engine;
+        let what = match &v.chosen {
+            Some(c) => format!(
+                "it would choose {} ({} {})",
+                c.label,
+                v.in_sample_saving_pct
+                    .map_or("-".to_string(), |p| format!("{:+.1}%", -p)),
+                v.objective.name()
+            ),
+            None => format!("it would keep {}", v.baseline.label),
+        };
+        OtherEngine {
+            engine,
+            chosen: v.chosen.as_ref().map(|c| c.label.clone()),
+            saving_pct: v.chosen.as_ref().and(v.in_sample_saving_pct),
+            line: format!("under --engine {engine} ({}) {what}", engine.describe()),
+        }
+    }
 }
 
 /// Whether config `c` is one smith could be told to run: smith's own
@@ -552,6 +595,12 @@ pub fn decide(summaries: &mut [ConfigSummary], per: &PerSession, settings: &Sett
             .iter()
             .map(|&i| evidence(&summaries[i], settings, base, chosen))
             .collect(),
+        // The recorded baseline is no smith config: the smith rows say.
+        engine: summaries
+            .iter()
+            .find(|s| s.setup.policy == Policy::Smith)
+            .map_or(crate::engine::EngineVersion::RELEASED, |s| s.config.engine),
+        other_engine: None,
     }
 }
 

@@ -161,6 +161,15 @@ fn toml_float(v: f64) -> String {
 /// the table replaces the user's own.
 pub(crate) fn snippet(config: &Config) -> String {
     let mut out = String::from("[context]\n");
+    // config.toml does not choose the engine, the smith installed does: a
+    // verdict for another than the latest release says which it is for.
+    if config.engine != crate::engine::EngineVersion::RELEASED {
+        out.push_str(&format!(
+            "# for {} (--engine {}), not the latest release\n",
+            config.engine.describe(),
+            config.engine
+        ));
+    }
     if config.own_window() {
         out.push_str(
             "# max_tokens: your model's context window (each session was replayed at its own)\n",

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::{Compaction, Compactor, Edit, Effects, Stage, Strategy};
+use crate::engine::{Compaction, Compactor, Edit, Effects, Stage, Strategy, Withheld};
 use crate::transcript::{Message, Role};
 
 /// What happened at one request.
@@ -67,6 +67,9 @@ pub struct RequestFacts {
     /// Whether the real count is the provider's (the session was
     /// measured), not the estimate.
     pub(crate) measured: bool,
+    /// A summary the engine refused or discarded (smith after #118 only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) withheld: Option<Withheld>,
 }
 
 /// A session's replay, summed.
@@ -128,6 +131,14 @@ pub struct SessionFacts {
     /// nothing by summarising while every cheaper stage did nothing).
     #[serde(default)]
     pub misfire_resummarized: u64,
+    /// Summaries the engine refused before calling the summarizer (the
+    /// prefix was only an earlier summary) and summaries it discarded after
+    /// the call (larger than what they would replace): smith after #118
+    /// only.
+    #[serde(default)]
+    pub(crate) summaries_refused: u64,
+    #[serde(default)]
+    pub(crate) summaries_discarded: u64,
     /// Where each misfire happened, in request order (see [`misfire`]).
     /// Repeats are kept up to [`misfire::MAX_THRASH_WINDOW`] apart so that
     /// [`SessionFacts::set_thrash_window`] can widen the window afterwards
@@ -260,6 +271,8 @@ impl SessionFacts {
         self.real_tokens_sent += r.real_after;
         self.real_peak_tokens = self.real_peak_tokens.max(r.real_after);
         self.misfire_overflow += r.overflow as u64;
+        self.summaries_refused += (r.withheld == Some(Withheld::Refused)) as u64;
+        self.summaries_discarded += matches!(r.withheld, Some(Withheld::Discarded { .. })) as u64;
         self.note_misfires(r);
     }
 
@@ -429,6 +442,7 @@ pub(crate) fn replay_sized<C: Compactor + ?Sized>(
                 real_write: real_after - real_read,
                 overflow: !exhausted && real_after > budget.max_tokens,
                 measured: sizes.is_some(),
+                withheld: compaction.withheld,
             };
             facts.add(&r);
             request += 1;
@@ -505,6 +519,7 @@ pub(crate) fn sent(request: usize, message_index: usize, after: i64) -> RequestF
         real_write: after,
         overflow: false,
         measured: false,
+        withheld: None,
     }
 }
 
@@ -572,6 +587,8 @@ pub(crate) mod every_field {
             misfire_grew: 1,
             misfire_repeated: 2,
             misfire_resummarized: 1,
+            summaries_refused: 3 + k,
+            summaries_discarded: 2 + k,
             misfires: vec![
                 misfire(MisfireKind::Grew, 3, None),
                 misfire(MisfireKind::Resummarized, 4, None),
@@ -649,6 +666,8 @@ pub(crate) mod every_field {
             misfire_grew,
             misfire_repeated,
             misfire_resummarized,
+            summaries_refused,
+            summaries_discarded,
             misfires,
             thrash_window,
             last_compaction,

@@ -65,6 +65,17 @@ pub(crate) fn trace_line(r: &RequestFacts) -> Value {
         obj.insert("real_write".into(), json!(r.real_write));
         obj.insert("overflow".into(), json!(r.overflow));
     }
+    // Only where smith after #118 kept no summary, so every other trace
+    // stays as it was.
+    match r.withheld {
+        Some(crate::engine::Withheld::Refused) => {
+            obj.insert("summary".into(), json!("refused"));
+        }
+        Some(crate::engine::Withheld::Discarded { .. }) => {
+            obj.insert("summary".into(), json!("discarded"));
+        }
+        None => {}
+    }
     Value::Object(obj)
 }
 

@@ -99,6 +99,24 @@ fn strings(frame: &DataFrame, file: &str, name: &str) -> Result<Vec<String>> {
         .collect())
 }
 
+/// A knob's column as the numbers that hold its values: a word knob's
+/// names read back as the knob reads them on the command line.
+fn knob_values(frame: &DataFrame, file: &str, k: Knob) -> Result<Vec<f64>> {
+    if k.kind() != crate::knob::Kind::Word {
+        return floats(frame, file, k.field());
+    }
+    strings(frame, file, k.field())?
+        .iter()
+        .map(|t| match k.parse_one(t) {
+            Ok(crate::engine::knobs::Typed::Word(v)) => Ok(v),
+            _ => Err(anyhow!(
+                "{file}: column {}: {t:?} is not one of its values",
+                k.field()
+            )),
+        })
+        .collect()
+}
+
 /// A policy knob's column as its values, `None` where null (the default).
 fn policy_knob(frame: &DataFrame, file: &str, k: PolicyKnob) -> Result<Vec<Option<Value>>> {
     Ok(if k.kind() == crate::knob::Kind::Names {
@@ -172,7 +190,7 @@ fn read_configs(frame: &DataFrame, file: &str) -> Result<Vec<ConfigSummary>> {
     let labels = strings(frame, file, Col::ConfigLabel.name())?;
     let knobs: Vec<Vec<f64>> = Knob::ALL
         .iter()
-        .map(|k| floats(frame, file, k.field()))
+        .map(|&k| knob_values(frame, file, k))
         .collect::<Result<_>>()?;
     let policies = strings(frame, file, Col::Policy.name())?;
     let policy_knobs: Vec<Vec<Option<Value>>> = PolicyKnob::ALL

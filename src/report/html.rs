@@ -235,6 +235,13 @@ fn recommendation(h: &mut String, v: &crate::recommend::Verdict) {
         },
         escape_html(&v.snippet)
     );
+    if let Some(o) = &v.other_engine {
+        let _ = writeln!(
+            h,
+            "<p>The same rule on the same sessions: {}.</p>",
+            escape_html(&o.line)
+        );
+    }
     if let Some(note) = &v.maintainers_note {
         let _ = writeln!(h, "<p class=\"warning\">{}</p>", escape_html(note));
     }

@@ -18,7 +18,7 @@ use super::grid::Knob;
 /// The version of the layout of `summary.json`, of the tables and of
 /// `sweep --json` (whose configs are rows of `configs.*`): what a reader
 /// checks before it trusts a field or a column to be there.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The columns that are neither a knob nor a figure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -166,6 +166,11 @@ metrics! {
     AttachmentsRemoved = "attachments_removed", Count, Count, "attachments removed", stats false, delta false, value e.attachments_removed as f64;
     Summaries = "summaries", Count, Count, "summaries", stats true, delta true, value f.summaries as f64;
     Drops = "drops", Count, Count, "drops", stats false, delta true, value f.drops as f64;
+    /// Summaries smith after #118 did not keep: refused before the call
+    /// (the prefix was only an earlier summary), discarded after it (larger
+    /// than what they would replace; the call is still paid).
+    SummariesRefused = "summaries_refused", Count, Count, "summaries refused", stats false, delta true, value f.summaries_refused as f64;
+    SummariesDiscarded = "summaries_discarded", Count, Count, "summaries discarded", stats false, delta true, value f.summaries_discarded as f64;
     MessagesSummarized = "messages_summarized", Count, Count, "messages summarized", stats true, delta true, value e.messages_summarized as f64;
     TargetMisses = "target_misses", Count, Count, "target misses", stats false, delta true, value f.target_misses as f64;
     Exhausted = "exhausted", Count, Count, "over the window", stats false, delta true, value f.exhausted as f64;

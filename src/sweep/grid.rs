@@ -238,6 +238,14 @@ pub(crate) fn parse_values(knob: Knob, text: &str) -> Result<Vec<f64>, SpecError
             .find(|(w, _)| w.eq_ignore_ascii_case(item.trim()))
         {
             Some((_, v)) => values.push(*v),
+            // A knob of words only takes no number: say which words.
+            None if knob.kind() == crate::knob::Kind::Word => {
+                return Err(ValueError::NotNumberOrWord {
+                    text: item.trim().to_string(),
+                    words: knob.words().iter().map(|(w, _)| *w).collect(),
+                }
+                .into())
+            }
             None => values.extend(parse_list(item, knob.is_integer(), check)?),
         }
     }
@@ -410,7 +418,7 @@ pub(crate) fn default_baseline(spec: &GridSpec) -> Config {
     // prompt, not policy, so it takes their (first) values, and its label
     // shows them.
     let mut baseline = Config::default();
-    for k in Knob::ALL.into_iter().filter(|k| k.is_measured()) {
+    for k in Knob::ALL.into_iter().filter(|k| k.baseline_takes_first()) {
         if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
             k.set(&mut baseline, *v);
         }

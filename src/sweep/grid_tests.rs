@@ -141,7 +141,7 @@ window_turns = [1, 3]
     let unknown = GridSpec::from_toml(Path::new("g.toml"), "compact_from = [0.5]")
         .unwrap_err()
         .to_string();
-    assert_text(&unknown, "g.toml: unknown key `compact_from`; the keys are max-tokens, compact-at, compact-to, result-cap, window, overhead, ratio, summary-tokens");
+    assert_text(&unknown, "g.toml: unknown key `compact_from`; the keys are max-tokens, compact-at, compact-to, result-cap, window, overhead, ratio, summary-tokens, engine");
     let bad = GridSpec::from_toml(Path::new("g.toml"), "ratio = [true]")
         .unwrap_err()
         .to_string();

@@ -57,6 +57,7 @@ pub(crate) enum Baseline {
 }
 
 /// A sweep: what it replays, under which configs, priced how, written where.
+#[derive(Clone)]
 pub(crate) struct Job {
     /// The paths as given (or the sessions directory), for the outputs that
     /// record them.
@@ -202,12 +203,17 @@ pub(crate) fn all_by_other_agents(refs: &[SessionRef]) -> bool {
             .all(transcript::locate::recorded_by_another_agent)
 }
 
-/// `context`'s config under the sweep's calibration (ratio, overhead) and
-/// summary size, which are not smith's settings: a smith config as a
-/// sweep's baseline.
+/// `context`'s config under the sweep's calibration (ratio, overhead),
+/// summary size and engine (its first), which are not smith's settings: a
+/// smith config as a sweep's baseline.
 pub(crate) fn under_grid(context: &Config, spec: &GridSpec) -> Config {
     let mut b = *context;
-    for k in [Knob::Overhead, Knob::Ratio, Knob::SummaryTokens] {
+    for k in [
+        Knob::Overhead,
+        Knob::Ratio,
+        Knob::SummaryTokens,
+        Knob::Engine,
+    ] {
         if let Some(v) = spec.get(k).and_then(<[f64]>::first) {
             k.set(&mut b, *v);
         }

@@ -187,6 +187,8 @@ pub(crate) enum AxisValue {
     Int(i64),
     Float(f64),
     Names(Vec<String>),
+    /// A word knob's value by name (the engine).
+    Word(String),
 }
 
 impl AxisValue {
@@ -205,7 +207,11 @@ impl<'de> Deserialize<'de> for AxisValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AxisValue, D::Error> {
         let raw = <Box<RawValue>>::deserialize(d)?;
         let text = raw.get();
-        if text.starts_with('[') {
+        if text.starts_with('"') {
+            serde_json::from_str(text)
+                .map(AxisValue::Word)
+                .map_err(|e| de::Error::custom(format!("{text} is not a name: {e}")))
+        } else if text.starts_with('[') {
             serde_json::from_str(text)
                 .map(AxisValue::Names)
                 .map_err(|e| de::Error::custom(format!("{text} is not a list of names: {e}")))
@@ -227,6 +233,7 @@ impl fmt::Display for AxisValue {
             AxisValue::Names(n) if n.is_empty() => f.write_str("none"),
             AxisValue::Names(n) => f.write_str(&n.join(", ")),
             AxisValue::Int(v) => write!(f, "{v}"),
+            AxisValue::Word(w) => f.write_str(w),
             AxisValue::Float(v) => match serde_json::Number::from_f64(*v) {
                 Some(n) => write!(f, "{n}"),
                 None => f.write_str("null"),

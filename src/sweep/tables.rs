@@ -26,7 +26,9 @@ use crate::cost::Prices;
 /// The knob columns of `configs`, in [`Knob::ALL`] order, named by field.
 pub(crate) fn knob_columns(out: &mut Columns, configs: &[&Config]) {
     for k in Knob::ALL {
-        let values = if k.is_integer() {
+        let values = if k.kind() == KnobKind::Word {
+            Values::Str(configs.iter().map(|c| k.text(c)).collect())
+        } else if k.is_integer() {
             Values::Int(configs.iter().map(|c| k.get(c) as i64).collect())
         } else {
             Values::Float(configs.iter().map(|c| k.get(c)).collect())
@@ -140,7 +142,7 @@ pub(crate) fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
             KnobKind::Count => {
                 Values::OptInt(setups.iter().map(|s| number(s).map(|v| v as i64)).collect())
             }
-            KnobKind::Fraction | KnobKind::Factor => {
+            KnobKind::Fraction | KnobKind::Factor | KnobKind::Word => {
                 Values::OptFloat(setups.iter().map(number).collect())
             }
         };
@@ -487,9 +489,15 @@ impl ConfigRecord {
     }
 }
 
-/// An axis of knob values as the summary writes it.
-fn axis(values: &[f64], integer: bool) -> Vec<AxisValue> {
-    values.iter().map(|&x| AxisValue::new(x, integer)).collect()
+/// An axis of knob values as the summary writes it: a word knob's by name.
+fn axis(k: Knob, values: &[f64]) -> Vec<AxisValue> {
+    values
+        .iter()
+        .map(|&x| match (k.kind(), k.word(x)) {
+            (KnobKind::Word, Some(w)) => AxisValue::Word(w.to_string()),
+            _ => AxisValue::new(x, k.is_integer()),
+        })
+        .collect()
 }
 
 /// A policy knob's axis as the summary writes it.
@@ -531,7 +539,7 @@ pub(crate) fn summary(
                     .grid
                     .axes
                     .iter()
-                    .map(|(k, v)| (k.field().to_string(), axis(v, k.is_integer())))
+                    .map(|(k, v)| (k.field().to_string(), axis(*k, v)))
                     .collect(),
             ),
             configs: sweep.configs,

@@ -18,6 +18,8 @@ pub(crate) mod claude_code_log;
 
 pub(crate) mod estimators;
 
+pub(crate) mod engines;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -32,7 +32,7 @@ use super::bill::{Metered, Part, Parts, Tokens};
 use super::table::{default_model, CacheKind, ModelPrice, WRITE_1H_MULTIPLIER};
 use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
-use crate::engine::{Budget, Compactor, Stage, Strategy};
+use crate::engine::{Budget, Compactor, Stage, Strategy, Withheld};
 use crate::replay::{replay_with, ModelCost, Refetch, RequestFacts, SessionFacts};
 use crate::transcript::Message;
 
@@ -555,6 +555,14 @@ impl<'a> Meter<'a> {
                 r.effects.reclaimed[Stage::Summarize.index()] + self.summary_tokens as i64;
             let budget = self.budget_of(r);
             self.cost.price_summarizer += dollars(budget.charged(replaced.max(0) as u64), input)
+                + dollars(self.summary_tokens as i64, output_price);
+        }
+        if let (true, Some(Withheld::Discarded { read })) = (self.summarizer, r.withheld) {
+            // A summary thrown away after the call was still written and
+            // paid: the summarizer read the turns it would have replaced.
+            let input = self.settings.prices.map_or(row.input, |p| p.input);
+            let budget = self.budget_of(r);
+            self.cost.price_summarizer += dollars(budget.charged(read), input)
                 + dollars(self.summary_tokens as i64, output_price);
         }
     }

@@ -216,7 +216,8 @@ fn swept_values(s: &crate::sweep::summary::Summary, k: PolicyKnob) -> Vec<f64> {
         .filter_map(|v| match *v {
             crate::sweep::summary::AxisValue::Int(i) => Some(i as f64),
             crate::sweep::summary::AxisValue::Float(f) => Some(f),
-            crate::sweep::summary::AxisValue::Names(_) => None,
+            crate::sweep::summary::AxisValue::Names(_)
+            | crate::sweep::summary::AxisValue::Word(_) => None,
         })
         .collect()
 }
