@@ -240,3 +240,30 @@ fn the_gating_loss_predicts_real_refetches_on_every_source_read_in_place() {
         assert!(lift >= 3.0 && recall >= 0.75, "{name}: {s}");
     }
 }
+
+/// smith's own sessions record their usage in total: `calibrate` holds each
+/// against its replay and fits the ratio and overhead they were billed at.
+#[test]
+fn calibrate_checks_smiths_recorded_usage_on_the_bundled_sessions() {
+    let text = crate::common::ok(
+        crate::common::bin()
+            .args(["calibrate", "datasets/sessions", "--wide"])
+            .output()
+            .unwrap(),
+    );
+    assert!(text.contains("smith's recorded usage"), "{text}");
+    assert!(text.contains("anthropic: ratio 1.299"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&crate::common::ok(
+        crate::common::bin()
+            .args(["calibrate", "datasets/sessions", "--json"])
+            .output()
+            .unwrap(),
+    ))
+    .unwrap();
+    let sessions = json["usage_check"]["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 12);
+    for s in sessions {
+        assert!(s["billed_error"].as_f64().unwrap().abs() < 0.06, "{s}");
+        assert!(s["not_whole"].is_null(), "{s}");
+    }
+}

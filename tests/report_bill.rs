@@ -127,7 +127,7 @@ fn the_report_checks_imported_sessions_bill_as_calibrate_does() {
 }
 
 #[test]
-fn a_sweep_of_smith_sessions_says_there_is_no_bill_to_check() {
+fn a_sweep_of_smith_sessions_checks_their_recorded_usage() {
     let tmp = tempfile::tempdir().unwrap();
     let report = tmp.path().join("report");
     let datasets = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets");
@@ -141,6 +141,34 @@ fn a_sweep_of_smith_sessions_says_there_is_no_bill_to_check() {
     ]));
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     let sec = section(&html);
+    assert!(!sec.contains("bill-none"), "{sec}");
+    assert!(
+        sec.contains("smith's own sessions record the tokens"),
+        "{sec}"
+    );
+    assert_eq!(sec.matches("</td></tr>").count(), 12, "{sec}");
+    assert!(
+        sec.contains("anthropic: ratio 1.2994, overhead 2404"),
+        "{sec}"
+    );
+}
+
+#[test]
+fn a_sweep_of_sessions_without_usage_says_there_is_no_bill_to_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (sessions, report) = (tmp.path().join("sessions"), tmp.path().join("report"));
+    crate::common::write_session(
+        &sessions,
+        "s",
+        &[crate::common::user("hello"), crate::common::assistant("hi")],
+    );
+    ok(run(&[
+        "sweep",
+        &sessions.display().to_string(),
+        "--report",
+        &report.display().to_string(),
+    ]));
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     // One line saying there is no bill to check, and no table.
-    assert_fixture(sec, "report_bill/no_usage_section.html");
+    assert_fixture(section(&html), "report_bill/no_usage_section.html");
 }

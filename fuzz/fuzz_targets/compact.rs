@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use smith_calibrate::engine::{Config, Engine, Strategy};
+use smith_calibrate::engine::{Config, Engine, EngineVersion, Strategy};
 use smith_calibrate::transcript::{Block, BlockType, Message, Role};
 
 #[derive(Arbitrary, Debug)]
@@ -161,6 +161,12 @@ fuzz_target!(|input: Input| {
         overhead_tokens: input.overhead as u64 % 2000,
         ratio: 1.0 + input.ratio as f64 / 255.0,
         summary_tokens: input.summary as u64 % 500,
+        // Both engines: the odd summary sizes run smith after #118.
+        engine: if input.summary % 2 == 1 {
+            EngineVersion::Next
+        } else {
+            EngineVersion::V04
+        },
     };
     let record = build(&input.turns);
     let engine = Engine::new(config);

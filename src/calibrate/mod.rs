@@ -26,6 +26,7 @@ pub(crate) mod formats;
 pub(crate) mod recorded;
 pub(crate) mod session;
 pub(crate) mod triggers;
+pub(crate) mod usage;
 pub(crate) mod validate;
 
 use std::sync::Arc;

@@ -89,12 +89,27 @@ pub(crate) fn run(args: CalibrateArgs) -> Result<()> {
     let estimators = check_args(&args)?;
     let sessions = load(&args)?;
     let (fits, not_imported) = formats::fit_formats(&sessions);
+    let usage = crate::calibrate::usage::check(&sessions, args.smith_config());
     if fits.is_empty() {
-        return Err(nothing_read(format!(
-            "none of the {} sessions carries usage per request ({} are not imports); import some with `smith-calibrate import`",
-            sessions.len(),
-            not_imported
-        )));
+        if usage.sessions.is_empty() {
+            return Err(nothing_read(format!(
+                "none of the {} sessions carries usage: no log records it per request and no smith session.json records its totals",
+                sessions.len()
+            )));
+        }
+        // smith's own sessions alone: their totals are the whole check.
+        let stdout = io::stdout();
+        let mut out = io::BufWriter::new(stdout.lock());
+        if args.json {
+            serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "usage_check": usage }))?;
+            writeln!(out)?;
+        } else {
+            let mut out = crate::screen::Wrapping::new(&mut out);
+            crate::calibrate::usage::write_text(&mut out, &usage)?;
+            out.flush()?;
+        }
+        out.flush()?;
+        return Ok(());
     }
     let spinner = crate::messages::spinner(format!(
         "calibrating on {} sessions: the fits, the recorded replay, the bill check, the real compactions",
@@ -112,6 +127,7 @@ pub(crate) fn run(args: CalibrateArgs) -> Result<()> {
         validation: price_validation(&sessions, &fits, &args),
         fits,
         not_imported,
+        usage,
     };
     spinner.finish_and_clear();
     let stdout = io::stdout();
@@ -138,6 +154,8 @@ struct Found {
     real: super::real_compactions::RealReport,
     triggers: Vec<crate::calibrate::triggers::Trigger>,
     validation: Option<crate::calibrate::validate::Validation>,
+    /// smith's sessions' recorded totals against their replays.
+    usage: crate::calibrate::usage::UsageCheck,
 }
 
 /// `--max-tokens`: the knob's word `own`, or a window the knob accepts.
@@ -153,6 +171,19 @@ fn window_arg(text: &str) -> Result<u64, crate::knob::ValueError> {
 
 impl CalibrateArgs {
     /// The window a session is compared and replayed under.
+    /// What smith's own sessions replay under: the user's `[context]`
+    /// (smith's defaults without one), the window given, the engine.
+    fn smith_config(&self) -> crate::engine::Config {
+        let path = crate::transcript::locate::smith_home()
+            .join(crate::recommend::smith_config::CONFIG_FILE);
+        let mut config = crate::recommend::smith_config::read(&path).config;
+        if self.max_tokens != crate::engine::budget::OWN_WINDOW {
+            config.max_tokens = self.max_tokens;
+        }
+        config.engine = self.engine;
+        config
+    }
+
     fn window_of(&self, f: &crate::transcript::session_file::SessionFile) -> u64 {
         if self.max_tokens == crate::engine::budget::OWN_WINDOW {
             crate::calibrate::session::own_window(f).unwrap_or(COMPARE_MAX_TOKENS)
@@ -233,6 +264,9 @@ fn print_json(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
     if let (Some(e), Some(map)) = (&found.estimators, value.as_object_mut()) {
         map.insert("estimators".into(), super::estimators::json(e));
     }
+    if let (false, Some(map)) = (found.usage.sessions.is_empty(), value.as_object_mut()) {
+        map.insert("usage_check".into(), serde_json::to_value(&found.usage)?);
+    }
     serde_json::to_writer_pretty(&mut *out, &value)?;
     writeln!(out)?;
     Ok(())
@@ -264,6 +298,7 @@ fn print_text(out: &mut dyn Write, found: &Found, args: &CalibrateArgs) -> Resul
     if let Some(e) = &found.estimators {
         super::estimators::write_text(out, e)?;
     }
+    crate::calibrate::usage::write_text(out, &found.usage)?;
     Ok(())
 }
 

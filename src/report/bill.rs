@@ -25,11 +25,8 @@ pub(crate) fn section(data: &SweepOutput) -> String {
                     .meta
                     .as_ref()
                     .and_then(|m| m.raw.as_ref())
-                    .and_then(SessionFile::from_meta)?;
-                Some(Loaded {
-                    session,
-                    file: Some(file),
-                })
+                    .and_then(SessionFile::from_meta);
+                Some(Loaded { session, file })
             }
             Err(_) => {
                 unreadable += 1;
@@ -48,11 +45,23 @@ pub(crate) fn section(data: &SweepOutput) -> String {
         &|_| String::new(),
     );
     let summaries = bill::summarize(&checked.bill);
+    // smith's own sessions record their totals: held against their replay
+    // under the config the sweep compared every other with.
+    let base = data
+        .configs
+        .first()
+        .map_or_else(crate::engine::Config::default, |c| c.config);
+    let usage = crate::calibrate::usage::check(&loaded, base);
+    if !usage.sessions.is_empty() {
+        usage_section(&mut h, &usage);
+    }
     if summaries.is_empty() {
-        h.push_str(
-            "<p class=\"bill-none\">No swept session carries recorded usage, so there is no bill to check the price \
-             against (smith's own sessions record none; imported Claude Code or mini-swe-agent sessions do).</p>\n",
-        );
+        if usage.sessions.is_empty() {
+            h.push_str(
+                "<p class=\"bill-none\">No swept session carries recorded usage, so there is no bill to check the \
+                 price against (neither a smith session.json with usage totals nor a log with usage per request).</p>\n",
+            );
+        }
     } else {
         h.push_str(
             "<p>The sessions imported with their recorded usage, priced by the cost model and compared with what \
@@ -109,6 +118,49 @@ pub(crate) fn section(data: &SweepOutput) -> String {
     }
     h.push_str("</section>\n");
     h
+}
+
+/// smith's recorded usage against the replay, as `calibrate` prints it.
+fn usage_section(h: &mut String, c: &crate::calibrate::usage::UsageCheck) {
+    let pct = |e: Option<f64>| e.map_or("-".to_string(), signed_percent);
+    h.push_str(
+        "<p>smith's own sessions record the tokens they were billed in all (<code>session.json</code>'s \
+         <code>usage</code>): each is held against its replay under the baseline's config, at the ratio and \
+         overhead its provider's totals fit, as <code>calibrate</code> does. Billed prompt = input + cache \
+         reads + cache writes (smith's summarizer calls are in neither).</p>\n\
+         <div class=\"scroll\"><table class=\"bill\">\n<thead><tr><th>session</th><th>provider</th><th>requests</th>\
+         <th>recorded prompt</th><th>replayed</th><th>error</th><th>cache read error</th><th>whole</th></tr></thead>\n<tbody>\n",
+    );
+    for s in &c.sessions {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape_html(&s.session),
+            escape_html(&s.provider),
+            s.replayed.requests,
+            crate::format::count(s.recorded.billed() as f64),
+            crate::format::count(s.replayed.billed as f64),
+            pct(s.billed_error),
+            pct(s.read_error),
+            escape_html(s.not_whole.as_deref().unwrap_or("yes"))
+        );
+    }
+    h.push_str("</tbody></table></div>\n<ul>\n");
+    for f in &c.fits {
+        let _ = writeln!(
+            h,
+            "<li>{}: ratio {:.4}, overhead {}{}, fitted on {} sessions that never compact; median |error| {} at \
+             each session's saved ratio, {} at the fit</li>",
+            escape_html(&f.provider),
+            f.ratio,
+            f.overhead_tokens,
+            if f.overhead_shared { " (the other providers')" } else { "" },
+            f.sessions,
+            f.median_error_before.map_or("-".to_string(), percent),
+            f.median_error_after.map_or("-".to_string(), percent)
+        );
+    }
+    h.push_str("</ul>\n");
 }
 
 /// What each of the source agent's own compactions removed, and what the

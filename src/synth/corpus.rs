@@ -198,7 +198,12 @@ fn write_named_session(
         first_prompt: first_prompt_label(prompt),
         message_count: messages,
     };
-    let json = meta::session_json(&meta, generator.profile(), generator.usage());
+    // The usage smith would have recorded: the engine's own requests over
+    // the transcript just written, at the provider's known ratio.
+    let record = crate::transcript::reader::read_transcript(&session_dir.join(TRANSCRIPT_FILE))
+        .with_context(|| format!("{}: cannot read it back", session_dir.display()))?;
+    let usage = super::usage::replayed(&record.messages, generator.profile());
+    let json = meta::session_json(&meta, generator.profile(), usage);
     write_atomic(&session_dir.join(SESSION_FILE), &serde_json::to_vec(&json)?)?;
     Ok(SessionStats {
         meta,

@@ -31,6 +31,7 @@ pub(crate) mod rng;
 pub(crate) mod session;
 pub(crate) mod text;
 pub(crate) mod tools;
+pub(crate) mod usage;
 pub(crate) mod vocab;
 
 use std::sync::Arc;

@@ -159,13 +159,10 @@ pub(crate) struct SessionGen {
     planned_bytes: u64,
     /// The estimate of everything queued so far, in bytes (docs/engine.md §2).
     estimate_bytes: u64,
-    /// The estimate at the previous request, for `usage`.
-    request_bytes: u64,
     turns: u32,
     id_salt: u64,
     message_ids: u64,
     first_prompt: Option<String>,
-    usage: Usage,
 }
 
 impl SessionGen {
@@ -194,12 +191,10 @@ impl SessionGen {
             last_json: Vec::new(),
             planned_bytes: 0,
             estimate_bytes: 0,
-            request_bytes: 0,
             turns: 0,
             id_salt,
             message_ids: 0,
             first_prompt: None,
-            usage: Usage::default(),
         }
     }
 
@@ -223,11 +218,6 @@ impl SessionGen {
         self.turns
     }
 
-    /// Token usage over the requests generated so far.
-    pub(crate) fn usage(&self) -> Usage {
-        self.usage
-    }
-
     /// Queues a message, measuring it once.
     fn push(&mut self, role: Role, content: Vec<Block>, synthetic: bool) {
         let id: Option<Str> = self.profile.message_ids.then(|| {
@@ -235,27 +225,6 @@ impl SessionGen {
             Arc::from(format!("{:016x}", mix64(self.id_salt ^ mix64(self.message_ids))).as_str())
         });
         let message = Message::new(role, content, synthetic, id);
-        if role == Role::Assistant {
-            // One request per assistant message: what it sent, roughly what
-            // a cache served, and what came back.
-            let sent = self
-                .estimate_bytes
-                .min(defaults::MAX_TOKENS * BYTES_PER_TOKEN)
-                / BYTES_PER_TOKEN;
-            let fresh = ((self.estimate_bytes - self.request_bytes) / BYTES_PER_TOKEN).min(sent);
-            if self.profile.provider == "anthropic" {
-                // Anthropic reports the uncached remainder as prompt tokens
-                // and the cached parts apart.
-                let uncached = fresh.min(400);
-                self.usage.prompt_tokens += uncached;
-                self.usage.cache_creation_tokens += fresh - uncached;
-                self.usage.cache_read_tokens += sent - fresh;
-            } else {
-                self.usage.prompt_tokens += sent;
-            }
-            self.usage.completion_tokens += message.bytes() / BYTES_PER_TOKEN;
-            self.usage.total_tokens = self.usage.prompt_tokens + self.usage.completion_tokens;
-        }
         let mut json = Vec::with_capacity(message.bytes() as usize + 128);
         message.write_json(&mut json);
         // Sizes are planned on the line without smith's `"synthetic":false`,
@@ -268,9 +237,6 @@ impl SessionGen {
         };
         self.planned_bytes += (json.len() - unplanned) as u64 + 1;
         self.estimate_bytes += message.bytes();
-        if role == Role::Assistant {
-            self.request_bytes = self.estimate_bytes;
-        }
         self.queue.push_back((message, json));
     }
 
