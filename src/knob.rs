@@ -333,13 +333,14 @@ pub enum ValueError {
     Threshold(f64),
     #[error("{0} is not a fraction of the window of 0 (off) or more and below 1")]
     Cold(f64),
-    /// Window and thresholds smith itself refuses.
+    /// Window and thresholds smith itself refuses; `broken` names the knob
+    /// that breaks the rule, with its value.
     #[error(
-        "max-tokens {max_tokens}, compact-at {at}, compact-to {to}: smith runs only 0 < compact-to < compact-at < 1 \
-         and 1 <= max-tokens <= {most} (config.cr ignores anything else); --beyond-smith replays it anyway",
+        "{broken}: smith runs only 0 < compact-to < compact-at < 1 and 1 <= max-tokens <= {most} \
+         (config.cr ignores anything else); --beyond-smith replays it anyway",
         most = i32::MAX
     )]
-    SmithRule { max_tokens: u64, at: f64, to: f64 },
+    SmithRule { broken: String },
     /// A value that is no finite number.
     #[error("{0} is not a number")]
     NotFinite(f64),

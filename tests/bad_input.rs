@@ -150,6 +150,25 @@ fn a_json_array_number_or_null_is_not_a_message() {
     assert_skipped_line_2(b"[1,2,3]", "not a message: a JSON array (column 1)");
     assert_skipped_line_2(b"42", "not a message: a JSON number (column 1)");
     assert_skipped_line_2(b"null", "not a message: null (column 1)");
+    assert_skipped_line_2(b"true", "not a message: a JSON boolean (column 1)");
+}
+
+/// Prose that starts like a JSON literal is called what it is, not a
+/// boolean or null.
+#[test]
+fn text_that_only_starts_like_a_json_literal_is_not_json() {
+    for (line, c) in [
+        (&b"this is not json"[..], 't'),
+        (b"false start", 'f'),
+        (b"nothing", 'n'),
+    ] {
+        assert_skipped_line_2(
+            line,
+            &format!(
+                "unexpected character '{c}' where a message should start: not JSON (column 1)"
+            ),
+        );
+    }
 }
 
 #[test]
@@ -353,8 +372,8 @@ fn a_tree_with_unreadable_files_a_symlink_loop_and_a_non_transcript_is_walked() 
     assert_text(
         &scrub(&stderr(&o), dir.path()),
         "<DIR>/tree/junk/transcript.jsonl:1: skipped: invalid UTF-8 at byte 0 (column 1)\n\
-         <DIR>/tree/junk/transcript.jsonl:2: skipped: unexpected character '\\u{1a}' a message (column 1)\n\
-         <DIR>/tree/junk/transcript.jsonl:3: skipped: unexpected character '\\0' a message (column 1)\n\
+         <DIR>/tree/junk/transcript.jsonl:2: skipped: unexpected character '\\u{1a}' where a message should start: not JSON (column 1)\n\
+         <DIR>/tree/junk/transcript.jsonl:3: skipped: unexpected character '\\0' where a message should start: not JSON (column 1)\n\
          smith-calibrate: <DIR>/tree/junk/transcript.jsonl: no message could be read (3 lines, 3 skipped)\n",
     );
 }
@@ -373,7 +392,7 @@ fn skipped_lines_are_described_for_the_first_five_then_counted() {
     assert_eq!(err.matches(": skipped: ").count(), 5, "{err}");
     let described: String = (2..=6)
         .map(|n| {
-            format!("<DIR>/transcript.jsonl:{n}: skipped: unexpected character 'g' a message (column 1)\n")
+            format!("<DIR>/transcript.jsonl:{n}: skipped: unexpected character 'g' where a message should start: not JSON (column 1)\n")
         })
         .collect();
     assert_text(
@@ -611,4 +630,92 @@ fn a_closed_stdout_ends_every_command_quietly_with_success() {
             assert!(!err.contains("smith-calibrate:"), "{args:?}: {err}");
         }
     }
+}
+
+/// A threshold out of smith's range is refused naming the flag and its
+/// value, also where the window is each session's own (held as 0, never
+/// given); a grid whose every combination is impossible is refused (exit
+/// 2), not run as the baseline alone.
+#[test]
+fn a_threshold_out_of_range_names_its_flag_and_an_empty_grid_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = tmp.path().join("s");
+    crate::common::write_session(
+        &sessions,
+        "one",
+        &[crate::common::user("hello"), crate::common::assistant("hi")],
+    );
+    let s = sessions.display().to_string();
+    for (args, says) in [
+        (
+            vec!["sweep", &s, "--compact-at", "1.5"],
+            "--compact-at 1.5 is not a fraction of the window above 0 and below 1: smith runs only",
+        ),
+        (
+            vec!["sweep", &s, "--compact-at", "1.5", "--max-tokens", "own"],
+            "--compact-at 1.5 is not a fraction of the window above 0 and below 1: smith runs only",
+        ),
+        (
+            vec!["sweep", &s, "--compact-at", "0.8", "--compact-to", "0.9"],
+            "every one of the 1 combinations asked for has its target at or above its trigger",
+        ),
+        (
+            vec![
+                "recommend",
+                &s,
+                "--compact-at",
+                "0.5",
+                "--compact-to",
+                "0.6,0.7",
+            ],
+            "every one of the 2 combinations asked for has its target at or above its trigger",
+        ),
+    ] {
+        let o = bin().args(&args).output().unwrap();
+        no_panic(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert!(
+            !stderr(&o).contains("max-tokens 0"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+/// A path that does not exist says so first, and a file no line of which
+/// is a message is no damaged session but no log at all (exit 1).
+#[test]
+fn a_missing_path_says_so_and_a_file_of_no_format_is_refused_as_such() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nope").display().to_string();
+    for cmd in ["recommend", "sweep", "replay"] {
+        let o = bin().args([cmd, &missing]).output().unwrap();
+        no_panic(&o);
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.trim_start_matches("smith-calibrate: ")
+                .starts_with(&format!("{missing}: no such file or directory")),
+            "{cmd}: {err}"
+        );
+        assert!(!err.contains("SMITH_HOME"), "{cmd}: {err}");
+    }
+    let text = write(tmp.path(), "notes.txt", b"this is not json\nhello\n");
+    let o = bin()
+        .args(["transcript", "list"])
+        .arg(&text)
+        .output()
+        .unwrap();
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert!(
+        stderr(&o).contains(
+            "not a log of any format this reads (a smith transcript.jsonl, a Claude Code log"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("a JSON boolean"), "{}", stderr(&o));
 }

@@ -276,12 +276,20 @@ fn finish(outcome: &Outcome, out: &Path, json: bool) -> Result<()> {
         )?;
         writeln!(
             o,
-            "{} source lines skipped, {} files failed, {} tool calls given a \"{}\" result, {} synthetic user messages",
+            "{} source lines skipped, {} files failed, {} tool calls given a \"{}\" result, {} synthetic user messages{}",
             t.skipped,
             t.files_failed,
             t.synthetic_results,
             import::NO_RESULT_TEXT,
-            t.synthetic_user_messages
+            t.synthetic_user_messages,
+            if t.agent_written > 0 {
+                format!(
+                    "; {} lines Claude Code wrote itself (model \"<synthetic>\") left out, as they are no model response",
+                    t.agent_written
+                )
+            } else {
+                String::new()
+            }
         )?;
         writeln!(o, "next: smith-calibrate calibrate {}", out.display())?;
     }

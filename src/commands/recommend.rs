@@ -318,8 +318,13 @@ pub(crate) fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
     }
     s.push('\n');
     s.push_str(&format!(
-        "{} sessions under {} configs, {} of them ones smith accepts; baseline {} from {from}\n",
-        v.sessions, v.configs, v.accepted, v.baseline.label
+        "{} sessions under {} configs of smith's engine {} ({}), {} of them ones smith accepts; baseline {} from {from}\n",
+        v.sessions,
+        v.configs,
+        v.engine,
+        v.engine.describe(),
+        v.accepted,
+        v.baseline.label
     ));
     s.push_str(&format!("{}\n", evidence_table(v)));
     let obj = v.objective;

@@ -336,6 +336,11 @@ fn run_restore(args: RestoreArgs) -> Result<()> {
     Ok(())
 }
 
+/// What a file is that no line of reads as a message.
+const NOT_A_LOG: &str =
+    "not a log of any format this reads (a smith transcript.jsonl, a Claude Code log, \
+     a Codex rollout, a mini-swe-agent trajectory): no line of it is a message";
+
 fn run_list(args: ListArgs) -> Result<()> {
     let root = match &args.path {
         Some(p) => std::path::PathBuf::from(p),
@@ -370,8 +375,12 @@ fn run_list(args: ListArgs) -> Result<()> {
         .collect();
     let mut rows = Vec::with_capacity(results.len());
     let mut failed = 0;
+    let mut not_logs = Vec::new();
     for r in results {
         match r {
+            // Not one line of it is a message: no damaged session, but no
+            // log of any format this reads.
+            Ok(row) if row.messages == 0 && row.skipped > 0 => not_logs.push(row.path),
             Ok(row) => rows.push(row),
             Err(e) => {
                 failed += 1;
@@ -379,10 +388,20 @@ fn run_list(args: ListArgs) -> Result<()> {
             }
         }
     }
+    if rows.is_empty() && failed == 0 && not_logs.len() == 1 {
+        return Err(nothing_read(format!(
+            "{}: {NOT_A_LOG}",
+            not_logs[0].display()
+        )));
+    }
+    for path in &not_logs {
+        crate::note!("{}: skipped: {NOT_A_LOG}", path.display());
+    }
     if rows.is_empty() {
         return Err(nothing_read(format!(
-            "{}: none of the {failed} transcripts could be read",
-            root.display()
+            "{}: none of the {} transcripts could be read",
+            root.display(),
+            failed + not_logs.len()
         )));
     }
     for r in &rows {

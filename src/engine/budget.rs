@@ -83,11 +83,17 @@ impl Config {
         if smith_accepts(max, self.compact_at, self.compact_to) {
             Ok(())
         } else {
-            Err(ValueError::SmithRule {
-                max_tokens: self.max_tokens,
-                at: self.compact_at,
-                to: self.compact_to,
-            })
+            let (at, to) = (self.compact_at, self.compact_to);
+            // The knob the user can change: the one out of its own range
+            // first, then the pair, then the window.
+            let broken = if !(at > 0.0 && at < 1.0) {
+                format!("--compact-at {at} is not a fraction of the window above 0 and below 1")
+            } else if !(to > 0.0 && to < at) {
+                format!("--compact-to {to} is not above 0 and below --compact-at {at}")
+            } else {
+                format!("--max-tokens {} is out of range", self.max_tokens)
+            };
+            Err(ValueError::SmithRule { broken })
         }
     }
 

@@ -43,12 +43,10 @@ impl EngineVersion {
         }
     }
 
-    /// What it is, for `--help` and `--version`.
+    /// What it is, for people: the outputs that name the engine.
     pub(crate) fn describe(self) -> &'static str {
         match self {
-            EngineVersion::V04 => {
-                concat!("smith 0.4 (context.cr at ", crate::smith_revision!(), ")")
-            }
+            EngineVersion::V04 => concat!("smith 0.4, context.cr at ", crate::smith_revision!()),
             EngineVersion::Next => "smith after #118, unreleased",
         }
     }

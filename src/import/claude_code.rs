@@ -321,6 +321,8 @@ struct Converter {
     /// subagent).
     name: Option<String>,
     skipped: Skipped,
+    /// `<synthetic>` lines left out (not damage).
+    agent_written: usize,
     notes: Vec<Skip>,
     messages: Vec<Message>,
     requests: Vec<RequestUsage>,
@@ -474,11 +476,11 @@ impl Converter {
         uuid: Option<&str>,
     ) {
         let model = str_field(message, "model");
+        // Claude Code writes these itself (an interrupted or refused
+        // request's stand-in answer): no model response, and no damage.
         if model.as_deref() == Some(SYNTHETIC_MODEL) {
-            return self.skipped.add(
-                line,
-                "written by Claude Code itself (model \"<synthetic>\"), not a model response",
-            );
+            self.agent_written += 1;
+            return;
         }
         let key = str_field(message, "id")
             .or_else(|| uuid.map(str::to_string))
@@ -889,6 +891,7 @@ impl Converter {
             ..SessionFile::default()
         };
         file.import.synthetic_results = self.synthetic_results;
+        file.import.agent_written = self.agent_written;
         ImportedSession::new(file, self.messages, log, self.notes, parent_path)
     }
 }

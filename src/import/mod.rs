@@ -505,6 +505,8 @@ pub struct Totals {
     pub(crate) synthetic_user_messages: usize,
     pub synthetic_results: usize,
     pub skipped: usize,
+    /// Lines the agents wrote by design, left out (not damage).
+    pub(crate) agent_written: usize,
     /// Source files that could not be read at all.
     pub(crate) files_failed: usize,
 }
@@ -518,6 +520,7 @@ impl Totals {
         self.synthetic_user_messages += c.synthetic_user_messages;
         self.synthetic_results += c.synthetic_results;
         self.skipped += c.skipped;
+        self.agent_written += c.agent_written;
     }
 }
 

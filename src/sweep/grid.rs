@@ -98,6 +98,13 @@ pub enum SpecError {
         sizes: String,
         limit: usize,
     },
+    /// Every combination asked for compacts to at or above where it starts
+    /// (the baseline alone would be left to sweep).
+    #[error(
+        "every one of the {0} combinations asked for has its target at or above its trigger (compact-to >= \
+         compact-at): smith compacts down from where it starts, so none can run; give a compact-to below compact-at"
+    )]
+    AllImpossible(usize),
     /// A plan of `total` configs across `policies` policies above `limit`.
     #[error("the sweep has {total} configs across {policies} policies, more than the limit of {limit}; use fewer values, or raise --max-configs")]
     TooManySetups {
@@ -487,6 +494,11 @@ pub(crate) fn build_around(
             }
             index[d] = 0;
         }
+    }
+    // A grid asked for whose every combination is impossible would run the
+    // baseline alone and look like an answer.
+    if total > 0 && impossible == total {
+        return Err(SpecError::AllImpossible(total));
     }
     Ok(Grid {
         configs,

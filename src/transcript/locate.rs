@@ -228,6 +228,10 @@ pub fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
     if path.exists() {
         return resolve_path(path);
     }
+    // A session id or name has no path separator: this was meant as a path.
+    if spec.contains(std::path::MAIN_SEPARATOR) || spec.contains('/') || spec.starts_with('.') {
+        bail!("{spec}: no such file or directory");
+    }
     resolve_reference(spec, &sessions_dir())
 }
 

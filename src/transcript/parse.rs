@@ -162,6 +162,18 @@ impl<'a> Parser<'a> {
         self.s.get(self.at).copied()
     }
 
+    /// The JSON literal (`true`, `false`, `null`) that stands alone here,
+    /// if one does.
+    fn standalone_literal(&self) -> Option<&'static str> {
+        let rest = &self.s[self.at..];
+        ["true", "false", "null"].into_iter().find(|w| {
+            rest.starts_with(w.as_bytes())
+                && rest[w.len()..]
+                    .iter()
+                    .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        })
+    }
+
     fn ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
             self.at += 1;
@@ -219,10 +231,16 @@ impl<'a> Parser<'a> {
             Some(b'{') => {}
             Some(b'[') => return Err(self.fail("not a message: a JSON array")),
             Some(b'"') => return Err(self.fail("not a message: a JSON string")),
-            Some(b't' | b'f') => return Err(self.fail("not a message: a JSON boolean")),
-            Some(b'n') => return Err(self.fail("not a message: null")),
+            Some(b't' | b'f' | b'n') => {
+                return Err(match self.standalone_literal() {
+                    Some("null") => self.fail("not a message: null"),
+                    Some(_) => self.fail("not a message: a JSON boolean"),
+                    // Text that merely starts like one ("this is not json").
+                    None => self.unexpected("where a message should start: not JSON"),
+                });
+            }
             Some(b'-' | b'0'..=b'9') => return Err(self.fail("not a message: a JSON number")),
-            _ => return Err(self.unexpected("a message")),
+            _ => return Err(self.unexpected("where a message should start: not JSON")),
         }
         let mut role: Option<Role> = None;
         let mut content: Option<Vec<Block>> = None;

@@ -227,6 +227,11 @@ pub struct ImportCounts {
     pub synthetic_results: usize,
     /// Source lines (or messages) that could not be used.
     pub skipped: usize,
+    /// Lines the agent writes by design that are no model response
+    /// (Claude Code's `<synthetic>` assistant lines): left out, and not
+    /// damage.
+    #[serde(default)]
+    pub agent_written: usize,
 }
 
 /// The `session.json` of an imported session: smith's fields (`id`,

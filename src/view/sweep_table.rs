@@ -277,7 +277,7 @@ fn terminal_table(
         ),
         "interval overlaps the chosen config's (the first config's when the verdict keeps the baseline).",
     ]);
-    let loss = paragraph(&[
+    let loss = engines_of(summaries) + &paragraph(&[
         "still needed: results shortened or removed while still current whose lost identifiers, paths or numbers a later",
         "message used (the loss the verdict gates on); refetched: results whose call was made again (a proxy: the rest of",
         "each session is what the agent that recorded it did next).",
@@ -296,4 +296,23 @@ fn terminal_table(
             String::new()
         }
     )
+}
+
+/// The line naming the engines smith's rows ran (none without smith rows).
+fn engines_of(summaries: &[ConfigSummary]) -> String {
+    let mut engines: Vec<crate::engine::EngineVersion> = summaries
+        .iter()
+        .filter(|s| s.setup.policy == crate::policy::Policy::Smith)
+        .map(|s| s.config.engine)
+        .collect();
+    engines.sort();
+    engines.dedup();
+    if engines.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = engines
+        .iter()
+        .map(|e| format!("{e} ({})", e.describe()))
+        .collect();
+    format!("smith's engine: {}.\n", named.join(" and "))
 }
