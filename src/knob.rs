@@ -358,9 +358,6 @@ pub enum ValueError {
         text: String,
         words: Vec<&'static str>,
     },
-    /// Text that names no engine; `names` lists those there are.
-    #[error("{text:?} is no engine of smith's: the engines are {names}")]
-    Engine { text: String, names: String },
 }
 
 /// What a knob takes besides numbers, as an error says it: "a number or

@@ -339,18 +339,14 @@ impl Engine {
 
         if !w.fits(target) {
             let fixed = self.config.engine.fixes_118();
-            let mut cut = stages::summarize::safe_cut_index_measured(
-                &w.messages,
-                w.bytes,
-                target,
-                &self.measure,
-            );
+            let (mut cut, tail_fits) =
+                stages::summarize::safe_cut(&w.messages, w.bytes, target, &self.measure);
             // 0.4 gives up the recency window only where there is no turn
             // boundary at all; after #118 also where no boundary helps: the
             // tail that would survive the cut is over the target by itself
             // (one long agentic turn), so a summary could only replace
             // what little precedes it.
-            if cut == 0 || (fixed && !self.tail_fits(&w, cut, target)) {
+            if cut == 0 || (fixed && !tail_fits) {
                 // The last thing left to give is the recency window.
                 // Attachments first, as everywhere.
                 step(Stage::Attachments, &mut w, &mut record, &mut |w, r| {
@@ -370,22 +366,20 @@ impl Engine {
                     &self.measure,
                 );
             }
+            let (note, stage) = self.summarizer.note(cut);
+            let prefix_bytes = self.measure.history(&w.messages[..cut]);
             if fixed {
-                if let Some(withheld) = self.withheld(&w, cut) {
+                if let Some(withheld) =
+                    self.withheld(&w.messages[..cut], &note, stage, prefix_bytes)
+                {
                     let mut c = record.staged(w, budget, before, true);
                     c.withheld = Some(withheld);
                     return c;
                 }
             }
-            return self.summarize(w, cut, before, record);
+            return self.summarize(w, cut, (note, stage), prefix_bytes, before, record);
         }
         record.staged(w, budget, before, true)
-    }
-
-    /// Whether what survives a cut at `cut` fits `target` by itself.
-    fn tail_fits(&self, w: &Working, cut: usize, target: i64) -> bool {
-        let prefix = self.measure.history(&w.messages[..cut]);
-        (self.measure.tokens(w.bytes - prefix) as i64) <= target
     }
 
     /// Why the #118 engine keeps no summary of the messages before `cut`,
@@ -394,24 +388,34 @@ impl Engine {
     /// called; a summary larger than the messages it would replace is
     /// discarded after the call. A failing summarizer's drop note is no
     /// summary that came back, so it is kept as 0.4 keeps it.
-    fn withheld(&self, w: &Working, cut: usize) -> Option<Withheld> {
-        let prefix = &w.messages[..cut];
+    fn withheld(
+        &self,
+        prefix: &[Arc<Message>],
+        note: &Message,
+        stage: Stage,
+        prefix_bytes: u64,
+    ) -> Option<Withheld> {
         if prefix.iter().all(|m| stages::summarize::is_summary_note(m)) {
             return Some(Withheld::Refused);
         }
-        let (note, stage) = self.summarizer.note(cut);
-        let replaced = self.measure.history(prefix);
-        (stage == Stage::Summarize && self.measure.message(&note) > replaced).then(|| {
+        (stage == Stage::Summarize && self.measure.message(note) > prefix_bytes).then(|| {
             Withheld::Discarded {
-                read: self.measure.tokens(replaced),
+                read: self.measure.tokens(prefix_bytes),
             }
         })
     }
 
-    /// Replaces the messages before `cut` by the summary (or drop note).
-    fn summarize(&self, w: Working, cut: usize, before: i64, record: Recorder) -> Compaction {
-        let (note, stage) = self.summarizer.note(cut);
-        let prefix_bytes: u64 = self.measure.history(&w.messages[..cut]);
+    /// Replaces the messages before `cut`, `prefix_bytes` in all, by the
+    /// summary (or drop note) `note`.
+    fn summarize(
+        &self,
+        w: Working,
+        cut: usize,
+        (note, stage): (Message, Stage),
+        prefix_bytes: u64,
+        before: i64,
+        record: Recorder,
+    ) -> Compaction {
         let bytes = w.bytes - prefix_bytes + self.measure.message(&note);
         let mut messages = Vec::with_capacity(w.messages.len() - cut + 1);
         messages.push(Arc::new(note));

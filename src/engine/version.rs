@@ -67,15 +67,7 @@ impl EngineVersion {
         EngineVersion::ALL
             .into_iter()
             .find(|e| e.as_str().eq_ignore_ascii_case(text.trim()))
-            .ok_or_else(|| ValueError::Engine {
-                text: text.trim().to_string(),
-                names: EngineVersion::names(),
-            })
-    }
-
-    /// Every engine's name, as help and errors list them.
-    pub(crate) fn names() -> String {
-        EngineVersion::ALL.map(EngineVersion::as_str).join(", ")
+            .ok_or_else(|| unknown(text.trim()))
     }
 
     /// Whether the #118 rules apply.
@@ -103,12 +95,18 @@ impl<'de> Deserialize<'de> for EngineVersion {
     }
 }
 
+/// Why `text` is no engine: the knob's error for a word it does not take,
+/// listing those it does.
+fn unknown(text: &str) -> ValueError {
+    ValueError::NotNumberOrWord {
+        text: text.to_string(),
+        words: EngineVersion::ALL.map(EngineVersion::as_str).to_vec(),
+    }
+}
+
 /// The knob's number check: no number is an engine, only its names are.
 pub(crate) fn no_number(v: f64) -> Result<(), ValueError> {
-    Err(ValueError::Engine {
-        text: format!("{v}"),
-        names: EngineVersion::names(),
-    })
+    Err(unknown(&format!("{v}")))
 }
 
 impl Field for EngineVersion {
@@ -163,5 +161,11 @@ mod tests {
         assert!(EngineVersion::parse("0.5").is_err());
         assert_eq!(EngineVersion::from_code(0.5), None);
         assert_eq!(EngineVersion::default(), EngineVersion::RELEASED);
+        // The knob's words are every version, each with its code.
+        let words = crate::engine::knobs::Knob::Engine.words();
+        assert_eq!(words.len(), EngineVersion::ALL.len());
+        for (e, (w, v)) in EngineVersion::ALL.into_iter().zip(words) {
+            assert_eq!((e.as_str(), e.code()), (*w, *v));
+        }
     }
 }

@@ -30,18 +30,30 @@ pub(crate) fn safe_cut_index_measured(
     target: i64,
     measure: &Measure,
 ) -> usize {
+    safe_cut(messages, total, target, measure).0
+}
+
+/// [`safe_cut_index_measured`], and whether what survives the cut fits
+/// `target` (false where the cut fell back to the last turn start, or
+/// there is none).
+pub(crate) fn safe_cut(
+    messages: &[Arc<Message>],
+    total: u64,
+    target: i64,
+    measure: &Measure,
+) -> (usize, bool) {
     let mut suffix = total;
     let mut last = 0;
     for (i, m) in messages.iter().enumerate() {
         if i > 0 && m.starts_real_turn() {
             if (measure.tokens(suffix) as i64) <= target {
-                return i;
+                return (i, true);
             }
             last = i;
         }
         suffix -= measure.message(m);
     }
-    last
+    (last, false)
 }
 
 /// The stand-in for a model-written summary: exactly `4 * summary_tokens`
