@@ -200,10 +200,35 @@ fn convert(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
     for failure in &failures {
         crate::note!("{failure}");
     }
+    // Named once for the folder, as `import`'s summary names them.
+    let mut not_imported = std::collections::BTreeMap::new();
+    for s in &sessions {
+        super::add_not_imported(&mut not_imported, &s.file.import.not_imported);
+    }
+    if let Some(clause) = super::not_imported_clause(&not_imported) {
+        crate::note!("{}: {clause}", folder_of(logs).display());
+    }
     // In the order of the imported copy's directories, `<id>/`: sums over
     // sessions are then added in the same order, to the last bit.
     sessions.sort_by(|a, b| a.file.id.cmp(&b.file.id));
     sessions.iter().map(to_ref).collect()
+}
+
+/// What a note about all of `logs` names: the one log, or the folder that
+/// holds every one of them.
+fn folder_of(logs: &[PathBuf]) -> PathBuf {
+    if let [one] = logs {
+        return one.clone();
+    }
+    let mut common = logs
+        .first()
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    for p in logs {
+        while !p.starts_with(&common) && common.pop() {}
+    }
+    common
 }
 
 /// How the files of one format become sessions, the one converter per
