@@ -575,6 +575,9 @@ fn leak(s: String) -> &'static str {
 /// guessed), the minimum cacheable prefix of 1024 tokens `--cache-min-tokens`
 /// documents for an unknown model, no window. One row per model id, made
 /// once.
+// The `*` copies the `'static` row out of the map before the lock's guard
+// goes: without it the row would borrow from the guard.
+#[allow(clippy::explicit_auto_deref)]
 pub(crate) fn unpriced(model: &str) -> &'static ModelPrice {
     let make = || -> &'static ModelPrice {
         let family = if model.is_empty() {
