@@ -36,6 +36,7 @@ fn session(i: usize, error: f64) -> SessionCheck {
         billed_usd: None,
         unpriced_models: Vec::new(),
         shared_reads: 0,
+        side_requests: Default::default(),
         compaction_agent: false,
         kind: Kind::Main,
         detail: Vec::new(),

@@ -159,7 +159,15 @@ fn sweep_and_show_at_work_on_imported_real_sessions() {
     );
     let rows = crate::common::sweep_configs(&o.stdout);
     assert!(rows.len() >= 3, "baseline plus two windows");
-    assert!(rows.iter().all(|r| r["sessions"] == sessions.len()));
+    // A copy of its parent's conversation (spotter's five compaction
+    // agents) is imported, and listed, but never swept.
+    let copy = |d: &PathBuf| {
+        let meta = std::fs::read_to_string(d.join("session.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&meta).unwrap()["copy_of"].is_object()
+    };
+    let swept = sessions.iter().filter(|d| !copy(d)).count();
+    assert_eq!(swept, sessions.len() - 5, "spotter's compaction agents");
+    assert!(rows.iter().all(|r| r["sessions"] == swept));
     // The 64k window makes the long Claude Code sessions compact.
     let compacted: i64 = rows
         .iter()

@@ -213,7 +213,7 @@ const PRICE_BOUNDS: [(&str, f64); 8] = [
     ("claude-code/eduardodmb", 0.080),
     ("claude-code/xiaomoziyi", 0.011),
     ("claude-code/4thehalibit", 0.045),
-    ("claude-code/kaceybui", 0.022),
+    ("claude-code/kaceybui", 0.040),
     ("codex/msrnic", 0.099),
     ("codex/property-estimator", 0.079),
     ("mini-swe-agent", 0.138),

@@ -18,6 +18,8 @@ mod broken_folder;
 mod calibrate;
 mod common;
 // The builders and fixtures the tests inside the crate use too.
+#[path = "copies.rs"]
+mod copies;
 #[path = "cost_sweep.rs"]
 mod cost_sweep;
 #[path = "direct.rs"]

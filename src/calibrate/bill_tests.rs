@@ -35,13 +35,14 @@ fn req(
             cache_read_input_tokens: read,
             output_tokens: 100,
             model: Some(model.into()),
+            key: None,
         },
         RequestRecord {
             message_index: index,
             timestamp: Some(crate::time::format_rfc3339(1_770_000_000 + second)),
             cache_write_5m: Some(if tier == CacheTtl::OneHour { 0 } else { write }),
             cache_write_1h: Some(if tier == CacheTtl::OneHour { write } else { 0 }),
-            cost: None,
+            ..RequestRecord::default()
         },
     )
 }

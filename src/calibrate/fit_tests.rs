@@ -19,6 +19,7 @@ fn usage(message_index: usize, prompt: u64) -> RequestUsage {
         cache_read_input_tokens: prompt - 10,
         output_tokens: 5,
         model: None,
+        key: None,
     }
 }
 

@@ -176,7 +176,11 @@ fn one(
     };
     let setup = Setup::new(Policy::Recorded, config, Knobs::default());
     let engine = setup.compactor_for(messages, input.run);
-    let recorded = Recorded::from_file(file, messages).with_account(Some(account));
+    // The copies are checked as sessions of their own here: their requests
+    // are not their parent's too.
+    let recorded = Recorded::from_file(file, messages)
+        .without_side_requests()
+        .with_account(Some(account));
     let mut meter = Meter::new(messages, Some(&recorded), *engine.budget(), 0, settings)
         .without_summarizer()
         .itemized();
@@ -207,7 +211,7 @@ fn one(
         .filter(|m| with_usage.contains_key(&m.message_index))
         .collect();
     let recorded_tokens: u64 = with_usage.values().sum();
-    let recorded_usd = bill::recorded_dollars(file);
+    let recorded_usd = bill::own_recorded_dollars(file);
     let replayed_usd: f64 = items.iter().map(|m| m.usd).sum();
     let incomplete = (measured.short_requests > 0).then(|| {
         format!(

@@ -597,7 +597,7 @@ mod tests {
 
     /// The bundled sessions, each read as `calibrate` reads it.
     fn bundled() -> Vec<Loaded> {
-        crate::import::direct::resolve_all(&["datasets/sessions"])
+        crate::import::direct::resolve_all_listing(&["datasets/sessions"])
             .unwrap()
             .iter()
             .map(|r| Loaded::read(r).unwrap())

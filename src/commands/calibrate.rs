@@ -213,7 +213,7 @@ fn check_args(args: &CalibrateArgs) -> Result<Option<Vec<crate::estimate::Estima
 /// The selected sessions, read in parallel; one that cannot be read is
 /// noted and left out.
 fn load(args: &CalibrateArgs) -> Result<Vec<Loaded>> {
-    let refs = crate::import::direct::resolve_all(&args.paths)
+    let refs = crate::import::direct::resolve_all_listing(&args.paths)
         .map_err(|e| nothing_read(format!("{e:#}")))?;
     let refs = args.select.apply(refs)?;
     let spinner = crate::messages::spinner(format!("reading {} sessions", refs.len()));

@@ -355,7 +355,7 @@ fn run_list(args: ListArgs) -> Result<()> {
             ),
         }));
     }
-    let sources = crate::import::direct::resolve(&root.to_string_lossy())
+    let sources = crate::import::direct::resolve_listing(&root.to_string_lossy())
         .map_err(|e| nothing_read(format!("{e:#}")))?;
     let sources = args.select.apply(sources)?;
     let mut indexes = Indexes::default();

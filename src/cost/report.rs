@@ -62,6 +62,9 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
         "{}: {} sessions, {} requests, timestamps applied the cache lifetime in {} sessions; {} requests read the fixed prompt another session had cached",
         s.format, s.sessions, s.requests, s.ttl_applied, s.shared_reads
     )?;
+    if let Some(line) = s.copies.describe() {
+        writeln!(out, "{line}")?;
+    }
     writeln!(
         out,
         "prices used ($ per million tokens, from src/cost/table/mod.rs):"

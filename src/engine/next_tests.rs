@@ -267,7 +267,12 @@ fn engines_write_the_same_bytes_on_the_shared_logs_until_a_changed_rule() {
     for source in sources {
         let dir = shared_data(source).display().to_string();
         let (mut sessions, mut requests, mut reached) = (0, 0, 0);
-        for r in smith_calibrate::import::direct::resolve_all(&[dir]).unwrap() {
+        for r in smith_calibrate::transcript::locate::resolve_each(
+            &[dir],
+            smith_calibrate::import::direct::resolve,
+        )
+        .unwrap()
+        {
             let Ok(s) = smith_calibrate::transcript::load(&r) else {
                 continue;
             };

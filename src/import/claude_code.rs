@@ -311,6 +311,8 @@ struct Response {
     usage: Option<RequestUsage>,
     record: RequestRecord,
     model: Option<String>,
+    /// `message.id` and `requestId` (see [`RequestUsage::key`]).
+    request_key: Option<String>,
 }
 
 #[derive(Default)]
@@ -332,6 +334,11 @@ struct Converter {
     records: Vec<RequestRecord>,
     /// The `timestamp` of the line being read.
     line_time: Option<String>,
+    /// The `requestId` of the line being read.
+    line_request: Option<String>,
+    /// Whether a line carried `forkedFrom`: the session is a fork, and
+    /// begins with the requests of the session it was forked from.
+    forked: bool,
     boundaries: Vec<CompactBoundary>,
     /// The `timestamp` of each boundary's line, to find the compaction
     /// call's own log by.
@@ -407,6 +414,8 @@ impl Converter {
             self.uuids.insert(u.clone(), line);
         }
         self.line_time = str_field(&obj, "timestamp");
+        self.line_request = str_field(&obj, "requestId");
+        self.forked |= obj.contains_key("forkedFrom");
         if let Some(t) = &self.line_time {
             self.first_time.get_or_insert_with(|| t.clone());
             self.last_time = Some(t.clone());
@@ -499,11 +508,14 @@ impl Converter {
             self.close();
         }
         if self.open.is_none() {
+            let request_key =
+                RequestUsage::key_of(str_field(message, "id"), self.line_request.as_deref());
             self.open = Some(Response {
                 key,
                 line,
                 id: short_id(uuid),
                 model: model.clone(),
+                request_key,
                 ..Response::default()
             });
             if self.model.is_none() {
@@ -786,6 +798,7 @@ impl Converter {
             if let Some(mut usage) = r.usage {
                 usage.message_index = index;
                 usage.model = r.model;
+                usage.key = r.request_key;
                 self.requests.push(usage);
                 self.records.push(RequestRecord {
                     message_index: index,
@@ -901,7 +914,9 @@ impl Converter {
         file.import.synthetic_results = self.synthetic_results;
         file.import.agent_written = self.agent_written;
         file.import.not_imported = self.not_imported;
-        ImportedSession::new(file, self.messages, log, self.notes, parent_path)
+        let mut session = ImportedSession::new(file, self.messages, log, self.notes, parent_path);
+        session.forked = self.forked;
+        session
     }
 }
 

@@ -463,6 +463,7 @@ impl Converter {
             cache_read_input_tokens: cached,
             output_tokens: n("output_tokens"),
             model: self.model.clone(),
+            key: None,
         });
         self.records.push(RequestRecord {
             message_index: index,

@@ -90,8 +90,32 @@ pub(crate) fn format_of(path: &Path) -> Option<Format> {
 
 /// Resolves one argument as [`locate::resolve`] does, and also takes other
 /// agents' logs: a log file, a `<log>#<id>` name, or a directory holding
-/// logs (beside or instead of smith sessions), converted in memory.
+/// logs (beside or instead of smith sessions), converted in memory. The
+/// copies of another session's conversation (`crate::import::copies`) are
+/// left out of a folder: their own requests are their parent's. A copy
+/// named on its own (its log, its `<log>#<id>`, its session directory) is
+/// read as asked.
 pub(crate) fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
+    let mut found = resolve_listing(spec)?;
+    let path = Path::new(spec);
+    if path.is_dir() && !path.join(TRANSCRIPT_FILE).is_file() {
+        found.retain(|r| !is_copy(r));
+    }
+    Ok(found)
+}
+
+/// Whether a session is a copy of another's conversation, as its
+/// `session.json` says.
+pub(crate) fn is_copy(session: &SessionRef) -> bool {
+    locate::read_meta(session)
+        .ok()
+        .flatten()
+        .and_then(|m| m.raw)
+        .is_some_and(|raw| raw.get("copy_of").is_some_and(|c| !c.is_null()))
+}
+
+/// [`resolve`], the copies included: what `transcript list` lists.
+pub(crate) fn resolve_listing(spec: &str) -> Result<Vec<SessionRef>> {
     let path = Path::new(spec);
     if !path.exists() {
         if let Some(found) = reload(path)? {
@@ -152,9 +176,11 @@ pub(crate) fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
     Ok(found)
 }
 
-/// Resolves several arguments, keeping each session once, in order.
-pub(crate) fn resolve_all<S: AsRef<str>>(specs: &[S]) -> Result<Vec<SessionRef>> {
-    locate::resolve_each(specs, resolve)
+/// Resolves several arguments as [`resolve_listing`] does, keeping each
+/// session once, in order: `calibrate` checks each copy's own requests
+/// against its log as a session of its own.
+pub(crate) fn resolve_all_listing<S: AsRef<str>>(specs: &[S]) -> Result<Vec<SessionRef>> {
+    locate::resolve_each(specs, resolve_listing)
 }
 
 /// The session a `<log>#<id>` name stands for, converted again from its log

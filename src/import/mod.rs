@@ -18,6 +18,7 @@ pub mod claude_code;
 #[cfg(test)]
 mod claude_code_tests;
 pub(crate) mod codex;
+pub(crate) mod copies;
 pub(crate) mod direct;
 pub mod mini_swe_agent;
 pub(crate) mod restore;
@@ -60,6 +61,8 @@ pub struct ImportedSession {
     /// The source file of the parent session (a subagent's), whose final id
     /// becomes `parent_id` once every id of the run is known.
     pub(crate) parent_path: Option<String>,
+    /// Claude Code: a line carried `forkedFrom` (see [`copies`]).
+    pub(crate) forked: bool,
 }
 
 impl ImportedSession {
@@ -95,6 +98,7 @@ impl ImportedSession {
             log,
             notes,
             parent_path,
+            forked: false,
         };
         session.count();
         session.file.measured =
@@ -659,6 +663,7 @@ where
         }
     }
     dedupe_ids(&mut sessions);
+    copies::fold(&mut sessions);
     (sessions, failures)
 }
 

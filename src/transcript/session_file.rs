@@ -32,9 +32,24 @@ pub struct RequestUsage {
     pub output_tokens: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// What names the request across the files of a folder (Claude Code:
+    /// `message.id` and the line's `requestId`), where one log copies
+    /// another's requests; only the conversion uses it.
+    #[serde(skip)]
+    pub(crate) key: Option<String>,
 }
 
 impl RequestUsage {
+    /// The [`RequestUsage::key`] of a response with `message_id`, sent as
+    /// `request_id`; the message id alone where the log gives no request id
+    /// (Bedrock's lines).
+    pub(crate) fn key_of(message_id: Option<String>, request_id: Option<&str>) -> Option<String> {
+        message_id.map(|id| match request_id {
+            Some(req) => format!("{id} {req}"),
+            None => id,
+        })
+    }
+
     /// The whole prompt as the provider counted it.
     pub fn prompt_tokens(&self) -> u64 {
         self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
@@ -79,6 +94,85 @@ pub struct RequestRecord {
     /// Dollars the provider billed for it (mini-swe-agent: `usage.cost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cost: Option<f64>,
+    /// The request is another log's, copied into this one (a fork repeats
+    /// the requests before it): it is context here, and billed there.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub(crate) copied: bool,
+    /// The log stopped mid-answer here (a stub of its usage) and a copy of
+    /// the request in another log held the final usage, taken instead.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub(crate) completed: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Why a log repeats another's requests: what Claude Code started that
+/// resends its parent's conversation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum CopyKind {
+    /// The compaction agent (`agent-acompact-*`): the conversation, then
+    /// the request that summarizes it.
+    Compaction,
+    /// A side question (`/btw`, `agent-aside_question-*`).
+    SideQuestion,
+    /// The prompt-suggestion agent (`agent-aprompt_suggestion-*`): the
+    /// parent's last request, then its own.
+    PromptSuggestion,
+}
+
+impl CopyKind {
+    /// Every kind, in the order they are reported.
+    pub(crate) const ALL: [CopyKind; 3] = [
+        CopyKind::Compaction,
+        CopyKind::SideQuestion,
+        CopyKind::PromptSuggestion,
+    ];
+
+    /// The kind of a Claude Code `agentId`, `None` for an agent of its own.
+    pub(crate) fn of_agent(agent_id: &str) -> Option<CopyKind> {
+        [
+            ("acompact", CopyKind::Compaction),
+            ("aside_question", CopyKind::SideQuestion),
+            ("aprompt_suggestion", CopyKind::PromptSuggestion),
+        ]
+        .into_iter()
+        .find(|(prefix, _)| agent_id.starts_with(prefix))
+        .map(|(_, k)| k)
+    }
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            CopyKind::Compaction => "compaction",
+            CopyKind::SideQuestion => "side_question",
+            CopyKind::PromptSuggestion => "prompt_suggestion",
+        }
+    }
+}
+
+/// A session that is a copy of its parent's conversation plus requests of
+/// its own: listed as what it is, never replayed or swept as a session.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct CopyOf {
+    pub(crate) kind: CopyKind,
+    /// The id of the session whose conversation it copies.
+    pub(crate) parent: String,
+}
+
+/// A request a copy made on its own (the compaction agent's summary, a side
+/// question's answer), billed to the parent's account: the parent's run
+/// paid for it. Priced as recorded, since the replay does not model what
+/// Claude Code sends it; a compaction agent's only where the agent's own
+/// run is priced (smith's summarizer replaces it under smith's engine).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SideRequest {
+    pub(crate) kind: CopyKind,
+    /// The id of the copy that made it.
+    pub(crate) from: String,
+    pub(crate) usage: RequestUsage,
+    pub(crate) record: RequestRecord,
 }
 
 impl RequestRecord {
@@ -303,6 +397,12 @@ pub struct SessionFile {
     /// sizes (`transcript::measured` attributes them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) measured: Option<Measured>,
+    /// Set on a copy of another session's conversation (see [`CopyOf`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) copy_of: Option<CopyOf>,
+    /// The requests the copies of this session made on their own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) side_requests: Vec<SideRequest>,
 }
 
 fn yes() -> bool {
@@ -336,6 +436,8 @@ impl Default for SessionFile {
             exit_status: None,
             import: ImportCounts::default(),
             measured: None,
+            copy_of: None,
+            side_requests: Vec::new(),
         }
     }
 }

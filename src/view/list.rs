@@ -55,6 +55,10 @@ pub(crate) struct SessionRow {
     /// them on stderr.
     #[serde(skip)]
     pub(crate) skipped_lines: String,
+    /// For a copy of another session's conversation, what it is and whose
+    /// (`side_question of cc-…`): no session of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) copy_of: Option<String>,
 }
 
 /// Session indexes by directory, read once each.
@@ -94,9 +98,20 @@ pub(crate) fn row(source: &SessionRef, index: Option<&IndexEntry>) -> Result<Ses
         .and_then(|m| m.id.clone())
         .or_else(|| index.map(|e| e.id.clone()))
         .unwrap_or_else(|| source.label());
+    let copy_of = meta
+        .and_then(|m| m.raw.as_ref())
+        .and_then(|raw| raw.get("copy_of"))
+        .and_then(|c| {
+            Some(format!(
+                "{} of {}",
+                c.get("kind")?.as_str()?,
+                c.get("parent")?.as_str()?
+            ))
+        });
     let name = meta
         .and_then(|m| m.name.clone())
-        .or_else(|| index.and_then(|e| e.name.clone()));
+        .or_else(|| index.and_then(|e| e.name.clone()))
+        .or_else(|| copy_of.as_ref().map(|c| format!("copy: {c}")));
     let first_prompt = session
         .messages
         .iter()
@@ -150,6 +165,7 @@ pub(crate) fn row(source: &SessionRef, index: Option<&IndexEntry>) -> Result<Ses
         tokens: estimate_tokens(&session.messages),
         skipped: session.log.skipped_count(),
         skipped_lines: session.log.to_string(),
+        copy_of,
     })
 }
 
@@ -220,6 +236,7 @@ mod tests {
             tokens: 0,
             skipped: 0,
             skipped_lines: String::new(),
+            copy_of: None,
         }
     }
 

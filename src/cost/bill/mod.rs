@@ -56,8 +56,8 @@ mod walk;
 
 pub(crate) use account::{accounts, fit, read, read_fitted};
 pub(crate) use parts::{Part, PartError, Parts};
-pub(crate) use recorded::request_dollars;
-pub(crate) use recorded::{recorded_dollars, rewrites_prompt_at};
+pub(crate) use recorded::{own_recorded_dollars, recorded_dollars, rewrites_prompt_at};
+pub(crate) use recorded::{request_dollars, side_priced};
 pub(crate) use summary::*;
 pub(crate) use types::*;
 #[cfg(test)]

@@ -54,8 +54,8 @@ impl Part {
     const OFF_BY_DEFAULT: [Part; 4] = [
         Part::SharedCache,
         Part::EvictionShare,
+        Part::FixedPromptFit,
         Part::FixedPromptPerModel,
-        Part::CompactionCause,
     ];
 
     pub(crate) fn as_str(self) -> &'static str {

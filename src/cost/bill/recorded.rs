@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use super::types::{Input, Tokens, TASK_NOTIFICATION, TOOL_USE_ID};
-use crate::cost::table::price_for;
+use crate::cost::table::{price_for, ModelPrice};
 use crate::cost::CacheTtl;
 use crate::time::parse_rfc3339;
 use crate::transcript::session_file::{
-    RequestRecord, RequestUsage, SessionFile, FORMAT_CLAUDE_CODE,
+    RequestRecord, RequestUsage, SessionFile, SideRequest, FORMAT_CLAUDE_CODE,
 };
 use crate::transcript::{Message, Role};
 
@@ -42,9 +42,42 @@ pub(super) fn model_of(r: &RequestUsage, file: &SessionFile) -> String {
 /// by request as the provider billed it: the figure ccusage reports for the
 /// same log.
 pub(crate) fn recorded_dollars(file: &SessionFile) -> f64 {
+    own_recorded_dollars(file)
+        + file
+            .side_requests
+            .iter()
+            .map(|s| {
+                let (tokens, price) = side_priced(file, s);
+                tokens.dollars(&price)
+            })
+            .sum::<f64>()
+}
+
+/// [`recorded_dollars`] of the session's own requests, without its copies'.
+pub(crate) fn own_recorded_dollars(file: &SessionFile) -> f64 {
     (0..file.requests.len())
+        .filter(|&i| !copied(file, i))
         .map(|i| request_dollars(file, i))
         .sum()
+}
+
+/// Whether request `i` of `file` is another log's, copied into this one
+/// (`crate::import::copies`): billed there, not here.
+fn copied(file: &SessionFile, i: usize) -> bool {
+    file.requests
+        .get(i)
+        .and_then(|r| record_of(file, i, r))
+        .is_some_and(|x| x.copied)
+}
+
+/// A side request's recorded tokens and the prices of its model at its
+/// prompt's length, as [`request_dollars`] prices a request of the session.
+pub(crate) fn side_priced(file: &SessionFile, side: &SideRequest) -> (Tokens, ModelPrice) {
+    let u = &side.usage;
+    let price = price_for(file.provider.as_deref(), &model_of(u, file))
+        .at_time(time_of(Some(&side.record)))
+        .at(u.prompt_tokens());
+    (recorded_tokens(u, Some(&side.record)), price)
 }
 
 /// The recorded split of a request's cache writes: (5-minute, 1-hour),

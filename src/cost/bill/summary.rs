@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::types::{relative, Cause, Kind, SessionCheck, Tokens, LONG_SESSION, LONG_SESSION_BOUND};
+use super::types::{
+    relative, Cause, Kind, SessionCheck, SideTotal, Tokens, LONG_SESSION, LONG_SESSION_BOUND,
+};
 use super::unlogged::{self, Unlogged};
 use crate::stats::{median_of, percentile_of};
 
@@ -67,6 +69,9 @@ pub(crate) struct Summary {
     pub(crate) prices: Vec<PriceUsed>,
     /// Requests that read the fixed prompt another session cached.
     pub(crate) shared_reads: usize,
+    /// What folding the copies of other logs did (see [`SideTotal`]).
+    #[serde(skip_serializing_if = "SideTotal::is_empty")]
+    pub(crate) copies: SideTotal,
     /// The account's cache beyond the log, per kind of session: what the
     /// shares each session is priced by are fitted on.
     pub(crate) unlogged: Vec<UnloggedFit>,
@@ -164,6 +169,10 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
         recorded_usd += c.recorded_usd;
         predicted_usd += c.predicted_usd;
     }
+    let mut copies = SideTotal::default();
+    for c in cs {
+        copies.add(&c.side_requests);
+    }
     let misses = misses_of(cs);
     let miss_cache_write: u64 = misses.values().map(|m| m.cache_write).sum();
     let share = |keep: &dyn Fn(Cause) -> bool| {
@@ -202,6 +211,7 @@ fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
         recorded_usd,
         predicted_usd,
         total_error: relative(predicted_usd, recorded_usd),
+        copies,
         recorded,
         predicted,
         attributed: share(&|c| c != Cause::Unexplained),

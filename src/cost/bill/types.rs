@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::parts::{Part, Parts};
 use crate::cost::table::ModelPrice;
 use crate::cost::{CacheTtl, TOKENS_PER_PRICE_UNIT};
-use crate::transcript::session_file::SessionFile;
+use crate::transcript::session_file::{CopyKind, SessionFile};
 use crate::transcript::Message;
 
 /// How a user message Claude Code writes when a background task ends
@@ -17,9 +17,6 @@ pub(crate) const TASK_NOTIFICATION: &str = "<task-notification>";
 
 /// The tag by which newer versions name the task a notification is of.
 pub(super) const TOOL_USE_ID: &str = "<tool-use-id>";
-
-/// The `agentId` prefix of Claude Code's compaction agent.
-pub(crate) const COMPACTION_AGENT: &str = "acompact";
 
 /// Sessions with at least this many requests are "long": the done-when
 /// bound on the worst session applies to them.
@@ -72,7 +69,9 @@ pub(crate) enum Kind {
 impl Kind {
     pub(crate) fn of(file: &SessionFile) -> Kind {
         match file.source.agent_id.as_deref() {
-            Some(a) if a.starts_with(COMPACTION_AGENT) => Kind::Compaction,
+            // A side question and a prompt suggestion resend the parent's
+            // context as the compaction agent does.
+            Some(a) if CopyKind::of_agent(a).is_some() => Kind::Compaction,
             Some(_) => Kind::Subagent,
             None if file.parent_id.is_some() => Kind::Subagent,
             None => Kind::Main,
@@ -246,7 +245,65 @@ pub(crate) struct SessionCheck {
     /// Requests of this session that found the agent's fixed prompt
     /// cached by another session.
     pub(crate) shared_reads: usize,
+    /// What folding its copies did (`SessionFile::side_requests`): the
+    /// copies' own requests are checked as sessions of their own, so they
+    /// are in neither `recorded` nor `predicted` here.
+    #[serde(skip_serializing_if = "SideTotal::is_empty")]
+    pub(crate) side_requests: SideTotal,
     pub(crate) detail: Vec<RequestCheck>,
+}
+
+/// What folding other logs' copies (`crate::import::copies`) did to a
+/// session (or a source): the copies folded into it per kind, their own
+/// requests (side requests) summed, the requests copied into it from
+/// another log (billed there), and its requests whose final usage a copy
+/// held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub(crate) struct SideTotal {
+    /// Per [`CopyKind::ALL`]: compaction, side question, prompt suggestion.
+    pub(crate) copies: [usize; 3],
+    pub(crate) requests: usize,
+    pub(crate) tokens: Tokens,
+    pub(crate) usd: f64,
+    pub(crate) copied_requests: usize,
+    pub(crate) completed: usize,
+}
+
+impl SideTotal {
+    pub(crate) fn is_empty(&self) -> bool {
+        *self == SideTotal::default()
+    }
+
+    pub(crate) fn add(&mut self, o: &SideTotal) {
+        for (a, b) in self.copies.iter_mut().zip(o.copies) {
+            *a += b;
+        }
+        self.requests += o.requests;
+        self.tokens.add(&o.tokens);
+        self.usd += o.usd;
+        self.copied_requests += o.copied_requests;
+        self.completed += o.completed;
+    }
+
+    /// One line for people, `None` where nothing was folded.
+    pub(crate) fn describe(&self) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
+        let kinds: Vec<String> = CopyKind::ALL
+            .iter()
+            .zip(self.copies)
+            .map(|(k, n)| format!("{n} {}", k.as_str()))
+            .collect();
+        Some(format!(
+            "copies of a parent's conversation: {} (checked here by their own {} requests, {}; a sweep replays no copy and bills these to the parent as recorded); {} requests another log also holds, billed there only; {} requests completed from a copy's final usage",
+            kinds.join(", "),
+            self.requests,
+            crate::format::money(self.usd),
+            self.copied_requests,
+            self.completed
+        ))
+    }
 }
 
 /// One request as the meter priced it (`crate::cost::session::Meter`): the

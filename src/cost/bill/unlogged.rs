@@ -204,6 +204,13 @@ impl AccountView {
         self.fixed_prefix
     }
 
+    /// Whether another logged session had used the fixed prompt within the
+    /// lifetime when the request answered by `message` was sent: a read of
+    /// the account's cache the logs show, not one the shares expect.
+    pub(crate) fn warm_from_log(&self, message: usize) -> bool {
+        self.warm_at.contains(&message)
+    }
+
     /// Of the fixed prompt, the share a request answered by `message` reads
     /// from the cache although its own cache is cold.
     pub(crate) fn cold_read(&self, message: usize) -> f64 {

@@ -13,7 +13,7 @@ use super::recorded::{
 };
 use super::timeline::{parent_prefix, Shared, Warm};
 use super::types::{
-    relative, Cause, Chance, Input, Kind, RequestCheck, SessionCheck, Settings, Tokens,
+    relative, Cause, Chance, Input, Kind, RequestCheck, SessionCheck, Settings, SideTotal, Tokens,
 };
 use super::unlogged::gap_bucket;
 use crate::cost::table::{lookup, price_for, ModelPrice};
@@ -222,7 +222,10 @@ pub(crate) fn check_session(input: &Input, shared: &Shared, settings: &Settings)
         let recorded = split_tokens(r, split);
         let timed = row.at_time(t);
         let price = timed.at(prompt);
-        walk.detail.push(RequestCheck {
+        // Another log's request, copied into this one, kept the cache warm
+        // but is billed there.
+        let own = !rec.is_some_and(|x| x.copied);
+        walk.detail.extend(own.then(|| RequestCheck {
             message_index: r.message_index,
             model: model.clone(),
             family: timed.family,
@@ -238,7 +241,7 @@ pub(crate) fn check_session(input: &Input, shared: &Shared, settings: &Settings)
             miss: miss_cause(r, row, prev, cold, shared),
             chance,
             account_warm,
-        });
+        }));
         if prompt >= min {
             warm.insert(model, Warm { prompt, at: t, ttl });
         }
@@ -267,6 +270,22 @@ impl Walk {
             recorded.add(&d.recorded);
             recorded_usd += d.recorded_usd;
         }
+        // The requests its copies made on their own, charged as recorded
+        // here and by the meter alike.
+        let mut side = SideTotal::default();
+        let mut copies = std::collections::HashSet::new();
+        for s in &file.side_requests {
+            let (tokens, price) = super::recorded::side_priced(file, s);
+            side.requests += 1;
+            side.tokens.add(&tokens);
+            side.usd += tokens.dollars(&price);
+            if copies.insert(&s.from) {
+                side.copies[s.kind as usize] += 1;
+            }
+        }
+        side.copied_requests = file.request_records.iter().filter(|r| r.copied).count();
+        side.completed = file.request_records.iter().filter(|r| r.completed).count();
+
         let detail = self.detail;
         let billed_usd = file.recorded_cost.or_else(|| {
             (!detail.is_empty() && detail.iter().all(|d| d.billed_usd.is_some()))
@@ -289,6 +308,7 @@ impl Walk {
             billed_usd,
             unpriced_models: self.unpriced,
             shared_reads: 0,
+            side_requests: side,
             detail,
         }
     }

@@ -34,6 +34,7 @@ use super::{CacheTtl, Prices, TOKENS_PER_PRICE_UNIT};
 use crate::engine::constants::BYTES_PER_TOKEN;
 use crate::engine::{Budget, Compactor, Stage, Strategy, Withheld};
 use crate::replay::{replay_with, ModelCost, Refetch, RequestFacts, SessionFacts};
+use crate::transcript::session_file::CopyKind;
 use crate::transcript::Message;
 
 /// How to price.
@@ -484,6 +485,14 @@ impl<'a> Meter<'a> {
             .or(self.recorded.map(|_| row.min_cacheable))
             .unwrap_or(0) as i64;
         let (read, write, found) = self.cached(r, base, t, min);
+        if self
+            .recorded
+            .is_some_and(|x| x.copied.contains(&r.message_index))
+        {
+            // Another log's request copied into this one (a fork's before
+            // the fork): it warmed the cache, and is billed there.
+            return;
+        }
         let caches = self.recorded.is_none_or(|x| x.caches_at(base));
         let at = self
             .buckets
@@ -544,7 +553,7 @@ impl<'a> Meter<'a> {
                 && self
                     .recorded
                     .and_then(|x| x.account.as_deref())
-                    .is_some_and(|a| a.cold_read(r.message_index) >= 1.0);
+                    .is_some_and(|a| a.warm_from_log(r.message_index));
             let item = self.item(r.message_index, row, split, out, shared);
             if let Some(items) = &mut self.items {
                 items.push(item);
@@ -632,6 +641,7 @@ impl<'a> Meter<'a> {
 
     /// The replay's figures.
     pub(crate) fn finish(mut self) -> ModelCost {
+        self.charge_side_requests();
         for (base, long, b) in &self.buckets {
             let row = if *long { base.at(u64::MAX) } else { **base };
             let (p, _) = self.prices_of(&row);
@@ -642,6 +652,30 @@ impl<'a> Meter<'a> {
             self.cost.price_uncached += p.uncached(b.sent);
         }
         self.cost
+    }
+}
+
+impl Meter<'_> {
+    /// Charges the requests the session's copies made on their own, as
+    /// recorded: a side question is asked whatever the compaction, while
+    /// the compaction agent's summary is the agent's own run's (smith's
+    /// summarizer is priced where smith's engine summarizes).
+    fn charge_side_requests(&mut self) {
+        let Some(recorded) = self.recorded else {
+            return;
+        };
+        for (kind, tokens, price) in &recorded.side {
+            if *kind == CopyKind::Compaction && self.summarizer {
+                continue;
+            }
+            let output = dollars(tokens.output as i64, price.output);
+            self.cost.price += tokens.dollars(price) - output;
+            self.cost.price_output += output;
+            self.cost.output_tokens += tokens.output;
+            let sent =
+                tokens.input + tokens.cache_read + tokens.cache_write_5m + tokens.cache_write_1h;
+            self.cost.price_uncached += dollars(sent as i64, price.input);
+        }
     }
 }
 

@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use super::Settings;
 use crate::cost::bill::unlogged::AccountView;
+use crate::cost::bill::Tokens;
 use crate::cost::table::{default_model, price_for, CacheKind, ModelPrice};
 use crate::cost::CacheTtl;
 use crate::time::parse_rfc3339;
-use crate::transcript::session_file::SessionFile;
+use crate::transcript::session_file::{CopyKind, SessionFile};
 use crate::transcript::Message;
 
 /// What the record of one request says: when it was answered, its model,
@@ -41,18 +42,28 @@ pub struct Recorded {
     /// The account's cache beyond the session, when the sweep priced it
     /// among others ([`Recorded::with_account`]); `None`: the session alone.
     pub(super) account: Option<Arc<AccountView>>,
+    /// The answering messages of requests copied from another log (a
+    /// fork's before the fork): billed there, so sent here for nothing.
+    pub(super) copied: std::collections::HashSet<usize>,
+    /// The requests the session's copies made on their own, as recorded:
+    /// what kind of copy made each, its tokens and prices.
+    pub(super) side: Vec<(CopyKind, Tokens, ModelPrice)>,
 }
 
 impl Recorded {
     /// From an imported session's `session.json` and its transcript.
     pub fn from_file(file: &SessionFile, messages: &[Arc<Message>]) -> Recorded {
         let mut by_message = HashMap::new();
+        let mut copied = std::collections::HashSet::new();
         let (mut w5, mut w1) = (0u64, 0u64);
         for r in &file.requests {
             let rec = file
                 .request_records
                 .iter()
                 .find(|x| x.message_index == r.message_index);
+            if rec.is_some_and(|x| x.copied) {
+                copied.insert(r.message_index);
+            }
             let t = rec
                 .and_then(|x| x.timestamp.as_deref())
                 .and_then(parse_rfc3339);
@@ -81,6 +92,15 @@ impl Recorded {
                 Vec::new()
             },
             account: None,
+            copied,
+            side: file
+                .side_requests
+                .iter()
+                .map(|s| {
+                    let (tokens, price) = crate::cost::bill::side_priced(file, s);
+                    (s.kind, tokens, price)
+                })
+                .collect(),
             tier: if w1 > w5 {
                 Some(CacheTtl::OneHour)
             } else if w5 > 0 {
@@ -96,6 +116,15 @@ impl Recorded {
     /// The same, priced with the account's cache beyond the session.
     pub(crate) fn with_account(self, account: Option<Arc<AccountView>>) -> Recorded {
         Recorded { account, ..self }
+    }
+
+    /// The same, without the requests of the session's copies: for a check
+    /// that reads each copy as a session of its own.
+    pub(crate) fn without_side_requests(self) -> Recorded {
+        Recorded {
+            side: Vec::new(),
+            ..self
+        }
     }
 
     /// What an imported session's `session.json` records; `None` for a
