@@ -97,7 +97,11 @@ pub(crate) fn resolve(spec: &str) -> Result<Vec<SessionRef>> {
         if let Some(found) = reload(path)? {
             return Ok(vec![found]);
         }
-        return locate::resolve(spec);
+        // An id has no path separator: this was meant as a path.
+        if spec.contains(std::path::MAIN_SEPARATOR) || spec.contains('/') || spec.starts_with('.') {
+            bail!("{spec}: no such file or directory");
+        }
+        return super::find::find(spec, &super::find::default_places()).map(|s| vec![s]);
     }
     if path.is_file() {
         return match format_of(path) {
@@ -195,15 +199,28 @@ pub(crate) fn reload(name: &Path) -> Result<Option<SessionRef>> {
 /// Converts `logs` of one format as one `import` run would, reporting the
 /// logs that gave no session on stderr.
 fn convert(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
-    let converter = Converter::new(format, logs, None, mini_swe_agent::Options::default())?;
-    let (mut sessions, failures) = convert_files_multi(logs, |f| converter.convert(f));
+    let (sessions, failures) = convert_reporting(format, logs)?;
     for failure in &failures {
         crate::note!("{failure}");
     }
+    Ok(sessions)
+}
+
+/// [`convert`], passing over the logs that give no session without a
+/// word: for a search among logs, where they are not what was asked for.
+pub(crate) fn convert_quietly(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
+    convert_reporting(format, logs).map(|(sessions, _)| sessions)
+}
+
+/// The sessions of `logs`, and why each log that gave none gave none.
+fn convert_reporting(format: Format, logs: &[PathBuf]) -> Result<(Vec<SessionRef>, Vec<String>)> {
+    let converter = Converter::new(format, logs, None, mini_swe_agent::Options::default())?;
+    let (mut sessions, failures) = convert_files_multi(logs, |f| converter.convert(f));
     // In the order of the imported copy's directories, `<id>/`: sums over
     // sessions are then added in the same order, to the last bit.
     sessions.sort_by(|a, b| a.file.id.cmp(&b.file.id));
-    sessions.iter().map(to_ref).collect()
+    let sessions = sessions.iter().map(to_ref).collect::<Result<Vec<_>>>()?;
+    Ok((sessions, failures))
 }
 
 /// How the files of one format become sessions, the one converter per

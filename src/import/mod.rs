@@ -19,6 +19,7 @@ pub mod claude_code;
 mod claude_code_tests;
 pub(crate) mod codex;
 pub(crate) mod direct;
+pub(crate) mod find;
 pub mod mini_swe_agent;
 pub(crate) mod restore;
 use std::borrow::Borrow;

@@ -214,6 +214,8 @@ fn terminal_table(
     let priority = keep_first(&header, ci_at);
     let mut table = table(header);
     table.priority(priority);
+    // The marks (baseline, chosen, ★, tied) wrap before a figure is hidden.
+    table.give(3, crate::screen::Give::Wrap);
 
     let mut rows: Vec<usize> = order.iter().copied().take(top).collect();
     let base = summaries.iter().position(|s| s.is_baseline);
