@@ -752,6 +752,39 @@ mod tests {
         assert_eq!(minute("2026-02-12T16:02:23.545Z"), "2026-02-12 16:02");
     }
 
+    /// The page's script writes every count of tokens or messages through
+    /// `num` (thousands separators, as the terminal writes them), never as
+    /// the bare number: the page mixed `96,708` and `96708`.
+    #[test]
+    fn the_page_writes_every_count_with_thousands_separators() {
+        for field in [
+            ".before",
+            ".after",
+            ".output",
+            ".prompt",
+            "D.max",
+            "D.trigger",
+            "D.target",
+            "messages.length",
+            ".messages_before",
+            ".messages_after",
+        ] {
+            for (at, _) in SCRIPT.match_indices(field) {
+                // The whole expression: `q.before`, `D.messages.length`.
+                let start = SCRIPT[..at]
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                    .map_or(0, |i| i + 1);
+                let before = SCRIPT[..start].trim_end();
+                let after = SCRIPT[at + field.len()..].trim_start();
+                assert!(
+                    !before.ends_with('+') && !after.starts_with('+'),
+                    "{field} written bare: {}",
+                    &SCRIPT[start.saturating_sub(40)..(at + 40).min(SCRIPT.len())]
+                );
+            }
+        }
+    }
+
     #[test]
     fn projects_are_named_by_as_much_of_their_directory_as_tells_them_apart() {
         let names = project_names(&[
