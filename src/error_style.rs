@@ -14,6 +14,7 @@ use crate::fn_length::{code_only, sources};
 /// value parsers, whose errors clap prints after its own prefix.
 const ALLOWED: &[(&str, &str)] = &[
     ("commands/cost_args.rs", "parse_ttl"),
+    ("commands/cost_args.rs", "parse_price"),
     ("view/select.rs", "parse_role"),
     ("view/select.rs", "grep_pattern"),
 ];

@@ -57,7 +57,7 @@ pub(crate) fn imported_log(dir: &Path) -> PathBuf {
         let prompt = ((bytes / 4 + 3000) as f64 * 1.25).round() as u64;
         let answer = "a".repeat(96);
         push(
-            json!({"type": "assistant", "message": {"id": format!("m{i}"), "role": "assistant", "model": "claude-x",
+            json!({"type": "assistant", "message": {"id": format!("m{i}"), "role": "assistant", "model": "claude-sonnet-4-6",
                 "content": [{"type": "text", "text": answer}],
                 "usage": {"input_tokens": 2, "cache_creation_input_tokens": 100, "cache_read_input_tokens": prompt - 102, "output_tokens": 9}}}),
             &mut lines,

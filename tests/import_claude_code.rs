@@ -35,7 +35,7 @@ fn unusable_lines_are_reported_with_their_line_and_the_rest_imported() {
     log.push(json!({"type": "assistant", "message": {"model": "<synthetic>", "id": "s", "role": "assistant",
                     "content": [text("API Error")]}})); // 7
     log.push(json!({"type": "user", "message": {"role": "user", "content": 5}})); // 8
-    log.part("m1", json!({"type": "server_tool_use", "id": "x"})); // 9: block skipped
+    log.part("m1", json!({"id": "x"})); // 9: a block without a type
     log.part("m1", text("fine")); // 10
     let s = log.convert();
     // Line 7 is Claude Code's own `<synthetic>` line: left out, counted as
@@ -44,7 +44,7 @@ fn unusable_lines_are_reported_with_their_line_and_the_rest_imported() {
     assert_eq!(s.file.import.agent_written, 1);
     let reasons: Vec<&str> = s.log.skipped.iter().map(|k| k.reason.as_str()).collect();
     // Each reason whole: not JSON, the orphan result naming its call
-    // `nobody`, the line that repeats line 1, the `server_tool_use` block.
+    // `nobody`, the line that repeats line 1, the block without a type.
     common::assert_fixture(
         &(reasons.join("\n") + "\n"),
         "import_claude_code/skip_reasons.txt",
@@ -305,6 +305,49 @@ fn the_command_imports_a_directory_and_the_sessions_read_back() {
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(1));
+}
+
+#[test]
+fn a_block_type_nothing_can_use_is_named_once_per_folder_by_import_and_where_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("projects");
+    for name in ["a", "b"] {
+        let mut log = Log::new();
+        log.user("go");
+        for k in 0..4 {
+            let id = format!("m{k}");
+            log.part(&id, json!({"type": "fancy_new_block"}))
+                .part(&id, text("ok"));
+        }
+        log.write(&input.join("p").join(format!("{name}.jsonl")));
+    }
+    let clause = "8 blocks of a type nothing here can use left out: \"fancy_new_block\" (8)";
+    let out = tmp.path().join("out");
+    let run = crate::common::bin()
+        .args(["import", "claude-code"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (common::stdout(&run), common::stderr(&run));
+    assert!(run.status.success(), "{stderr}");
+    assert_eq!(stdout.matches(clause).count(), 1, "{stdout}");
+    assert!(!stderr.contains("fancy_new_block"), "{stderr}");
+    // Read where they are: one note for the folder, nothing per line.
+    let run = crate::common::bin()
+        .args(["transcript", "list"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = common::stderr(&run);
+    assert!(run.status.success(), "{stderr}");
+    let notes: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("fancy_new_block"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{stderr}");
+    assert!(notes[0].ends_with(&format!("/p: {clause}")), "{stderr}");
 }
 
 // --------------------------------------------------------------- real data

@@ -48,6 +48,8 @@ mod pages_lead;
 mod policies;
 #[path = "price_validation.rs"]
 mod price_validation;
+#[path = "prices.rs"]
+mod prices;
 #[path = "progress.rs"]
 mod progress;
 #[path = "real_compactions.rs"]

@@ -430,6 +430,23 @@ fn project_of(l: &Loaded, roots: &[(std::path::PathBuf, &String)]) -> Option<Str
     Some(format!("{}/{}", name.trim_end_matches('/'), project))
 }
 
+/// Names, on one line, the models of the imported sessions that no price
+/// table prices, with their sessions and requests: their dollars are
+/// unknown in every figure below.
+fn say_unpriced(imported: &[&Loaded]) {
+    let mut unpriced = crate::cost::table::Unpriced::default();
+    for file in imported.iter().filter_map(|l| l.file.as_ref()) {
+        unpriced.add_session(
+            file.requests
+                .iter()
+                .map(|r| r.model.as_deref().or(file.model.as_deref()).unwrap_or("")),
+        );
+    }
+    if let Some(line) = unpriced.line() {
+        crate::note!("{line}");
+    }
+}
+
 /// The bill check and the recorded replay of every imported session: one
 /// run, each request priced by the sweep's meter on the account's view.
 fn bill_check(
@@ -451,6 +468,7 @@ fn bill_check(
                 .unwrap_or_default()
                 .to_string()
         });
+    say_unpriced(&imported);
     let bill = BillCheck {
         summaries: bill::summarize(&checked.bill),
         settings: cost.bill(),
@@ -479,7 +497,7 @@ impl BillCheck {
         }
         serde_json::json!({
             "settings": self.settings,
-            "prices": crate::cost::MODEL_PRICES,
+            "prices": &crate::cost::MODEL_PRICES[..],
             "summary": self.summaries,
             "sessions": sessions,
         })

@@ -291,6 +291,9 @@ fn finish(outcome: &Outcome, out: &Path, json: bool) -> Result<()> {
                 String::new()
             }
         )?;
+        if let Some(clause) = import::not_imported_clause(&t.not_imported) {
+            writeln!(o, "{clause}")?;
+        }
         writeln!(o, "next: smith-calibrate calibrate {}", out.display())?;
     }
     Ok(())

@@ -229,7 +229,9 @@ fn single_engine(spec: &GridSpec) -> Result<EngineVersion> {
 /// The sweep around the user's config the flags describe: smith's policy
 /// alone, the grid's limit, the bootstrap and objective of the flags.
 fn job(args: RecommendArgs, config_path: &Path) -> Result<Job> {
-    let cost = args.account.settings(args.cost.settings(args.prices.price));
+    let cost = args
+        .account
+        .settings(args.cost.settings(args.prices.install()));
     let context = smith_config::read(config_path);
     for w in &context.warnings {
         crate::note!("warning: {w}");
@@ -254,7 +256,7 @@ fn job(args: RecommendArgs, config_path: &Path) -> Result<Job> {
         own: (context.config, from),
         policies: PolicySpec::default(),
         estimators: None,
-        price: args.prices.price,
+        price: args.prices.flat(),
         cost,
         rank_by: objective,
         draws: Bootstrap {

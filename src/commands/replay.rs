@@ -94,7 +94,7 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
     // The session's own ratio and overhead where the flags leave them.
     let chosen = for_session(&setup, args.engine.knobs.given(), &session);
     let setup = chosen.setup;
-    let settings = args.cost.settings(args.prices.price);
+    let settings = args.cost.settings(args.prices.install());
     // smith's own session is priced by the provider and model it names.
     let (recorded, named) = Recorded::of_session_or_smith(&session);
     let own = setup.compactor_for(&session.messages, session.run.as_ref());

@@ -173,8 +173,10 @@ impl SweepArgs {
             own: (Config::default(), "smith's defaults".to_string()),
             policies,
             estimators: self.estimator,
-            price: self.prices.price,
-            cost: self.account.settings(self.cost.settings(self.prices.price)),
+            price: self.prices.install(),
+            cost: self
+                .account
+                .settings(self.cost.settings(self.prices.flat())),
             rank_by: self.rank_by,
             draws: Bootstrap::default(),
             shard: self.shard,

@@ -64,7 +64,7 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "prices used ($ per million tokens, from src/cost/table.rs):"
+        "prices used ($ per million tokens, from src/cost/table/mod.rs):"
     )?;
     for p in &s.prices {
         writeln!(out, "{}", price_line(p))?;
@@ -125,6 +125,12 @@ pub(crate) fn unlogged_line(u: &UnloggedFit) -> String {
 }
 
 fn price_line(p: &PriceUsed) -> String {
+    if !p.input.is_finite() {
+        return format!(
+            "  {} ({}): in no price table, not priced; {} requests, their dollars unknown",
+            p.family, p.provider, p.requests
+        );
+    }
     format!(
         "  {} ({}): ${} input, ${} cache write 5m, ${} cache write 1h, ${} cache read, ${} output; {} requests{}{}",
         p.family,
@@ -147,7 +153,7 @@ fn price_line(p: &PriceUsed) -> String {
             String::new()
         } else {
             format!(
-                "; the nearest family for {}, which the table does not name",
+                "; for {}, which the table does not name",
                 p.nearest_for.join(", ")
             )
         },

@@ -29,13 +29,14 @@
 //! aside, follows their `parentUuid` chains, and makes each chain a subagent
 //! session of its own, linked to the main one, with the lines' own numbers.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::server_tools::{is_server_tool_block, server_tool_block};
 use super::{
     absolute, for_each_object, mtime, plain_id, str_field, ImportedSession, Skipped, NO_RESULT_TEXT,
 };
@@ -323,6 +324,8 @@ struct Converter {
     skipped: Skipped,
     /// `<synthetic>` lines left out (not damage).
     agent_written: usize,
+    /// Blocks of a type nothing can use, by type (not damage).
+    not_imported: BTreeMap<String, usize>,
     notes: Vec<Skip>,
     messages: Vec<Message>,
     requests: Vec<RequestUsage>,
@@ -543,7 +546,10 @@ impl Converter {
                     r.blocks.push(Block::tool_use(id, name, &args));
                     r.calls.push((id.into(), line));
                 }
-                other => skips.push(format!("content[{i}]: block type {other:?} not imported")),
+                kind if is_server_tool_block(kind) => r.blocks.push(server_tool_block(b)),
+                "" => skips.push(format!("content[{i}]: a block without a \"type\"")),
+                // A type nothing can use: counted and named once per file.
+                other => *self.not_imported.entry(other.to_string()).or_default() += 1,
             }
         }
         if let Some(u) = message.get("usage").and_then(Value::as_object) {
@@ -598,7 +604,9 @@ impl Converter {
                 )),
                 "image" => content.push(media(BlockType::Image, b, None)),
                 "document" => content.push(media(BlockType::Document, b, None)),
-                other => skips.push(format!("content[{i}]: block type {other:?} not imported")),
+                kind if is_server_tool_block(kind) => content.push(server_tool_block(b)),
+                "" => skips.push(format!("content[{i}]: a block without a \"type\"")),
+                other => *self.not_imported.entry(other.to_string()).or_default() += 1,
             }
         }
         for reason in skips {
@@ -892,6 +900,7 @@ impl Converter {
         };
         file.import.synthetic_results = self.synthetic_results;
         file.import.agent_written = self.agent_written;
+        file.import.not_imported = self.not_imported;
         ImportedSession::new(file, self.messages, log, self.notes, parent_path)
     }
 }

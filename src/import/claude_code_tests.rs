@@ -297,3 +297,123 @@ fn a_call_without_a_result_gets_an_error_result() {
     assert_eq!(s.notes[0].line, 2);
     assert!(import::pairing_problems(&s.messages).is_empty());
 }
+
+/// A response that searched the web with Anthropic's server tool: the call,
+/// its result and the answer, one block a line as Claude Code writes them.
+fn web_search_log(with_search: bool) -> (Log, Vec<serde_json::Value>) {
+    let call = json!({"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search",
+                      "input": {"query": "serde flatten attribute"}});
+    let result = json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": [
+        {"type": "web_search_result", "url": "https://serde.rs/attr-flatten.html",
+         "title": "Struct flattening", "encrypted_content": "EpcBCioIBxgCIiQ4ZjEw".repeat(40),
+         "page_age": null}]});
+    let first = json!({"input_tokens": 3, "cache_creation_input_tokens": 0,
+                       "cache_read_input_tokens": 1000, "output_tokens": 60,
+                       "server_tool_use": {"web_search_requests": 1}});
+    let mut log = Log::new();
+    log.user("how does serde's flatten work?");
+    let blocks = if with_search {
+        vec![call, result, text("It inlines the fields.")]
+    } else {
+        vec![text("It inlines the fields.")]
+    };
+    for b in &blocks {
+        log.part_usage("m1", b.clone(), first.clone());
+    }
+    log.user("thanks").part_usage(
+        "m2",
+        text("welcome"),
+        json!({"input_tokens": 3, "cache_creation_input_tokens": 500,
+               "cache_read_input_tokens": 1000, "output_tokens": 2}),
+    );
+    (log, blocks)
+}
+
+#[test]
+fn a_server_tools_call_and_result_are_context_of_the_assistant_message_and_priced() {
+    let (log, blocks) = web_search_log(true);
+    let s = log.convert();
+    assert_eq!(
+        roles(&s),
+        vec![Role::User, Role::Assistant, Role::User, Role::Assistant]
+    );
+    let a = &s.messages[1];
+    // In the assistant message, in the order streamed, each as its JSON.
+    let expected: Vec<String> = blocks
+        .iter()
+        .map(|b| match b["type"].as_str() {
+            Some("text") => b["text"].as_str().unwrap().to_string(),
+            _ => crate::transcript::json::value_to_string(b),
+        })
+        .collect();
+    assert_eq!(texts(a), expected);
+    assert!(a.content.iter().all(|b| b.kind == BlockType::Text));
+    // Not a client tool call: nothing to pair, and nothing reported.
+    assert_eq!(s.file.import.tool_calls, 0);
+    assert!(import::pairing_problems(&s.messages).is_empty());
+    assert!(s.log.skipped.is_empty(), "{:?}", s.log.skipped);
+    assert!(s.file.import.not_imported.is_empty());
+    assert_eq!(s.file.requests.len(), 2);
+    // The estimate counts them: the message's bytes are the blocks' bytes.
+    let json_bytes: usize = expected.iter().map(String::len).sum();
+    assert_eq!(a.bytes(), json_bytes as u64);
+    // The replay prices them: the second request's growth (500 tokens) is
+    // given to what it sent first (the answer and "thanks") by their bytes,
+    // so the answer with the search carries more of it than the same
+    // answer without.
+    let tokens = |s: &import::ImportedSession, i: usize| {
+        let m = s.file.measured.as_ref().unwrap();
+        m.tokens[i].expect("measured").tokens
+    };
+    assert_eq!(tokens(&s, 1) + tokens(&s, 2), 500);
+    let share = tokens(&s, 1) as f64 / 500.0;
+    let expected_share = a.bytes() as f64 / (a.bytes() + s.messages[2].bytes()) as f64;
+    assert!(
+        (share - expected_share).abs() < 0.01,
+        "{share} {expected_share}"
+    );
+    let (plain, _) = web_search_log(false);
+    let plain = plain.convert();
+    assert!(tokens(&plain, 1) < tokens(&s, 1));
+}
+
+#[test]
+fn a_block_type_nothing_can_use_is_counted_once_by_type_not_skipped_line_by_line() {
+    let mut log = Log::new();
+    log.user("go");
+    for k in 0..12 {
+        let id = format!("m{k}");
+        log.part(&id, json!({"type": "fancy_new_block", "data": k}))
+            .part(&id, text("ok"))
+            .results(json!([{"type": "video", "source": {}}, text("next")]));
+    }
+    // A block that is no block at all is damage, named by its line.
+    log.results(json!([{"source": {}}]));
+    let s = log.convert();
+    let counted: Vec<(&str, usize)> = s
+        .file
+        .import
+        .not_imported
+        .iter()
+        .map(|(k, n)| (k.as_str(), *n))
+        .collect();
+    assert_eq!(counted, vec![("fancy_new_block", 12), ("video", 12)]);
+    let skips: Vec<(usize, &str)> = s
+        .log
+        .skipped
+        .iter()
+        .map(|k| (k.line, k.reason.as_str()))
+        .collect();
+    assert_eq!(skips, vec![(38, "content[0]: a block without a \"type\"")]);
+    assert_eq!(s.file.import.skipped, 1);
+    // The rest of each line is imported.
+    assert_eq!(s.messages.len(), 1 + 2 * 12);
+    // Summed over sessions and named once, with each type's count.
+    let mut totals = import::Totals::default();
+    totals.add(&s.file.import);
+    totals.add(&s.file.import);
+    assert_eq!(
+        import::not_imported_clause(&totals.not_imported).as_deref(),
+        Some("48 blocks of a type nothing here can use left out: \"fancy_new_block\" (24), \"video\" (24)")
+    );
+}

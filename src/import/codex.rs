@@ -27,7 +27,7 @@
 //! their line number and counted; nothing is ever written into the rollouts'
 //! directories.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
@@ -110,6 +110,9 @@ struct Converter {
     first_time: Option<String>,
     last_time: Option<String>,
     synthetic_results: usize,
+    /// Items and content parts of a type nothing can use, by type (not
+    /// damage).
+    not_imported: BTreeMap<String, usize>,
     skipped: Skipped,
     notes: Vec<Skip>,
 }
@@ -126,6 +129,42 @@ fn content_text(content: Option<&Value>) -> String {
             .join("\n"),
         _ => String::new(),
     }
+}
+
+/// The images of a message's content, as image blocks after its text: a
+/// user's pasted screenshot reaches the model as an image, and the estimate
+/// charges it as one (its `data:` URL's bytes would count as text). Parts of
+/// any other type with no text are counted in `not_imported`.
+fn content_media(
+    content: Option<&Value>,
+    not_imported: &mut BTreeMap<String, usize>,
+) -> Vec<Block> {
+    let Some(Value::Array(parts)) = content else {
+        return Vec::new();
+    };
+    let mut media = Vec::new();
+    for part in parts {
+        match part.get("type").and_then(Value::as_str) {
+            Some("input_image") => {
+                let url = part.get("image_url").and_then(Value::as_str).unwrap_or("");
+                let media_type = url
+                    .strip_prefix("data:")
+                    .and_then(|u| u.split([';', ',']).next())
+                    .filter(|t| !t.is_empty())
+                    .map(Str::from);
+                media.push(Block {
+                    kind: BlockType::Image,
+                    media_type,
+                    ..Block::default()
+                });
+            }
+            Some(kind) if part.get("text").is_none() => {
+                *not_imported.entry(kind.to_string()).or_default() += 1
+            }
+            _ => {}
+        }
+    }
+    media
 }
 
 /// An output as text: a string as it is, anything else as its JSON.
@@ -229,10 +268,12 @@ impl Converter {
         match kind {
             "message" => {
                 let text = content_text(p.get("content"));
+                let media = content_media(p.get("content"), &mut self.not_imported);
                 match p.get("role").and_then(Value::as_str) {
                     Some("assistant") => {
                         self.start_answer();
                         self.open.push(Block::text(text.into_bytes()));
+                        self.open.extend(media);
                     }
                     Some(role @ ("user" | "developer" | "system")) => {
                         self.close_answer();
@@ -240,12 +281,10 @@ impl Converter {
                         let t = text.trim_start();
                         let synthetic =
                             role != "user" || HARNESS_PREFIXES.iter().any(|h| t.starts_with(h));
-                        self.messages.push(Message::new(
-                            Role::User,
-                            vec![Block::text(text.into_bytes())],
-                            synthetic,
-                            None,
-                        ));
+                        let mut content = vec![Block::text(text.into_bytes())];
+                        content.extend(media);
+                        self.messages
+                            .push(Message::new(Role::User, content, synthetic, None));
                     }
                     other => self
                         .skipped
@@ -311,9 +350,22 @@ impl Converter {
                     Block::tool_result(Some(id.as_str().into()), text.into_bytes(), false),
                 );
             }
-            other => self
-                .skipped
-                .add(line, format!("response item {other:?} not imported")),
+            // A web search the model ran within its response: the call
+            // (its query or page) is sent back with the history as the
+            // model's own output, so it is text of the assistant message,
+            // its bytes the item's JSON. The results stay on OpenAI's side
+            // and are not in the rollout.
+            "web_search_call" => {
+                self.start_answer();
+                self.open.push(Block::text(
+                    value_to_string(&Value::Object(p.clone())).into_bytes(),
+                ));
+            }
+            // Codex's own undo snapshots: never sent to the model.
+            "ghost_snapshot" => {}
+            "" => self.skipped.add(line, "response item without a \"type\""),
+            // A type nothing can use: counted and named once per folder.
+            other => *self.not_imported.entry(other.to_string()).or_default() += 1,
         }
     }
 
@@ -472,10 +524,13 @@ impl Converter {
                 continue;
             }
             let text = content_text(item.get("content"));
+            // The text is the message's first block; images may follow it.
             let found = self.messages[..before].iter().rposition(|m| {
                 m.role == Role::User
-                    && m.content.len() == 1
-                    && m.content[0].text_bytes() == text.as_bytes()
+                    && m.content.first().is_some_and(|b| {
+                        b.kind == BlockType::Text && b.text_bytes() == text.as_bytes()
+                    })
+                    && m.content[1..].iter().all(|b| b.kind.is_media())
             });
             if let Some(i) = found {
                 kept.push(i);
@@ -526,6 +581,7 @@ impl Converter {
             ..SessionFile::default()
         };
         file.import.synthetic_results = self.synthetic_results;
+        file.import.not_imported = self.not_imported;
         ImportedSession::new(file, self.messages, log, self.notes, None)
     }
 }
@@ -724,6 +780,71 @@ mod tests {
         assert_eq!(b.pre_tokens, Some(90_000));
         assert_eq!(b.message_index, 3);
         assert_eq!(f.requests[1].message_index, 3);
+    }
+
+    #[test]
+    fn every_item_type_is_imported_ignored_or_counted_on_purpose() {
+        let search = json!({"type": "web_search_call", "status": "completed",
+            "action": {"type": "search", "query": "serde flatten"}});
+        let mut lines = vec![
+            at(1, "turn_context", json!({"model": "gpt-5.4"})),
+            at(
+                2,
+                "response_item",
+                json!({"type": "message", "role": "user", "content": [
+                    {"type": "input_text", "text": "what is this?"},
+                    {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}]}),
+            ),
+            at(3, "response_item", search.clone()),
+            at(
+                3,
+                "response_item",
+                json!({"type": "message", "role": "assistant",
+                "content": [{"type": "output_text", "text": "a crate"}]}),
+            ),
+            at(4, "event_msg", count(2_000, 1_500, 0, 40)),
+            at(
+                5,
+                "response_item",
+                json!({"type": "ghost_snapshot", "ghost_commit": {"id": "abc"}}),
+            ),
+            at(5, "response_item", json!({"status": "completed"})),
+        ];
+        for n in 0..7 {
+            lines.push(at(
+                6 + n,
+                "response_item",
+                json!({"type": "shiny_new_item", "n": n}),
+            ));
+        }
+        let s = rollout(&lines);
+        let roles: Vec<Role> = s.messages.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [Role::User, Role::Assistant]);
+        // The pasted image is an image block after the text, not text.
+        let user: Vec<BlockType> = s.messages[0].content.iter().map(|b| b.kind).collect();
+        assert_eq!(user, [BlockType::Text, BlockType::Image]);
+        assert_eq!(
+            s.messages[0].content[1].media_type.as_deref(),
+            Some("image/png")
+        );
+        // The web search is the answer's first text, its bytes the item's
+        // JSON, and the request that answered it prices them.
+        let answer = &s.messages[1];
+        assert_eq!(answer.content[0].text_lossy(), value_to_string(&search));
+        assert_eq!(answer.content[1].text_lossy(), "a crate");
+        assert_eq!(s.file.requests[0].message_index, 1);
+        // The item with no type is damage, named by its line; the ghost
+        // snapshot is Codex's own; the 7 unknown items are one count.
+        let lines: Vec<usize> = s.log.skipped.iter().map(|k| k.line).collect();
+        assert_eq!(lines, [7]);
+        let counted: Vec<(&str, usize)> = s
+            .file
+            .import
+            .not_imported
+            .iter()
+            .map(|(k, n)| (k.as_str(), *n))
+            .collect();
+        assert_eq!(counted, [("shiny_new_item", 7)]);
     }
 
     #[test]

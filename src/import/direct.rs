@@ -199,28 +199,61 @@ pub(crate) fn reload(name: &Path) -> Result<Option<SessionRef>> {
 /// Converts `logs` of one format as one `import` run would, reporting the
 /// logs that gave no session on stderr.
 fn convert(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
-    let (sessions, failures) = convert_reporting(format, logs)?;
+    let (sessions, failures, not_imported) = convert_reporting(format, logs)?;
     for failure in &failures {
         crate::note!("{failure}");
+    }
+    // Named once for the folder, as `import`'s summary names them.
+    if let Some(clause) = super::not_imported_clause(&not_imported) {
+        crate::note!("{}: {clause}", folder_of(logs).display());
     }
     Ok(sessions)
 }
 
-/// [`convert`], passing over the logs that give no session without a
-/// word: for a search among logs, where they are not what was asked for.
+/// [`convert`], passing over the logs that give no session, and the block
+/// types none of them could use, without a word: for a search among logs,
+/// where they are not what was asked for.
 pub(crate) fn convert_quietly(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
-    convert_reporting(format, logs).map(|(sessions, _)| sessions)
+    convert_reporting(format, logs).map(|(sessions, _, _)| sessions)
 }
 
-/// The sessions of `logs`, and why each log that gave none gave none.
-fn convert_reporting(format: Format, logs: &[PathBuf]) -> Result<(Vec<SessionRef>, Vec<String>)> {
+/// The block types the sessions of one conversion could not use, by type.
+type NotImported = std::collections::BTreeMap<String, usize>;
+
+/// The sessions of `logs`, why each log that gave none gave none, and the
+/// block types none of them could use (counted over them all).
+fn convert_reporting(
+    format: Format,
+    logs: &[PathBuf],
+) -> Result<(Vec<SessionRef>, Vec<String>, NotImported)> {
     let converter = Converter::new(format, logs, None, mini_swe_agent::Options::default())?;
     let (mut sessions, failures) = convert_files_multi(logs, |f| converter.convert(f));
+    let mut not_imported = NotImported::new();
+    for s in &sessions {
+        super::add_not_imported(&mut not_imported, &s.file.import.not_imported);
+    }
     // In the order of the imported copy's directories, `<id>/`: sums over
     // sessions are then added in the same order, to the last bit.
     sessions.sort_by(|a, b| a.file.id.cmp(&b.file.id));
     let sessions = sessions.iter().map(to_ref).collect::<Result<Vec<_>>>()?;
-    Ok((sessions, failures))
+    Ok((sessions, failures, not_imported))
+}
+
+/// What a note about all of `logs` names: the one log, or the folder that
+/// holds every one of them.
+fn folder_of(logs: &[PathBuf]) -> PathBuf {
+    if let [one] = logs {
+        return one.clone();
+    }
+    let mut common = logs
+        .first()
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    for p in logs {
+        while !p.starts_with(&common) && common.pop() {}
+    }
+    common
 }
 
 /// How the files of one format become sessions, the one converter per

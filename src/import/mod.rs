@@ -22,8 +22,9 @@ pub(crate) mod direct;
 pub(crate) mod find;
 pub mod mini_swe_agent;
 pub(crate) mod restore;
+mod server_tools;
 use std::borrow::Borrow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -508,6 +509,10 @@ pub struct Totals {
     pub skipped: usize,
     /// Lines the agents wrote by design, left out (not damage).
     pub(crate) agent_written: usize,
+    /// Blocks of a type nothing can use, by type (see
+    /// [`ImportCounts::not_imported`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) not_imported: BTreeMap<String, usize>,
     /// Source files that could not be read at all.
     pub(crate) files_failed: usize,
 }
@@ -522,7 +527,31 @@ impl Totals {
         self.synthetic_results += c.synthetic_results;
         self.skipped += c.skipped;
         self.agent_written += c.agent_written;
+        add_not_imported(&mut self.not_imported, &c.not_imported);
     }
+}
+
+/// Adds one session's blocks left out by type to `into`.
+pub(crate) fn add_not_imported(into: &mut BTreeMap<String, usize>, from: &BTreeMap<String, usize>) {
+    for (kind, n) in from {
+        *into.entry(kind.clone()).or_default() += n;
+    }
+}
+
+/// How a summary names the blocks left out because nothing can use their
+/// type, once for all the files it sums, each type with its count:
+/// `3 blocks of a type nothing here can use left out: "foo" (2), "bar" (1)`;
+/// `None` when there were none.
+pub(crate) fn not_imported_clause(types: &BTreeMap<String, usize>) -> Option<String> {
+    if types.is_empty() {
+        return None;
+    }
+    let total: usize = types.values().sum();
+    let named: Vec<String> = types.iter().map(|(k, n)| format!("{k:?} ({n})")).collect();
+    Some(format!(
+        "{total} blocks of a type nothing here can use left out: {}",
+        named.join(", ")
+    ))
 }
 
 /// What importing a set of files produced.

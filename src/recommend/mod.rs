@@ -566,6 +566,17 @@ pub fn decide(summaries: &mut [ConfigSummary], per: &PerSession, settings: &Sett
         (None, Some(why)) => format!("{} ({}): {why}.", keep_words(base), base.label),
         (None, None) => format!("{} ({}).", keep_words(base), base.label),
     };
+    // Sessions of a model no price table names have no dollars: a verdict
+    // in dollars is made without them, and says so.
+    let left_out = summaries[Grid::BASELINE].sessions.saturating_sub(n);
+    let sentence = if obj.is_price() && left_out > 0 {
+        format!(
+            "{sentence} Made on the priced sessions only: {} left out, their models in no price table.",
+            crate::format::plural(left_out, "session")
+        )
+    } else {
+        sentence
+    };
     Verdict {
         change: chosen.is_some(),
         sentence,

@@ -168,9 +168,10 @@ pub(crate) fn summarize_values_with(
     draws: &Bootstrap,
 ) -> (Vec<ConfigSummary>, PerSession) {
     let n_configs = configs.len();
+    let priced = priced_sessions(configs, sessions, value);
     let (mut out, columns): (Vec<ConfigSummary>, Vec<Vec<[f64; 2]>>) = (0..n_configs)
         .into_par_iter()
-        .map(|c| summarize_config(&configs[c], sessions, value, c, rank_by))
+        .map(|c| summarize_config(&configs[c], &priced, value, c, rank_by))
         .unzip();
     let baseline = columns.get(Grid::BASELINE).cloned().unwrap_or_default();
     let changes: Vec<Vec<[f64; 2]>> = columns
@@ -236,13 +237,31 @@ pub(crate) fn mark_tied(summaries: &mut [ConfigSummary], best: usize) {
     }
 }
 
+/// Per session, whether its dollars are known: a session with a request of
+/// a model no price table names has no price (`NaN`, `crate::cost::table`)
+/// under any config, and is left out of every figure in dollars, and of a
+/// verdict in dollars, rather than counted as free or guessed.
+fn priced_sessions(
+    configs: &[Setup],
+    sessions: usize,
+    value: &(dyn Fn(usize, usize) -> [f64; N] + Sync),
+) -> Vec<bool> {
+    if configs.is_empty() {
+        return vec![true; sessions];
+    }
+    (0..sessions)
+        .map(|s| value(s, Grid::BASELINE)[Metric::PriceTotal.index()].is_finite())
+        .collect()
+}
+
 fn summarize_config(
     setup: &Setup,
-    n_sessions: usize,
+    priced: &[bool],
     value: &(dyn Fn(usize, usize) -> [f64; N] + Sync),
     c: usize,
     rank_by: Metric,
 ) -> (ConfigSummary, Vec<[f64; 2]>) {
+    let n_sessions = priced.len();
     let mut totals = [0.0; N];
     let stat_figures: Vec<usize> = Metric::ALL
         .into_iter()
@@ -253,17 +272,24 @@ fn summarize_config(
         .map(|_| Vec::with_capacity(n_sessions))
         .collect();
     let mut column = Vec::with_capacity(n_sessions);
-    for s in 0..n_sessions {
+    for (s, &known) in priced.iter().enumerate() {
         let v = value(s, c);
-        column.push([v[rank_by.index()], v[LOSS_MEASURE.index()]]);
+        if known || !rank_by.is_price() {
+            column.push([v[rank_by.index()], v[LOSS_MEASURE.index()]]);
+        }
         for (i, m) in Metric::ALL.into_iter().enumerate() {
+            if !known && m.is_price() {
+                continue;
+            }
             match m.kind() {
                 Kind::Count | Kind::Price | Kind::Expected => totals[i] += v[i],
                 Kind::Peak => totals[i] = totals[i].max(v[i]),
             }
         }
         for (sample, &i) in samples.iter_mut().zip(&stat_figures) {
-            sample.push(v[i]);
+            if known || !Metric::ALL[i].is_price() {
+                sample.push(v[i]);
+            }
         }
     }
     let mut st = [None; N];

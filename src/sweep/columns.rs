@@ -322,7 +322,7 @@ fn markdown() -> String {
     );
     let _ = writeln!(
         s,
-        "| every figure of the figure table (`price`, `results_mangled`, …) | sessions, configs | per row; in configs the total over sessions (the maximum for peaks) |"
+        "| every figure of the figure table (`price`, `results_mangled`, …) | sessions, configs | per row; in configs the total over sessions (the maximum for peaks); a figure in dollars is null in the rows of a session whose model is in no price table, and its configs' totals are over the priced sessions |"
     );
     let stats: Vec<String> = Metric::ALL
         .into_iter()

@@ -65,8 +65,8 @@ pub(crate) fn note(summaries: &[ConfigSummary], settings: Option<&Settings>) -> 
          Not in price: output (baseline {}) and the summarizer's own requests ({}); price_total adds them ({}).",
         match settings.map(|s| s.prices) {
             Some(Some(p)) => format!("--price {p}"),
-            Some(None) => "its session's model's prices (Sonnet's where unknown)".into(),
-            None => "its session's model's prices (Sonnet's where unknown), or --price where given".into(),
+            Some(None) => "its session's model's prices (Sonnet's where it names none)".into(),
+            None => "its session's model's prices (Sonnet's where it names none), or --price where given".into(),
         },
         crate::format::money(base.total(Metric::PriceOutput)),
         crate::format::money(base.total(Metric::PriceSummarizer)),

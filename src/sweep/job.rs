@@ -605,9 +605,10 @@ impl Planned {
         if let Some(p) = self.given_price {
             return format!("{p} (--price, for every request)");
         }
-        let mut rows: Vec<(usize, usize)> = Vec::new();
+        let mut rows: Vec<(&'static crate::cost::table::ModelPrice, usize)> = Vec::new();
         let mut unrecorded = 0usize;
         let mut smith = crate::cost::session::SmithPrices::default();
+        let mut unpriced = crate::cost::table::Unpriced::default();
         for r in refs {
             // The metadata the replay reads: a log read in place has no
             // session.json on disk, only the one converted with it.
@@ -624,24 +625,36 @@ impl Planned {
                 }
                 continue;
             };
+            let fallback = file.model.as_deref();
+            unpriced.add_session(
+                file.requests
+                    .iter()
+                    .map(|q| q.model.as_deref().or(fallback).unwrap_or("")),
+            );
             for q in &file.requests {
-                let model = q.model.as_deref().or(file.model.as_deref()).unwrap_or("");
+                let model = q.model.as_deref().or(fallback).unwrap_or("");
                 let row = crate::cost::table::lookup(model).row;
-                match rows.iter_mut().find(|x| x.0 == row) {
+                match rows.iter_mut().find(|x| x.0.family == row.family) {
                     Some(x) => x.1 += 1,
                     None => rows.push((row, 1)),
                 }
             }
         }
+        if let Some(line) = unpriced.line() {
+            crate::note!("{line}");
+        }
         if rows.is_empty() && smith.is_empty() {
             return flat.to_string();
         }
-        rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.family.cmp(b.0.family)));
         let mut parts: Vec<String> = rows
             .iter()
-            .map(|(row, n)| {
-                let p = &crate::cost::MODEL_PRICES[*row];
-                format!("{} {} ({n} requests)", p.family, p.prices())
+            .map(|(p, n)| {
+                if p.is_priced() {
+                    format!("{} {} ({n} requests)", p.family, p.prices())
+                } else {
+                    format!("{}: in no price table, not priced ({n} requests)", p.family)
+                }
             })
             .collect();
         parts.extend(smith.describe());

@@ -201,7 +201,13 @@ fn floats(frame: &DataFrame, what: &str, name: &str) -> Result<Vec<f64>> {
     values
         .into_iter()
         .enumerate()
-        .map(|(row, v)| v.ok_or_else(|| anyhow!("{what}: row {row}: {name} is missing")))
+        .map(|(row, v)| match v {
+            Some(v) => Ok(v),
+            // A session's dollars are null where its model is in no price
+            // table: unknown, as the sweep had them.
+            None if Metric::from_name(name).is_some_and(Metric::is_price) => Ok(f64::NAN),
+            None => Err(anyhow!("{what}: row {row}: {name} is missing")),
+        })
         .collect()
 }
 

@@ -154,7 +154,15 @@ pub(crate) fn policy_columns(out: &mut Columns, setups: &[&Setup]) {
 fn figure_column(m: Metric, values: Vec<f64>) -> Values {
     match m.kind() {
         Kind::Count | Kind::Peak => Values::Int(values.into_iter().map(|v| v as i64).collect()),
-        Kind::Price | Kind::Expected => Values::Float(values),
+        // A session of a model no price table names has no dollars: null,
+        // not 0 (`crate::cost::table`).
+        Kind::Price => Values::OptFloat(
+            values
+                .into_iter()
+                .map(|v| v.is_finite().then_some(v))
+                .collect(),
+        ),
+        Kind::Expected => Values::Float(values),
     }
 }
 

@@ -4,6 +4,8 @@
 //! importers (`crate::import`) write it; the cost model, `calibrate` and the
 //! report read it back beside the transcript.
 
+use std::collections::BTreeMap;
+
 use super::model::MessageTokens;
 use serde::{Deserialize, Serialize};
 
@@ -232,6 +234,11 @@ pub struct ImportCounts {
     /// damage.
     #[serde(default)]
     pub agent_written: usize,
+    /// Blocks (or items) of the log of a type nothing in smith's history can
+    /// hold, by the type the log names: left out on purpose, counted here
+    /// and named once in a summary, not reported line by line as damage.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_imported: BTreeMap<String, usize>,
 }
 
 /// The `session.json` of an imported session: smith's fields (`id`,

@@ -92,8 +92,12 @@ pub(crate) fn request_dollars(file: &SessionFile, i: usize) -> f64 {
         return 0.0;
     };
     // Priced as the bill check prices it: the provider's row of the
-    // request's model, at the rates of the prompt's length.
-    let price = price_for(file.provider.as_deref(), &model_of(u, file)).at(u.prompt_tokens());
+    // request's model, at the rates of the hour it was sent and of the
+    // prompt's length.
+    let rec = file.request_records.get(i);
+    let price = price_for(file.provider.as_deref(), &model_of(u, file))
+        .at_time(time_of(rec))
+        .at(u.prompt_tokens());
     recorded_tokens(u, file.request_records.get(i)).dollars(&price)
 }
 

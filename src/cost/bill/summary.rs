@@ -7,7 +7,6 @@ use serde::Serialize;
 
 use super::types::{relative, Cause, Kind, SessionCheck, Tokens, LONG_SESSION, LONG_SESSION_BOUND};
 use super::unlogged::{self, Unlogged};
-use crate::cost::table::MODEL_PRICES;
 use crate::stats::{median_of, percentile_of};
 
 /// Recorded misses of one cause.
@@ -98,7 +97,8 @@ pub(crate) struct PriceUsed {
     pub(crate) cache_write_1h: f64,
     pub(crate) cache_read: f64,
     pub(crate) output: f64,
-    /// The models priced at it that the table does not name.
+    /// The models billed at it that the table does not name (a row of a
+    /// model in no table is its own: unpriced).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) nearest_for: Vec<String>,
 }
@@ -120,7 +120,8 @@ pub(crate) struct Billed {
 }
 
 fn worst<'a>(it: impl Iterator<Item = (&'a SessionCheck, f64)>) -> Option<Worst> {
-    it.max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+    it.filter(|(_, e)| e.is_finite())
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
         .map(|(s, e)| Worst {
             session: s.session.clone(),
             requests: s.requests,
@@ -141,11 +142,18 @@ pub(crate) fn summarize(checks: &[SessionCheck]) -> Vec<Summary> {
 }
 
 fn summarize_format(format: &str, cs: &[&SessionCheck]) -> Summary {
-    let mut abs: Vec<f64> = cs.iter().map(|c| c.error.abs()).collect();
+    // A session of a model in no price table has no error (its dollars are
+    // unknown): the errors' statistics are over the priced sessions.
+    let mut abs: Vec<f64> = cs
+        .iter()
+        .map(|c| c.error.abs())
+        .filter(|e| e.is_finite())
+        .collect();
     let mut short: Vec<f64> = cs
         .iter()
         .filter(|c| c.requests < LONG_SESSION)
         .map(|c| c.error.abs())
+        .filter(|e| e.is_finite())
         .collect();
     let mut recorded = Tokens::default();
     let mut predicted = Tokens::default();
@@ -228,10 +236,7 @@ fn prices_used(cs: &[&SessionCheck]) -> Vec<PriceUsed> {
             let at = match prices.iter().position(|p| p.family == d.family) {
                 Some(k) => k,
                 None => {
-                    let row = MODEL_PRICES
-                        .iter()
-                        .chain(std::iter::once(&crate::cost::table::FREE))
-                        .find(|p| p.family == d.family)
+                    let row = crate::cost::table::by_family(d.family)
                         .copied()
                         .unwrap_or(crate::cost::table::FREE);
                     prices.push(PriceUsed {

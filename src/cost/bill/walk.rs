@@ -164,7 +164,7 @@ pub(crate) fn check_session(input: &Input, shared: &Shared, settings: &Settings)
         }
         let model = model_of(r, file);
         let row = price_for(file.provider.as_deref(), &model);
-        if !lookup(&model).known && !walk.unpriced.contains(&model) {
+        if !lookup(&model).priced() && !walk.unpriced.contains(&model) {
             walk.unpriced.push(model.clone());
         }
         let rec = record_of(file, i, r);
@@ -220,12 +220,13 @@ pub(crate) fn check_session(input: &Input, shared: &Shared, settings: &Settings)
         };
         let split = recorded_split(r, rec, tier);
         let recorded = split_tokens(r, split);
-        let price = row.at(prompt);
+        let timed = row.at_time(t);
+        let price = timed.at(prompt);
         walk.detail.push(RequestCheck {
             message_index: r.message_index,
             model: model.clone(),
-            family: row.family,
-            long_context: row.is_long(prompt),
+            family: timed.family,
+            long_context: timed.is_long(prompt),
             timestamp: rec.and_then(|x| x.timestamp.clone()),
             gap_seconds: gap,
             recorded_usd: recorded.dollars(&price),

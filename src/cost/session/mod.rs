@@ -456,20 +456,23 @@ impl<'a> Meter<'a> {
             None => (None, fallback, None, None),
         };
         let base = self.row_of(model);
-        self.last_row = Some(base);
+        // The rates of the hour it was sent, where the provider's change
+        // with it; the cache is the model's whatever the hour.
+        let timed = base.at_time(t);
+        self.last_row = Some(timed);
         // A request of a session that names its model (imported, or smith's
         // own through `session.json`) above the long-context threshold is
         // billed at the higher rates; a session that names nothing and
         // `--price` keep the flat price of the sums.
         let long = self.recorded.is_some()
             && self.settings.prices.is_none()
-            && base.is_long(r.real_after.max(0) as u64);
+            && timed.is_long(r.real_after.max(0) as u64);
         let long_row;
         let row = if long {
-            long_row = base.at(u64::MAX);
+            long_row = timed.at(u64::MAX);
             &long_row
         } else {
-            base
+            timed
         };
         // A session that names its model takes the model's minimum (the
         // nearest family's where the table does not know it); one that names
@@ -485,11 +488,11 @@ impl<'a> Meter<'a> {
         let at = self
             .buckets
             .iter()
-            .position(|(b, l, _)| b.family == base.family && *l == long);
+            .position(|(b, l, _)| b.family == timed.family && *l == long);
         let bucket = match at {
             Some(i) => &mut self.buckets[i].2,
             None => {
-                self.buckets.push((base, long, Bucket::default()));
+                self.buckets.push((timed, long, Bucket::default()));
                 &mut self.buckets.last_mut().expect("just pushed").2
             }
         };
@@ -547,10 +550,16 @@ impl<'a> Meter<'a> {
                 items.push(item);
             }
         }
+        self.summarize(r, row.input, output_price);
+    }
+
+    /// Folds in the summarizer's own request at request `r`, if it made
+    /// one, at `input` (the row's, or `--price`'s) and `output_price`.
+    fn summarize(&mut self, r: &RequestFacts, input: f64, output_price: f64) {
+        let input = self.settings.prices.map_or(input, |p| p.input);
         if self.summarizer && r.strategy == Strategy::Summarized {
             // The summarizer reads the turns it replaces, uncached, and
             // writes the summary.
-            let input = self.settings.prices.map_or(row.input, |p| p.input);
             let replaced =
                 r.effects.reclaimed[Stage::Summarize.index()] + self.summary_tokens as i64;
             let budget = self.budget_of(r);
@@ -560,7 +569,6 @@ impl<'a> Meter<'a> {
         if let (true, Some(Withheld::Discarded { read })) = (self.summarizer, r.withheld) {
             // A summary thrown away after the call was still written and
             // paid: the summarizer read the turns it would have replaced.
-            let input = self.settings.prices.map_or(row.input, |p| p.input);
             let budget = self.budget_of(r);
             self.cost.price_summarizer += dollars(budget.charged(read), input)
                 + dollars(self.summary_tokens as i64, output_price);

@@ -279,10 +279,14 @@ impl SmithPrices {
         rows.sort_by_key(|r| std::cmp::Reverse(r.2));
         rows.iter()
             .map(|(row, caching, n)| {
+                let prices = if row.is_priced() {
+                    row.prices().to_string()
+                } else {
+                    "in no price table, not priced".to_string()
+                };
                 format!(
-                    "{} {} ({caching}; {})",
+                    "{} {prices} ({caching}; {})",
                     row.family,
-                    row.prices(),
                     crate::format::plural(*n, "smith session")
                 )
             })

@@ -1,0 +1,218 @@
+//! Every model at its provider's price, or none: hand-made Claude Code logs
+//! of a DeepSeek, a GLM and an unknown model, imported and calibrated. The
+//! first two are priced by their rows (whose sources `calibrate --json`
+//! shows), the third is named once and left unpriced, and nothing is
+//! priced as Sonnet.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::common::run_text;
+
+/// A Claude Code log of two requests of `model` on a Friday: 2,000 tokens
+/// of input at 08:00 UTC (DeepSeek's busy hours), then 500 of input and
+/// 2,000 read from the cache at 10:01 (off-peak), answered in 100 and 200
+/// tokens.
+fn write_log(dir: &Path, name: &str, model: &str) {
+    let session = format!("{name}-session");
+    let user = |n: usize, t: &str, text: &str| {
+        json!({"type": "user", "uuid": format!("{name}-u{n}"), "sessionId": session,
+               "timestamp": t, "message": {"role": "user", "content": text}})
+    };
+    let answer = |n: usize, t: &str, usage: Value| {
+        json!({"type": "assistant", "uuid": format!("{name}-a{n}"), "sessionId": session,
+               "timestamp": t, "requestId": format!("req_{name}_{n}"),
+               "message": {"id": format!("msg_{name}_{n}"), "role": "assistant", "model": model,
+                           "content": [{"type": "text", "text": "done"}], "usage": usage}})
+    };
+    let lines = [
+        user(1, "2026-11-20T08:00:00.000Z", "hello"),
+        answer(
+            2,
+            "2026-11-20T08:00:05.000Z",
+            json!({"input_tokens": 2000, "cache_creation_input_tokens": 0,
+                   "cache_read_input_tokens": 0, "output_tokens": 100}),
+        ),
+        user(3, "2026-11-20T10:01:00.000Z", "more"),
+        answer(
+            4,
+            "2026-11-20T10:01:05.000Z",
+            json!({"input_tokens": 500, "cache_creation_input_tokens": 0,
+                   "cache_read_input_tokens": 2000, "output_tokens": 200}),
+        ),
+    ];
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(dir.join(format!("{name}.jsonl")), text.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_deepseek_and_a_glm_model_are_priced_by_their_rows_and_an_unknown_one_by_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs/-home-me-project");
+    std::fs::create_dir_all(&logs).unwrap();
+    write_log(&logs, "deepseek", "deepseek-v4-pro");
+    write_log(&logs, "glm", "glm-4.7");
+    write_log(&logs, "unknown", "qwen3-coder-plus");
+    let out = tmp.path().join("imported");
+    let (_, err, code) = run_text(&[
+        "import".to_string(),
+        "claude-code".into(),
+        tmp.path().join("logs").display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let (text, err, code) = run_text(&[
+        "calibrate".to_string(),
+        out.display().to_string(),
+        "--json".into(),
+        "--bill-requests".into(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    // The unknown model is named once, with its sessions and requests.
+    let line = "warning: 1 model in no price table, so not priced: qwen3-coder-plus (1 session, 2 requests)";
+    assert_eq!(err.matches(line).count(), 1, "{err}");
+    assert!(!err.contains("deepseek-v4-pro ("), "{err}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let bill = &v["bill"];
+    // The rows' sources, as calibrate's price list shows them.
+    let source = |family: &str| {
+        bill["prices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["family"] == family)
+            .unwrap_or_else(|| panic!("no row {family}"))["source"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(source("DeepSeek V4 Pro").contains("https://api-docs.deepseek.com/quick_start/pricing"));
+    assert!(source("GLM-4.6 / 4.7").contains("https://docs.z.ai/guides/overview/pricing"));
+    // Each session's recorded usage at its row's rates, by hand, as ccusage
+    // 20.0.24 (`claude session --json --offline`) totals the same logs:
+    // $0.003806 and $0.00238.
+    let by_model = |model: &str| {
+        bill["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["detail"][0]["model"] == model)
+            .unwrap_or_else(|| panic!("no session of {model}: {}", bill["sessions"]))
+            .clone()
+    };
+    let deepseek =
+        (2000.0 * 1.32 + 100.0 * 3.96 + 500.0 * 0.66 + 2000.0 * 0.022 + 200.0 * 1.98) / 1e6;
+    let glm = (2500.0 * 0.60 + 2000.0 * 0.11 + 300.0 * 2.20) / 1e6;
+    for (model, families, usd, ccusage) in [
+        (
+            "deepseek-v4-pro",
+            [
+                "DeepSeek V4 Pro (peak hours, from 2026-08-17)",
+                "DeepSeek V4 Pro (off-peak, from 2026-08-17)",
+            ],
+            deepseek,
+            0.003806,
+        ),
+        ("glm-4.7", ["GLM-4.6 / 4.7", "GLM-4.6 / 4.7"], glm, 0.00238),
+    ] {
+        let s = by_model(model);
+        let got = s["recorded_usd"].as_f64().unwrap();
+        assert!((got - usd).abs() < 1e-12, "{model}: {got} vs {usd}");
+        assert!(
+            (got - ccusage).abs() < 1e-9,
+            "{model}: {got} vs ccusage's {ccusage}"
+        );
+        assert_eq!(s["detail"][0]["family"], families[0]);
+        assert_eq!(s["detail"][1]["family"], families[1]);
+    }
+    // The unknown model's tokens are counted, its dollars unknown: null,
+    // not 0, not Sonnet's.
+    let unknown = by_model("qwen3-coder-plus");
+    assert!(unknown["recorded_usd"].is_null(), "{unknown}");
+    assert_eq!(unknown["recorded"]["cache_read"], 2000);
+    assert_eq!(unknown["recorded"]["input"], 2500);
+    let summary = &bill["summary"][0];
+    let used: Vec<&str> = summary["prices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["family"].as_str().unwrap())
+        .collect();
+    assert!(
+        used.contains(&"DeepSeek V4 Pro (peak hours, from 2026-08-17)"),
+        "{used:?}"
+    );
+    assert!(used.contains(&"GLM-4.6 / 4.7"), "{used:?}");
+    assert!(used.contains(&"qwen3-coder-plus"), "{used:?}");
+    assert!(!used.iter().any(|f| f.contains("Sonnet")), "{used:?}");
+    assert!(!text.contains("Sonnet 4 / 4.5\",\"provider\":\"anthropic\",\"requests\""));
+}
+
+#[test]
+fn a_sweep_leaves_an_unpriced_session_out_of_its_dollars_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs/-home-me-project");
+    std::fs::create_dir_all(&logs).unwrap();
+    write_log(&logs, "deepseek", "deepseek-v4-pro");
+    write_log(&logs, "glm", "glm-4.7");
+    write_log(&logs, "unknown", "qwen3-coder-plus");
+    let imported = tmp.path().join("imported");
+    let (_, err, code) = run_text(&[
+        "import".to_string(),
+        "claude-code".into(),
+        tmp.path().join("logs").display().to_string(),
+        "--out".into(),
+        imported.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let out = tmp.path().join("sweep");
+    let (text, err, code) = run_text(&[
+        "sweep".to_string(),
+        imported.display().to_string(),
+        "--compact-at".into(),
+        "0.7".into(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        err.matches("so not priced: qwen3-coder-plus (1 session, 2 requests)")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        text.contains("qwen3-coder-plus: in no price table, not priced (2 requests)"),
+        "{text}"
+    );
+    // The data files: the unknown model's session has no price (an empty
+    // cell, null), the others theirs.
+    let csv = std::fs::read_to_string(out.join("sessions.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (path, price) = (col("path"), col("price_total"));
+    let mut priced = 0;
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        if cells[path].contains("unknown") {
+            assert_eq!(cells[price], "", "{line}");
+        } else {
+            assert!(cells[price].parse::<f64>().unwrap() > 0.0, "{line}");
+            priced += 1;
+        }
+    }
+    assert!(priced >= 2, "{csv}");
+    // The verdict in dollars is made on the two priced sessions and says
+    // it left the third out.
+    let verdict: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("verdict.json")).unwrap()).unwrap();
+    let sentence = verdict["sentence"].as_str().unwrap();
+    assert!(
+        sentence.contains("Made on the priced sessions only: 1 session left out"),
+        "{sentence}"
+    );
+    assert_eq!(verdict["sessions"], 2, "{verdict}");
+}
