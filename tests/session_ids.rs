@@ -229,6 +229,48 @@ fn claude_code_ids_are_found_in_the_projects_folder_and_in_a_folder_given() {
 }
 
 #[test]
+fn a_session_found_by_its_id_names_the_block_types_nothing_could_use_once() {
+    let home = Home::new();
+    let projects = home.path().join(".claude/projects");
+    claude_projects(&projects);
+    // A block of a type no importer can use before each answer of blog's.
+    let log = projects.join("-home-me-blog/9f0c2b7e-1111-4222-8333-944455556666.jsonl");
+    let lines: Vec<String> = fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let answer = v["type"] == "assistant";
+            if let Some(blocks) = v["message"]["content"].as_array_mut() {
+                if answer && blocks.iter().any(|b| b["type"] == "text") {
+                    blocks.insert(0, json!({"type": "fancy_new_block"}));
+                }
+            }
+            v.to_string()
+        })
+        .collect();
+    fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let o = home.run(&["transcript", "show", "cc-9f0c2b7e", "--no-pager"]);
+    let err = common::stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let notes: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("fancy_new_block"))
+        .collect();
+    let clause = "3 blocks of a type nothing here can use left out: \"fancy_new_block\" (3)";
+    assert_eq!(notes, [format!("{}: {clause}", log.display())], "{err}");
+    // A session of a log with none says nothing of it.
+    let o = home.run(&[
+        "transcript",
+        "show",
+        "cc-4d5611e5-241a-462a-8d15-5122611a9569",
+        "--no-pager",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(!common::stderr(&o).contains("fancy_new_block"));
+}
+
+#[test]
 fn claude_code_config_dir_moves_the_projects_folder() {
     let home = Home::new();
     let config = home.path().join("elsewhere");

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
-use super::direct::{self, Format};
+use super::logs::{self, Format, NotImported};
 use crate::transcript::locate::{self, Indexes, SessionRef, CONVERTED_SEPARATOR, TRANSCRIPT_FILE};
 
 /// A folder looked in, and what it is to the person reading the error.
@@ -90,10 +90,23 @@ fn id_prefix(format: Format) -> &'static str {
 }
 
 /// One session a place holds, as `transcript list` names it.
+#[derive(Clone)]
 struct Candidate {
     id: String,
     name: Option<String>,
     source: SessionRef,
+    /// A converted log's: the block types nothing could use, said if it
+    /// is the one chosen.
+    not_imported: NotImported,
+}
+
+impl Candidate {
+    /// The session, chosen: what of its log nothing could use is said
+    /// now, as it is of a log given by its path.
+    fn chosen(self) -> SessionRef {
+        logs::not_imported_note(&self.source, &self.not_imported);
+        self.source
+    }
 }
 
 /// What was typed, and the ways it can name a session.
@@ -153,7 +166,7 @@ impl<'a> Wanted<'a> {
 
 /// How the sessions a search found name what was typed.
 enum Found {
-    One(SessionRef),
+    One(Candidate),
     Many(Vec<(String, PathBuf)>),
     None,
 }
@@ -175,7 +188,7 @@ fn pick(candidates: Vec<Candidate>, wanted: &Wanted, short_forms: bool) -> Found
             0 => continue,
             1 => {
                 let c = hits.into_values().next().expect("one");
-                return Found::One(c.source.clone());
+                return Found::One(c.clone());
             }
             _ => {
                 let mut many: Vec<(String, PathBuf)> = hits
@@ -213,6 +226,7 @@ fn smith_sessions(dir: &Path) -> Vec<Candidate> {
                 id: locate::listed_id(None, entry.as_ref(), &source),
                 name: locate::listed_name(None, entry.as_ref()),
                 source,
+                not_imported: NotImported::new(),
             }
         })
         .collect()
@@ -220,27 +234,27 @@ fn smith_sessions(dir: &Path) -> Vec<Candidate> {
 
 /// The other agents' logs in a place (the place itself when it is one
 /// log), by format.
-fn logs(dir: &Path) -> Vec<(Format, PathBuf)> {
+fn logs_in(dir: &Path) -> Vec<(Format, PathBuf)> {
     let files = if dir.is_file() {
         vec![dir.to_path_buf()]
     } else {
         locate::walk_files(dir, None, &|p| {
-            super::claude_code::is_session_log(p) || direct::format_of(p).is_some()
+            super::claude_code::is_session_log(p) || logs::format_of(p).is_some()
         })
     };
     files
         .into_iter()
-        .filter_map(|p| direct::format_of(&p).map(|f| (f, p)))
+        .filter_map(|p| logs::format_of(&p).map(|f| (f, p)))
         .collect()
 }
 
-/// The sessions `logs` hold, converted as `transcript list` converts them,
-/// with their ids; logs that give none are passed over quietly (a search
-/// is no listing).
-fn converted(logs: &[(Format, PathBuf)]) -> Vec<Candidate> {
+/// The sessions `found` (logs) hold, converted as `transcript list`
+/// converts them, with their ids; logs that give none are passed over
+/// quietly (a search is no listing).
+fn converted(found: &[(Format, PathBuf)]) -> Vec<Candidate> {
     let mut out = Vec::new();
     for format in Format::ALL {
-        let files: Vec<PathBuf> = logs
+        let files: Vec<PathBuf> = found
             .iter()
             .filter(|(f, _)| *f == format)
             .map(|(_, p)| p.clone())
@@ -248,10 +262,10 @@ fn converted(logs: &[(Format, PathBuf)]) -> Vec<Candidate> {
         if files.is_empty() {
             continue;
         }
-        let Ok(sessions) = direct::convert_quietly(format, &files) else {
+        let Ok(sessions) = logs::convert_quietly(format, &files) else {
             continue;
         };
-        out.extend(sessions.into_iter().map(|source| {
+        out.extend(sessions.into_iter().map(|(source, not_imported)| {
             let id = source
                 .transcript
                 .to_string_lossy()
@@ -262,6 +276,7 @@ fn converted(logs: &[(Format, PathBuf)]) -> Vec<Candidate> {
                 id,
                 name: None,
                 source,
+                not_imported,
             }
         }));
     }
@@ -325,7 +340,7 @@ pub(crate) fn find(typed: &str, places: &[Place]) -> Result<SessionRef> {
     let mut all_logs = Vec::with_capacity(present.len());
     for place in &present {
         candidates.extend(smith_sessions(&place.dir));
-        let found = logs(&place.dir);
+        let found = logs_in(&place.dir);
         if let Some(core) = wanted.core() {
             let near: Vec<(Format, PathBuf)> = found
                 .iter()
@@ -342,7 +357,7 @@ pub(crate) fn find(typed: &str, places: &[Place]) -> Result<SessionRef> {
         all_logs.push((*place, found));
     }
     match pick(candidates, &wanted, true) {
-        Found::One(s) => return Ok(s),
+        Found::One(c) => return Ok(c.chosen()),
         Found::Many(m) => return Err(ambiguous(wanted.text, &m)),
         Found::None => {}
     }
@@ -360,7 +375,7 @@ pub(crate) fn find(typed: &str, places: &[Place]) -> Result<SessionRef> {
         candidates.extend(converted(&worth));
     }
     match pick(candidates, &wanted, true) {
-        Found::One(s) => Ok(s),
+        Found::One(c) => Ok(c.chosen()),
         Found::Many(m) => Err(ambiguous(wanted.text, &m)),
         Found::None => Err(not_found(wanted.text, places)),
     }
