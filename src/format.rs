@@ -6,7 +6,7 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Row};
 
-pub(crate) use crate::screen::{Give, Table};
+use crate::screen::Table;
 
 /// What a missing or non-finite value prints as.
 pub(crate) const NONE: &str = "–";

@@ -656,6 +656,7 @@ impl<W: Write> Drop for Wrapping<W> {
 mod tests {
     use super::*;
 
+    use comfy_table::CellAlignment;
     use std::path::Path;
 
     /// A comfy-table `Table` printed as it is would not fit: every table is
@@ -809,8 +810,8 @@ mod tests {
                 Cell::new(id),
                 Cell::new(""),
                 Cell::new(prompt),
-                crate::format::right("1,234"),
-                crate::format::right("146,285"),
+                Cell::new("1,234").set_alignment(CellAlignment::Right),
+                Cell::new("146,285").set_alignment(CellAlignment::Right),
             ]);
         }
         let text = t.fitted(60);

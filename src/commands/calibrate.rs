@@ -7,13 +7,12 @@ use std::io::{self, Write};
 use anyhow::Result;
 use clap::Args;
 use comfy_table::Cell;
-
-use crate::format::Table;
 use rayon::prelude::*;
 
 use crate::calibrate::formats::{self, CompactionRow, FormatFit, Loaded};
 use crate::calibrate::{FirstCompaction, COMPARE_MAX_TOKENS};
 use crate::format::{percent, right, table, whole, NONE};
+use crate::screen::Table;
 use crate::stats::median_of;
 
 use super::{nothing_read, report_skips, usage};

@@ -7,13 +7,12 @@
 use std::io::{self, Write};
 
 use comfy_table::Cell;
-
-use crate::format::Table;
 use serde::Serialize;
 
 use crate::format::{money, or_none, percent, right, signed_percent, table, NONE};
 use crate::loss::real::{observations, RealCompaction, Scores, Tally};
 use crate::loss::refetch::{Model, ResultKind, MEASURED_ON, MODEL};
+use crate::screen::Table;
 
 /// Name of the pooled group in the tables.
 pub const POOLED: &str = "pooled";

@@ -7,8 +7,6 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use comfy_table::Cell;
-
-use crate::format::Table;
 use serde_json::json;
 
 use crate::calibrate::session::for_session;
@@ -20,6 +18,7 @@ use crate::policy::cold;
 use crate::policy::Setup;
 use crate::replay::learn::Learned;
 use crate::replay::{self, trace, ModelCost, SessionFacts};
+use crate::screen::Table;
 use crate::transcript::Session;
 
 use super::policy_args::PolicyArgs;

@@ -5,13 +5,12 @@ use std::io::{self, Write};
 
 use comfy_table::Cell;
 
-use crate::format::Table;
-
 use super::bill::unlogged::{Tally, GAP_BUCKETS};
 use super::bill::{
     Billed, Cause, PriceUsed, SessionCheck, Summary, UnloggedFit, Worst, LONG_SESSION,
 };
 use crate::format::{money, or_none, percent, right, signed_percent, table, whole};
+use crate::screen::Table;
 
 fn worst(w: &Option<Worst>) -> String {
     match w {

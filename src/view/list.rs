@@ -11,7 +11,8 @@ use anyhow::{Context, Result};
 use comfy_table::Cell;
 use serde::Serialize;
 
-use crate::format::{right, whole, Give};
+use crate::format::{right, whole};
+use crate::screen::Give;
 use crate::transcript::locate::{listed_id, listed_name, IndexEntry};
 use crate::transcript::{self, estimate_tokens, BlockType, SessionRef};
 
