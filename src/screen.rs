@@ -730,6 +730,14 @@ mod tests {
         text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
     }
 
+    /// A fitted table's text as the table and the note under it, the
+    /// note's wrapped lines read as the one line they are.
+    fn table_and_note(text: &str) -> (&str, String) {
+        let (table, note) = text.rsplit_once('┘').expect("a table");
+        let note = note.split_whitespace().collect::<Vec<_>>().join(" ");
+        (table, note)
+    }
+
     #[test]
     fn a_table_that_fits_prints_as_it_would_anywhere() {
         let t = wide_table();
@@ -744,16 +752,23 @@ mod tests {
         for width in [50, 60, 70, 80] {
             let text = t.fitted(width);
             assert!(widest(&text) <= width, "{width}:\n{text}");
-            assert!(text.contains("120k 0.70/0.40 cap512 w3"), "{text}");
-            let note = text.rsplit('┘').next().unwrap();
+            let (table, note) = table_and_note(&text);
+            assert!(table.contains("120k 0.70/0.40 cap512 w3"), "{text}");
             assert!(note.contains("hidden") && note.contains("--wide"), "{note}");
-            // The header breaks after an underscore, never inside a value.
-            assert!(text.contains("$18.53"), "{text}");
-            assert!(!text.contains("price_with_refetch"), "{text}");
+            // The header breaks after an underscore, never inside a value;
+            // the note names a hidden column by its whole header.
+            assert!(table.contains("$18.53"), "{text}");
+            assert!(!table.contains("price_with_refetch"), "{text}");
+            assert_eq!(
+                table.contains('Δ'),
+                !note.contains("Δ price_with_refetch"),
+                "{text}"
+            );
         }
         let text = t.fitted(60);
+        let (table, note) = table_and_note(&text);
         assert!(
-            !text.contains("peak"),
+            !table.contains("peak") && note.contains("peak"),
             "the last column goes first:\n{text}"
         );
     }
@@ -828,7 +843,7 @@ mod tests {
         }
         assert!(text.contains('…'), "{text}");
         // The empty name column goes unnamed; what was hidden or cut is said.
-        let note = text.rsplit('┘').next().unwrap();
+        let (_, note) = table_and_note(&text);
         assert!(
             !note.contains("name,") && !note.contains(": name"),
             "{note}"
@@ -855,7 +870,7 @@ mod tests {
     #[test]
     fn the_note_names_every_hidden_column() {
         let text = wide_table().fitted(60);
-        let note = text.rsplit('┘').next().unwrap().replace("\n ", "");
+        let (_, note) = table_and_note(&text);
         for hidden in ["peak", "still needed", "cache write"] {
             assert!(note.contains(hidden), "{hidden}: {note}");
         }
