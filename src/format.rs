@@ -6,7 +6,7 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Row};
 
-pub(crate) use crate::screen::Table;
+use crate::screen::Table;
 
 /// What a missing or non-finite value prints as.
 pub(crate) const NONE: &str = "–";
@@ -43,9 +43,16 @@ pub fn money(v: f64) -> String {
     if cents == 0.0 && v != 0.0 {
         return format!("{sign}<$0.01");
     }
-    let whole = (cents / 100.0).trunc() as u64;
+    let dollars = (cents / 100.0).trunc() as u64;
     let rest = (cents % 100.0) as u64;
-    let digits = whole.to_string();
+    let sign = if cents == 0.0 { "" } else { sign };
+    format!("{sign}${}.{rest:02}", whole(dollars))
+}
+
+/// A whole number with thousands separators, as every surface writes a
+/// count of tokens, bytes or requests in full: `1,351,849,280`, `950`.
+pub(crate) fn whole(n: u64) -> String {
+    let digits = n.to_string();
     let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
     for (k, c) in digits.chars().enumerate() {
         if k > 0 && (digits.len() - k) % 3 == 0 {
@@ -53,18 +60,22 @@ pub fn money(v: f64) -> String {
         }
         grouped.push(c);
     }
-    let sign = if cents == 0.0 { "" } else { sign };
-    format!("{sign}${grouped}.{rest:02}")
+    grouped
 }
 
-/// A count: a whole number, or one decimal when it is not whole (a mean).
+/// A count: a whole number, or one decimal when it is not whole (a mean),
+/// with thousands separators as [`whole`] writes them.
 pub(crate) fn count(v: f64) -> String {
     if !v.is_finite() {
-        NONE.to_string()
-    } else if v.fract() == 0.0 {
-        format!("{v:.0}")
+        return NONE.to_string();
+    }
+    let sign = if v < 0.0 { "-" } else { "" };
+    let tenths = (v.abs() * 10.0).round() as u64;
+    if v.fract() == 0.0 {
+        let sign = if tenths == 0 { "" } else { sign };
+        format!("{sign}{}", whole(tenths / 10))
     } else {
-        format!("{v:.1}")
+        format!("{sign}{}.{}", whole(tenths / 10), tenths % 10)
     }
 }
 
@@ -186,6 +197,14 @@ mod tests {
     }
 
     #[test]
+    fn whole_numbers_have_thousands_separators() {
+        assert_eq!(whole(1_351_849_280), "1,351,849,280");
+        assert_eq!(whole(96_708), "96,708");
+        assert_eq!(whole(950), "950");
+        assert_eq!(whole(0), "0");
+    }
+
+    #[test]
     fn percentages_of_fractions_and_changes() {
         assert_eq!(percent(0.1234), "12.3%");
         assert_eq!(signed_percent(-0.05), "-5.0%");
@@ -207,6 +226,10 @@ mod tests {
     fn counts_plurals_and_escapes() {
         assert_eq!(count(3.0), "3");
         assert_eq!(count(2.5), "2.5");
+        assert_eq!(count(1_234_567.0), "1,234,567");
+        assert_eq!(count(12_345.25), "12,345.3");
+        assert_eq!(count(-0.5), "-0.5");
+        assert_eq!(count(-1234.0), "-1,234");
         assert_eq!(plural(1, "config"), "1 config");
         assert_eq!(plural(0, "config"), "0 configs");
         assert_eq!(

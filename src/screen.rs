@@ -41,6 +41,30 @@ fn table_width() -> Option<usize> {
     }
 }
 
+/// How a column of text gives way when the table is wider than the
+/// terminal, before columns are hidden. A column holding a word longer
+/// than [`LONG_WORD`] (an id, a path) is cut in the middle unless it says
+/// otherwise; figures never give way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Give {
+    /// Cut in the middle, `…` for what was left out: ids and paths, whose
+    /// start and end tell them apart.
+    Middle,
+    /// Cut at the end, `…` for what was left out: prose, such as a first
+    /// prompt.
+    End,
+    /// Wrapped at its spaces: a few short words, such as marks.
+    Wrap,
+}
+
+/// A word this long in a column's cells makes it an id or a path column,
+/// cut in the middle to fit.
+const LONG_WORD: usize = 24;
+/// The least width a column that is cut to fit keeps: enough of an id's
+/// start and end to tell it apart, and to type it back (`transcript show`
+/// takes an id with `…` in it).
+const CUT_WIDTH: usize = 20;
+
 /// A terminal table that prints fitted to the terminal: every table the
 /// commands print is one (built by [`crate::format::table`]), so a new one
 /// fits too. It is a comfy-table [`comfy_table::Table`] for building.
@@ -50,6 +74,8 @@ pub(crate) struct Table {
     /// Column indices, the first to keep first; columns it leaves out
     /// follow in their order.
     priority: Vec<usize>,
+    /// How columns of text give way, where not by the rule of [`Give`].
+    give: Vec<(usize, Give)>,
 }
 
 impl Table {
@@ -57,6 +83,7 @@ impl Table {
         Table {
             table,
             priority: Vec::new(),
+            give: Vec::new(),
         }
     }
 
@@ -68,14 +95,53 @@ impl Table {
         self
     }
 
+    /// How column `column` gives way to fit (see [`Give`]).
+    pub(crate) fn give(&mut self, column: usize, how: Give) -> &mut Self {
+        self.give.retain(|(c, _)| *c != column);
+        self.give.push((column, how));
+        self
+    }
+
+    /// How each column gives way: as set, else cut in the middle when it
+    /// holds a long word, else not at all.
+    fn gives(&self, n: usize) -> Vec<Option<Give>> {
+        let words = data_widths(&self.table, n, true);
+        (0..n)
+            .map(|i| {
+                self.give
+                    .iter()
+                    .find(|(c, _)| *c == i)
+                    .map(|&(_, how)| how)
+                    .or((words[i] > LONG_WORD).then_some(Give::Middle))
+            })
+            .collect()
+    }
+
     /// The table fitted to `width` characters, with the line that says
-    /// what is hidden when something is; as printed when every column fits.
+    /// what is hidden or cut when something is; as printed when every
+    /// column fits.
     pub(crate) fn fitted(&self, width: usize) -> String {
-        let Some(layout) = layout(&self.table, &self.priority, width) else {
+        let headers = header_texts(&self.table);
+        let gives = self.gives(headers.len());
+        let Some(layout) = layout(&self.table, &self.priority, &gives, width) else {
             return self.table.to_string();
         };
-        let mut table = self.table.clone();
-        let headers = header_texts(&self.table);
+        let natural = natural_widths(&self.table);
+        let cuts: Vec<Option<(Give, usize)>> = (0..headers.len())
+            .map(|i| match gives[i] {
+                Some(how @ (Give::Middle | Give::End))
+                    if layout.kept[i] && layout.widths[i] < natural[i] =>
+                {
+                    Some((how, layout.widths[i]))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut table = if cuts.iter().any(Option::is_some) {
+            self.cut(&cuts)
+        } else {
+            self.table.clone()
+        };
         let mut header = Row::new();
         for (i, text) in headers.iter().enumerate() {
             if layout.kept[i] {
@@ -100,15 +166,107 @@ impl Table {
         }
         table.set_content_arrangement(ContentArrangement::Dynamic);
         table.set_width(u16::try_from(width).unwrap_or(u16::MAX));
+        let name = |i: usize| headers[i].split_whitespace().collect::<Vec<_>>().join(" ");
+        // An empty column hidden hides nothing: it is not counted.
+        let empty = empty_columns(&self.table, headers.len());
         let hidden: Vec<String> = (0..headers.len())
-            .filter(|&i| !layout.kept[i])
-            .map(|i| headers[i].split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|&i| !layout.kept[i] && !empty[i])
+            .map(name)
             .collect();
-        if hidden.is_empty() {
-            return table.to_string();
+        let shown_or_full = (0..headers.len())
+            .filter(|&i| layout.kept[i] || !empty[i])
+            .count();
+        let cut: Vec<String> = (0..headers.len())
+            .filter(|&i| cuts[i].is_some())
+            .map(name)
+            .collect();
+        match fitted_note(&hidden, &cut, shown_or_full) {
+            Some(note) => format!("{table}\n{}", wrap_line(&note, width)),
+            None => table.to_string(),
         }
-        let note = hidden_note(&hidden, headers.len(), width);
-        format!("{table}\n{}", wrap_line(&note, width))
+    }
+
+    /// The table with the cells of each column `cuts` names cut to its
+    /// width; every other cell as it was (with its alignment: comfy-table
+    /// cells cannot be changed in place, so the table is built anew).
+    fn cut(&self, cuts: &[Option<(Give, usize)>]) -> comfy_table::Table {
+        let mut table = comfy_table::Table::new();
+        table.load_preset(&self.table.clone().current_style_as_preset());
+        if let Some(header) = self.table.header() {
+            table.set_header(header.clone());
+        }
+        for row in self.table.row_iter() {
+            let mut cells = Row::new();
+            for (i, cell) in row.cell_iter().enumerate() {
+                match cuts.get(i).copied().flatten() {
+                    Some((how, width)) if text_width(&cell.content()) > width => {
+                        let lines: Vec<String> = cell
+                            .content()
+                            .lines()
+                            .map(|l| shorten(l, width, how))
+                            .collect();
+                        cells.add_cell(Cell::new(lines.join("\n")))
+                    }
+                    _ => cells.add_cell(cell.clone()),
+                };
+            }
+            table.add_row(cells);
+        }
+        table
+    }
+}
+
+/// How many columns a character takes on a terminal: two for the wide
+/// scripts (CJK, Hangul, full-width forms) and emoji, one for the rest.
+fn char_width(c: char) -> usize {
+    let wide = matches!(u32::from(c),
+        0x1100..=0x115F | 0x2E80..=0x303E | 0x3041..=0x33FF | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF | 0xA000..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF
+        | 0xFE30..=0xFE4F | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6 | 0x1F300..=0x1F64F
+        | 0x1F900..=0x1F9FF | 0x20000..=0x3FFFD);
+    if wide {
+        2
+    } else {
+        1
+    }
+}
+
+/// The widest line of `text`, in terminal columns.
+fn text_width(text: &str) -> usize {
+    text.lines()
+        .map(|l| l.chars().map(char_width).sum())
+        .max()
+        .unwrap_or(0)
+}
+
+/// `line` in at most `width` columns: whole if it fits, else with `…`
+/// for what was left out, in its middle or at its end.
+pub(crate) fn shorten(line: &str, width: usize, how: Give) -> String {
+    if text_width(line) <= width {
+        return line.to_string();
+    }
+    let room = width.saturating_sub(1);
+    let take = |chars: &mut dyn Iterator<Item = char>, room: usize| -> String {
+        let mut used = 0;
+        chars
+            .take_while(|&c| {
+                used += char_width(c);
+                used <= room
+            })
+            .collect()
+    };
+    match how {
+        Give::Middle => {
+            // The end tells ids of one session apart (a subagent's suffix):
+            // it keeps the larger half.
+            let head = take(&mut line.chars(), room / 2);
+            let tail: String = take(&mut line.chars().rev(), room - text_width(&head))
+                .chars()
+                .rev()
+                .collect();
+            format!("{head}…{tail}")
+        }
+        Give::End | Give::Wrap => format!("{}…", take(&mut line.chars(), room)),
     }
 }
 
@@ -135,23 +293,32 @@ impl fmt::Display for Table {
     }
 }
 
-/// The line under a fitted table: how many columns are hidden, which if
-/// the line has room, and that `--wide` shows them.
-fn hidden_note(hidden: &[String], columns: usize, width: usize) -> String {
-    let named: Vec<&str> = hidden
-        .iter()
-        .map(String::as_str)
-        .filter(|h| !h.is_empty())
-        .collect();
-    let count = format!(
-        "{} of {columns} columns hidden to fit the terminal",
-        hidden.len()
-    );
-    let long = format!("{count}: {}; --wide shows them", named.join(", "));
-    if long.chars().count() <= width && named.len() == hidden.len() {
-        long
-    } else {
-        format!("{count}; --wide shows them")
+/// The line under a fitted table: which columns are hidden (by their
+/// headers; a column without one as "unnamed"), which are cut short, and
+/// that `--wide` shows them whole. `None` when nothing is.
+fn fitted_note(hidden: &[String], cut: &[String], columns: usize) -> Option<String> {
+    let names = |list: &[String]| -> String {
+        list.iter()
+            .map(|h| if h.is_empty() { "unnamed" } else { h.as_str() })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let cut_part = format!("{} cut short (…)", names(cut));
+    match (hidden.is_empty(), cut.is_empty()) {
+        (true, true) => None,
+        (true, false) => Some(format!(
+            "{cut_part} to fit the terminal; --wide shows them whole"
+        )),
+        (false, cut_none) => Some(format!(
+            "{} of {columns} columns hidden to fit the terminal: {}{}; --wide shows them",
+            hidden.len(),
+            names(hidden),
+            if cut_none {
+                String::new()
+            } else {
+                format!("; {cut_part}")
+            }
+        )),
     }
 }
 
@@ -178,14 +345,15 @@ fn header_texts(table: &comfy_table::Table) -> Vec<String> {
 /// is as narrow as its widest value or its longest piece of header.
 /// Columns are dropped lowest priority first until the narrowest layout
 /// fits; the room left widens the columns that matter first.
-fn layout(table: &comfy_table::Table, priority: &[usize], width: usize) -> Option<Layout> {
+fn layout(
+    table: &comfy_table::Table,
+    priority: &[usize],
+    gives: &[Option<Give>],
+    width: usize,
+) -> Option<Layout> {
     let headers = header_texts(table);
     let n = headers.len();
-    let natural: Vec<usize> = table
-        .column_max_content_widths()
-        .into_iter()
-        .map(usize::from)
-        .collect();
+    let natural = natural_widths(table);
     let padding: Vec<usize> = table
         .column_iter()
         .map(|c| usize::from(c.padding_width()))
@@ -201,10 +369,28 @@ fn layout(table: &comfy_table::Table, priority: &[usize], width: usize) -> Optio
     if n == 0 || total(&natural, &kept) <= width {
         return None;
     }
+    let words = data_widths(table, n, true);
+    // A column with nothing in it (no session has a name) goes first.
+    let empty = empty_columns(table, n);
+    for i in (0..n).filter(|&i| empty[i] && n > 1) {
+        kept[i] = false;
+    }
     let order = keep_order(priority, n);
     let piece: Vec<usize> = headers.iter().map(|h| longest_piece(h)).collect();
-    let least_of =
-        |data: Vec<usize>| -> Vec<usize> { (0..n).map(|i| data[i].max(piece[i]).max(1)).collect() };
+    // A column that gives way is as narrow as it gives: cut to a few
+    // characters, or wrapped at its spaces.
+    let least_of = |data: Vec<usize>| -> Vec<usize> {
+        (0..n)
+            .map(|i| {
+                let data = match gives.get(i).copied().flatten() {
+                    Some(Give::Middle | Give::End) => data[i].min(CUT_WIDTH),
+                    Some(Give::Wrap) => words[i],
+                    None => data[i],
+                };
+                data.max(piece[i]).max(1)
+            })
+            .collect()
+    };
     let mut least = least_of(data_widths(table, n, false));
     // Columns go, lowest priority first, while the rest do not fit unbroken;
     // the two that matter most stay and wrap their values at spaces instead
@@ -233,6 +419,28 @@ fn layout(table: &comfy_table::Table, priority: &[usize], width: usize) -> Optio
         room -= grow;
     }
     Some(Layout { kept, widths })
+}
+
+/// Which columns have nothing but blanks in their data cells.
+fn empty_columns(table: &comfy_table::Table, n: usize) -> Vec<bool> {
+    let mut empty = vec![true; n];
+    for row in table.row_iter() {
+        for (i, cell) in row.cell_iter().enumerate().take(n) {
+            if !cell.content().trim().is_empty() {
+                empty[i] = false;
+            }
+        }
+    }
+    empty
+}
+
+/// The width of each column's widest cell, header included.
+fn natural_widths(table: &comfy_table::Table) -> Vec<usize> {
+    table
+        .column_max_content_widths()
+        .into_iter()
+        .map(usize::from)
+        .collect()
 }
 
 /// Column indices in the order to keep them: `priority`'s valid ones, then
@@ -448,6 +656,7 @@ impl<W: Write> Drop for Wrapping<W> {
 mod tests {
     use super::*;
 
+    use comfy_table::CellAlignment;
     use std::path::Path;
 
     /// A comfy-table `Table` printed as it is would not fit: every table is
@@ -521,6 +730,14 @@ mod tests {
         text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
     }
 
+    /// A fitted table's text as the table and the note under it, the
+    /// note's wrapped lines read as the one line they are.
+    fn table_and_note(text: &str) -> (&str, String) {
+        let (table, note) = text.rsplit_once('┘').expect("a table");
+        let note = note.split_whitespace().collect::<Vec<_>>().join(" ");
+        (table, note)
+    }
+
     #[test]
     fn a_table_that_fits_prints_as_it_would_anywhere() {
         let t = wide_table();
@@ -535,16 +752,23 @@ mod tests {
         for width in [50, 60, 70, 80] {
             let text = t.fitted(width);
             assert!(widest(&text) <= width, "{width}:\n{text}");
-            assert!(text.contains("120k 0.70/0.40 cap512 w3"), "{text}");
-            let note = text.rsplit('┘').next().unwrap();
+            let (table, note) = table_and_note(&text);
+            assert!(table.contains("120k 0.70/0.40 cap512 w3"), "{text}");
             assert!(note.contains("hidden") && note.contains("--wide"), "{note}");
-            // The header breaks after an underscore, never inside a value.
-            assert!(text.contains("$18.53"), "{text}");
-            assert!(!text.contains("price_with_refetch"), "{text}");
+            // The header breaks after an underscore, never inside a value;
+            // the note names a hidden column by its whole header.
+            assert!(table.contains("$18.53"), "{text}");
+            assert!(!table.contains("price_with_refetch"), "{text}");
+            assert_eq!(
+                table.contains('Δ'),
+                !note.contains("Δ price_with_refetch"),
+                "{text}"
+            );
         }
         let text = t.fitted(60);
+        let (table, note) = table_and_note(&text);
         assert!(
-            !text.contains("peak"),
+            !table.contains("peak") && note.contains("peak"),
             "the last column goes first:\n{text}"
         );
     }
@@ -575,6 +799,81 @@ mod tests {
         assert!(widest(&text) <= 60, "{text}");
         assert!(text.contains("still") && text.contains("39"), "{text}");
         assert!(!text.contains("11.46M"), "{text}");
+    }
+
+    #[test]
+    fn ids_are_cut_in_the_middle_so_the_figures_stay() {
+        let mut c = comfy_table::Table::new();
+        c.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+        c.set_header(vec![
+            "id",
+            "name",
+            "first prompt",
+            "messages",
+            "est. tokens",
+        ]);
+        let mut t = Table::new(c);
+        t.priority([0, 3, 4]).give(2, Give::End);
+        for (id, prompt) in [
+            (
+                "cc-4d5611e5-241a-462a-8d15-5122611a9569-agent-acompact-e1f845-0a1b2c3d",
+                "Your task is to create a detailed summary of the conversation so far",
+            ),
+            ("cc-short", "fix the tests"),
+        ] {
+            t.add_row(vec![
+                Cell::new(id),
+                Cell::new(""),
+                Cell::new(prompt),
+                Cell::new("1,234").set_alignment(CellAlignment::Right),
+                Cell::new("146,285").set_alignment(CellAlignment::Right),
+            ]);
+        }
+        let text = t.fitted(60);
+        assert!(widest(&text) <= 60, "{text}");
+        for kept in [
+            "messages",
+            "1,234",
+            "146,285",
+            "cc-4d5611e5",
+            "0a1b2c3d",
+            "cc-short",
+        ] {
+            assert!(text.contains(kept), "{kept}:\n{text}");
+        }
+        assert!(text.contains('…'), "{text}");
+        // The empty name column goes unnamed; what was hidden or cut is said.
+        let (_, note) = table_and_note(&text);
+        assert!(
+            !note.contains("name,") && !note.contains(": name"),
+            "{note}"
+        );
+        assert!(note.contains("id cut short (…)"), "{note}");
+        assert!(note.contains("--wide"), "{note}");
+    }
+
+    #[test]
+    fn a_line_is_shortened_in_its_middle_or_at_its_end() {
+        let id = "cc-4d5611e5-241a-462a-8d15-5122611a9569-agent-a2898e3";
+        let cut = shorten(id, 21, Give::Middle);
+        assert_eq!(cut, "cc-4d5611e…nt-a2898e3");
+        assert_eq!(cut.chars().count(), 21);
+        assert_eq!(
+            shorten("fix the failing tests", 10, Give::End),
+            "fix the f…"
+        );
+        assert_eq!(shorten("short", 10, Give::Middle), "short");
+        // A wide character takes two columns.
+        assert_eq!(text_width(&shorten("修复失败的测试用例", 7, Give::End)), 7);
+    }
+
+    #[test]
+    fn the_note_names_every_hidden_column() {
+        let text = wide_table().fitted(60);
+        let (_, note) = table_and_note(&text);
+        for hidden in ["peak", "still needed", "cache write"] {
+            assert!(note.contains(hidden), "{hidden}: {note}");
+        }
     }
 
     #[test]

@@ -436,8 +436,11 @@ fn an_index_naming_a_missing_session_is_a_clear_error() {
     assert_eq!(o.status.code(), Some(1));
     assert_text(
         &scrub(&stderr(&o), home.path()),
-        "smith-calibrate: \"no-such-thing\" is neither a path nor a session id or name \
-         in <DIR>/sessions (set SMITH_HOME to look elsewhere)\n",
+        "smith-calibrate: no session \"no-such-thing\"; looked in:\n  \
+         <DIR>/sessions (smith's sessions, $SMITH_HOME/sessions)\n  \
+         /nonexistent-claude-config/projects (Claude Code's projects folder, $CLAUDE_CONFIG_DIR/projects): does not exist\n  \
+         /nonexistent-codex-home/sessions (Codex's sessions folder, $CODEX_HOME/sessions): does not exist\n\
+         `transcript list FOLDER` prints the ids of a folder's sessions; `transcript show FOLDER ID` looks in FOLDER\n",
     );
 }
 

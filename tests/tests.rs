@@ -76,6 +76,8 @@ mod restore;
 mod resume;
 #[path = "samples.rs"]
 mod samples;
+#[path = "session_ids.rs"]
+mod session_ids;
 #[path = "session_pages.rs"]
 mod session_pages;
 #[path = "session_view.rs"]

@@ -18,7 +18,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::format::{right, table, NONE};
+use crate::format::{right, table, whole, NONE};
 use crate::policy::{Knobs, Policy, Setup};
 use crate::stats::median_of;
 use crate::transcript::session_file::{SessionFile, FORMAT_CLAUDE_CODE, FORMAT_CODEX};
@@ -236,9 +236,11 @@ pub(crate) fn write_text(out: &mut dyn Write, rows: &[Trigger]) -> io::Result<()
             }),
             right(format!(
                 "{} ({}…{})",
-                v.agent_room.0, v.agent_room.1, v.agent_room.2
+                whole(v.agent_room.0),
+                whole(v.agent_room.1),
+                whole(v.agent_room.2)
             )),
-            right(v.policy_room.to_string()),
+            right(whole(v.policy_room)),
         ]);
     }
     writeln!(out, "{t}")?;

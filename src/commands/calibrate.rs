@@ -7,13 +7,12 @@ use std::io::{self, Write};
 use anyhow::Result;
 use clap::Args;
 use comfy_table::Cell;
-
-use crate::format::Table;
 use rayon::prelude::*;
 
 use crate::calibrate::formats::{self, CompactionRow, FormatFit, Loaded};
 use crate::calibrate::{FirstCompaction, COMPARE_MAX_TOKENS};
-use crate::format::{percent, right, table, NONE};
+use crate::format::{percent, right, table, whole, NONE};
+use crate::screen::Table;
 use crate::stats::median_of;
 
 use super::{nothing_read, report_skips, usage};
@@ -657,8 +656,8 @@ fn first_compactions_table(rows: &[CompactionRow]) -> Table {
             "request {} (message {}), {} tokens{}",
             c.request,
             c.message_index,
-            c.before,
-            reported.map_or(String::new(), |r| format!(" (reported {r})"))
+            crate::format::count(c.before as f64),
+            reported.map_or(String::new(), |r| format!(" (reported {})", whole(r)))
         ),
         None => "never".into(),
     };
@@ -678,8 +677,8 @@ fn first_compactions_table(rows: &[CompactionRow]) -> Table {
                 ),
                 format!(
                     "{} / {}",
-                    b.pre_tokens.map_or("?".into(), |t| t.to_string()),
-                    r.real_last_prompt.map_or("?".into(), |t| t.to_string())
+                    b.pre_tokens.map_or("?".into(), whole),
+                    r.real_last_prompt.map_or("?".into(), whole)
                 ),
             ),
             None => ("never".into(), "".into()),

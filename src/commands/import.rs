@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
-use crate::import::direct::{Converter, Format};
+use crate::import::logs::{Converter, Format};
 use crate::import::{self, claude_code, codex, mini_swe_agent, Outcome};
 
 use super::{nothing_read, usage};

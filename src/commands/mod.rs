@@ -16,7 +16,46 @@ pub(crate) const SESSIONS_OR_HOME_HELP: &str =
     concat!(sessions_help!(), " [default: $SMITH_HOME/sessions]");
 
 /// What a command that takes one session reads.
-pub(crate) const SESSION_HELP: &str = "A transcript.jsonl, a session directory, a session id or name, or another agent's log: a Claude Code log (or `<log>#<id>` as `transcript list` prints it), a Codex CLI rollout, a mini-swe-agent trajectory";
+pub(crate) const SESSION_HELP: &str = "A transcript.jsonl, a session directory, another agent's log (a Claude Code log, a Codex CLI rollout, a mini-swe-agent trajectory), or a session's id or name as `transcript list` prints it (smith's, Claude Code's cc-…, Codex's codex-…; a unique prefix, or a short form with …, will do), looked for in $SMITH_HOME/sessions, Claude Code's projects folder ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects) and Codex's sessions folder ($CODEX_HOME/sessions, else ~/.codex/sessions); or a folder, with ID";
+
+/// What the second argument of a command that takes one session is.
+const SESSION_ID_HELP: &str = "With SESSION a folder (or a log holding several sessions): the id or name of one session in it, as `transcript list SESSION` prints it, e.g. `transcript show ~/logs cc-4d5611e5`";
+
+/// The one session a command reads: as one argument, or as a folder and
+/// the id of a session in it.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct SessionArg {
+    #[arg(help = SESSION_HELP, value_name = "SESSION")]
+    pub(crate) reference: String,
+    #[arg(help = SESSION_ID_HELP, value_name = "ID")]
+    pub(crate) id: Option<String>,
+}
+
+impl SessionArg {
+    /// The sessions the arguments name: one, or (a folder without an ID)
+    /// every session in it. Nothing found is exit 1.
+    pub(crate) fn resolve(&self) -> Result<Vec<crate::transcript::SessionRef>> {
+        let found = match &self.id {
+            None => crate::import::direct::resolve(&self.reference),
+            Some(id) => crate::import::find::in_folder(std::path::Path::new(&self.reference), id)
+                .map(|s| vec![s]),
+        };
+        found.map_err(|e| nothing_read(format!("{e:#}")))
+    }
+
+    /// The arguments as a person typed them, for messages.
+    pub(crate) fn typed(&self) -> String {
+        match &self.id {
+            None => self.reference.clone(),
+            Some(id) => format!("{} {id}", self.reference),
+        }
+    }
+
+    /// The one session named, loaded (see [`load_found`]).
+    pub(crate) fn load(&self, strict: bool) -> Result<Session> {
+        load_found(&self.resolve()?, &self.typed(), strict)
+    }
+}
 pub(crate) mod calibrate;
 #[cfg(feature = "full")]
 pub mod cli;
@@ -179,14 +218,18 @@ pub(crate) fn report_skips(session: &Session) {
     }
 }
 
-/// Resolves `spec` to exactly one session and loads it, reporting skipped
-/// lines; fails with exit 1 when no message could be read (or any line was
-/// skipped under `strict`).
-pub(crate) fn load_one(spec: &str, strict: bool) -> Result<Session> {
-    let found = crate::import::direct::resolve(spec).map_err(|e| nothing_read(format!("{e:#}")))?;
+/// Loads the one session of `found` (what `spec` resolved to), reporting
+/// skipped lines; fails with exit 1 when no message could be read (or any
+/// line was skipped under `strict`), and with exit 2 when `spec` named
+/// several sessions.
+fn load_found(
+    found: &[crate::transcript::SessionRef],
+    spec: &str,
+    strict: bool,
+) -> Result<Session> {
     if found.len() != 1 {
         return Err(usage(format!(
-            "{spec} holds {} sessions; name one of them, or use `sweep` for many",
+            "{spec} holds {} sessions; name one of them (`transcript list {spec}` prints their ids; give one after the folder), or use `sweep` for many",
             found.len()
         )));
     }

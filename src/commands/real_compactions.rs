@@ -7,13 +7,12 @@
 use std::io::{self, Write};
 
 use comfy_table::Cell;
-
-use crate::format::Table;
 use serde::Serialize;
 
-use crate::format::{or_none, percent, right, signed_percent, table, NONE};
+use crate::format::{money, or_none, percent, right, signed_percent, table, NONE};
 use crate::loss::real::{observations, RealCompaction, Scores, Tally};
 use crate::loss::refetch::{Model, ResultKind, MEASURED_ON, MODEL};
+use crate::screen::Table;
 
 /// Name of the pooled group in the tables.
 pub const POOLED: &str = "pooled";
@@ -219,18 +218,25 @@ fn compactions_table(compactions: &[RealCompaction]) -> Table {
             right(c.number),
             Cell::new(&c.kind),
             right(c.request),
-            right(c.results),
-            right(c.mentioned),
-            right(c.used_after),
-            right(format!("{} / {}", c.flagged, c.flagged_with_summary)),
-            right(c.refetched),
+            right(n(c.results)),
+            right(n(c.mentioned)),
+            right(n(c.used_after)),
+            right(format!("{} / {}", n(c.flagged), n(c.flagged_with_summary))),
+            right(n(c.refetched)),
             right(format!(
-                "{}, {}, ${:.4}",
-                c.refetch_requests, c.refetch_tokens, c.refetch_dollars
+                "{}, {}, {}",
+                n(c.refetch_requests),
+                n(c.refetch_tokens),
+                money(c.refetch_dollars)
             )),
         ]);
     }
     t
+}
+
+/// A count as every table writes it, with thousands separators.
+fn n(v: impl TryInto<u64>) -> String {
+    crate::format::whole(v.try_into().unwrap_or(u64::MAX))
 }
 
 /// Per source (and pooled), one row per measure: the source's totals on
@@ -263,16 +269,16 @@ fn validation_table(validation: &[Validation]) -> Table {
             let blank = |x: String| if first { x } else { String::new() };
             t.add_row(vec![
                 Cell::new(blank(v.tally.source.clone())),
-                right(blank(v.tally.compactions.to_string())),
-                right(blank(v.tally.removed.to_string())),
-                right(blank(v.tally.refetched.to_string())),
+                right(blank(n(v.tally.compactions))),
+                right(blank(n(v.tally.removed))),
+                right(blank(n(v.tally.refetched))),
                 Cell::new(name),
-                right(s.flagged),
+                right(n(s.flagged)),
                 right(times(s.lift)),
                 right(or_none(s.recall, percent)),
                 right(or_none(s.precision, percent)),
                 right(blank(or_none(v.summary_retention, percent))),
-                right(blank(format!("${:.4}", v.tally.refetch_dollars))),
+                right(blank(money(v.tally.refetch_dollars))),
             ]);
         }
     }
@@ -302,8 +308,8 @@ fn model_table(model: &Model, bundled: &Model) -> Table {
             t.add_row(vec![
                 Cell::new(kind.as_str()),
                 Cell::new(if flagged { "yes" } else { "no" }),
-                right(c.removed),
-                right(c.refetched),
+                right(n(c.removed)),
+                right(n(c.refetched)),
                 right(or_none((c.removed > 0).then(|| c.rate()), percent)),
                 right(percent(model.probability(kind, flagged))),
                 right(percent(bundled.probability(kind, flagged))),

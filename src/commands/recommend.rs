@@ -401,7 +401,7 @@ pub(crate) fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
     s
 }
 
-fn evidence_table(v: &Verdict) -> crate::format::Table {
+fn evidence_table(v: &Verdict) -> crate::screen::Table {
     let obj = v.objective;
     let mut table = crate::format::table(vec![
         "config".to_string(),

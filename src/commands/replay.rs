@@ -7,8 +7,6 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use comfy_table::Cell;
-
-use crate::format::Table;
 use serde_json::json;
 
 use crate::calibrate::session::for_session;
@@ -20,10 +18,11 @@ use crate::policy::cold;
 use crate::policy::Setup;
 use crate::replay::learn::Learned;
 use crate::replay::{self, trace, ModelCost, SessionFacts};
+use crate::screen::Table;
 use crate::transcript::Session;
 
 use super::policy_args::PolicyArgs;
-use super::{load_one, usage, EngineArgs};
+use super::{usage, EngineArgs};
 
 /// Replay one recorded session through smith's compaction engine, or
 /// through another agent's policy (--policy).
@@ -51,8 +50,8 @@ model): price (cache reads and writes at the session's model's prices, or
 --price; the cache expires after --cache-ttl where the records give times),
 output, the summarizer's own requests, and price_total, their sum.")]
 pub(crate) struct ReplayArgs {
-    #[arg(help = super::SESSION_HELP)]
-    pub(crate) path: String,
+    #[command(flatten)]
+    pub(crate) session: super::SessionArg,
     #[command(flatten)]
     pub(crate) engine: EngineArgs,
     // Boxed: fifteen optional flags would double the size of the command.
@@ -90,7 +89,7 @@ pub(crate) fn run(args: ReplayArgs) -> Result<()> {
     // Never freed: the process ends with this command, and handing the
     // record's many small allocations back one by one would only delay
     // the exit.
-    let session = std::mem::ManuallyDrop::new(load_one(&args.path, args.strict)?);
+    let session = std::mem::ManuallyDrop::new(args.session.load(args.strict)?);
     // The session's own ratio and overhead where the flags leave them.
     let chosen = for_session(&setup, args.engine.knobs.given(), &session);
     let setup = chosen.setup;

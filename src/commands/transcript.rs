@@ -12,7 +12,7 @@ use crate::calibrate::session::for_session;
 use crate::policy::Setup;
 use crate::transcript::{locate, Role, Session};
 use crate::view::color::{self, ColorChoice, Painter};
-use crate::view::list::{self, Indexes, SessionRow};
+use crate::view::list::{self, SessionRow};
 use crate::view::marks::history_at;
 use crate::view::pager::Output;
 use crate::view::render::{self, Document, Options, RESULT_LINES};
@@ -21,7 +21,7 @@ use crate::view::stats;
 
 use super::policy_args::PolicyArgs;
 use super::session_pages;
-use super::{load_one, nothing_read, usage, EngineArgs};
+use super::{nothing_read, usage, EngineArgs};
 
 /// Read recorded sessions: list them, show one readably, or count where its
 /// context goes.
@@ -90,6 +90,8 @@ is a terminal. NO_COLOR turns colour off under --color auto.
 
 Examples:
   smith-calibrate transcript show fix-the-tests
+  smith-calibrate transcript show cc-4d5611e5-241a-462a-8d15-5122611a9569
+  smith-calibrate transcript show ~/logs/claude cc-4d5611e5 --at 40
   smith-calibrate transcript show ~/.smith/sessions/session-1712345678-abc123 --turn 3..5
   smith-calibrate transcript show transcript.jsonl --tool bash --grep 'error|panic'
   smith-calibrate transcript show transcript.jsonl --at 40 --max-tokens 64000
@@ -104,8 +106,8 @@ with the context size under the engine flags, and for each compaction (click
 it) its stages, before/after and what it cut. FILE#r12 opens request 12."
 )]
 pub(crate) struct ShowArgs {
-    #[arg(help = super::SESSION_HELP)]
-    pub(crate) reference: String,
+    #[command(flatten)]
+    pub(crate) session: super::SessionArg,
     /// Only these real turns: N, A..B (both included), A.. or ..B
     #[arg(long, value_name = "N|A..B")]
     pub(crate) turn: Option<TurnRange>,
@@ -178,8 +180,8 @@ Examples:
   smith-calibrate transcript stats transcript.jsonl --json | jq '.curve[-1].tokens'"
 )]
 pub(crate) struct StatsArgs {
-    #[arg(help = super::SESSION_HELP)]
-    pub(crate) reference: String,
+    #[command(flatten)]
+    pub(crate) session: super::SessionArg,
     /// How many of the largest tool results to list
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub(crate) top: usize,
@@ -217,8 +219,8 @@ Examples:
   smith-calibrate transcript restore transcript.jsonl --at 40 --max-tokens 64000 --out restored/"
 )]
 pub(crate) struct RestoreArgs {
-    #[arg(help = super::SESSION_HELP)]
-    pub(crate) reference: String,
+    #[command(flatten)]
+    pub(crate) session: super::SessionArg,
     /// The history at request K (0-based) under the engine flags, instead of
     /// the whole record
     #[arg(long, value_name = "K")]
@@ -259,7 +261,7 @@ pub(crate) fn run(args: TranscriptArgs) -> Result<()> {
 fn run_restore(args: RestoreArgs) -> Result<()> {
     use crate::import::restore::{self, Target};
     let setup = args.policy.setup(args.engine.config()?)?;
-    let session = load_one(&args.reference, args.strict)?;
+    let session = args.session.load(args.strict)?;
     let chosen = for_session(&setup, args.engine.knobs.given(), &session);
     let (history, what) = match args.at {
         None => (session.messages.clone(), "whole".to_string()),
@@ -358,7 +360,7 @@ fn run_list(args: ListArgs) -> Result<()> {
     let sources = crate::import::direct::resolve_listing(&root.to_string_lossy())
         .map_err(|e| nothing_read(format!("{e:#}")))?;
     let sources = args.select.apply(sources)?;
-    let mut indexes = Indexes::default();
+    let mut indexes = locate::Indexes::default();
     let work: Vec<_> = sources
         .into_iter()
         .map(|s| {
@@ -443,14 +445,12 @@ fn run_show(args: ShowArgs) -> Result<()> {
         grep: args.grep.clone(),
     };
     if let Some(path) = &args.html {
-        let found = crate::import::direct::resolve(&args.reference)
-            .map_err(|e| nothing_read(format!("{e:#}")))?;
-        let found = args.select.apply(found)?;
+        let found = args.select.apply(args.session.resolve()?)?;
         if found.len() > 1 {
             let given = args.engine.knobs.given();
             return session_pages::write_set(
                 path,
-                &args.reference,
+                &args.session.typed(),
                 &found,
                 &setup,
                 given,
@@ -459,7 +459,7 @@ fn run_show(args: ShowArgs) -> Result<()> {
             );
         }
     }
-    let session = load_one(&args.reference, args.strict)?;
+    let session = args.session.load(args.strict)?;
     // The session's own ratio and overhead where the flags leave them.
     let chosen = for_session(&setup, args.engine.knobs.given(), &session);
     if let Some(path) = &args.html {
@@ -572,7 +572,7 @@ fn write_show(
 }
 
 fn run_stats(args: StatsArgs) -> Result<()> {
-    let session = load_one(&args.reference, args.strict)?;
+    let session = args.session.load(args.strict)?;
     let s = stats::compute(&session.messages, args.top);
     let mut out = BufWriter::new(io::stdout().lock());
     let written = if args.json {

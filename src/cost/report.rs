@@ -5,13 +5,12 @@ use std::io::{self, Write};
 
 use comfy_table::Cell;
 
-use crate::format::Table;
-
 use super::bill::unlogged::{Tally, GAP_BUCKETS};
 use super::bill::{
     Billed, Cause, PriceUsed, SessionCheck, Summary, UnloggedFit, Worst, LONG_SESSION,
 };
-use crate::format::{money, or_none, percent, right, signed_percent, table};
+use crate::format::{money, or_none, percent, right, signed_percent, table, whole};
+use crate::screen::Table;
 
 fn worst(w: &Option<Worst>) -> String {
     match w {
@@ -204,11 +203,11 @@ fn tokens_table(s: &Summary) -> Table {
     for (name, k) in [("recorded", &s.recorded), ("predicted", &s.predicted)] {
         t.add_row(vec![
             Cell::new(name),
-            right(k.input.to_string()),
-            right(k.cache_read.to_string()),
-            right(k.cache_write_5m.to_string()),
-            right(k.cache_write_1h.to_string()),
-            right(k.output.to_string()),
+            right(whole(k.input)),
+            right(whole(k.cache_read)),
+            right(whole(k.cache_write_5m)),
+            right(whole(k.cache_write_1h)),
+            right(whole(k.output)),
         ]);
     }
     t
@@ -220,8 +219,8 @@ fn misses_table(s: &Summary) -> Table {
         let m = s.misses.get(&c).copied().unwrap_or_default();
         t.add_row(vec![
             Cell::new(c.as_str()),
-            right(m.requests.to_string()),
-            right(m.cache_write.to_string()),
+            right(whole(m.requests as u64)),
+            right(whole(m.cache_write)),
             right(percent(m.cache_write as f64 / s.miss_cache_write as f64)),
         ]);
     }
@@ -230,9 +229,9 @@ fn misses_table(s: &Summary) -> Table {
 
 fn billed_line(b: &Billed) -> String {
     format!(
-        "against the {} sessions' recorded bill (${:.2}): recorded usage at the table's prices {} on the total, median |error| {}, worst {}; the model's prediction {} on the total, median |error| {}, worst {}",
+        "against the {} sessions' recorded bill ({}): recorded usage at the table's prices {} on the total, median |error| {}, worst {}; the model's prediction {} on the total, median |error| {}, worst {}",
         b.sessions,
-        b.billed_usd,
+        money(b.billed_usd),
         signed_percent(b.priced_total_error),
         percent(b.priced_median_error),
         worst(&b.priced_worst),
@@ -253,6 +252,9 @@ fn sessions_table(checks: &[SessionCheck]) -> Table {
         "billed $",
         "misses",
     ]);
+    // The figures a person came for before the ids cut short: the
+    // prediction and its error first.
+    t.priority([0, 4, 5, 3, 6, 1, 7, 2]);
     for c in checks {
         let misses = c.detail.iter().filter(|d| d.miss.is_some()).count();
         t.add_row(vec![
@@ -261,13 +263,13 @@ fn sessions_table(checks: &[SessionCheck]) -> Table {
                 c.session,
                 if c.requests < LONG_SESSION { "" } else { " *" }
             )),
-            right(c.requests.to_string()),
+            right(whole(c.requests as u64)),
             Cell::new(if c.ttl_applied { "yes" } else { "no" }),
-            right(format!("{:.4}", c.recorded_usd)),
-            right(format!("{:.4}", c.predicted_usd)),
+            right(money(c.recorded_usd)),
+            right(money(c.predicted_usd)),
             right(signed_percent(c.error)),
-            right(c.billed_usd.map_or("-".into(), |b| format!("{b:.4}"))),
-            right(misses.to_string()),
+            right(c.billed_usd.map_or("-".into(), money)),
+            right(whole(misses as u64)),
         ]);
     }
     t
@@ -292,15 +294,24 @@ fn requests_table(c: &SessionCheck) -> Table {
             right(d.gap_seconds.map_or("-".into(), |g| g.to_string())),
             right(format!(
                 "{}/{}",
-                d.recorded.cache_read, d.predicted.cache_read
+                whole(d.recorded.cache_read),
+                whole(d.predicted.cache_read)
             )),
             right(format!(
                 "{}/{}",
-                d.recorded.cache_write(),
-                d.predicted.cache_write()
+                whole(d.recorded.cache_write()),
+                whole(d.predicted.cache_write())
             )),
-            right(format!("{}/{}", d.recorded.input, d.predicted.input)),
-            right(format!("{:.4}/{:.4}", d.recorded_usd, d.predicted_usd)),
+            right(format!(
+                "{}/{}",
+                whole(d.recorded.input),
+                whole(d.predicted.input)
+            )),
+            right(format!(
+                "{}/{}",
+                money(d.recorded_usd),
+                money(d.predicted_usd)
+            )),
             Cell::new(d.cold.map_or("", Cause::as_str)),
             Cell::new(d.miss.map_or("", Cause::as_str)),
         ]);

@@ -160,7 +160,7 @@ impl Calibration {
         };
         format!(
             "{window}{ratio}, overhead {} ({})",
-            self.overhead_tokens,
+            crate::format::whole(self.overhead_tokens),
             self.overhead_mode.as_str()
         )
     }

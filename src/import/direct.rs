@@ -1,92 +1,21 @@
 //! Other agents' logs read where they are: a Claude Code projects folder or
-//! log, Codex CLI rollouts, or mini-swe-agent trajectories, given to any command that reads
-//! sessions, are converted in memory exactly as `import` converts them (the
-//! same files found, the same converters, the same ids), so that every result
-//! is the one the imported copy would give. Nothing is written anywhere.
+//! log, Codex CLI rollouts, or mini-swe-agent trajectories, given to any
+//! command that reads sessions, are converted in memory exactly as `import`
+//! converts them (the same files found, the same converters and ids, see
+//! [`super::logs`]), so that every result is the one the imported copy
+//! would give. Nothing is written anywhere. A session's id given alone is
+//! looked for where each agent keeps its logs ([`super::find`]).
 //!
-//! A converted session goes by `<log>#<id>` (its [`SessionRef::transcript`]),
-//! which names the log it came from and, since a Claude Code log can hold
-//! subagent sessions inline, which of its sessions it is; the same name given
-//! back as a path reads that one session again.
+//! A converted session's name, `<log>#<id>`, given back as a path reads
+//! that one session again.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
-use serde_json::Value;
 
-use super::{claude_code, codex, convert_files_multi, mini_swe_agent, ImportedSession};
-use crate::transcript::locate::{
-    self, Converted, SessionRef, CONVERTED_SEPARATOR, TRANSCRIPT_FILE,
-};
-
-/// The agents whose logs are read directly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Format {
-    ClaudeCode,
-    Codex,
-    MiniSweAgent,
-}
-
-impl Format {
-    /// Every format, in the order their sessions are listed.
-    pub(crate) const ALL: [Format; 3] = [Format::ClaudeCode, Format::Codex, Format::MiniSweAgent];
-}
-
-/// How much of a log's first line is read to tell its format: enough for
-/// the first line of every log seen, which carries its keys in the first
-/// few hundred bytes.
-const SNIFF_BYTES: u64 = 1 << 16;
-
-/// The format of the log at `path`, or `None` for a smith transcript or a
-/// file of no format read here. A smith transcript is `transcript.jsonl`,
-/// or a JSONL file whose lines are messages with a `role`; every line of a
-/// Claude Code log has a `type` (`user`, `summary`, `permission-mode`, …)
-/// and none a `role` at the top; a Codex rollout's lines wrap theirs in a
-/// `payload`.
-pub(crate) fn format_of(path: &Path) -> Option<Format> {
-    if mini_swe_agent::is_trajectory(path) {
-        return Some(Format::MiniSweAgent);
-    }
-    if codex::is_rollout(path) {
-        return Some(Format::Codex);
-    }
-    if path.file_name().is_some_and(|n| n == TRANSCRIPT_FILE) || !claude_code::is_session_log(path)
-    {
-        return None;
-    }
-    let file = File::open(path).ok()?;
-    let mut first = Vec::new();
-    for line in BufReader::new(file.take(SNIFF_BYTES)).split(b'\n') {
-        let line = line.ok()?;
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            first = line;
-            break;
-        }
-    }
-    let claude_code = match serde_json::from_slice::<Value>(&first) {
-        Ok(Value::Object(obj)) => {
-            obj.get("type").is_some_and(Value::is_string)
-                && !obj.contains_key("role")
-                && !obj.contains_key("payload")
-        }
-        Ok(_) => false,
-        // A first line longer than the sniff: smith writes `role` first
-        // and Codex `timestamp`; a Claude Code line begins with another key.
-        Err(_) => {
-            let head = String::from_utf8_lossy(&first);
-            let first_key = head
-                .strip_prefix('{')
-                .map(str::trim_start)
-                .and_then(|h| h.strip_prefix('"'))
-                .and_then(|h| h.split_once('"'))
-                .map(|(k, _)| k);
-            first_key.is_some_and(|k| k != "role" && k != "timestamp") && head.contains("\"type\"")
-        }
-    };
-    claude_code.then_some(Format::ClaudeCode)
-}
+use super::find;
+use super::logs::{convert, format_of, Format};
+use crate::transcript::locate::{self, SessionRef, CONVERTED_SEPARATOR, TRANSCRIPT_FILE};
 
 /// Resolves one argument as [`locate::resolve`] does, and also takes other
 /// agents' logs: a log file, a `<log>#<id>` name, or a directory holding
@@ -121,7 +50,11 @@ pub(crate) fn resolve_listing(spec: &str) -> Result<Vec<SessionRef>> {
         if let Some(found) = reload(path)? {
             return Ok(vec![found]);
         }
-        return locate::resolve(spec);
+        // An id has no path separator: this was meant as a path.
+        if spec.contains(std::path::MAIN_SEPARATOR) || spec.contains('/') || spec.starts_with('.') {
+            bail!("{spec}: no such file or directory");
+        }
+        return find::find(spec, &find::default_places()).map(|s| vec![s]);
     }
     if path.is_file() {
         return match format_of(path) {
@@ -135,7 +68,7 @@ pub(crate) fn resolve_listing(spec: &str) -> Result<Vec<SessionRef>> {
     // One walk, one sniff of each file: a `.jsonl` that holds no log is
     // named as `import` names it, unless it belongs to a smith session.
     let files = locate::walk_files(path, None, &|p| {
-        claude_code::is_session_log(p) || format_of(p).is_some()
+        super::claude_code::is_session_log(p) || format_of(p).is_some()
     });
     let mut found: Vec<SessionRef> = Vec::new();
     let mut logs: Vec<(Format, PathBuf)> = Vec::new();
@@ -216,110 +149,4 @@ pub(crate) fn reload(name: &Path) -> Result<Option<SessionRef>> {
         .cloned()
         .map(Some)
         .ok_or_else(|| anyhow!("{}: holds no session {id:?}", log.display()))
-}
-
-/// Converts `logs` of one format as one `import` run would, reporting the
-/// logs that gave no session on stderr.
-fn convert(format: Format, logs: &[PathBuf]) -> Result<Vec<SessionRef>> {
-    let converter = Converter::new(format, logs, None, mini_swe_agent::Options::default())?;
-    let (mut sessions, failures) = convert_files_multi(logs, |f| converter.convert(f));
-    for failure in &failures {
-        crate::note!("{failure}");
-    }
-    // Named once for the folder, as `import`'s summary names them.
-    let mut not_imported = std::collections::BTreeMap::new();
-    for s in &sessions {
-        super::add_not_imported(&mut not_imported, &s.file.import.not_imported);
-    }
-    if let Some(clause) = super::not_imported_clause(&not_imported) {
-        crate::note!("{}: {clause}", folder_of(logs).display());
-    }
-    // In the order of the imported copy's directories, `<id>/`: sums over
-    // sessions are then added in the same order, to the last bit.
-    sessions.sort_by(|a, b| a.file.id.cmp(&b.file.id));
-    sessions.iter().map(to_ref).collect()
-}
-
-/// What a note about all of `logs` names: the one log, or the folder that
-/// holds every one of them.
-fn folder_of(logs: &[PathBuf]) -> PathBuf {
-    if let [one] = logs {
-        return one.clone();
-    }
-    let mut common = logs
-        .first()
-        .and_then(|p| p.parent())
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    for p in logs {
-        while !p.starts_with(&common) && common.pop() {}
-    }
-    common
-}
-
-/// How the files of one format become sessions, the one converter per
-/// format that `import` and the logs read where they are both use. A log's
-/// own session comes first.
-pub(crate) struct Converter {
-    format: Format,
-    /// mini-swe-agent: the resolved labels of the files' tasks.
-    results: Option<mini_swe_agent::ResultsLookup>,
-    options: mini_swe_agent::Options,
-}
-
-impl Converter {
-    /// The converter of `format` for `files`; for mini-swe-agent, the
-    /// results file `results` (else those beside the files' folders) and
-    /// `options`.
-    pub(crate) fn new(
-        format: Format,
-        files: &[PathBuf],
-        results: Option<&Path>,
-        options: mini_swe_agent::Options,
-    ) -> Result<Converter> {
-        let results = match format {
-            Format::MiniSweAgent => Some(mini_swe_agent::ResultsLookup::new(files, results)?),
-            Format::ClaudeCode | Format::Codex => None,
-        };
-        Ok(Converter {
-            format,
-            results,
-            options,
-        })
-    }
-
-    /// The sessions of one file.
-    pub(crate) fn convert(&self, f: &Path) -> Result<Vec<ImportedSession>> {
-        match (self.format, &self.results) {
-            (Format::ClaudeCode, _) => {
-                claude_code::import_file_all(f).map_err(|e| anyhow!("cannot read: {e}"))
-            }
-            (Format::Codex, _) => codex::import_file(f)
-                .map(|s| vec![s])
-                .map_err(|e| anyhow!("cannot read: {e}")),
-            (Format::MiniSweAgent, results) => {
-                let results = results.as_ref().and_then(|r| r.for_file(f));
-                mini_swe_agent::import_file(f, results, self.options).map(|s| vec![s])
-            }
-        }
-    }
-}
-
-/// A converted session as the rest of the tool reads it.
-fn to_ref(session: &ImportedSession) -> Result<SessionRef> {
-    let source = PathBuf::from(&session.file.source.path);
-    let name = format!(
-        "{}{CONVERTED_SEPARATOR}{}",
-        source.display(),
-        session.file.id
-    );
-    Ok(SessionRef::converted(
-        PathBuf::from(name),
-        Converted {
-            transcript: session.transcript_bytes(),
-            meta: session.meta_bytes()?,
-            skipped: session.log.skipped.clone(),
-            source,
-        },
-    ))
 }

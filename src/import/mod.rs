@@ -20,6 +20,8 @@ mod claude_code_tests;
 pub(crate) mod codex;
 pub(crate) mod copies;
 pub(crate) mod direct;
+pub(crate) mod find;
+pub(crate) mod logs;
 pub mod mini_swe_agent;
 pub(crate) mod restore;
 mod server_tools;

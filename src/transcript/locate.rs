@@ -4,7 +4,7 @@
 //!
 //! Nothing here writes: smith's session directories are only ever read.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -140,15 +140,26 @@ impl SessionRef {
     }
 }
 
+/// `$HOME`, the user's home directory (empty when unset).
+pub(crate) fn home_dir() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+/// The directory the environment variable `var` names, else `default`
+/// under the home directory: how smith, Claude Code and Codex each find
+/// their own folder.
+pub(crate) fn env_dir(var: &str, default: &str) -> PathBuf {
+    match std::env::var_os(var) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => home_dir().join(default),
+    }
+}
+
 /// `$SMITH_HOME`, defaulting to `~/.smith`.
 pub(crate) fn smith_home() -> PathBuf {
-    if let Some(home) = std::env::var_os("SMITH_HOME") {
-        return PathBuf::from(home);
-    }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    home.join(".smith")
+    env_dir("SMITH_HOME", ".smith")
 }
 
 /// `$SMITH_HOME/sessions`.
@@ -174,6 +185,57 @@ pub(crate) struct IndexEntry {
     #[serde(default)]
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) message_count: Option<u64>,
+}
+
+/// Session indexes by directory, read once each.
+#[derive(Default)]
+pub(crate) struct Indexes {
+    by_dir: HashMap<PathBuf, Vec<IndexEntry>>,
+    /// Indexes that could not be read, with why.
+    pub(crate) errors: Vec<String>,
+}
+
+impl Indexes {
+    /// The index entry for a session directory, from `index.json` in its
+    /// parent directory.
+    pub(crate) fn entry(&mut self, session_dir: &Path) -> Option<IndexEntry> {
+        let parent = session_dir.parent()?.to_path_buf();
+        let id = session_dir.file_name()?.to_str()?.to_string();
+        if !self.by_dir.contains_key(&parent) {
+            let entries = match read_index(&parent) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    self.errors.push(format!("{e:#}"));
+                    Vec::new()
+                }
+            };
+            self.by_dir.insert(parent.clone(), entries);
+        }
+        self.by_dir[&parent].iter().find(|e| e.id == id).cloned()
+    }
+}
+
+/// The id `transcript list` prints for a session, and the one every
+/// command takes back: its `session.json` id, else its index entry's, else
+/// its label.
+pub(crate) fn listed_id(
+    meta: Option<&SessionMeta>,
+    index: Option<&IndexEntry>,
+    source: &SessionRef,
+) -> String {
+    meta.and_then(|m| m.id.clone())
+        .or_else(|| index.map(|e| e.id.clone()))
+        .unwrap_or_else(|| source.label())
+}
+
+/// The name `transcript list` prints for a session: its `session.json`
+/// name, else its index entry's.
+pub(crate) fn listed_name(
+    meta: Option<&SessionMeta>,
+    index: Option<&IndexEntry>,
+) -> Option<String> {
+    meta.and_then(|m| m.name.clone())
+        .or_else(|| index.and_then(|e| e.name.clone()))
 }
 
 /// smith's `name` of an index entry for a first prompt: its first five

@@ -5,15 +5,15 @@
 //! the row says which, because an mtime is when smith last wrote, not when
 //! the session began.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use comfy_table::Cell;
 use serde::Serialize;
 
-use crate::format::right;
-use crate::transcript::locate::{read_index, IndexEntry};
+use crate::format::{right, whole};
+use crate::screen::Give;
+use crate::transcript::locate::{listed_id, listed_name, IndexEntry};
 use crate::transcript::{self, estimate_tokens, BlockType, SessionRef};
 
 use super::text::{human_bytes, one_line};
@@ -61,43 +61,12 @@ pub(crate) struct SessionRow {
     pub(crate) copy_of: Option<String>,
 }
 
-/// Session indexes by directory, read once each.
-#[derive(Default)]
-pub(crate) struct Indexes {
-    by_dir: HashMap<PathBuf, Vec<IndexEntry>>,
-    /// Indexes that could not be read, with why.
-    pub(crate) errors: Vec<String>,
-}
-
-impl Indexes {
-    /// The index entry for a session directory, from `index.json` in its
-    /// parent directory.
-    pub(crate) fn entry(&mut self, session_dir: &Path) -> Option<IndexEntry> {
-        let parent = session_dir.parent()?.to_path_buf();
-        let id = session_dir.file_name()?.to_str()?.to_string();
-        if !self.by_dir.contains_key(&parent) {
-            let entries = match read_index(&parent) {
-                Ok(entries) => entries,
-                Err(e) => {
-                    self.errors.push(format!("{e:#}"));
-                    Vec::new()
-                }
-            };
-            self.by_dir.insert(parent.clone(), entries);
-        }
-        self.by_dir[&parent].iter().find(|e| e.id == id).cloned()
-    }
-}
-
 /// Reads one session into a row. Fails only when the transcript cannot be
 /// read at all; bad lines are counted in `skipped`.
 pub(crate) fn row(source: &SessionRef, index: Option<&IndexEntry>) -> Result<SessionRow> {
     let session = transcript::load(source)?;
     let meta = session.meta.as_ref();
-    let id = meta
-        .and_then(|m| m.id.clone())
-        .or_else(|| index.map(|e| e.id.clone()))
-        .unwrap_or_else(|| source.label());
+    let id = listed_id(meta, index, source);
     let copy_of = meta
         .and_then(|m| m.raw.as_ref())
         .and_then(|raw| raw.get("copy_of"))
@@ -108,10 +77,7 @@ pub(crate) fn row(source: &SessionRef, index: Option<&IndexEntry>) -> Result<Ses
                 c.get("parent")?.as_str()?
             ))
         });
-    let name = meta
-        .and_then(|m| m.name.clone())
-        .or_else(|| index.and_then(|e| e.name.clone()))
-        .or_else(|| copy_of.as_ref().map(|c| format!("copy: {c}")));
+    let name = listed_name(meta, index).or_else(|| copy_of.as_ref().map(|c| format!("copy: {c}")));
     let first_prompt = session
         .messages
         .iter()
@@ -194,6 +160,10 @@ pub(crate) fn table(rows: &[SessionRow]) -> String {
         // under $SMITH_HOME, a log's session only with its log.
         "path",
     ]);
+    // What a person came for stays: the id, then the figures; the names
+    // and the prompt give way (cut at their end) before anything is hidden.
+    t.priority([0, 4, 5, 6, 7, 8, 3, 1, 2, 9]);
+    t.give(1, Give::End).give(2, Give::End);
 
     for r in rows {
         let created = match (r.created_unix, r.created_from) {
@@ -206,10 +176,10 @@ pub(crate) fn table(rows: &[SessionRow]) -> String {
             Cell::new(r.name.as_deref().unwrap_or("")),
             Cell::new(&r.first_prompt),
             Cell::new(created),
-            right(r.messages.to_string()),
+            right(whole(r.messages as u64)),
             right(r.turns.to_string()),
             right(human_bytes(r.bytes)),
-            right(r.tokens.to_string()),
+            right(whole(r.tokens)),
             right(r.skipped.to_string()),
             Cell::new(r.path.display()),
         ]);

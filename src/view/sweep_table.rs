@@ -214,6 +214,8 @@ fn terminal_table(
     let priority = keep_first(&header, ci_at);
     let mut table = table(header);
     table.priority(priority);
+    // The marks (baseline, chosen, ★, tied) wrap before a figure is hidden.
+    table.give(3, crate::screen::Give::Wrap);
 
     let mut rows: Vec<usize> = order.iter().copied().take(top).collect();
     let base = summaries.iter().position(|s| s.is_baseline);
@@ -268,6 +270,22 @@ fn terminal_table(
         cells.insert(ci_at, right(interval));
         table.add_row(cells);
     }
+    format!(
+        "{sessions} sessions under {} configs, ranked by {rank_by} (lowest first); prices {prices}\n{table}\n{}",
+        summaries.len(),
+        legend(summaries, baseline, calibration.as_deref(), hidden),
+    )
+}
+
+/// The lines under the table: what its marks, intervals and loss columns
+/// mean, the baseline the changes are against, the calibration the rows
+/// used, and how many configs `top` left out (`hidden`).
+fn legend(
+    summaries: &[ConfigSummary],
+    baseline: &str,
+    calibration: Option<&str>,
+    hidden: usize,
+) -> String {
     let paragraph = crate::screen::paragraph;
     let ci = paragraph(&[
         &format!(
@@ -283,13 +301,11 @@ fn terminal_table(
         "each session is what the agent that recorded it did next).",
     ]);
     format!(
-        "{sessions} sessions under {} configs, ranked by {rank_by} (lowest first); prices {prices}\n{table}\n\
-         ★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
+        "★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
          {ci}\n\
          Δ: change against the baseline, {baseline}. mangled: tool results cut to their head or stubbed.\n\
          {loss}{}{}",
-        summaries.len(),
-        calibration.as_ref().map_or(String::new(), |c| format!("\n{c}.")),
+        calibration.map_or(String::new(), |c| format!("\n{c}.")),
         if hidden > 0 {
             format!("\n{hidden} more configs not shown (--top N, or --out DIR for all)")
         } else {

@@ -491,13 +491,44 @@ fn is_uuid(b: &[u8]) -> bool {
         && b.get(36).is_none_or(|c| !c.is_ascii_hexdigit())
 }
 
-/// The last part of a working directory, Windows' or Unix's.
-fn project_name(cwd: &str) -> &str {
-    let t = cwd.trim_end_matches(['/', '\\']);
-    t.rsplit(['/', '\\'])
-        .next()
-        .filter(|s| !s.is_empty())
-        .unwrap_or(t)
+/// The parts of a working directory, Windows' or Unix's, last first.
+fn parts_from_end(cwd: &str) -> Vec<&str> {
+    cwd.rsplit(['/', '\\']).filter(|s| !s.is_empty()).collect()
+}
+
+/// Each row's project as the index shows it: the end of its working
+/// directory that tells it from every other project of the index (the
+/// last part, or as many more as it takes: sessions from `/a/x/dl` and
+/// `/b/y/dl` are `x/dl` and `y/dl`, not both `dl`).
+fn project_names(cwds: &[Option<&str>]) -> Vec<String> {
+    let mut distinct: Vec<&str> = cwds.iter().flatten().copied().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let parts: Vec<Vec<&str>> = distinct.iter().map(|c| parts_from_end(c)).collect();
+    let name_of = |k: usize| -> String {
+        let mine = &parts[k];
+        let mut n = 1;
+        while n < mine.len()
+            && parts
+                .iter()
+                .enumerate()
+                .any(|(j, other)| j != k && other.len() >= n && other[..n] == mine[..n])
+        {
+            n += 1;
+        }
+        let mut shown: Vec<&str> = mine.iter().take(n).copied().collect();
+        shown.reverse();
+        match shown.join("/") {
+            empty if empty.is_empty() => distinct[k].to_string(),
+            name => name,
+        }
+    };
+    cwds.iter()
+        .map(|c| match c {
+            Some(c) => name_of(distinct.binary_search(c).unwrap_or(0)),
+            None => String::new(),
+        })
+        .collect()
 }
 
 /// `2026-02-11T20:31:53.375Z` as `2026-02-11 20:31`; other text as it is.
@@ -570,7 +601,7 @@ fn cell(shown: &str, full: Option<&str>, value: Option<&str>, numeric: bool) -> 
 }
 
 /// One row of the index.
-fn index_row(r: &IndexRow) -> String {
+fn index_row(r: &IndexRow, project: &str) -> String {
     let started = r.started.as_deref().unwrap_or("");
     let cwd = r.project.as_deref().unwrap_or("");
     let prompt = r.prompt.as_deref().unwrap_or("");
@@ -599,7 +630,7 @@ fn index_row(r: &IndexRow) -> String {
         escape_html(&label)
     );
     row.push_str(&cell(&minute(started), Some(started), Some(started), false));
-    row.push_str(&cell(project_name(cwd), Some(cwd), None, false));
+    row.push_str(&cell(project, Some(cwd), None, false));
     row.push_str(&cell(
         &one_line(prompt, PROMPT_CHARS),
         Some(&one_line(prompt, PROMPT_TITLE_CHARS)),
@@ -607,7 +638,8 @@ fn index_row(r: &IndexRow) -> String {
         false,
     ));
     for n in [r.requests, r.agent_compactions, r.compactions, r.misfires] {
-        row.push_str(&cell(&n.to_string(), None, None, true));
+        let shown = crate::format::whole(n as u64);
+        row.push_str(&cell(&shown, None, Some(&n.to_string()), true));
     }
     let usd = r.recorded_usd.map(money).unwrap_or_default();
     let value = r.recorded_usd.map(|d| d.to_string()).unwrap_or_default();
@@ -639,8 +671,9 @@ pub(crate) fn index_page(source: &str, config: &str, rows: &[IndexRow]) -> Strin
         body.push_str(&format!("<th{class}>{name}</th>"));
     }
     body.push_str("</tr></thead>\n<tbody>\n");
-    for r in rows {
-        body.push_str(&index_row(r));
+    let cwds: Vec<Option<&str>> = rows.iter().map(|r| r.project.as_deref()).collect();
+    for (r, project) in rows.iter().zip(project_names(&cwds)) {
+        body.push_str(&index_row(r, &project));
     }
     body.push_str("</tbody>\n</table>\n");
     format!(
@@ -708,8 +741,70 @@ mod tests {
         // Not a UUID: a hex digit too many.
         let long = "4d5611e5-241a-462a-8d15-5122611a95690";
         assert_eq!(short_id(long), long);
-        assert_eq!(project_name("/home/me/shop/"), "shop");
-        assert_eq!(project_name("S:\\01_Repos\\BeFirst_APIs"), "BeFirst_APIs");
+        assert_eq!(
+            project_names(&[
+                Some("/home/me/shop/"),
+                Some("S:\\01_Repos\\BeFirst_APIs"),
+                None
+            ]),
+            ["shop", "BeFirst_APIs", ""]
+        );
         assert_eq!(minute("2026-02-12T16:02:23.545Z"), "2026-02-12 16:02");
+    }
+
+    /// The page's script writes every count of tokens or messages through
+    /// `num` (thousands separators, as the terminal writes them), never as
+    /// the bare number: the page mixed `96,708` and `96708`.
+    #[test]
+    fn the_page_writes_every_count_with_thousands_separators() {
+        for field in [
+            ".before",
+            ".after",
+            ".output",
+            ".prompt",
+            "D.max",
+            "D.trigger",
+            "D.target",
+            "messages.length",
+            ".messages_before",
+            ".messages_after",
+        ] {
+            for (at, _) in SCRIPT.match_indices(field) {
+                // The whole expression: `q.before`, `D.messages.length`.
+                let start = SCRIPT[..at]
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                    .map_or(0, |i| i + 1);
+                let before = SCRIPT[..start].trim_end();
+                let after = SCRIPT[at + field.len()..].trim_start();
+                assert!(
+                    !before.ends_with('+') && !after.starts_with('+'),
+                    "{field} written bare: {}",
+                    &SCRIPT[start.saturating_sub(40)..(at + 40).min(SCRIPT.len())]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn projects_are_named_by_as_much_of_their_directory_as_tells_them_apart() {
+        let names = project_names(&[
+            Some("/home/u/shop/dl"),
+            Some("/home/u/blog/dl"),
+            Some("/home/u/shop/dl"),
+            Some("/srv/blog/dl"),
+            Some("/home/u/notes"),
+            Some("/"),
+        ]);
+        assert_eq!(
+            names,
+            [
+                "shop/dl",
+                "u/blog/dl",
+                "shop/dl",
+                "srv/blog/dl",
+                "notes",
+                "/"
+            ]
+        );
     }
 }

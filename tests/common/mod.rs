@@ -13,13 +13,15 @@ use std::process::{Child, ChildStderr, Command, Output, Stdio};
 
 pub(crate) use crate::test_support::*;
 
-/// The binary, as a user's scripts run it: no `$SMITH_HOME` to resolve
-/// against, no colour, no batch-scheduler array index for `--shard auto` to
-/// find. Callers add arguments, a working directory or input, then run it
-/// with [`output`].
+/// The binary, as a user's scripts run it: no `$SMITH_HOME`, Claude Code
+/// or Codex folder to resolve an id against, no colour, no batch-scheduler
+/// array index for `--shard auto` to find. Callers add arguments, a working
+/// directory or input, then run it with [`output`].
 pub fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_smith-calibrate"));
     c.env("SMITH_HOME", "/nonexistent-smith-home")
+        .env("CLAUDE_CONFIG_DIR", "/nonexistent-claude-config")
+        .env("CODEX_HOME", "/nonexistent-codex-home")
         .env("NO_COLOR", "1")
         .env_remove("SLURM_ARRAY_TASK_ID")
         .env_remove("JOB_COMPLETION_INDEX");

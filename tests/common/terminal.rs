@@ -13,7 +13,17 @@ fn quote(arg: &str) -> String {
 /// (`> /dev/null`, `2>FILE`) after it: its exit status and what the
 /// terminal showed ([`plain`]). `None` where this machine has no `script`.
 pub fn run(args: &[&str], columns: usize, redirect: &str) -> Option<(ExitStatus, String)> {
-    let bin = super::bin();
+    run_with(super::bin(), args, columns, redirect)
+}
+
+/// [`run`] with the environment of `bin` (the binary, as [`super::bin`]
+/// makes it, with more set).
+pub fn run_with(
+    bin: Command,
+    args: &[&str],
+    columns: usize,
+    redirect: &str,
+) -> Option<(ExitStatus, String)> {
     let mut line = format!(
         "stty cols {columns} rows 50; {}",
         quote(bin.get_program().to_str()?)

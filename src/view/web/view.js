@@ -23,7 +23,9 @@
     for (var i = 0; i < s.length; i++) if (s.charCodeAt(i) === 10) n++;
     return n;
   }
-  function tokens(n) { return Number(n).toLocaleString('en-US') + ' tokens'; }
+  // Every count as the terminal writes it: with thousands separators.
+  function num(n) { return Number(n).toLocaleString('en-US'); }
+  function tokens(n) { return num(n) + ' tokens'; }
   // Round values from 0 to about `max` for an axis: steps of 1, 2 or 5
   // times a power of ten, about `count` of them.
   function ticks(max, count) {
@@ -133,7 +135,7 @@
       (m.request !== undefined ? ' · request ' + m.request : '') +
       (rec && rec.time ? ' · ' + rec.time.replace('T', ' ').replace(/\.\d+/, '') : '') +
       (rec && rec.model ? ' · ' + rec.model : '') +
-      (rec && rec.prompt !== undefined ? ' · billed ' + tokens(rec.prompt) + ' in, ' + rec.output + ' out' : '') +
+      (rec && rec.prompt !== undefined ? ' · billed ' + tokens(rec.prompt) + ' in, ' + num(rec.output) + ' out' : '') +
       (q ? ' · replay sent ' + tokens(q.after) : ''));
     if (m.synthetic) who.appendChild(el('span', 'badge synthetic', 'synthetic'));
     box.appendChild(who);
@@ -155,8 +157,8 @@
     rendered = n;
     chat.insertBefore(frag, more);
     more.textContent = rendered < D.messages.length
-      ? (D.messages.length - rendered) + ' more messages below'
-      : 'end of the record: ' + D.messages.length + ' messages';
+      ? num(D.messages.length - rendered) + ' more messages below'
+      : 'end of the record: ' + num(D.messages.length) + ' messages';
   }
 
   function agentLabel(c) {
@@ -234,7 +236,7 @@
     p.appendChild(el('h2', null, 'Compaction at request ' + q.r + ': ' + q.strategy));
     var facts = el('p');
     facts.appendChild(document.createTextNode(tokens(q.before) + ' → ' + tokens(q.after) + ', ' +
-      L.messages_before + ' → ' + L.messages_after + ' messages; stages: ' + (L.stages.join(', ') || 'none') +
+      num(L.messages_before) + ' → ' + num(L.messages_after) + ' messages; stages: ' + (L.stages.join(', ') || 'none') +
       (q.missed ? '; missed its target' : '') + (q.over ? '; still over the window' : '') +
       (q.after > q.before ? '; the history grew' : '') + '. '));
     facts.appendChild(jump(q.m, 'show the answer (#' + q.m + ')'));
@@ -322,7 +324,7 @@
       r.setAttribute('tabindex', '0');
       r.setAttribute('data-request', q.r);
       var title = document.createElementNS(SVG, 'title');
-      title.textContent = 'request ' + q.r + ': ' + q.strategy + ', ' + q.before + ' → ' + q.after + ' tokens';
+      title.textContent = 'request ' + q.r + ': ' + q.strategy + ', ' + num(q.before) + ' → ' + tokens(q.after);
       r.appendChild(title);
       r.addEventListener('click', function () { showLedger(i); });
       r.addEventListener('keydown', function (e) { if (e.key === 'Enter') showLedger(i); });
@@ -360,7 +362,7 @@
         s.appendChild(document.createTextNode(k[1]));
         legend.appendChild(s);
       });
-    legend.appendChild(el('span', null, 'lines: window ' + D.max + ', trigger ' + D.trigger + ', target ' + D.target +
+    legend.appendChild(el('span', null, 'lines: window ' + num(D.max) + ', trigger ' + num(D.trigger) + ', target ' + num(D.target) +
       '; across: request, up: tokens'));
     host.appendChild(legend);
   })();
@@ -384,7 +386,7 @@
     runs.sort(function (a, b) { return a.from - b.from; });
     function line(f) {
       var li = el('li', null, f.kind.replace('_', ' ') + ' at request ' + f.request +
-        (f.gap ? ' (' + f.gap + ' after the previous compaction)' : '') + ': ' + f.before + ' → ' + f.after + ' tokens ');
+        (f.gap ? ' (' + f.gap + ' after the previous compaction)' : '') + ': ' + num(f.before) + ' → ' + tokens(f.after) + ' ');
       li.id = 'misfire-' + f.kind + '-' + f.request;
       li.appendChild(jump(f.message_index, 'show'));
       return li;
@@ -597,7 +599,7 @@
   // the first render, what a person waits for.
   var ms = performance.now();
   var out = document.getElementById('load-ms');
-  out.textContent = D.messages.length + ' messages, ' + n_compactions() + ' compactions; loaded in ' +
+  out.textContent = num(D.messages.length) + ' messages, ' + n_compactions() + ' compactions; loaded in ' +
     ms.toFixed(0) + ' ms (script ' + (ms - started).toFixed(0) + ' ms)';
   out.setAttribute('data-ms', ms.toFixed(1));
   function n_compactions() { return D.requests.filter(function (q) { return q.ledger; }).length; }
