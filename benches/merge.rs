@@ -25,6 +25,7 @@ use smith_calibrate::sweep::figures::Metric;
 use smith_calibrate::sweep::grid::{self, GridSpec, Knob};
 use smith_calibrate::sweep::merge;
 use smith_calibrate::sweep::plan::{self, PolicySpec};
+use smith_calibrate::sweep::prices_used::PricesUsed;
 use smith_calibrate::sweep::run::{self, Options, Row, Sweep};
 use smith_calibrate::sweep::shard::{self, Shard};
 use smith_calibrate::sweep::tables::SummaryInput;
@@ -116,12 +117,14 @@ fn main() {
     // writes them.
     let out = tmp.path().join("out");
     let paths = vec![corpus_arg.clone()];
+    let prices_used = PricesUsed::default();
     let input = SummaryInput {
         paths: &paths,
         grid_file: None,
         grid: &grid,
         plan: &plan,
         prices: &prices,
+        prices_used: &prices_used,
         rank_by,
     };
     let started = Instant::now();

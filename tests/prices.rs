@@ -46,23 +46,101 @@ fn write_log(dir: &Path, name: &str, model: &str) {
     std::fs::write(dir.join(format!("{name}.jsonl")), text.join("\n") + "\n").unwrap();
 }
 
-#[test]
-fn a_deepseek_and_a_glm_model_are_priced_by_their_rows_and_an_unknown_one_by_none() {
-    let tmp = tempfile::tempdir().unwrap();
-    let logs = tmp.path().join("logs/-home-me-project");
+/// A project of three one-session logs (DeepSeek V4 Pro, GLM-4.7 and a
+/// model in no table) imported under `dir`: the imported folder.
+fn three_models(dir: &Path) -> std::path::PathBuf {
+    let logs = dir.join("logs/-home-me-project");
     std::fs::create_dir_all(&logs).unwrap();
     write_log(&logs, "deepseek", "deepseek-v4-pro");
     write_log(&logs, "glm", "glm-4.7");
     write_log(&logs, "unknown", "qwen3-coder-plus");
-    let out = tmp.path().join("imported");
+    let out = dir.join("imported");
     let (_, err, code) = run_text(&[
         "import".to_string(),
         "claude-code".into(),
-        tmp.path().join("logs").display().to_string(),
+        dir.join("logs").display().to_string(),
         "--out".into(),
         out.display().to_string(),
     ]);
     assert_eq!(code, Some(0), "{err}");
+    out
+}
+
+#[test]
+fn every_surface_names_the_prices_the_sweep_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    let imported = three_models(tmp.path());
+    let sweep = |out: &Path, more: &[&str]| {
+        let mut args = vec![
+            "sweep".to_string(),
+            imported.display().to_string(),
+            "--compact-at".into(),
+            "0.7".into(),
+            "--out".into(),
+            out.display().to_string(),
+        ];
+        args.extend(more.iter().map(|a| a.to_string()));
+        let (text, err, code) = run_text(&args);
+        assert_eq!(code, Some(0), "{err}");
+        text
+    };
+    let one = tmp.path().join("one");
+    let report = tmp.path().join("report");
+    let text = sweep(&one, &["--report", report.to_str().unwrap()]);
+    let summary = |dir: &Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+    };
+    let used = summary(&one)["prices"]["used"].clone();
+    let lines: Vec<&str> = used["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    // One line per row the requests were priced at: the two providers'
+    // rows and the unpriced model, none at the flat default's Sonnet.
+    assert_eq!(lines.len(), 3, "{used}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("DeepSeek V4 Pro")),
+        "{used}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("GLM-4.6 / 4.7")),
+        "{used}"
+    );
+    assert_eq!(used["unpriced"], json!(["qwen3-coder-plus"]));
+    let qwen = used["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["family"] == "qwen3-coder-plus")
+        .unwrap();
+    assert_eq!(qwen["input"], Value::Null, "{qwen}");
+    assert_eq!(qwen["requests"], 2, "{qwen}");
+    // The terminal's header, --json and the report say the same lines.
+    for line in &lines {
+        assert!(text.contains(line), "{line} not in:\n{text}");
+        let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+        let escaped = line.replace('&', "&amp;").replace('\'', "&#39;");
+        assert!(html.contains(&format!("<li>{escaped}</li>")), "{line}");
+    }
+    assert!(!text.contains("Claude Sonnet"), "{text}");
+    let json: Value = serde_json::from_str(&sweep(&tmp.path().join("json"), &["--json"])).unwrap();
+    assert_eq!(json["prices"], used);
+    // Shards merged say what one process said.
+    let sharded = tmp.path().join("sharded");
+    for k in 1..=2 {
+        sweep(&sharded, &["--shard", &format!("{k}/2")]);
+    }
+    let (_, err, code) = run_text(&["merge".to_string(), sharded.display().to_string()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(summary(&sharded)["prices"]["used"], used);
+}
+
+#[test]
+fn a_deepseek_and_a_glm_model_are_priced_by_their_rows_and_an_unknown_one_by_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = three_models(tmp.path());
     let (text, err, code) = run_text(&[
         "calibrate".to_string(),
         out.display().to_string(),
@@ -153,20 +231,7 @@ fn a_deepseek_and_a_glm_model_are_priced_by_their_rows_and_an_unknown_one_by_non
 #[test]
 fn a_sweep_leaves_an_unpriced_session_out_of_its_dollars_and_says_so() {
     let tmp = tempfile::tempdir().unwrap();
-    let logs = tmp.path().join("logs/-home-me-project");
-    std::fs::create_dir_all(&logs).unwrap();
-    write_log(&logs, "deepseek", "deepseek-v4-pro");
-    write_log(&logs, "glm", "glm-4.7");
-    write_log(&logs, "unknown", "qwen3-coder-plus");
-    let imported = tmp.path().join("imported");
-    let (_, err, code) = run_text(&[
-        "import".to_string(),
-        "claude-code".into(),
-        tmp.path().join("logs").display().to_string(),
-        "--out".into(),
-        imported.display().to_string(),
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    let imported = three_models(tmp.path());
     let out = tmp.path().join("sweep");
     let (text, err, code) = run_text(&[
         "sweep".to_string(),

@@ -203,7 +203,7 @@ pub(crate) fn run(args: SweepArgs) -> Result<()> {
         crate::report::draw(data, dir)?.say();
     }
     let shown = if json {
-        crate::view::sweep_table::print_json(&outcome, top)
+        crate::view::sweep_table::print_json(&outcome, &planned.prices_used, top)
     } else {
         let prices = planned.prices_used();
         crate::view::sweep_table::print(&planned, &outcome, &prices, top)

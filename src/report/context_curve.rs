@@ -135,6 +135,9 @@ impl ContextCurve {
             true
         });
         let same = chosen.index == baseline.index;
+        // The thresholds drawn are the ones replayed: a window that is each
+        // session's own is this session's, not the nominal one.
+        let base_budget = base.filter(|_| !same).map_or(budget, |c| *c.budget());
         let base = match base.filter(|_| !same) {
             None => sent.clone(),
             Some(compactor) => {
@@ -160,8 +163,8 @@ impl ContextCurve {
             baseline: base,
             marks,
             capped_on_arrival,
-            budget: chosen.setup.budget().at_ratio(budget.ratio),
-            base_budget: baseline.setup.budget(),
+            budget,
+            base_budget,
         }
     }
 

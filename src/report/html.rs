@@ -519,13 +519,7 @@ impl Page<'_> {
                 escape_html(&file.display().to_string())
             );
         }
-        let _ = writeln!(
-            h,
-            "<dt>Prices</dt><dd>${} input, ${} cache write, ${} cache read per million tokens</dd>",
-            per_million(s.prices.input),
-            per_million(s.prices.cache_write),
-            per_million(s.prices.cache_read)
-        );
+        self.swept_prices(h);
         // What the price rests on (the sweep's cost model), above the ranking.
         let _ = writeln!(
             h,
@@ -549,6 +543,36 @@ impl Page<'_> {
             escape_html(s.rank_by.name())
         );
         h.push_str("</dl>\n</section>\n");
+    }
+
+    /// The prices the sweep stood on, in the words the terminal used:
+    /// per model where the sessions named one (summary.json's
+    /// `prices.used`), else the flat prices of a summary that predates it.
+    fn swept_prices(&self, h: &mut String) {
+        let p = &self.data.summary.prices;
+        if p.used.heading.is_empty() {
+            let _ = writeln!(
+                h,
+                "<dt>Prices</dt><dd>${} input, ${} cache write, ${} cache read per million tokens</dd>",
+                per_million(p.input),
+                per_million(p.cache_write),
+                per_million(p.cache_read)
+            );
+            return;
+        }
+        let _ = write!(
+            h,
+            "<dt>Prices</dt><dd>{}",
+            escape_html(p.used.heading.trim_end_matches(':'))
+        );
+        if !p.used.lines.is_empty() {
+            h.push_str("<ul>");
+            for line in &p.used.lines {
+                let _ = write!(h, "<li>{}</li>", escape_html(line));
+            }
+            h.push_str("</ul>");
+        }
+        h.push_str("</dd>\n");
     }
 
     fn verdict(

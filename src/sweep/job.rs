@@ -19,6 +19,7 @@ use super::figures::{self, Metric};
 use super::grid::{self, Grid, GridSpec, Knob};
 use super::journal::Opened;
 use super::plan::{self, Plan, PolicySpec};
+use super::prices_used::PricesUsed;
 use super::run::{self, Options, Sweep};
 use super::shard::Shard;
 use super::tables::{self, SummaryInput};
@@ -136,8 +137,8 @@ pub(crate) struct Planned {
     /// did not meter; each session is priced at its model's row unless
     /// `price` was given.
     pub(crate) price: Prices,
-    /// The prices given for every session, if any.
-    pub(crate) given_price: Option<Prices>,
+    /// What every surface says the prices stood on.
+    pub(crate) prices_used: PricesUsed,
     pub(crate) cost: crate::cost::session::Settings,
     pub(crate) grid: Grid,
     pub(crate) plan: Plan,
@@ -325,6 +326,8 @@ impl Job {
         let listed = self.refs.len();
         // Every session of the plan, not only the shard's, prices the account.
         let accounts = read_accounts(&self.refs, &self.cost);
+        // And says the prices: each shard the whole sweep's, as a merge does.
+        let prices_used = PricesUsed::of(&self.refs, self.price, self.price.unwrap_or_default());
         let (refs, ordinals) = dist::take_shard(&self.paths, self.refs, shard);
         if let Some(shard) = shard {
             crate::note!("shard {shard}: {} of the {listed} sessions", refs.len());
@@ -337,7 +340,7 @@ impl Job {
         options.accounts = accounts;
         Ok(Planned {
             price: self.price.unwrap_or_default(),
-            given_price: self.price,
+            prices_used,
             cost: self.cost,
             grid,
             plan,
@@ -486,6 +489,7 @@ impl Planned {
             grid: &self.grid,
             plan: &self.plan,
             prices: &self.price,
+            prices_used: &self.prices_used,
             rank_by: self.rank_by,
         }
     }
@@ -593,84 +597,10 @@ impl Planned {
         }
     }
 
-    /// The prices the sweep's price stands on: `--price` for every request
-    /// where given, else each imported request's model's row of the price table
-    /// (with how many requests), and the flat default for sessions that record
-    /// no model (smith's own).
-    ///
-    /// Only the terminal table shows it, and it reads every session's metadata
-    /// again, so it is worked out when the table is printed, not for every job.
+    /// The prices the sweep's price stands on, as the terminal's header
+    /// prints them ([`PricesUsed::text`]).
     pub(crate) fn prices_used(&self) -> String {
-        let (refs, flat) = (&self.refs, &self.price);
-        if let Some(p) = self.given_price {
-            return format!("{p} (--price, for every request)");
-        }
-        let mut rows: Vec<(&'static crate::cost::table::ModelPrice, usize)> = Vec::new();
-        let mut unrecorded = 0usize;
-        let mut smith = crate::cost::session::SmithPrices::default();
-        let mut unpriced = crate::cost::table::Unpriced::default();
-        for r in refs {
-            // The metadata the replay reads: a log read in place has no
-            // session.json on disk, only the one converted with it.
-            let value = crate::transcript::locate::read_meta(r)
-                .ok()
-                .flatten()
-                .and_then(|m| m.raw);
-            let file = value
-                .as_ref()
-                .and_then(crate::transcript::session_file::SessionFile::from_meta);
-            let Some(file) = file else {
-                if !smith.add(value.as_ref()) {
-                    unrecorded += 1;
-                }
-                continue;
-            };
-            let fallback = file.model.as_deref();
-            unpriced.add_session(
-                file.requests
-                    .iter()
-                    .map(|q| q.model.as_deref().or(fallback).unwrap_or("")),
-            );
-            for q in &file.requests {
-                let model = q.model.as_deref().or(fallback).unwrap_or("");
-                let row = crate::cost::table::lookup(model).row;
-                match rows.iter_mut().find(|x| x.0.family == row.family) {
-                    Some(x) => x.1 += 1,
-                    None => rows.push((row, 1)),
-                }
-            }
-        }
-        if let Some(line) = unpriced.line() {
-            crate::note!("{line}");
-        }
-        if rows.is_empty() && smith.is_empty() {
-            return flat.to_string();
-        }
-        rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.family.cmp(b.0.family)));
-        let mut parts: Vec<String> = rows
-            .iter()
-            .map(|(p, n)| {
-                if p.is_priced() {
-                    format!("{} {} ({n} requests)", p.family, p.prices())
-                } else {
-                    format!("{}: in no price table, not priced ({n} requests)", p.family)
-                }
-            })
-            .collect();
-        parts.extend(smith.describe());
-        if unrecorded > 0 {
-            parts.push(format!(
-                "{flat} for the {unrecorded} sessions that record no model"
-            ));
-        }
-        let per = if smith.is_empty() {
-            "per request's model"
-        } else {
-            "per request's model (smith's own sessions: the provider and model each session.json names)"
-        };
-        // One model a line: a header of many models stays readable.
-        let lines: String = parts.iter().map(|p| format!("\n  {p}")).collect();
-        format!("{per}:{lines}")
+        self.prices_used.text()
     }
 
     /// Removes the journal of a finished run, once its outputs are written.

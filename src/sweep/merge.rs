@@ -277,6 +277,8 @@ pub fn merge(dir: &Path, decide: Decide) -> Result<Merged> {
         grid: &grid,
         plan: &plan,
         prices: &prices,
+        // Every shard planned every session, so each says the same.
+        prices_used: &first.summary.prices.used,
         rank_by,
     };
     let summary = tables::summary(&counts, &summaries, &input)

@@ -31,6 +31,7 @@ pub mod journal;
 pub mod merge;
 pub(crate) mod pareto;
 pub mod plan;
+pub mod prices_used;
 pub mod run;
 pub mod shard;
 pub mod summary;

@@ -253,6 +253,11 @@ pub(crate) struct PriceRecord {
     pub(crate) cache_read: f64,
     /// Always [`PRICE_UNIT`].
     pub(crate) unit: String,
+    /// What the prices stood on: `--price`, else each request's model's
+    /// row (the three figures above are the flat default of sessions that
+    /// name no model).
+    #[serde(default)]
+    pub(crate) used: super::prices_used::PricesUsed,
 }
 
 /// The unit of [`PriceRecord`]'s prices.

@@ -378,6 +378,8 @@ pub struct SummaryInput<'a> {
     /// The policies and their knobs' values.
     pub plan: &'a super::plan::Plan,
     pub prices: &'a Prices,
+    /// What the prices stood on, per model.
+    pub prices_used: &'a super::prices_used::PricesUsed,
     /// The figure configs were ranked by.
     pub rank_by: Metric,
 }
@@ -389,6 +391,7 @@ pub(crate) struct Fixture {
     pub(crate) grid: Grid,
     pub(crate) plan: super::plan::Plan,
     pub(crate) prices: Prices,
+    pub(crate) prices_used: super::prices_used::PricesUsed,
     pub(crate) paths: Vec<String>,
 }
 
@@ -411,6 +414,7 @@ impl Fixture {
             grid,
             plan,
             prices: "3,3.75,0.3".parse().unwrap(),
+            prices_used: super::prices_used::PricesUsed::default(),
             paths: vec!["/corpus".to_string()],
         }
     }
@@ -422,6 +426,7 @@ impl Fixture {
             grid: &self.grid,
             plan: &self.plan,
             prices: &self.prices,
+            prices_used: &self.prices_used,
             rank_by: Metric::Price,
         }
     }
@@ -569,6 +574,7 @@ pub(crate) fn summary(
             cache_write: input.prices.cache_write,
             cache_read: input.prices.cache_read,
             unit: PRICE_UNIT.to_string(),
+            used: input.prices_used.clone(),
         },
         rank_by: input.rank_by,
         cost_model: CostModel {

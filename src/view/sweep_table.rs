@@ -16,9 +16,14 @@ use crate::sweep::tables;
 /// Rows of the terminal table when no top is given.
 pub(crate) const DEFAULT_TOP: usize = 20;
 
-/// The ranked configs on stdout as JSON: an object of the schema version
-/// and the configs' rows, the best `top` (all without).
-pub(crate) fn print_json(outcome: &Outcome<Verdict>, top: Option<usize>) -> io::Result<()> {
+/// The ranked configs on stdout as JSON: an object of the schema version,
+/// the prices the sweep stood on and the configs' rows, the best `top`
+/// (all without).
+pub(crate) fn print_json(
+    outcome: &Outcome<Verdict>,
+    prices: &crate::sweep::prices_used::PricesUsed,
+    top: Option<usize>,
+) -> io::Result<()> {
     let summaries = &outcome.summaries[..];
     let order = tables::rank_order(summaries);
     let shown: Vec<usize> = order
@@ -28,6 +33,7 @@ pub(crate) fn print_json(outcome: &Outcome<Verdict>, top: Option<usize>) -> io::
         .collect();
     let printed = serde_json::json!({
         "schema_version": crate::sweep::columns::SCHEMA_VERSION,
+        "prices": prices,
         "configs": tables::configs_table(summaries).rows_json(&shown),
     });
     let stdout = io::stdout();

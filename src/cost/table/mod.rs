@@ -761,6 +761,11 @@ impl Unpriced {
         }
     }
 
+    /// The models counted, in order (`""`: requests that name none).
+    pub(crate) fn models(&self) -> impl Iterator<Item = &str> {
+        self.models.keys().map(String::as_str)
+    }
+
     /// The one line naming them, `None` where every model is priced.
     pub(crate) fn line(&self) -> Option<String> {
         if self.models.is_empty() {
