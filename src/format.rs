@@ -88,6 +88,17 @@ pub fn percent(fraction: f64) -> String {
     }
 }
 
+/// A percentage to a tenth, without the sign of a negative zero (a
+/// `-0.04` is `0.0%`, not `-0.0%`).
+pub(crate) fn percent_tenths(p: f64) -> String {
+    let tenths = (p * 10.0).round() / 10.0;
+    if tenths == 0.0 {
+        "0.0%".to_string()
+    } else {
+        format!("{tenths:.1}%")
+    }
+}
+
 /// A signed fraction as a percentage with its sign: `-0.05` is `-5.0%`.
 pub fn signed_percent(fraction: f64) -> String {
     if fraction.is_finite() {
@@ -103,11 +114,12 @@ pub(crate) fn or_none(v: Option<f64>, write: fn(f64) -> String) -> String {
 }
 
 /// A change already in percent (as [`crate::sweep::aggregate::Delta`]
-/// keeps it): `=` under a twentieth of a percent, `+12.5%`, and `new` for
-/// a change from zero (no percentage).
+/// keeps it): `=` only for none, `+<0.1%` for one under a twentieth of a
+/// percent, `+12.5%`, and `new` for a change from zero (no percentage).
 pub(crate) fn change(pct: Option<f64>) -> String {
     match pct {
-        Some(p) if p.abs() < 0.05 => "=".to_string(),
+        Some(0.0) => "=".to_string(),
+        Some(p) if p.abs() < 0.05 => format!("{}<0.1%", if p > 0.0 { '+' } else { '-' }),
         Some(p) => format!("{p:+.1}%"),
         None => "new".to_string(),
     }
@@ -211,7 +223,10 @@ mod tests {
         assert_eq!(signed_percent(0.05), "+5.0%");
         assert_eq!(percent(f64::NAN), NONE);
         assert_eq!(change(Some(-10.0)), "-10.0%");
-        assert_eq!(change(Some(0.01)), "=");
+        assert_eq!(change(Some(0.01)), "+<0.1%");
+        assert_eq!(change(Some(-0.01)), "-<0.1%");
+        assert_eq!(change(Some(0.0)), "=");
+        assert_eq!(percent_tenths(-0.04), "0.0%");
         assert_eq!(change(None), "new");
     }
 

@@ -213,6 +213,19 @@ fn the_report_opens_with_the_verdict_and_the_tables_carry_the_intervals() {
     let swept = html.find("id=\"swept\"").unwrap();
     assert!(verdict < swept, "the verdict comes first");
     assert!(html.contains("95% CI"));
+    // Every figure of the verdict's tables at the terminal's precision: no
+    // cell holds a number of more than two decimals (an interval of the
+    // loss was written as raw floats, "+6.642857142857142 … +9.5…").
+    for cell in html[verdict..swept].split("<td").skip(1) {
+        let text = &cell[cell.find('>').unwrap() + 1..cell.find("</td>").unwrap()];
+        let digits_after_point = text
+            .split(|c: char| !c.is_ascii_digit() && c != '.')
+            .filter_map(|number| number.split_once('.'))
+            .map(|(_, decimals)| decimals.len())
+            .max()
+            .unwrap_or(0);
+        assert!(digits_after_point <= 2, "{text}");
+    }
     let configs = read_csv(&dir.join("configs.csv"));
     for column in smith_calibrate::sweep::tables::INTERVAL_COLUMNS {
         let name = column.name();

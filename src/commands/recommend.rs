@@ -301,15 +301,6 @@ fn print(
     Ok(result?)
 }
 
-/// A change in percent, `=` for none.
-fn pct(p: Option<f64>) -> String {
-    match p {
-        Some(p) if p.abs() < 0.05 => "=".to_string(),
-        Some(p) => format!("{p:+.1}%"),
-        None => "-".to_string(),
-    }
-}
-
 /// The verdict for a person: the sentence, the evidence, the snippet.
 pub(crate) fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
     let mut s = String::new();
@@ -331,7 +322,7 @@ pub(crate) fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
     s.push_str(&format!("{}\n", evidence_table(v)));
     let obj = v.objective;
     let money = |x: f64| recommend::amount(obj, x);
-    let saving_pct = |p: Option<f64>| p.map_or("-".to_string(), |p| format!("{p:.1}%"));
+    let saving_pct = |p: Option<f64>| p.map_or("-".to_string(), crate::format::percent_tenths);
     s.push_str(&format!(
         "saving in sample:     {}\n",
         recommend::saving_in_sample(v)
@@ -351,12 +342,12 @@ pub(crate) fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
                 })
                 .collect();
             s.push_str(&format!(
-                "saving out of sample: {} ({}) over {} folds, {} {:+}: {}\n",
+                "saving out of sample: {} ({}) over {} folds, {} {}: {}\n",
                 money(o.saving),
                 saving_pct(o.saving_pct),
                 o.folds.len(),
                 v.loss_measure,
-                o.loss_change,
+                crate::recommend::signed_count(o.loss_change),
                 folds.join("; ")
             ));
         }
@@ -422,43 +413,15 @@ fn evidence_table(v: &Verdict) -> crate::screen::Table {
             Cell::new(marks.join(" ")),
             Cell::new(if e.accepted { "yes" } else { "no" }),
             Cell::new(value(e.objective)).set_alignment(CellAlignment::Right),
-            Cell::new(pct(e.objective_change_pct)).set_alignment(CellAlignment::Right),
-            Cell::new(e.objective_interval_pct.map_or("-".to_string(), |iv| {
-                if iv.lo == 0.0 && iv.hi == 0.0 {
-                    "=".to_string()
-                } else {
-                    format!("{:+.1}%…{:+.1}%", iv.lo, iv.hi)
-                }
-            }))
-            .set_alignment(CellAlignment::Right),
+            Cell::new(e.objective_change_text()).set_alignment(CellAlignment::Right),
+            Cell::new(e.objective_interval_text()).set_alignment(CellAlignment::Right),
             Cell::new(format!("{:.0}", e.loss)).set_alignment(CellAlignment::Right),
-            Cell::new(if e.loss_change == 0.0 {
-                "=".to_string()
-            } else {
-                signed(e.loss_change)
-            })
-            .set_alignment(CellAlignment::Right),
-            Cell::new(e.loss_interval.map_or("-".to_string(), |iv| {
-                if iv.lo == 0.0 && iv.hi == 0.0 {
-                    "=".to_string()
-                } else {
-                    format!("{}…{}", signed(iv.lo), signed(iv.hi))
-                }
-            }))
-            .set_alignment(CellAlignment::Right),
+            Cell::new(e.loss_change_text()).set_alignment(CellAlignment::Right),
+            Cell::new(e.loss_interval_text()).set_alignment(CellAlignment::Right),
         ];
         table.add_row(cells);
     }
     table
-}
-
-/// A signed count, with a decimal where a percentile fell between two.
-fn signed(x: f64) -> String {
-    if (x * 10.0).round() % 10.0 == 0.0 {
-        format!("{x:+.0}")
-    } else {
-        format!("{x:+.1}")
-    }
 }
 
 fn marks(e: &Evidence) -> Vec<&'static str> {

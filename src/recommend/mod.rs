@@ -190,6 +190,54 @@ pub struct Evidence {
     pub(crate) loss_interval: Option<Interval>,
 }
 
+impl Evidence {
+    /// The objective's change against the baseline in percent, as
+    /// [`crate::format::change`] writes it; `-` where there is none.
+    pub(crate) fn objective_change_text(&self) -> String {
+        match self.objective_change_pct {
+            None => "-".to_string(),
+            p => crate::format::change(p),
+        }
+    }
+
+    /// The objective's change as every surface writes it: `=` for none,
+    /// `-` for no interval.
+    pub(crate) fn objective_interval_text(&self) -> String {
+        // Already in percent: of a base of 100.
+        self.objective_interval_pct
+            .map_or("-".to_string(), |iv| iv.describe(100.0, false))
+    }
+
+    /// The loss measure's change, `=` for none.
+    pub(crate) fn loss_change_text(&self) -> String {
+        if self.loss_change == 0.0 {
+            "=".to_string()
+        } else {
+            signed_count(self.loss_change)
+        }
+    }
+
+    /// The loss measure's interval, `=` for none, `-` for no interval.
+    pub(crate) fn loss_interval_text(&self) -> String {
+        self.loss_interval.map_or("-".to_string(), |iv| {
+            if iv.lo == 0.0 && iv.hi == 0.0 {
+                "=".to_string()
+            } else {
+                format!("{}…{}", signed_count(iv.lo), signed_count(iv.hi))
+            }
+        })
+    }
+}
+
+/// A signed count, with a decimal where a percentile fell between two.
+pub(crate) fn signed_count(x: f64) -> String {
+    if (x * 10.0).round() % 10.0 == 0.0 {
+        format!("{x:+.0}")
+    } else {
+        format!("{x:+.1}")
+    }
+}
+
 /// One fold of the out-of-sample check.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Fold {

@@ -264,33 +264,18 @@ fn recommendation(h: &mut String, v: &crate::recommend::Verdict) {
         let _ = writeln!(
             h,
             "<tr><td class=\"l\"><span class=\"cfg\">{}</span>{marks}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{:+}</td><td>{}</td></tr>",
+             <td>{:.0}</td><td>{}</td><td>{}</td></tr>",
             escape_html(&e.label),
             if e.accepted { "yes" } else { "no" },
             escape_html(&v.objective.unit().format()(e.objective)),
-            e.objective_change_pct.map_or("-".to_string(), |p| format!("{p:+.1}%")),
-            e.objective_interval_pct
-                .map_or("-".to_string(), |iv| format!("{:+.1}% … {:+.1}%", iv.lo, iv.hi)),
+            e.objective_change_text(),
+            e.objective_interval_text(),
             e.loss,
-            e.loss_change,
-            e.loss_interval
-                .map_or("-".to_string(), |iv| format!("{:+} … {:+}", iv.lo, iv.hi)),
+            e.loss_change_text(),
+            e.loss_interval_text(),
         );
     }
     h.push_str("</tbody></table></div>\n</section>\n");
-}
-
-/// An interval of a change as percentages of the baseline's total `base`
-/// (in the figure's unit when that is 0); `=` for none, `-` for no interval.
-fn interval_text(iv: Option<crate::sweep::bootstrap::Interval>, base: f64) -> String {
-    match iv {
-        None => "-".to_string(),
-        Some(iv) if iv.lo == 0.0 && iv.hi == 0.0 => "=".to_string(),
-        Some(iv) => match iv.pct_of(base) {
-            Some(p) => format!("{:+.1}% … {:+.1}%", p.lo, p.hi),
-            None => format!("{:+} … {:+}", iv.lo, iv.hi),
-        },
-    }
 }
 
 /// The page's lead after what was replayed: the verdict, the one decision
@@ -501,7 +486,7 @@ impl Page<'_> {
             escape_html(&self.data.baseline_name())
         );
         for (knob, values) in &s.grid.axes.0 {
-            let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+            let values: Vec<String> = values.iter().map(|v| v.for_people(knob)).collect();
             let _ = writeln!(
                 h,
                 "<dt><code>{}</code></dt><dd>{}</dd>",
@@ -700,10 +685,10 @@ impl Page<'_> {
             let _ = write!(
                 h,
                 "<td>{}</td>",
-                escape_html(&interval_text(
-                    c.interval.map(|i| i.objective),
-                    base.total(rank_figure)
-                ))
+                escape_html(&c.interval.map_or("-".to_string(), |i| {
+                    i.objective
+                        .describe(base.total(rank_figure), rank_figure.is_price())
+                }))
             );
             for figure in [
                 figures::Metric::Price,

@@ -79,6 +79,23 @@ impl Interval {
             hi: self.hi / base.abs() * 100.0,
         })
     }
+    /// The interval as every surface writes it: `=` for no change, else
+    /// in percent of the baseline's total `base`, or where that is 0 in
+    /// the figure's unit (dollars when `price`, else a whole count).
+    pub(crate) fn describe(&self, base: f64, price: bool) -> String {
+        if self.lo == 0.0 && self.hi == 0.0 {
+            return "=".to_string();
+        }
+        match self.pct_of(base) {
+            Some(p) => format!("{:+.1}%…{:+.1}%", p.lo, p.hi),
+            None if price => format!(
+                "{}…{}",
+                crate::format::money(self.lo),
+                crate::format::money(self.hi)
+            ),
+            None => format!("{:+.0}…{:+.0}", self.lo, self.hi),
+        }
+    }
 }
 
 /// The stream resample `b` draws its sessions from.

@@ -202,6 +202,26 @@ impl AxisValue {
     }
 }
 
+impl AxisValue {
+    /// The value as people read it: the word `knob` (a field or flag name)
+    /// has for it (a window of `own`, a learned ratio), else as the file
+    /// writes it.
+    pub(crate) fn for_people(&self, knob: &str) -> String {
+        let number = match self {
+            AxisValue::Int(v) => Some(*v as f64),
+            AxisValue::Float(v) => Some(*v),
+            AxisValue::Names(_) | AxisValue::Word(_) => None,
+        };
+        let word = crate::engine::knobs::Knob::from_key(knob)
+            .zip(number)
+            .and_then(|(k, v)| k.word(v));
+        match word {
+            Some(w) => w.to_string(),
+            None => self.to_string(),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for AxisValue {
     /// A number with a point or an exponent is a fraction, read exactly.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AxisValue, D::Error> {

@@ -100,14 +100,7 @@ pub(crate) fn interval_text(s: &ConfigSummary, figure: Metric, base: f64) -> Str
     } else {
         iv.objective
     };
-    if iv.lo == 0.0 && iv.hi == 0.0 {
-        return "=".to_string();
-    }
-    match iv.pct_of(base) {
-        Some(p) => format!("{:+.1}%…{:+.1}%", p.lo, p.hi),
-        None if figure.is_price() => format!("{}…{}", money(iv.lo), money(iv.hi)),
-        None => format!("{:+.0}…{:+.0}", iv.lo, iv.hi),
-    }
+    iv.describe(base, figure.is_price())
 }
 
 /// What a column of the terminal table shows of its figure, and how.
