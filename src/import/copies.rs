@@ -84,6 +84,9 @@ pub(crate) fn fold(sessions: &mut [ImportedSession]) -> Folded {
     for (s, t) in touched.into_iter().enumerate() {
         if t {
             let session = &mut sessions[s];
+            // Measured again from the completed usage: `of_file` gives back
+            // the counts a file keeps, so they go first.
+            session.file.measured = None;
             session.file.measured =
                 crate::transcript::measured::of_file(&session.file, &session.messages);
         }
