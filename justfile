@@ -27,6 +27,7 @@ bench:
     cargo bench --bench replay
     cargo bench --bench sweep
     cargo bench --bench merge
+    cargo bench --bench logs
 
 # Regenerate the committed datasets (see datasets/README.md).
 datasets:

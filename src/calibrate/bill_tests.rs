@@ -109,13 +109,19 @@ fn check_with(
     built: &[Built],
     ratio: f64,
 ) -> Vec<SessionCheck> {
+    let outlines: Vec<crate::transcript::outline::Outline> = built
+        .iter()
+        .map(|b| crate::transcript::outline::Outline::of(&b.messages))
+        .collect();
     let inputs: Vec<Input> = files
         .iter()
         .zip(built)
-        .map(|(f, b)| Input {
+        .zip(&outlines)
+        .map(|((f, b), outline)| Input {
             label: f.id.clone(),
             file: f,
             messages: &b.messages,
+            outline,
             fixed_prefix: 20_000,
             ratio,
             measured: b.measured.as_ref(),
@@ -148,6 +154,7 @@ fn accounts(files: &[SessionFile], settings: &Settings) -> Vec<Option<unlogged::
             label: f.id.clone(),
             file: f,
             messages: &[],
+            outline: &crate::transcript::outline::EMPTY,
             fixed_prefix: 20_000,
             ratio: 1.0,
             measured: None,

@@ -54,7 +54,7 @@ pub(crate) fn points_measured(
         units as f64 / bytes as f64
     };
     calibrate::points_with(
-        messages,
+        |i| messages.get(i).map(|m| m.role),
         file,
         &before,
         |summary| (summary as f64 * per_byte).round() as u64,

@@ -68,6 +68,8 @@ pub(crate) struct Loaded {
     pub(crate) session: Session,
     /// The import's `session.json`; `None` for smith's own sessions.
     pub(crate) file: Option<SessionFile>,
+    /// The session's messages in outline (see [`crate::transcript::outline`]).
+    pub(crate) outline: std::sync::Arc<crate::transcript::outline::Outline>,
 }
 
 impl Loaded {
@@ -79,7 +81,48 @@ impl Loaded {
             .as_ref()
             .and_then(|m| m.raw.as_ref())
             .and_then(SessionFile::from_meta);
-        Ok(Loaded { session, file })
+        Ok(Loaded::new(session, file))
+    }
+
+    /// A session without its messages, for what needs only their outline
+    /// (the account's reading): a log read in place is not read again.
+    pub(crate) fn outlined(r: &SessionRef) -> anyhow::Result<Loaded> {
+        let mut l = match crate::transcript::session::outlined(r) {
+            Some((session, outline)) => {
+                let file = session
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.raw.as_ref())
+                    .and_then(SessionFile::from_meta);
+                Loaded {
+                    session,
+                    file,
+                    outline,
+                }
+            }
+            None => {
+                let mut l = Loaded::read(r)?;
+                l.session.messages = Vec::new();
+                l
+            }
+        };
+        // The account reads the typed file; the JSON tree it was parsed
+        // from would be held for every session of the folder at once.
+        if let Some(meta) = l.session.meta.as_mut() {
+            meta.raw = None;
+        }
+        Ok(l)
+    }
+
+    /// `session`, with the import's `file` where it has one.
+    pub(crate) fn new(session: Session, file: Option<SessionFile>) -> Loaded {
+        let outline =
+            std::sync::Arc::new(crate::transcript::outline::Outline::of(&session.messages));
+        Loaded {
+            session,
+            file,
+            outline,
+        }
     }
 }
 
@@ -104,6 +147,7 @@ pub(crate) fn bill_input<'a>(l: &'a Loaded, fits: &[FormatFit]) -> Option<bill::
         label: l.session.label(),
         file,
         messages: &l.session.messages,
+        outline: &l.outline,
         fixed_prefix,
         ratio: fit.map_or(1.0, |f| f.fit.ratio),
         measured: l.session.measured.as_ref(),
@@ -148,7 +192,7 @@ fn group_points(sessions: &[Loaded]) -> (BTreeMap<String, Group>, usize) {
     let per_session: Vec<Result<Vec<Point>, Excluded>> = sessions
         .par_iter()
         .map(|l| match &l.file {
-            Some(f) => super::points(&l.session.messages, f),
+            Some(f) => super::points_of_outline(&l.outline, f),
             None => Err(Excluded::NotImported),
         })
         .collect();

@@ -79,9 +79,24 @@ pub(crate) fn points(
     messages: &[Arc<Message>],
     file: &SessionFile,
 ) -> Result<Vec<Point>, Excluded> {
-    let before = running_totals(messages, |m| m.bytes());
+    points_of_outline(&crate::transcript::outline::Outline::of(messages), file)
+}
+
+/// [`points`] of a session's messages in outline: their roles and sizes
+/// are all the points need of them.
+pub(crate) fn points_of_outline(
+    outline: &crate::transcript::outline::Outline,
+    file: &SessionFile,
+) -> Result<Vec<Point>, Excluded> {
+    let mut before = Vec::with_capacity(outline.messages.len() + 1);
+    let mut sum = 0u64;
+    before.push(0);
+    for m in &outline.messages {
+        sum += m.bytes;
+        before.push(sum);
+    }
     points_with(
-        messages,
+        |i| outline.messages.get(i).map(|m| m.role),
         file,
         &before,
         |summary| summary,
@@ -105,12 +120,13 @@ pub(crate) fn running_totals(
     before
 }
 
-/// The points of `file`'s requests with the history measured in some unit:
+/// The points of `file`'s requests with the history measured in some unit,
+/// message `i` being of role `role_of(i)`:
 /// `before[i]` units precede message `i` ([`running_totals`]), a summary of
 /// `b` bytes counts `summary(b)` units, and `estimate` turns units into the
 /// estimate's tokens.
 pub(crate) fn points_with(
-    messages: &[Arc<Message>],
+    role_of: impl Fn(usize) -> Option<Role>,
     file: &SessionFile,
     before: &[u64],
     summary: impl Fn(u64) -> u64,
@@ -122,7 +138,7 @@ pub(crate) fn points_with(
     let mut out = Vec::new();
     for r in &file.requests {
         let i = r.message_index;
-        if messages.get(i).map(|m| m.role) != Some(Role::Assistant) || r.prompt_tokens() == 0 {
+        if role_of(i) != Some(Role::Assistant) || r.prompt_tokens() == 0 {
             continue;
         }
         let boundary = file.full_compactions().rfind(|b| b.message_index <= i);

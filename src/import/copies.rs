@@ -84,11 +84,14 @@ pub(crate) fn fold(sessions: &mut [ImportedSession]) -> Folded {
     for (s, t) in touched.into_iter().enumerate() {
         if t {
             let session = &mut sessions[s];
-            // Measured again from the completed usage: `of_file` gives back
-            // the counts a file keeps, so they go first.
+            // Measured again from the completed usage (`of_file` gives back
+            // the counts a file keeps, so they go first); messages let go
+            // are measured when they are made again (`transcript::load`).
             session.file.measured = None;
-            session.file.measured =
-                crate::transcript::measured::of_file(&session.file, &session.messages);
+            if session.dropped.is_none() {
+                session.file.measured =
+                    crate::transcript::measured::of_file(&session.file, &session.messages);
+            }
         }
     }
     folded

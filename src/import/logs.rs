@@ -12,11 +12,12 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use serde_json::Value;
 
-use super::{claude_code, codex, convert_files_multi, mini_swe_agent, ImportedSession};
+use super::{claude_code, codex, convert_files_light, mini_swe_agent, ImportedSession};
 use crate::transcript::locate::{Converted, SessionRef, CONVERTED_SEPARATOR, TRANSCRIPT_FILE};
 
 /// The agents whose logs are read directly.
@@ -135,14 +136,34 @@ fn convert_reporting(
     format: Format,
     logs: &[PathBuf],
 ) -> Result<(Vec<ConvertedSession>, Vec<String>)> {
-    let converter = Converter::new(format, logs, None, mini_swe_agent::Options::default())?;
-    let (mut sessions, failures) = convert_files_multi(logs, |f| converter.convert(f));
+    let size: u64 = logs
+        .iter()
+        .filter_map(|l| std::fs::metadata(l).ok())
+        .map(|m| m.len())
+        .sum();
+    convert_holding(format, logs, size <= super::HELD_LOGS_BYTES)
+}
+
+/// [`convert_reporting`], the transcripts kept as converted if `hold`, else
+/// made again from the logs when each session is loaded.
+fn convert_holding(
+    format: Format,
+    logs: &[PathBuf],
+    hold: bool,
+) -> Result<(Vec<ConvertedSession>, Vec<String>)> {
+    let converter = Arc::new(Converter::new(
+        format,
+        logs,
+        None,
+        mini_swe_agent::Options::default(),
+    )?);
+    let (mut sessions, failures) = convert_files_light(logs, |f| converter.convert(f), hold);
     // In the order of the imported copy's directories, `<id>/`: sums over
     // sessions are then added in the same order, to the last bit.
     sessions.sort_by(|a, b| a.file.id.cmp(&b.file.id));
     let sessions = sessions
         .iter()
-        .map(|s| Ok((to_ref(s)?, s.file.import.not_imported.clone())))
+        .map(|s| Ok((to_ref(s, &converter)?, s.file.import.not_imported.clone())))
         .collect::<Result<Vec<_>>>()?;
     Ok((sessions, failures))
 }
@@ -212,21 +233,67 @@ impl Converter {
     }
 }
 
-/// A converted session as the rest of the tool reads it.
-fn to_ref(session: &ImportedSession) -> Result<SessionRef> {
+/// A converted session as the rest of the tool reads it: its transcript is
+/// made again by `converter` from its log when it is loaded, and refused
+/// if the log changed since (a session still being written, say), since
+/// its `session.json` would no longer describe it.
+fn to_ref(session: &ImportedSession, converter: &Arc<Converter>) -> Result<SessionRef> {
     let source = PathBuf::from(&session.file.source.path);
     let name = format!(
         "{}{CONVERTED_SEPARATOR}{}",
         source.display(),
         session.file.id
     );
+    let (position, transcript_len, outline, held) = match &session.dropped {
+        Some(d) => (
+            d.position,
+            d.transcript_len,
+            d.outline.clone(),
+            d.held.clone(),
+        ),
+        None => bail!("{name}: converted without its position in its log"),
+    };
+    let read_as = stamp(&source);
+    let (converter, log) = (Arc::clone(converter), source.clone());
+    let transcript = move || -> Result<Vec<u8>> {
+        if let Some(held) = &held {
+            return Ok(held.to_vec());
+        }
+        if stamp(&log) != read_as {
+            bail!(
+                "{}: the log changed since it was read; read it again",
+                log.display()
+            );
+        }
+        let mut all = converter.convert(&log)?;
+        if position >= all.len() {
+            bail!(
+                "{}: holds fewer sessions than when it was read",
+                log.display()
+            );
+        }
+        Ok(all.swap_remove(position).transcript_bytes())
+    };
     Ok(SessionRef::converted(
         PathBuf::from(name),
         Converted {
-            transcript: session.transcript_bytes(),
-            meta: session.meta_bytes()?,
+            // Compact: it is held for every session of the folder.
+            meta: serde_json::to_vec(&session.file)?,
             skipped: session.log.skipped.clone(),
             source,
+            transcript_len,
+            outline: Some(outline),
+            transcript: Box::new(transcript),
         },
     ))
 }
+
+/// What tells a log's versions apart: its size and modification time.
+fn stamp(log: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let m = std::fs::metadata(log).ok()?;
+    Some((m.len(), m.modified().ok()?))
+}
+
+#[cfg(test)]
+#[path = "logs_tests.rs"]
+mod tests;

@@ -65,6 +65,24 @@ pub struct ImportedSession {
     pub(crate) parent_path: Option<String>,
     /// Claude Code: a line carried `forkedFrom` (see [`copies`]).
     pub(crate) forked: bool,
+    /// Set when the messages were let go once converted (see
+    /// [`convert_files_light`]).
+    pub(crate) dropped: Option<Dropped>,
+}
+
+/// What is left of a session's messages once they are let go: enough to
+/// make them again from the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Dropped {
+    /// Its position among the sessions its converter made of its log.
+    pub(crate) position: usize,
+    /// Its transcript's size in bytes.
+    pub(crate) transcript_len: u64,
+    /// Its messages in outline: what reading the account needs of them.
+    pub(crate) outline: std::sync::Arc<crate::transcript::outline::Outline>,
+    /// Its transcript as converted, where the folder is small enough to
+    /// keep (see [`convert_files_light`]).
+    pub(crate) held: Option<std::sync::Arc<Vec<u8>>>,
 }
 
 impl ImportedSession {
@@ -101,6 +119,7 @@ impl ImportedSession {
             notes,
             parent_path,
             forked: false,
+            dropped: None,
         };
         session.count();
         session.file.measured =
@@ -640,16 +659,71 @@ pub(crate) fn convert_files_multi<F>(
 where
     F: Fn(&Path) -> Result<Vec<ImportedSession>> + Sync,
 {
+    convert_files_with(files, convert, Ok)
+}
+
+/// Logs up to this many bytes in all are kept converted while they are
+/// swept: their transcripts (about a third of the logs' size) then cost
+/// less memory than the rest of a sweep holds. A larger folder's
+/// transcripts are made again from the logs, one session at a time, so
+/// that memory stays flat in the folder's size (`benches/logs.rs`).
+pub(crate) const HELD_LOGS_BYTES: u64 = 192 << 20;
+
+/// [`convert_files_multi`], each session's messages let go as soon as its
+/// log is converted ([`ImportedSession::dropped`] says where to make them
+/// again): a folder read in place then holds its sessions' metadata, not
+/// its logs, and its transcripts only if `hold`.
+pub(crate) fn convert_files_light<F>(
+    files: &[PathBuf],
+    convert: F,
+    hold: bool,
+) -> (Vec<ImportedSession>, Vec<String>)
+where
+    F: Fn(&Path) -> Result<Vec<ImportedSession>> + Sync,
+{
+    convert_files_with(files, convert, |mut all| {
+        for (position, s) in all.iter_mut().enumerate() {
+            let transcript = s.transcript_bytes();
+            s.dropped = Some(Dropped {
+                position,
+                transcript_len: transcript.len() as u64,
+                outline: std::sync::Arc::new(crate::transcript::outline::Outline::of(&s.messages)),
+                held: hold.then(|| std::sync::Arc::new(transcript)),
+            });
+            s.messages = Vec::new();
+        }
+        Ok(all)
+    })
+}
+
+/// Converts `files` in parallel, each file's sessions passed through
+/// `keep` as soon as it is converted, then makes the ids unique and folds
+/// the copies (see [`copies`]); a session without messages is left out.
+fn convert_files_with<F, K>(
+    files: &[PathBuf],
+    convert: F,
+    keep: K,
+) -> (Vec<ImportedSession>, Vec<String>)
+where
+    F: Fn(&Path) -> Result<Vec<ImportedSession>> + Sync,
+    K: Fn(Vec<ImportedSession>) -> Result<Vec<ImportedSession>> + Sync,
+{
     use rayon::prelude::*;
-    let converted: Vec<Result<Vec<ImportedSession>>> =
-        files.par_iter().map(|f| convert(f)).collect();
+    let converted: Vec<Result<Vec<ImportedSession>>> = files
+        .par_iter()
+        .map(|f| convert(f).and_then(&keep))
+        .collect();
     let mut failures = Vec::new();
     let mut sessions = Vec::with_capacity(converted.len());
     for (file, result) in files.iter().zip(converted) {
         match result {
             Ok(all) => {
                 for (k, s) in all.into_iter().enumerate() {
-                    if s.messages.is_empty() {
+                    let empty = s
+                        .dropped
+                        .as_ref()
+                        .map_or(s.messages.is_empty(), |d| d.transcript_len == 0);
+                    if empty {
                         if k == 0 {
                             failures.push(format!(
                                 "{}: skipped: no history in it (no message could be imported)",

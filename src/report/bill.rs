@@ -26,7 +26,7 @@ pub(crate) fn section(data: &SweepOutput) -> String {
                     .as_ref()
                     .and_then(|m| m.raw.as_ref())
                     .and_then(SessionFile::from_meta);
-                Some(Loaded { session, file })
+                Some(Loaded::new(session, file))
             }
             Err(_) => {
                 unreadable += 1;

@@ -37,7 +37,9 @@ pub(crate) fn of(refs: &[SessionRef], cost: &Settings) -> Accounts {
             // not read here.
             let meta = read_meta(r).ok()??;
             SessionFile::from_meta(meta.raw.as_ref()?)?;
-            let l = Loaded::read(r).ok()?;
+            // Every session is held until the account is read: in outline
+            // (see `crate::transcript::outline`), not its messages.
+            let l = Loaded::outlined(r).ok()?;
             l.file.is_some().then(|| (r.transcript.clone(), l))
         })
         .collect();

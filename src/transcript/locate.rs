@@ -31,11 +31,11 @@ pub struct SessionRef {
 
 /// A session converted in memory from another agent's log, byte for byte
 /// what `import` would have written as its `transcript.jsonl` and
-/// `session.json`, so that reading it gives the same session.
-#[derive(Debug, PartialEq, Eq)]
+/// `session.json`, so that reading it gives the same session. Only its
+/// `session.json` is kept: the transcript is made again from the log when
+/// the session is loaded, so that what a folder costs in memory is its
+/// sessions' metadata, not its logs.
 pub(crate) struct Converted {
-    /// The smith transcript, one message per line.
-    pub(crate) transcript: Vec<u8>,
     /// The `session.json` an import writes beside it.
     pub(crate) meta: Vec<u8>,
     /// The log it was converted from: what changes when the session does.
@@ -43,6 +43,21 @@ pub(crate) struct Converted {
     /// The lines of `source` the conversion could not use (numbered in
     /// it), so that a log read in place gives the account `import` gives.
     pub(crate) skipped: Vec<crate::transcript::reader::Skip>,
+    /// The transcript's size in bytes.
+    pub(crate) transcript_len: u64,
+    /// The transcript's messages in outline, made with it.
+    pub(crate) outline: Option<Arc<crate::transcript::outline::Outline>>,
+    /// Makes the transcript (smith's form, one message per line) again.
+    pub(crate) transcript: Box<dyn Fn() -> Result<Vec<u8>> + Send + Sync>,
+}
+
+impl std::fmt::Debug for Converted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Converted")
+            .field("source", &self.source)
+            .field("transcript_len", &self.transcript_len)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Separates a converted session's log from its id in the name it goes by.
@@ -98,7 +113,7 @@ impl SessionRef {
     /// Bytes of transcript to read (smith's form).
     pub(crate) fn size(&self) -> u64 {
         match &self.converted {
-            Some(c) => c.transcript.len() as u64,
+            Some(c) => c.transcript_len,
             None => fs::metadata(&self.transcript).map_or(0, |m| m.len()),
         }
     }

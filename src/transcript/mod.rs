@@ -6,6 +6,7 @@ pub(crate) mod json;
 pub mod locate;
 pub(crate) mod measured;
 pub(crate) mod model;
+pub(crate) mod outline;
 #[cfg(all(test, feature = "full"))]
 mod parity_tests;
 pub mod parse;

@@ -87,13 +87,48 @@ fn check_memory(path: &Path) -> Result<()> {
     }
 }
 
+/// A session converted from another agent's log, without its messages:
+/// its `session.json` and its messages in outline, as converted, where the
+/// conversion kept them (else `None`).
+pub(crate) fn outlined(
+    source: &SessionRef,
+) -> Option<(Session, Arc<crate::transcript::outline::Outline>)> {
+    let c = source.converted.as_ref()?;
+    let outline = c.outline.clone()?;
+    let meta = read_meta(source).ok()??;
+    let file = meta.raw.as_ref().and_then(SessionFile::from_meta)?;
+    // Counts the conversion could not keep are made from the messages.
+    let measured = Some(file.measured.clone()?);
+    let run = Some(Arc::new(measured::AgentRun::of(&file, measured.as_ref())));
+    let log = ReadLog {
+        path: c.source.clone(),
+        skipped: c.skipped.clone(),
+        ..ReadLog::default()
+    };
+    Some((
+        Session {
+            source: source.clone(),
+            messages: Vec::new(),
+            log,
+            meta: Some(meta),
+            meta_error: None,
+            measured,
+            run,
+        },
+        outline,
+    ))
+}
+
 /// Loads a session: the transcript line by line, then `session.json` if it is
 /// there. Fails when the transcript cannot be opened or read, or would not
 /// fit in memory.
 pub fn load(source: &SessionRef) -> Result<Session> {
     let transcript = match &source.converted {
-        // Already in memory, converted from another agent's log.
-        Some(c) => read_from(c.transcript.as_slice(), &source.transcript),
+        // Converted again from another agent's log.
+        Some(c) => {
+            let bytes = (c.transcript)()?;
+            read_from(bytes.as_slice(), &source.transcript)
+        }
         None => {
             check_memory(&source.transcript)?;
             read_transcript(&source.transcript)

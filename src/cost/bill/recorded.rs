@@ -1,16 +1,13 @@
 //! Reading what the log recorded: each request's record, time, model,
 //! lifetime tier and recorded price, and the prompt rewrites it shows.
 
-use std::sync::Arc;
-
-use super::types::{Input, Tokens, TASK_NOTIFICATION, TOOL_USE_ID};
+use super::types::{Input, Tokens};
 use crate::cost::table::{price_for, ModelPrice};
 use crate::cost::CacheTtl;
 use crate::time::parse_rfc3339;
 use crate::transcript::session_file::{
     RequestRecord, RequestUsage, SessionFile, SideRequest, FORMAT_CLAUDE_CODE,
 };
-use crate::transcript::{Message, Role};
 
 pub(super) fn record_of<'a>(
     file: &'a SessionFile,
@@ -151,28 +148,7 @@ pub(super) fn tier_of(rec: Option<&RequestRecord>) -> Option<CacheTtl> {
 /// Whether a user message between two requests is a background task's
 /// notification (in a Claude Code session).
 pub(super) fn rewritten(input: &Input, from: usize, to: usize) -> bool {
-    input.file.source.format == FORMAT_CLAUDE_CODE && rewrites_prompt(input.messages, from, to)
+    input.file.source.format == FORMAT_CLAUDE_CODE && input.outline.rewrites_between(from, to)
 }
 
-/// Whether one of Claude Code's `messages[from..to]` is a background
-/// task's notification of the kind that rewrites the prompt: the harness
-/// then sends the conversation anew after the fixed prompt. Notifications
-/// that carry the task's `<tool-use-id>` (newer versions) are appended to
-/// the conversation like any message, and the cache reads it in full.
-pub(crate) fn rewrites_prompt(messages: &[Arc<Message>], from: usize, to: usize) -> bool {
-    messages
-        .get(from.min(to)..to.min(messages.len()))
-        .unwrap_or(&[])
-        .iter()
-        .any(|m| rewrites_prompt_at(m))
-}
-
-/// Whether `m` is a notification that rewrites the prompt
-/// ([`rewrites_prompt`]).
-pub(crate) fn rewrites_prompt_at(m: &Message) -> bool {
-    m.role == Role::User
-        && m.content.iter().any(|b| {
-            let text = b.text_lossy();
-            text.trim_start().starts_with(TASK_NOTIFICATION) && !text.contains(TOOL_USE_ID)
-        })
-}
+pub(crate) use crate::transcript::outline::rewrites_prompt_at;

@@ -11,13 +11,6 @@ use crate::cost::{CacheTtl, TOKENS_PER_PRICE_UNIT};
 use crate::transcript::session_file::{CopyKind, SessionFile};
 use crate::transcript::Message;
 
-/// How a user message Claude Code writes when a background task ends
-/// begins; the request after it was seen to lose all but the fixed prompt.
-pub(crate) const TASK_NOTIFICATION: &str = "<task-notification>";
-
-/// The tag by which newer versions name the task a notification is of.
-pub(super) const TOOL_USE_ID: &str = "<tool-use-id>";
-
 /// Sessions with at least this many requests are "long": the done-when
 /// bound on the worst session applies to them.
 pub(crate) const LONG_SESSION: usize = 50;
@@ -353,6 +346,8 @@ pub(crate) struct Input<'a> {
     pub(crate) label: String,
     pub(crate) file: &'a SessionFile,
     pub(crate) messages: &'a [Arc<Message>],
+    /// The messages in outline: all the account's reading needs of them.
+    pub(crate) outline: &'a crate::transcript::outline::Outline,
     /// Tokens of the agent's fixed prompt (system prompt, tools), still
     /// cached after the agent compacts or rewrites its messages; `calibrate`
     /// takes it from its fit of the format (`overhead × ratio`).

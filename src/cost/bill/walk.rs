@@ -21,17 +21,11 @@ use crate::cost::CacheTtl;
 use crate::stats::median_of;
 use crate::time::parse_rfc3339;
 use crate::transcript::session_file::{RequestUsage, SessionFile};
-use crate::transcript::Role;
 
 /// Estimated tokens (bytes / 4 × `ratio`) of the messages before the first
 /// answer: what a compaction agent adds to its parent's context.
 fn own_instruction(input: &Input) -> u64 {
-    let bytes: u64 = input
-        .messages
-        .iter()
-        .take_while(|m| m.role != Role::Assistant)
-        .map(|m| m.bytes())
-        .sum();
+    let bytes = input.outline.lead_bytes();
     let ratio = if input.ratio > 0.0 { input.ratio } else { 1.0 };
     (bytes as f64 / crate::engine::constants::BYTES_PER_TOKEN as f64 * ratio).round() as u64
 }
