@@ -24,6 +24,7 @@ use smith_calibrate::report::heatmap::Heatmap;
 use smith_calibrate::report::policies::{Comparison, COLUMNS};
 use smith_calibrate::report::{Chart, Loss, Metric, Selection, SelectionError, SweepOutput};
 use smith_calibrate::sweep::figures;
+use smith_calibrate::sweep::units::TokenUnits;
 use smith_calibrate::transcript::{Block, BlockType, Message, Role};
 
 // ---------------------------------------------------------------- helpers
@@ -628,7 +629,14 @@ fn context_curve_is_the_replay_under_both_configs_and_the_uncompacted_prefix() {
         !chosen.is_baseline,
         "the small windows beat smith's 120k here"
     );
-    let curve = ContextCurve::new("s", "context-s".into(), &messages, chosen, base);
+    let curve = ContextCurve::new(
+        "s",
+        "context-s".into(),
+        &messages,
+        chosen,
+        base,
+        &TokenUnits::default(),
+    );
 
     let budget = Budget::new(&chosen.config);
     let mut expected_full = Vec::new();
@@ -934,7 +942,14 @@ fn assert_curve_replays_policy(data: &SweepOutput, policy: Policy, messages: &[A
     let row = &data.configs[data.best_of(policy, None).unwrap()];
     assert_eq!(row.setup.policy, policy);
     let base = &data.configs[data.baseline().unwrap()];
-    let curve = ContextCurve::new("s", "context-s".into(), messages, row, base);
+    let curve = ContextCurve::new(
+        "s",
+        "context-s".into(),
+        messages,
+        row,
+        base,
+        &TokenUnits::default(),
+    );
 
     let compactor = row.setup.compactor();
     let (mut sent, mut marks, mut arrivals) = (Vec::new(), Vec::new(), Vec::new());
@@ -979,7 +994,14 @@ fn context_curve_of_another_policy_replays_that_policy_not_smiths_engine() {
     // Codex cuts results as they arrive: the curve shows where.
     let codex = &data.configs[data.best_of(Policy::Codex, None).unwrap()];
     let base = &data.configs[data.baseline().unwrap()];
-    let curve = ContextCurve::new("s", "context-s".into(), &messages, codex, base);
+    let curve = ContextCurve::new(
+        "s",
+        "context-s".into(),
+        &messages,
+        codex,
+        base,
+        &TokenUnits::default(),
+    );
     assert!(!curve.capped_on_arrival.is_empty(), "a 2048-byte cap cuts");
     assert_fixture(&curve.caption(), "report/codex_curve_caption.txt");
 

@@ -206,6 +206,7 @@ pub(crate) fn run(args: RecommendArgs) -> Result<()> {
         .verdict
         .context("recommend decides on every session: it takes no shard")?;
     print(
+        &outcome.tokens.describe(),
         outcome.calibration.as_deref(),
         &verdict,
         json,
@@ -278,6 +279,7 @@ fn job(args: RecommendArgs, config_path: &Path) -> Result<Job> {
 /// The verdict on stdout: as JSON, or for a person with the calibration
 /// the rows used.
 fn print(
+    tokens: &str,
     calibration: Option<&str>,
     verdict: &Verdict,
     json: bool,
@@ -292,6 +294,7 @@ fn print(
             .and_then(|()| writeln!(out))
     } else {
         let mut text = text(verdict, from, config_path);
+        text.push_str(&format!("Units: {tokens}.\n"));
         if let Some(c) = calibration {
             text.push_str(&format!("{c}.\n"));
         }

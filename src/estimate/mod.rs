@@ -74,6 +74,17 @@ impl Estimator {
         }
     }
 
+    /// What it counts, for a page or an axis: `bytes/4`, `o200k tokens`.
+    pub(crate) fn counts(self) -> &'static str {
+        match self {
+            Estimator::Bytes4 => "bytes/4",
+            Estimator::Chars4 => "characters/4",
+            Estimator::O200k => "o200k tokens",
+            Estimator::Cl100k => "cl100k tokens",
+            Estimator::Claude2 => "claude2 tokens",
+        }
+    }
+
     /// Parses a name, saying which names exist when it is none of them.
     pub(crate) fn parse(text: &str) -> Result<Estimator, EstimatorError> {
         let t = text.trim();

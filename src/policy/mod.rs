@@ -313,6 +313,13 @@ impl Setup {
             .filter(|k| k.policy() == self.policy)
     }
 
+    /// [`Setup::budget`] where it is the same for every session; `None`
+    /// where the window is each session's own, so that no surface states
+    /// the nominal window's thresholds as the ones replayed.
+    pub(crate) fn fixed_budget(&self) -> Option<Budget> {
+        (!self.config.own_window()).then(|| self.budget())
+    }
+
     /// The thresholds the policy works with: where it acts
     /// (`trigger_tokens`) and where a request counts as over its aim
     /// (`target_tokens`), in charged tokens, with the config's overhead and

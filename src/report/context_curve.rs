@@ -65,6 +65,8 @@ pub struct ContextCurve {
     pub capped_on_arrival: Vec<usize>,
     budget: Budget,
     base_budget: Budget,
+    /// The y axis's unit: how the sweep counted tokens.
+    units: String,
 }
 
 impl ContextCurve {
@@ -76,6 +78,7 @@ impl ContextCurve {
         messages: &[Arc<Message>],
         chosen: &ConfigSummary,
         baseline: &ConfigSummary,
+        units: &crate::sweep::units::TokenUnits,
     ) -> Self {
         let compactor = chosen.setup.compactor_for(messages, None);
         let base =
@@ -86,8 +89,8 @@ impl ContextCurve {
             messages,
             chosen,
             baseline,
-            compactor.as_ref(),
-            base.as_deref(),
+            (compactor.as_ref(), base.as_deref()),
+            units,
         )
     }
 
@@ -100,8 +103,11 @@ impl ContextCurve {
         messages: &[Arc<Message>],
         chosen: &ConfigSummary,
         baseline: &ConfigSummary,
-        compactor: &dyn crate::engine::Compactor,
-        base: Option<&dyn crate::engine::Compactor>,
+        (compactor, base): (
+            &dyn crate::engine::Compactor,
+            Option<&dyn crate::engine::Compactor>,
+        ),
+        units: &crate::sweep::units::TokenUnits,
     ) -> Self {
         let budget = *compactor.budget();
         // The uncompacted curve in the chosen config's estimator (bytes / 4
@@ -165,6 +171,7 @@ impl ContextCurve {
             capped_on_arrival,
             budget,
             base_budget,
+            units: units.axis(),
         }
     }
 
@@ -307,7 +314,7 @@ impl ContextCurve {
             .build_cartesian_2d(0f64..x_max, 0f64..y_max)?;
         chart
             .configure_mesh()
-            .y_desc("tokens sent (estimated: bytes/4)")
+            .y_desc(format!("tokens sent ({})", self.units))
             .y_label_formatter(&|v| tokens(*v))
             .x_label_formatter(&|v| format!("{v:.0}"))
             .label_style(font(font_size::TICK))

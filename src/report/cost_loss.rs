@@ -66,6 +66,8 @@ pub struct CostLoss {
     /// Points coloured by policy (the sweep compared policies).
     pub by_policy: bool,
     pub(crate) baseline_name: String,
+    /// The cost axis's label, in the sweep's units.
+    cost_axis: String,
 }
 
 impl CostLoss {
@@ -106,6 +108,7 @@ impl CostLoss {
             p.front = on;
         }
         CostLoss {
+            cost_axis: cost.axis(&data.summary.tokens),
             cost,
             loss,
             points,
@@ -332,7 +335,7 @@ impl Chart for CostLoss {
              turns by a summary or dropped them. Lower and further left is better. The {front} {} joined by the \
              staircase are the Pareto front: no other config is both cheaper and loses fewer results this way. The \
              square is {}, the ring the chosen config.{}",
-            self.cost.axis(),
+            &self.cost_axis,
             self.loss.meaning(),
             if self.by_policy {
                 "outlined points"
@@ -372,7 +375,7 @@ impl Chart for CostLoss {
             &bottom,
             |p| p.summaries,
             "summaries + drops (count)",
-            Some(self.cost.axis()),
+            Some(&self.cost_axis),
             false,
         )?;
         let mut entries = Vec::new();

@@ -27,6 +27,8 @@ const MAX_ANNOTATED: usize = 12;
 #[derive(Clone, Debug)]
 pub struct Heatmap {
     metric: Metric,
+    /// The metric's label, in the sweep's units.
+    axis: String,
     /// Distinct `compact_at` and `compact_to` values, ascending.
     pub at: Vec<f64>,
     pub to: Vec<f64>,
@@ -110,6 +112,7 @@ impl Heatmap {
         };
         Heatmap {
             metric,
+            axis: metric.axis(&data.summary.tokens),
             chosen: in_slice(chosen),
             baseline: in_slice(baseline),
             anchor_label: data.configs[anchor].label.clone(),
@@ -180,7 +183,7 @@ impl Chart for Heatmap {
             "Each cell is one config: where compaction acts (compact_at, across) and what it aims at (compact_to, up), \
              coloured by {}, lighter is lower. The other knobs are held as in {}. {outlines}; blank cells are pairs the \
              sweep did not run (a target at or above the trigger). `report --metric` picks another figure.",
-            self.metric.axis(),
+            self.axis,
             self.anchor_label
         );
         if self.compares_policies {

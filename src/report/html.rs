@@ -428,14 +428,15 @@ impl Page<'_> {
         self.all_sessions(&mut h)?;
         let _ = write!(
             h,
-            "<footer>Made by {} from <code>{}</code> ({}, {}, {}). The numbers are estimates: tokens are bytes/4 as smith \
-             counts them, prices assume prompt caching as the sweep's cost model describes. The PNG files beside this page \
-             are the same charts.</footer>\n</main>\n</body>\n</html>\n",
+            "<footer>Made by {} from <code>{}</code> ({}, {}, {}). The numbers are estimates: {}; prices assume prompt \
+             caching as the sweep's cost model describes. The PNG files beside this page are the same charts.</footer>\n\
+             </main>\n</body>\n</html>\n",
             escape_html(&d.summary.tool),
             escape_html(&d.dir.display().to_string()),
             CONFIGS_FILE,
             SESSIONS_FILE,
-            SUMMARY_FILE
+            SUMMARY_FILE,
+            escape_html(&d.summary.tokens.describe())
         );
         Ok(h)
     }

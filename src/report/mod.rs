@@ -137,13 +137,14 @@ impl Metric {
         }
     }
 
-    /// An axis or colour-bar label, with its unit.
-    pub(crate) fn axis(self) -> &'static str {
+    /// An axis or colour-bar label, with its unit: tokens as the sweep
+    /// counted them (`units`).
+    pub(crate) fn axis(self, units: &crate::sweep::units::TokenUnits) -> String {
         match self {
-            Metric::Price => "price, all sessions (USD, with prompt caching)",
-            Metric::TokensSent => "tokens sent, all sessions (estimated tokens)",
-            Metric::ResultsMangled => "tool results mangled, all sessions (count)",
-            Metric::Summaries => "summaries, all sessions (count of requests)",
+            Metric::Price => "price, all sessions (USD, with prompt caching)".to_string(),
+            Metric::TokensSent => format!("tokens sent, all sessions ({})", units.axis()),
+            Metric::ResultsMangled => "tool results mangled, all sessions (count)".to_string(),
+            Metric::Summaries => "summaries, all sessions (count of requests)".to_string(),
         }
     }
 
@@ -450,8 +451,8 @@ fn session_figure(
         &loaded.messages,
         &data.configs[chosen],
         base,
-        mine.as_ref(),
-        theirs.as_deref(),
+        (mine.as_ref(), theirs.as_deref()),
+        &data.summary.tokens,
     );
     render(&curve)
 }

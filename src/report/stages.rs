@@ -36,6 +36,9 @@ pub(crate) struct StageBars {
     /// their actions count as stages.
     compares_policies: bool,
     baseline_name: String,
+    /// How the history's tokens were counted (a stage reclaims tokens of
+    /// the history, before any ratio).
+    units: String,
 }
 
 impl StageBars {
@@ -70,6 +73,7 @@ impl StageBars {
             hidden: data.configs.len() - shown.len(),
             compares_policies: data.compares_policies(),
             baseline_name: data.baseline_name(),
+            units: data.summary.tokens.history_axis(),
         }
     }
 
@@ -152,7 +156,7 @@ impl Chart for StageBars {
             .y_labels(n + 1)
             .y_label_formatter(&|v| label_at(&labels, *v))
             .x_label_formatter(&|v| tokens(*v))
-            .x_desc("tokens reclaimed, all sessions (estimated: bytes/4)")
+            .x_desc(format!("tokens reclaimed, all sessions ({})", self.units))
             .label_style(font(if n > 14 {
                 font_size::TICK - 2
             } else {

@@ -18,7 +18,7 @@ use super::grid::Knob;
 /// The version of the layout of `summary.json`, of the tables and of
 /// `sweep --json` (whose configs are rows of `configs.*`): what a reader
 /// checks before it trusts a field or a column to be there.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The columns that are neither a knob nor a figure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -129,8 +129,8 @@ impl Col {
             Col::WindowUsed => {
                 "the window the row replayed under: the config's, or the session's own where the config's is `own` (0)"
             }
-            Col::TriggerTokens => "tokens where the config's policy acts",
-            Col::TargetTokens => "tokens it compacts down to",
+            Col::TriggerTokens => "tokens where the config's policy acts (empty where each session's own window sets it)",
+            Col::TargetTokens => "tokens it compacts down to (empty where each session's own window sets it)",
             Col::IsBaseline => "whether the config is the baseline (summary.json's `baseline` says which)",
             Col::Sessions => "sessions replayed",
             Col::ObjectiveDeltaLo => {

@@ -180,6 +180,8 @@ pub(crate) struct Outcome<V> {
     pub(crate) verdict: Option<V>,
     /// The ratio and overhead the rows used where sessions chose them.
     pub(crate) calibration: Option<String>,
+    /// What the token figures count (as `summary.json` says).
+    pub(crate) tokens: super::units::TokenUnits,
     /// What the cost model assumed, and what of it moved the ranking.
     pub(crate) cost_note: String,
 }
@@ -468,12 +470,16 @@ impl Planned {
         }
         self.close(&mut ran)?;
         let sweep = ran.sweep;
+        let calibration =
+            super::summary::CalibrationRecord::of(sweep.rows.iter().map(|r| &r.facts.calibration));
         Ok(Outcome {
             cost_note: super::cost_note::note(&summaries, Some(&self.cost)),
-            calibration: super::summary::CalibrationRecord::of(
-                sweep.rows.iter().map(|r| &r.facts.calibration),
-            )
-            .map(|c| c.describe(sweep.rows.len())),
+            tokens: super::summary::CalibrationRecord::units(
+                calibration.as_ref(),
+                summaries.iter().map(|s| s.setup.estimator),
+                self.plan.baseline,
+            ),
+            calibration: calibration.map(|c| c.describe(sweep.rows.len())),
             sweep,
             summaries,
             verdict,

@@ -37,6 +37,7 @@ pub mod shard;
 pub mod summary;
 #[cfg(feature = "full")]
 pub mod tables;
+pub mod units;
 
 /// The files of a sweep's output folder: written here (and by `export`),
 /// read back by `merge` and the report.

@@ -72,6 +72,8 @@ pub struct Summary {
     /// (`crate::calibrate::session`); null when every row ran at its
     /// config's.
     pub(crate) calibration: Option<CalibrationRecord>,
+    /// What the token figures count ([`super::units`]).
+    pub(crate) tokens: super::units::TokenUnits,
     /// Only in a shard's own summary (`summaries/shard=K/summary.json`):
     /// which shard, and what `merge` needs to rebuild the sweep.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,6 +127,21 @@ impl CalibrationRecord {
             out.overhead_fitted += (c.overhead_mode == OverheadMode::Fitted) as usize;
         }
         (out != CalibrationRecord::default()).then_some(out)
+    }
+
+    /// The units of a sweep whose configs used `estimators`, whose rows
+    /// chose their ratio and overhead as `calibration` counts.
+    pub(crate) fn units(
+        calibration: Option<&CalibrationRecord>,
+        estimators: impl IntoIterator<Item = crate::estimate::Estimator>,
+        baseline: super::plan::BaselineKind,
+    ) -> super::units::TokenUnits {
+        super::units::TokenUnits::of(
+            estimators,
+            calibration.is_some_and(|c| c.ratio_learned + c.ratio_saved > 0),
+            calibration.is_some_and(|c| c.overhead_fitted > 0),
+            baseline,
+        )
     }
 
     /// What the rows ran under, for every output that shows the configs:
@@ -314,8 +331,10 @@ pub struct ConfigRecord {
     /// The policy's own knobs as the policy module serialises them; kept as
     /// written, since nothing reads them back.
     pub(crate) policy_knobs: serde_json::Value,
-    pub(crate) trigger_tokens: i64,
-    pub(crate) target_tokens: i64,
+    /// Where the config's policy acts and what it aims at, in charged
+    /// tokens; `null` where each session's own window sets them.
+    pub(crate) trigger_tokens: Option<i64>,
+    pub(crate) target_tokens: Option<i64>,
     pub rank: usize,
     pub(crate) pareto: bool,
     pub(crate) totals: Totals,

@@ -261,14 +261,19 @@ pub(crate) fn configs_table(summaries: &[ConfigSummary]) -> Columns {
     let configs: Vec<&Config> = summaries.iter().map(|s| &s.config).collect();
     knob_columns(&mut out, &configs);
     ratio_mode_column(&mut out, &configs);
-    let budgets: Vec<Budget> = summaries.iter().map(|s| s.setup.budget()).collect();
+    let budgets: Vec<Option<Budget>> = summaries.iter().map(|s| s.setup.fixed_budget()).collect();
     out.push(
         Col::TriggerTokens,
-        Values::Int(budgets.iter().map(|b| b.trigger_tokens).collect()),
+        Values::OptInt(
+            budgets
+                .iter()
+                .map(|b| b.map(|b| b.trigger_tokens))
+                .collect(),
+        ),
     );
     out.push(
         Col::TargetTokens,
-        Values::Int(budgets.iter().map(|b| b.target_tokens).collect()),
+        Values::OptInt(budgets.iter().map(|b| b.map(|b| b.target_tokens)).collect()),
     );
     out.push(
         Col::IsBaseline,
@@ -478,15 +483,15 @@ impl ConfigRecord {
     /// A config's knobs, label, budget and totals; its deltas against the
     /// baseline `with_deltas`.
     fn of(s: &ConfigSummary, with_deltas: bool) -> ConfigRecord {
-        let b = s.setup.budget();
+        let b = s.setup.fixed_budget();
         ConfigRecord {
             index: s.index,
             label: s.label.clone(),
             policy: s.setup.policy,
             config: s.config,
             policy_knobs: serde_json::to_value(&s.setup.knobs).unwrap_or(Value::Null),
-            trigger_tokens: b.trigger_tokens,
-            target_tokens: b.target_tokens,
+            trigger_tokens: b.map(|b| b.trigger_tokens),
+            target_tokens: b.map(|b| b.target_tokens),
             rank: s.rank,
             pareto: s.pareto,
             totals: Totals(s.totals),
@@ -603,6 +608,11 @@ pub(crate) fn summary(
             })
             .collect(),
         calibration: sweep.calibration,
+        tokens: super::summary::CalibrationRecord::units(
+            sweep.calibration.as_ref(),
+            summaries.iter().map(|s| s.setup.estimator),
+            input.plan.baseline,
+        ),
         shard: None,
     }
 }

@@ -34,6 +34,7 @@ pub(crate) fn print_json(
     let printed = serde_json::json!({
         "schema_version": crate::sweep::columns::SCHEMA_VERSION,
         "prices": prices,
+        "tokens": outcome.tokens,
         "configs": tables::configs_table(summaries).rows_json(&shown),
     });
     let stdout = io::stdout();
@@ -63,6 +64,7 @@ pub(crate) fn print(
         sessions: sweep.sessions.len(),
         baseline: &p.baseline_source,
         calibration: outcome.calibration.clone(),
+        tokens: outcome.tokens.describe(),
     };
     let table = terminal_table(summaries, &order, top, p.rank_by, &heading, chosen);
     let note = &outcome.cost_note;
@@ -173,6 +175,8 @@ struct Heading<'a> {
     baseline: &'a str,
     /// The ratio and overhead the rows used where sessions chose them.
     calibration: Option<String>,
+    /// What the token figures count.
+    tokens: String,
 }
 
 /// The ranked configs: the best `top`, and the baseline wherever it ranks.
@@ -189,6 +193,7 @@ fn terminal_table(
         sessions,
         baseline,
         ref calibration,
+        ref tokens,
     } = *heading;
     let extra = !COLUMNS.iter().any(|&(_, figure, _)| figure == rank_by);
     let mut header = vec![
@@ -272,7 +277,7 @@ fn terminal_table(
     format!(
         "{sessions} sessions under {} configs, ranked by {rank_by} (lowest first); prices {prices}\n{table}\n{}",
         summaries.len(),
-        legend(summaries, baseline, calibration.as_deref(), hidden),
+        legend(summaries, baseline, calibration.as_deref(), tokens, hidden),
     )
 }
 
@@ -283,6 +288,7 @@ fn legend(
     summaries: &[ConfigSummary],
     baseline: &str,
     calibration: Option<&str>,
+    tokens: &str,
     hidden: usize,
 ) -> String {
     let paragraph = crate::screen::paragraph;
@@ -303,7 +309,7 @@ fn legend(
         "★ on the Pareto front: no other config is both cheaper and mangles fewer tool results.\n\
          {ci}\n\
          Δ: change against the baseline, {baseline}. mangled: tool results cut to their head or stubbed.\n\
-         {loss}{}{}",
+         {loss}\nUnits: {tokens}.{}{}",
         calibration.map_or(String::new(), |c| format!("\n{c}.")),
         if hidden > 0 {
             format!("\n{hidden} more configs not shown (--top N, or --out DIR for all)")
