@@ -15,33 +15,42 @@ use crate::common::run_text;
 /// 2,000 read from the cache at 10:01 (off-peak), answered in 100 and 200
 /// tokens.
 fn write_log(dir: &Path, name: &str, model: &str) {
+    write_requests(
+        dir,
+        name,
+        model,
+        &[
+            (
+                "2026-11-20T08:00:05.000Z",
+                json!({"input_tokens": 2000, "cache_creation_input_tokens": 0,
+                       "cache_read_input_tokens": 0, "output_tokens": 100}),
+            ),
+            (
+                "2026-11-20T10:01:05.000Z",
+                json!({"input_tokens": 500, "cache_creation_input_tokens": 0,
+                       "cache_read_input_tokens": 2000, "output_tokens": 200}),
+            ),
+        ],
+    );
+}
+
+/// A Claude Code log of one session of `model`: a user line, then the
+/// answer of each request, sent at its time with its usage.
+fn write_requests(dir: &Path, name: &str, model: &str, requests: &[(&str, Value)]) {
     let session = format!("{name}-session");
-    let user = |n: usize, t: &str, text: &str| {
-        json!({"type": "user", "uuid": format!("{name}-u{n}"), "sessionId": session,
-               "timestamp": t, "message": {"role": "user", "content": text}})
-    };
-    let answer = |n: usize, t: &str, usage: Value| {
-        json!({"type": "assistant", "uuid": format!("{name}-a{n}"), "sessionId": session,
+    let mut lines = Vec::new();
+    for (n, (t, usage)) in requests.iter().enumerate() {
+        lines.push(
+            json!({"type": "user", "uuid": format!("{name}-u{n}"), "sessionId": session,
+               "timestamp": t, "message": {"role": "user", "content": "more"}}),
+        );
+        lines.push(
+            json!({"type": "assistant", "uuid": format!("{name}-a{n}"), "sessionId": session,
                "timestamp": t, "requestId": format!("req_{name}_{n}"),
                "message": {"id": format!("msg_{name}_{n}"), "role": "assistant", "model": model,
-                           "content": [{"type": "text", "text": "done"}], "usage": usage}})
-    };
-    let lines = [
-        user(1, "2026-11-20T08:00:00.000Z", "hello"),
-        answer(
-            2,
-            "2026-11-20T08:00:05.000Z",
-            json!({"input_tokens": 2000, "cache_creation_input_tokens": 0,
-                   "cache_read_input_tokens": 0, "output_tokens": 100}),
-        ),
-        user(3, "2026-11-20T10:01:00.000Z", "more"),
-        answer(
-            4,
-            "2026-11-20T10:01:05.000Z",
-            json!({"input_tokens": 500, "cache_creation_input_tokens": 0,
-                   "cache_read_input_tokens": 2000, "output_tokens": 200}),
-        ),
-    ];
+                           "content": [{"type": "text", "text": "done"}], "usage": usage}}),
+        );
+    }
     let text: Vec<String> = lines.iter().map(Value::to_string).collect();
     std::fs::write(dir.join(format!("{name}.jsonl")), text.join("\n") + "\n").unwrap();
 }
@@ -53,7 +62,7 @@ fn three_models(dir: &Path) -> std::path::PathBuf {
     std::fs::create_dir_all(&logs).unwrap();
     write_log(&logs, "deepseek", "deepseek-v4-pro");
     write_log(&logs, "glm", "glm-4.7");
-    write_log(&logs, "unknown", "qwen3-coder-plus");
+    write_log(&logs, "unknown", "mystery-coder-1");
     let out = dir.join("imported");
     let (_, err, code) = run_text(&[
         "import".to_string(),
@@ -97,26 +106,60 @@ fn every_surface_names_the_prices_the_sweep_used() {
         .iter()
         .map(|l| l.as_str().unwrap())
         .collect();
-    // One line per row the requests were priced at: the two providers'
-    // rows and the unpriced model, none at the flat default's Sonnet.
-    assert_eq!(lines.len(), 3, "{used}");
-    assert!(
-        lines.iter().any(|l| l.starts_with("DeepSeek V4 Pro")),
+    // One line per row the requests were billed at: DeepSeek's at the
+    // rates of the hour each was sent (one in its busy hours, one after
+    // them), GLM's, and the unpriced model; none at DeepSeek's base rates
+    // or the flat default's Sonnet.
+    assert_eq!(lines.len(), 4, "{used}");
+    for line in [
+        "DeepSeek V4 Pro (peak hours, from 2026-08-17) $1.32/M input, $1.32/M cache write, $0.044/M cache read (1 requests)",
+        "DeepSeek V4 Pro (off-peak, from 2026-08-17) $0.66/M input, $0.66/M cache write, $0.022/M cache read (1 requests)",
+    ] {
+        assert!(lines.contains(&line), "{line} not in {used}");
+    }
+    assert!(!lines.iter().any(|l| l.contains("$0.435")), "{used}");
+    let deepseek: Vec<(&str, f64, f64, u64)> = used["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["provider"] == "deepseek")
+        .map(|m| {
+            let f = |k: &str| m[k].as_f64().unwrap();
+            let family = m["family"].as_str().unwrap();
+            (
+                family,
+                f("input"),
+                f("output"),
+                m["requests"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        deepseek,
+        [
+            ("DeepSeek V4 Pro (off-peak, from 2026-08-17)", 0.66, 1.98, 1),
+            (
+                "DeepSeek V4 Pro (peak hours, from 2026-08-17)",
+                1.32,
+                3.96,
+                1
+            ),
+        ],
         "{used}"
     );
     assert!(
         lines.iter().any(|l| l.starts_with("GLM-4.6 / 4.7")),
         "{used}"
     );
-    assert_eq!(used["unpriced"], json!(["qwen3-coder-plus"]));
-    let qwen = used["models"]
+    assert_eq!(used["unpriced"], json!(["mystery-coder-1"]));
+    let unknown = used["models"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|m| m["family"] == "qwen3-coder-plus")
+        .find(|m| m["family"] == "mystery-coder-1")
         .unwrap();
-    assert_eq!(qwen["input"], Value::Null, "{qwen}");
-    assert_eq!(qwen["requests"], 2, "{qwen}");
+    assert_eq!(unknown["input"], Value::Null, "{unknown}");
+    assert_eq!(unknown["requests"], 2, "{unknown}");
     // The terminal's header, --json and the report say the same lines.
     for line in &lines {
         assert!(text.contains(line), "{line} not in:\n{text}");
@@ -149,7 +192,7 @@ fn a_deepseek_and_a_glm_model_are_priced_by_their_rows_and_an_unknown_one_by_non
     ]);
     assert_eq!(code, Some(0), "{err}");
     // The unknown model is named once, with its sessions and requests.
-    let line = "warning: 1 model in no price table, so not priced: qwen3-coder-plus (1 session, 2 requests)";
+    let line = "warning: 1 model in no price table, so not priced: mystery-coder-1 (1 session, 2 requests)";
     assert_eq!(err.matches(line).count(), 1, "{err}");
     assert!(!err.contains("deepseek-v4-pro ("), "{err}");
     let v: Value = serde_json::from_str(&text).unwrap();
@@ -207,7 +250,7 @@ fn a_deepseek_and_a_glm_model_are_priced_by_their_rows_and_an_unknown_one_by_non
     }
     // The unknown model's tokens are counted, its dollars unknown: null,
     // not 0, not Sonnet's.
-    let unknown = by_model("qwen3-coder-plus");
+    let unknown = by_model("mystery-coder-1");
     assert!(unknown["recorded_usd"].is_null(), "{unknown}");
     assert_eq!(unknown["recorded"]["cache_read"], 2000);
     assert_eq!(unknown["recorded"]["input"], 2500);
@@ -223,7 +266,7 @@ fn a_deepseek_and_a_glm_model_are_priced_by_their_rows_and_an_unknown_one_by_non
         "{used:?}"
     );
     assert!(used.contains(&"GLM-4.6 / 4.7"), "{used:?}");
-    assert!(used.contains(&"qwen3-coder-plus"), "{used:?}");
+    assert!(used.contains(&"mystery-coder-1"), "{used:?}");
     assert!(!used.iter().any(|f| f.contains("Sonnet")), "{used:?}");
     assert!(!text.contains("Sonnet 4 / 4.5\",\"provider\":\"anthropic\",\"requests\""));
 }
@@ -243,13 +286,13 @@ fn a_sweep_leaves_an_unpriced_session_out_of_its_dollars_and_says_so() {
     ]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
-        err.matches("so not priced: qwen3-coder-plus (1 session, 2 requests)")
+        err.matches("so not priced: mystery-coder-1 (1 session, 2 requests)")
             .count(),
         1,
         "{err}"
     );
     assert!(
-        text.contains("qwen3-coder-plus: in no price table, not priced (2 requests)"),
+        text.contains("mystery-coder-1: in no price table, not priced (2 requests)"),
         "{text}"
     );
     // The data files: the unknown model's session has no price (an empty
@@ -280,4 +323,65 @@ fn a_sweep_leaves_an_unpriced_session_out_of_its_dollars_and_says_so() {
         "{sentence}"
     );
     assert_eq!(verdict["sessions"], 2, "{verdict}");
+}
+
+#[test]
+fn a_qwen_session_is_billed_request_by_request_at_the_tier_of_its_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs/-home-me-project");
+    std::fs::create_dir_all(&logs).unwrap();
+    // A router's prefix names the row; the second request's input (5,000
+    // + 5,000 written + 30,000 read) is above Model Studio's first step.
+    write_requests(
+        &logs,
+        "qwen",
+        "qwen/qwen3-coder-plus",
+        &[
+            (
+                "2026-11-20T08:00:05.000Z",
+                json!({"input_tokens": 10000, "cache_creation_input_tokens": 0,
+                       "cache_read_input_tokens": 0, "output_tokens": 100}),
+            ),
+            (
+                "2026-11-20T08:01:05.000Z",
+                json!({"input_tokens": 5000, "cache_creation_input_tokens": 5000,
+                       "cache_read_input_tokens": 30000, "output_tokens": 200}),
+            ),
+        ],
+    );
+    let (text, err, code) = run_text(&[
+        "calibrate".to_string(),
+        tmp.path().join("logs").display().to_string(),
+        "--json".into(),
+        "--bill-requests".into(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("not priced"), "{err}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let session = &v["bill"]["sessions"][0];
+    // By hand: 10,000 × $1 + 100 × $5 at the 0–32K rates, then 5,000 ×
+    // $1.80 + 5,000 × $2.25 (an explicit cache write) + 30,000 × $0.18 (a
+    // hit) + 200 × $9 at the 32K–128K ones.
+    let first = (10_000.0 * 1.0 + 100.0 * 5.0) / 1e6;
+    let second = (5_000.0 * 1.8 + 5_000.0 * 2.25 + 30_000.0 * 0.18 + 200.0 * 9.0) / 1e6;
+    let detail = &session["detail"];
+    for (d, usd, long) in [(&detail[0], first, false), (&detail[1], second, true)] {
+        assert_eq!(d["family"], "Qwen3 Coder Plus", "{d}");
+        assert_eq!(d["long_context"].as_bool().unwrap_or(false), long, "{d}");
+        let got = d["recorded_usd"].as_f64().unwrap();
+        assert!((got - usd).abs() < 1e-12, "{got} vs {usd}");
+    }
+    let total = session["recorded_usd"].as_f64().unwrap();
+    assert!((total - 0.03795).abs() < 1e-12, "{total}");
+    let row = v["bill"]["prices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["family"] == "Qwen3 Coder Plus")
+        .unwrap();
+    assert_eq!(row["tiers"].as_array().map(Vec::len), Some(3), "{row}");
+    assert!(row["source"]
+        .as_str()
+        .unwrap()
+        .contains("https://www.alibabacloud.com/help/en/model-studio/context-cache"));
 }

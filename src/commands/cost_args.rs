@@ -34,7 +34,7 @@ pub(crate) struct PriceArg {
     /// request instead of its model's row of the price table, e.g. --price
     /// 3,3.75,0.3; or MODEL=input,cache_write,cache_read[,output] for the
     /// requests of one model (repeat for several), the way to price a model
-    /// no table names, e.g. --price qwen3-coder-plus=1,1,0.2,5 [default: per
+    /// no table names, e.g. --price my-model=1,1,0.2,5 [default: per
     /// model; a model in no table is not priced]
     #[arg(long, value_name = "[MODEL=]I,W,R[,O]", value_parser = parse_price, help_heading = "Cost model")]
     pub(crate) price: Vec<PriceChoice>,
@@ -65,7 +65,7 @@ fn parse_price(s: &str) -> Result<PriceChoice, String> {
         [i, w, r, o] => (format!("{i},{w},{r}"), Some(*o)),
         _ => {
             return Err(format!(
-                "{s:?}: give MODEL=input,cache_write,cache_read[,output] per million tokens (e.g. qwen3-coder-plus=1,1,0.2,5)"
+                "{s:?}: give MODEL=input,cache_write,cache_read[,output] per million tokens (e.g. my-model=1,1,0.2,5)"
             ))
         }
     };

@@ -1,16 +1,21 @@
 //! The prices a sweep stood on, worked out once from the sessions it
 //! planned and read by every surface: the terminal's header, `--json`,
 //! `summary.json` (and so a merge of shards) and the report's "What was
-//! swept". `--price` for every request where given; else each imported
-//! request's model's row of the price table, with how many requests; the
+//! swept". `--price` for every request where given; else the row of the
+//! price table each imported request was billed at (its model's, at the
+//! rates of the hour it was sent where they change with it: DeepSeek's
+//! off-peak and peak rows, not its base one), with how many requests; the
 //! rows smith's own sessions name; the flat default for sessions that name
 //! no model.
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::cost::session::SmithPrices;
 use crate::cost::table::{lookup, ModelPrice, Unpriced};
 use crate::cost::Prices;
+use crate::time::parse_rfc3339;
 use crate::transcript::locate::read_meta;
 use crate::transcript::session_file::SessionFile;
 use crate::transcript::SessionRef;
@@ -90,8 +95,18 @@ impl PricesUsed {
             };
             let models: Vec<String> = file.requests.iter().map(model_of).collect();
             unpriced.add_session(models.iter().map(String::as_str));
-            for model in &models {
-                let row = lookup(model).row;
+            let sent: HashMap<usize, i64> = file
+                .request_records
+                .iter()
+                .filter_map(|x| Some((x.message_index, parse_rfc3339(x.timestamp.as_deref()?)?)))
+                .collect();
+            for (r, model) in file.requests.iter().zip(&models) {
+                // The rates of the hour it was sent, where the provider's
+                // change with it (DeepSeek's peak and off-peak), as the
+                // bill and the replay price it.
+                let row = lookup(model)
+                    .row
+                    .at_time(sent.get(&r.message_index).copied());
                 match rows.iter_mut().find(|x| x.0.family == row.family) {
                     Some(x) => x.1 += 1,
                     None => rows.push((row, 1)),

@@ -95,7 +95,7 @@ pub(crate) struct PriceUsed {
     pub(crate) family: String,
     pub(crate) provider: String,
     pub(crate) requests: usize,
-    /// Of them, billed at the long-context rates.
+    /// Of them, billed above the row's first tier (long-context rates).
     pub(crate) long_context_requests: usize,
     pub(crate) input: f64,
     pub(crate) cache_write_5m: f64,

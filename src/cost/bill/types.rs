@@ -175,7 +175,8 @@ pub(crate) struct RequestCheck {
     pub(crate) model: String,
     /// The row of the price table it was billed at.
     pub(crate) family: &'static str,
-    /// Whether it was billed at the row's long-context rates.
+    /// Whether it was billed above the row's first tier (a long context,
+    /// a Model Studio step: [`crate::cost::table::Tier`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) long_context: bool,
     #[serde(skip_serializing_if = "Option::is_none")]

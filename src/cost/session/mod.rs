@@ -183,9 +183,9 @@ pub(crate) struct Meter<'a> {
     /// Each request's predicted split and price, when asked for
     /// ([`Meter::itemized`]): the bill check's per-request figures.
     items: Option<Vec<Metered>>,
-    /// Per row of the price table and rate (`true`: the row's
-    /// long-context rates).
-    buckets: Vec<(&'static ModelPrice, bool, Bucket)>,
+    /// Per row of the price table and tier of its rates
+    /// ([`ModelPrice::tier`]: 0 for the row's own).
+    buckets: Vec<(&'static ModelPrice, usize, Bucket)>,
     /// Per model family: when its last request was answered and the real
     /// tokens it sent. Each model has a cache of its own: a request finds
     /// only what the last request of its model left.
@@ -462,19 +462,15 @@ impl<'a> Meter<'a> {
         let timed = base.at_time(t);
         self.last_row = Some(timed);
         // A request of a session that names its model (imported, or smith's
-        // own through `session.json`) above the long-context threshold is
-        // billed at the higher rates; a session that names nothing and
-        // `--price` keep the flat price of the sums.
-        let long = self.recorded.is_some()
-            && self.settings.prices.is_none()
-            && timed.is_long(r.real_after.max(0) as u64);
-        let long_row;
-        let row = if long {
-            long_row = timed.at(u64::MAX);
-            &long_row
+        // own through `session.json`) is billed at the tier of its prompt's
+        // length (a long context, Model Studio's steps); a session that
+        // names nothing and `--price` keep the flat price of the sums.
+        let band = if self.recorded.is_some() && self.settings.prices.is_none() {
+            timed.tier(r.real_after.max(0) as u64)
         } else {
-            timed
+            0
         };
+        let row = &timed.at_tier(band);
         // A session that names its model takes the model's minimum (the
         // nearest family's where the table does not know it); one that names
         // nothing has none unless one is given, so that its price stays the
@@ -497,11 +493,11 @@ impl<'a> Meter<'a> {
         let at = self
             .buckets
             .iter()
-            .position(|(b, l, _)| b.family == timed.family && *l == long);
+            .position(|(b, t, _)| b.family == timed.family && *t == band);
         let bucket = match at {
             Some(i) => &mut self.buckets[i].2,
             None => {
-                self.buckets.push((timed, long, Bucket::default()));
+                self.buckets.push((timed, band, Bucket::default()));
                 &mut self.buckets.last_mut().expect("just pushed").2
             }
         };
@@ -642,8 +638,8 @@ impl<'a> Meter<'a> {
     /// The replay's figures.
     pub(crate) fn finish(mut self) -> ModelCost {
         self.charge_side_requests();
-        for (base, long, b) in &self.buckets {
-            let row = if *long { base.at(u64::MAX) } else { **base };
+        for (base, band, b) in &self.buckets {
+            let row = base.at_tier(*band);
             let (p, _) = self.prices_of(&row);
             self.cost.price += p.cached(b.read, b.write) + p.uncached(b.plain);
             if b.write_other > 0 {

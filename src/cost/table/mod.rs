@@ -1,7 +1,8 @@
 //! The price table: one row per model family that appears in the logs the
 //! project calibrates on, in smith's own price list, or behind Claude Code
 //! and Codex through a provider's compatible API (DeepSeek, Zhipu's GLM,
-//! Moonshot's Kimi), each number with where it came from and when.
+//! Moonshot's Kimi, Alibaba's Qwen), each number with where it came from
+//! and when.
 //!
 //! Every price in the program comes from here: the sweep's default `--price`
 //! (the [`DEFAULT_MODEL`] row), the bill check, and the per-model pricing of
@@ -11,10 +12,13 @@
 //! `0.30`, not `3 × 0.1`). A test holds the Anthropic rows to the documented
 //! multipliers (1.25 × input for a five-minute write,
 //! [`WRITE_1H_MULTIPLIER`] for an hour's, 0.1 × input for a read), Claude
-//! Haiku 3 excepted, whose published cache prices are rounded.
+//! Haiku 3 excepted, whose published cache prices are rounded, and the
+//! Model Studio rows to the explicit cache's (1.25 × input for a write,
+//! 0.1 × for a hit), tier by tier.
 //!
 //! A model id picks its row by substring ([`ModelPrice::ids`], first match
-//! wins), so a router's prefix (`anthropic/`, `openrouter/z-ai/`) names the
+//! wins), so a router's prefix (`anthropic/`, `openrouter/z-ai/`,
+//! `qwen/`) and a dated snapshot (`-20250514`, `-2025-07-22`) name the
 //! same row. A proxy's alias of a model (`claude-opus-4.6-1m`,
 //! `claude-opus-4.6-fast`) is priced at the model's row and said once on
 //! stderr. A model no row names is priced as nothing: its row
@@ -28,6 +32,11 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::Prices;
+
+mod rates;
+
+use rates::tier;
+pub(crate) use rates::{Schedule, Tier};
 
 /// Anthropic's one-hour cache write, as a multiple of the input price: what
 /// an hour's write costs under `--price`, which names only the five-minute
@@ -51,20 +60,6 @@ pub(crate) enum CacheKind {
     Free,
 }
 
-/// The rates of a request whose prompt is above a provider's long-context
-/// threshold: the whole request is billed at them.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub(crate) struct LongContext {
-    /// Prompt tokens (input, cache reads and writes together) above which
-    /// these rates apply.
-    pub(crate) above: u64,
-    pub(crate) input: f64,
-    pub(crate) output: f64,
-    pub(crate) cache_write_5m: f64,
-    pub(crate) cache_write_1h: f64,
-    pub(crate) cache_read: f64,
-}
-
 /// The prices of one model family.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ModelPrice {
@@ -80,10 +75,10 @@ pub struct ModelPrice {
     pub(crate) cache_write_5m: f64,
     pub(crate) cache_write_1h: f64,
     pub cache_read: f64,
-    /// The rates above the long-context threshold, where the provider has
-    /// them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) long_context: Option<LongContext>,
+    /// The rates of longer prompts, where the provider has them
+    /// ([`Tier`]: long context, input-length steps), rising.
+    #[serde(skip_serializing_if = "<[Tier]>::is_empty")]
+    pub(crate) tiers: &'static [Tier],
     /// The shortest prefix the provider caches: below it a request pays full
     /// input and nothing is cached.
     pub min_cacheable: u64,
@@ -109,30 +104,6 @@ pub struct ModelPrice {
     pub(crate) schedule: Option<&'static Schedule>,
 }
 
-/// Rates that change with the time a request is sent: from `from` (UTC,
-/// seconds since the epoch) the provider bills at `off_peak`, and at
-/// `peak` within its busy hours ([`PEAK_HOURS`], Monday to Friday); before
-/// it, at the row's own rates.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub(crate) struct Schedule {
-    pub(crate) from: i64,
-    pub(crate) off_peak: &'static ModelPrice,
-    pub(crate) peak: &'static ModelPrice,
-}
-
-/// DeepSeek's busy hours, UTC (09:00–12:00 and 14:00–18:00 Beijing time),
-/// Monday to Friday: `[start, end)` in seconds of the day.
-pub(crate) const PEAK_HOURS: [(i64, i64); 2] = [(3_600, 14_400), (21_600, 36_000)];
-
-/// Whether `t` (UTC seconds) falls in [`PEAK_HOURS`] of a weekday.
-fn is_peak(t: i64) -> bool {
-    let day = t.div_euclid(86_400);
-    // 1970-01-01 was a Thursday: 0 is Sunday.
-    let weekday = (day + 4).rem_euclid(7);
-    let second = t.rem_euclid(86_400);
-    (1..=5).contains(&weekday) && PEAK_HOURS.iter().any(|&(a, b)| (a..b).contains(&second))
-}
-
 const ANTHROPIC_PRICING: &str = "prices: https://platform.claude.com/docs/en/about-claude/pricing; minimum cacheable prompt: https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
 const ANTHROPIC_LONG_CONTEXT: &str = "prices (long context above 200k input tokens): https://platform.claude.com/docs/en/about-claude/pricing#long-context-pricing; minimum cacheable prompt: https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
 const SMITH_PRICING: &str = "smith's own list (src/smith/pricing.cr, webmatze/smith e533ff4) and https://platform.claude.com/docs/en/about-claude/pricing; minimum cacheable prompt: https://platform.claude.com/docs/en/build-with-claude/prompt-caching";
@@ -144,6 +115,9 @@ const DEEPSEEK_PRICING: &str = "prices: https://api-docs.deepseek.com/quick_star
 const ZAI_PRICING: &str = "prices: https://docs.z.ai/guides/overview/pricing (as ccusage's fallback table quotes it, ccusage commit 72e2372, and as ccusage 20.0.24 prices it; the page itself not read here); automatic caching, cached-input storage free, no write price (a write is plain input); minimum and unit of a cache hit not documented";
 const MOONSHOT_PRICING: &str = "prices: https://platform.moonshot.ai/docs/pricing/chat (archived 2026-03-26); automatic context caching, no write price (a write is plain input); minimum and unit of a cache hit not documented";
 const MOONSHOT_K26: &str = "not read on Moonshot's own page: its K2.6 rates as third parties quote them (https://tokenmix.ai/blog/kimi-k2-api-pricing, https://developer.puter.com/tutorials/kimi-api-pricing/, 2026-05/06) and as ccusage 20.0.24 prices them; automatic context caching, no write price";
+
+const MODEL_STUDIO_PRICING: &str = "prices (international deployment, Singapore, in USD): https://www.alibabacloud.com/help/en/model-studio/model-pricing, not read here: as models.dev's alibaba rows quote it (accessed 2026-08-26) and LiteLLM's dashscope rows; tiered by the request's input tokens (cached ones included; 32K read as 32,000, as both read it), the whole request at its tier's rates; the tiers' shape as https://help.aliyun.com/zh/model-studio/user-guide/qwen-coder writes it for Beijing. Context cache: https://www.alibabacloud.com/help/en/model-studio/context-cache: a request with cache_control marks (Claude Code marks every one) uses the explicit cache, writes at 125% of input and hits at 10%, from 1024 tokens, for 5 minutes renewed by a hit; an unmarked one (an OpenAI-compatible client) the implicit cache, writes at plain input and hits at 20%, from 256 tokens, which this row does not price; no one-hour cache documented, so a one-hour write is priced as a five-minute one; dated snapshots at the same rates, not cached";
+const MODEL_STUDIO_THINKING: &str = "as the other Model Studio rows (https://www.alibabacloud.com/help/en/model-studio/model-pricing as models.dev quotes it, accessed 2026-08-26; context cache: https://www.alibabacloud.com/help/en/model-studio/context-cache), but output in thinking mode costs more ($4, above 256k $12 per million) and a log does not say which mode answered: priced at the non-thinking output";
 
 /// Claude's context window (https://platform.claude.com/docs/en/about-claude/models/overview).
 pub(crate) const CLAUDE_WINDOW: u64 = 200_000;
@@ -171,7 +145,7 @@ pub(crate) const FREE: ModelPrice = ModelPrice {
     cache_write_5m: 0.0,
     cache_write_1h: 0.0,
     cache_read: 0.0,
-    long_context: None,
+    tiers: &[],
     min_cacheable: 0,
     cache_block: 1,
     cache: CacheKind::Free,
@@ -202,7 +176,7 @@ const fn claude(
         cache_write_5m,
         cache_write_1h,
         cache_read,
-        long_context: None,
+        tiers: &[],
         min_cacheable,
         cache_block: 1,
         cache: CacheKind::Explicit,
@@ -232,7 +206,7 @@ const fn openai(
         cache_write_5m: input,
         cache_write_1h: input,
         cache_read: cached,
-        long_context: None,
+        tiers: &[],
         min_cacheable: 1024,
         cache_block: 128,
         cache: CacheKind::Automatic,
@@ -288,7 +262,7 @@ const fn compatible(
         cache_write_5m: input,
         cache_write_1h: input,
         cache_read: cached,
-        long_context: None,
+        tiers: &[],
         min_cacheable: min,
         cache_block: block,
         cache: CacheKind::Automatic,
@@ -300,32 +274,47 @@ const fn compatible(
     }
 }
 
+/// An Alibaba Cloud Model Studio row (international, Singapore), as Claude
+/// Code reaches it through the Anthropic-compatible API: `prices` are
+/// input, output, cache write and cache hit of a prompt up to the first
+/// tier's threshold, the explicit context cache's (a write at 125% of
+/// input, a hit at 10%, from 1024 tokens), the same write for both
+/// lifetimes.
+const fn model_studio(
+    family: &'static str,
+    [input, output, write, read]: [f64; 4],
+    context_window: u64,
+    source: &'static str,
+    ids: &'static [&'static str],
+) -> ModelPrice {
+    ModelPrice {
+        family,
+        provider: "alibaba",
+        ids,
+        input,
+        output,
+        cache_write_5m: write,
+        cache_write_1h: write,
+        cache_read: read,
+        tiers: &[],
+        min_cacheable: 1024,
+        cache_block: 1,
+        cache: CacheKind::Explicit,
+        context_window,
+        source,
+        as_of: "2026-12",
+        smith_differs: None,
+        schedule: None,
+    }
+}
+
+/// A Model Studio tier ([`model_studio`]'s columns) for a request whose
+/// input is above `above` tokens.
+const fn step(above: u64, [input, output, write, read]: [f64; 4]) -> Tier {
+    tier(above, [input, output, write, write, read])
+}
+
 impl ModelPrice {
-    /// The row with long-context rates: `prices` (input, output, 5-minute
-    /// and 1-hour writes, read) for a prompt above `above` tokens.
-    const fn above(self, above: u64, prices: [f64; 5]) -> ModelPrice {
-        let [input, output, cache_write_5m, cache_write_1h, cache_read] = prices;
-        ModelPrice {
-            long_context: Some(LongContext {
-                above,
-                input,
-                output,
-                cache_write_5m,
-                cache_write_1h,
-                cache_read,
-            }),
-            ..self
-        }
-    }
-
-    /// The row whose rates change on `schedule`'s date.
-    const fn timed(self, schedule: &'static Schedule) -> ModelPrice {
-        ModelPrice {
-            schedule: Some(schedule),
-            ..self
-        }
-    }
-
     /// The row where smith's own list prices the model at `input` and
     /// `output` instead.
     const fn smith_says(self, input: f64, output: f64) -> ModelPrice {
@@ -364,11 +353,12 @@ const DEEPSEEK_FLASH_HOURS: Schedule = Schedule {
 /// mini-swe-agent run.
 ///
 /// One row a line, in the columns of its provider's helper (named in a
-/// comment above each provider's rows); `.above(n, [..])` adds the
-/// long-context rates, in the order of the row's own, of a prompt above n
-/// tokens.
+/// comment above each provider's rows); `.tiered(&[tier(n, [..]), ..])`
+/// adds the rates, in the order of the row's own, of a prompt above n
+/// tokens ([`Tier`]): one tier for a long context, several for Model
+/// Studio's input-length steps.
 #[rustfmt::skip]
-pub(crate) const MODEL_PRICES: [ModelPrice; 39] = [
+pub(crate) const MODEL_PRICES: [ModelPrice; 44] = [
     // Anthropic: family, [input, output, 5-minute write, 1-hour write,
     // cache read], minimum cacheable prompt, source, as of, ids.
     claude("Claude Fable 5.2",        [ 8.0,  40.0,  10.0, 16.0, 0.80], 512,  ANTHROPIC_PRICING,      "2026-12", &["fable-5-2", "fable-5.2"]),
@@ -384,7 +374,7 @@ pub(crate) const MODEL_PRICES: [ModelPrice; 39] = [
     // $3 / $15 was withdrawn); smith's list still has the higher pair.
     claude("Claude Sonnet 5 / 5.5",   [ 2.0,  10.0,  2.50,  4.0, 0.20], 1024, ANTHROPIC_PRICING,      "2026-12", &["sonnet-5-5", "sonnet-5.5", "sonnet-5"]).smith_says(3.0, 15.0),
     claude("Claude Sonnet 4.6",       [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, SMITH_PRICING,          "2026-12", &["sonnet-4-6", "sonnet-4.6"]),
-    claude("Claude Sonnet 4 / 4.5",   [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, ANTHROPIC_LONG_CONTEXT, "2026-12", &["sonnet-4-5", "sonnet-4.5", "sonnet-4"]).above(200_000, [ 6.0, 22.50,  7.50, 12.0, 0.60]),
+    claude("Claude Sonnet 4 / 4.5",   [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, ANTHROPIC_LONG_CONTEXT, "2026-12", &["sonnet-4-5", "sonnet-4.5", "sonnet-4"]).tiered(&[tier(200_000, [ 6.0, 22.50,  7.50, 12.0, 0.60])]),
     claude("Claude Sonnet 3.5 / 3.7", [ 3.0,  15.0,  3.75,  6.0, 0.30], 1024, ANTHROPIC_PRICING,      "2026-12", &["3-5-sonnet", "3-7-sonnet", "3.5-sonnet", "3.7-sonnet", "sonnet-3-5", "sonnet-3-7", "sonnet-3.5", "sonnet-3.7"]),
     claude("Claude Haiku 4.5",        [ 1.0,   5.0,  1.25,  2.0, 0.10], 4096, ANTHROPIC_PRICING,      "2026-02", &["haiku-4-5", "haiku-4.5"]),
     claude("Claude Haiku 3.5",        [0.80,   4.0,   1.0,  1.6, 0.08], 2048, ANTHROPIC_PRICING,      "2026-12", &["haiku-3-5", "haiku-3.5", "3-5-haiku", "3.5-haiku"]),
@@ -395,7 +385,7 @@ pub(crate) const MODEL_PRICES: [ModelPrice; 39] = [
     openai("GPT-5.5",                                5.0,  0.50, 30.0, "2026-12", &["gpt-5.5"]),
     openai("GPT-5.4 mini",                          0.75, 0.075, 4.50, "2026-12", &["gpt-5.4-mini"]),
     openai("GPT-5.4 nano",                          0.20,  0.02, 1.25, "2026-12", &["gpt-5.4-nano"]),
-    openai("GPT-5.4",                               2.50,  0.25, 15.0, "2026-12", &["gpt-5.4"]).above(272_000, [5.0, 22.50, 5.0, 5.0, 0.50]),
+    openai("GPT-5.4",                               2.50,  0.25, 15.0, "2026-12", &["gpt-5.4"]).tiered(&[tier(272_000, [5.0, 22.50, 5.0, 5.0, 0.50])]),
     openai("GPT-5.2 / 5.3, and their Codex models", 1.75, 0.175, 14.0, "2026-12", &["gpt-5.2", "gpt-5.3"]),
     openai("GPT-5 mini",                            0.25, 0.025,  2.0, "2026-12", &["gpt-5-mini"]),
     openai("GPT-5 nano",                            0.05, 0.005, 0.40, "2026-12", &["gpt-5-nano"]),
@@ -406,8 +396,8 @@ pub(crate) const MODEL_PRICES: [ModelPrice; 39] = [
     // Implicit caching: what is not read from the cache is plain input.
     // The cache block is not documented: the recorded hits of the
     // mini-swe-agent run are whole multiples of 2048 tokens, less a few dozen.
-    gemini("Gemini 3 Pro (preview)", [ 2.0, 12.0,  2.0,  2.0,  0.20], 4096, 2048, GEMINI_PRICING, "2025-11", &["gemini-3-pro", "gemini-3.1-pro"]).above(200_000, [ 4.0, 18.0,  4.0,  4.0,  0.40]),
-    gemini("Gemini 2.5 Pro",         [1.25, 10.0, 1.25, 1.25, 0.125], 2048, 1,    GEMINI_CACHING, "2026-12", &["gemini-2.5-pro"]).above(200_000, [2.50, 15.0, 2.50, 2.50,  0.25]),
+    gemini("Gemini 3 Pro (preview)", [ 2.0, 12.0,  2.0,  2.0,  0.20], 4096, 2048, GEMINI_PRICING, "2025-11", &["gemini-3-pro", "gemini-3.1-pro"]).tiered(&[tier(200_000, [ 4.0, 18.0,  4.0,  4.0,  0.40])]),
+    gemini("Gemini 2.5 Pro",         [1.25, 10.0, 1.25, 1.25, 0.125], 2048, 1,    GEMINI_CACHING, "2026-12", &["gemini-2.5-pro"]).tiered(&[tier(200_000, [2.50, 15.0, 2.50, 2.50,  0.25])]),
     gemini("Gemini 2.5 Flash",       [0.30, 2.50, 0.30, 0.30,  0.03], 1024, 1,    GEMINI_CACHING, "2026-12", &["gemini-2.5-flash"]),
 
     // Through compatible APIs: family, provider, [input (cache miss), cache
@@ -426,6 +416,15 @@ pub(crate) const MODEL_PRICES: [ModelPrice; 39] = [
     compatible("Kimi K2.5",                       "moonshot", [ 0.60,  0.10, 3.00], [0, 1],   262_144, MOONSHOT_PRICING, "2026-12", &["kimi-k2.5", "kimi-k2-5"]),
     compatible("Kimi K2 Turbo / K2 Thinking Turbo", "moonshot", [1.15, 0.15, 8.00], [0, 1],   262_144, MOONSHOT_PRICING, "2026-12", &["kimi-k2-turbo", "kimi-k2-thinking-turbo"]),
     compatible("Kimi K2 (0905, 0711) / K2 Thinking", "moonshot", [0.60, 0.15, 2.50], [0, 1],  262_144, MOONSHOT_PRICING, "2026-12", &["kimi-k2-0905", "kimi-k2-0711", "kimi-k2-thinking", "kimi-k2-instruct", "kimi-k2"]),
+
+    // Alibaba Cloud Model Studio: family, [input, output, cache write, cache
+    // hit] up to the first step, window, source, ids; `step(n, [..])` the
+    // rates of a request whose input is above n tokens.
+    model_studio("Qwen3 Coder Plus",  [1.00, 5.00, 1.25,  0.10], 1_000_000, MODEL_STUDIO_PRICING, &["qwen3-coder-plus"]).tiered(&[step(32_000, [1.80,  9.00, 2.25,  0.18]), step(128_000, [3.00, 15.00, 3.75, 0.30]), step(256_000, [6.00, 60.00, 7.50, 0.60])]),
+    model_studio("Qwen3 Coder Flash", [0.30, 1.50, 0.375, 0.03], 1_000_000, MODEL_STUDIO_PRICING, &["qwen3-coder-flash"]).tiered(&[step(32_000, [0.50, 2.50, 0.625, 0.05]), step(128_000, [0.80, 4.00, 1.00, 0.08]), step(256_000, [1.60, 9.60, 2.00, 0.16])]),
+    model_studio("Qwen3 Max",         [1.20, 6.00, 1.50,  0.12], 262_144,   MODEL_STUDIO_PRICING, &["qwen3-max"]).tiered(&[step(32_000, [2.40, 12.00, 3.00, 0.24]), step(128_000, [3.00, 15.00, 3.75, 0.30])]),
+    model_studio("Qwen Plus",         [0.40, 1.20, 0.50,  0.04], 1_000_000, MODEL_STUDIO_THINKING, &["qwen-plus"]).tiered(&[step(256_000, [1.20, 3.60, 1.50, 0.12])]),
+    model_studio("Qwen Flash",        [0.05, 0.40, 0.0625, 0.005], 1_000_000, MODEL_STUDIO_PRICING, &["qwen-flash"]).tiered(&[step(256_000, [0.25, 2.00, 0.3125, 0.025])]),
 ];
 
 /// The row of a model id (`claude-opus-4-6`, `google/gemini-3-pro-preview`,
@@ -467,8 +466,9 @@ fn unaliased(model: &str) -> Option<String> {
 /// Whether the model id `m` names `id`: `id` occurs in it and is not the
 /// start of a longer version (`opus-4` names `claude-opus-4-20250514` and
 /// `claude-opus-4`, not `claude-opus-4-9`; `gpt-5` names `gpt-5-codex`, not
-/// `gpt-5.4`). A dated snapshot (`-20250514`), a variant (`-codex`,
-/// `-preview`, `:thinking`, `[1m]`, `@2026…`) still names it.
+/// `gpt-5.4`). A dated snapshot (`-20250514`, and as Alibaba and OpenAI
+/// date theirs, `-2025-07-22`), a variant (`-codex`, `-preview`,
+/// `:thinking`, `[1m]`, `@2026…`) still names it.
 fn names(m: &str, id: &str) -> bool {
     m.match_indices(id).any(|(at, _)| {
         let rest = m.as_bytes().get(at + id.len()..).unwrap_or(&[]);
@@ -477,11 +477,21 @@ fn names(m: &str, id: &str) -> bool {
             Some(c) if c.is_ascii_alphanumeric() || *c == b'.' => false,
             Some(b'-') => {
                 let digits = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
-                digits == 0 || digits >= 6
+                digits == 0 || digits >= 6 || is_dashed_date(&rest[1..])
             }
             Some(_) => true,
         }
     })
+}
+
+/// Whether `s` begins with a date written `YYYY-MM-DD`.
+fn is_dashed_date(s: &[u8]) -> bool {
+    let shape = b"dddd-dd-dd";
+    s.len() >= shape.len()
+        && shape.iter().zip(s).all(|(want, c)| match want {
+            b'd' => c.is_ascii_digit(),
+            _ => c == want,
+        })
 }
 
 /// How a model id found its row.
@@ -542,7 +552,7 @@ pub(crate) fn given_row(given: &GivenPrice) -> ModelPrice {
         cache_write_1h: p.input * WRITE_1H_MULTIPLIER,
         cache_read: p.cache_read,
         output: given.output.unwrap_or(base.output),
-        long_context: None,
+        tiers: &[],
         source: "--price on the command line",
         as_of: "",
         smith_differs: None,
@@ -594,7 +604,7 @@ pub(crate) fn unpriced(model: &str) -> &'static ModelPrice {
             cache_write_5m: f64::NAN,
             cache_write_1h: f64::NAN,
             cache_read: f64::NAN,
-            long_context: None,
+            tiers: &[],
             min_cacheable: 1024,
             cache_block: 1,
             cache: CacheKind::Automatic,
@@ -826,44 +836,6 @@ impl ModelPrice {
             cache_write: self.cache_write_5m,
             cache_read: self.cache_read,
         }
-    }
-
-    /// The rates a request of `prompt` tokens is billed at: the
-    /// long-context ones above the threshold, else the row's own.
-    pub(crate) fn at(&self, prompt: u64) -> ModelPrice {
-        match self.long_context {
-            Some(l) if prompt > l.above => ModelPrice {
-                input: l.input,
-                output: l.output,
-                cache_write_5m: l.cache_write_5m,
-                cache_write_1h: l.cache_write_1h,
-                cache_read: l.cache_read,
-                ..*self
-            },
-            _ => *self,
-        }
-    }
-
-    /// The row a request sent at `t` (UTC seconds; `None`: not known) is
-    /// billed at: the schedule's off-peak or peak row from its date, else
-    /// this one.
-    pub(crate) fn at_time(&'static self, t: Option<i64>) -> &'static ModelPrice {
-        match (self.schedule, t) {
-            (Some(s), Some(t)) if t >= s.from => {
-                if is_peak(t) {
-                    s.peak
-                } else {
-                    s.off_peak
-                }
-            }
-            _ => self,
-        }
-    }
-
-    /// Whether a request of `prompt` tokens is above the long-context
-    /// threshold.
-    pub(crate) fn is_long(&self, prompt: u64) -> bool {
-        self.long_context.is_some_and(|l| prompt > l.above)
     }
 
     /// Whether the row has every price: false for a model in no table

@@ -16,7 +16,7 @@ fn near(a: f64, b: f64) -> bool {
 fn anthropic_rows_follow_the_documented_multipliers() {
     for p in MODEL_PRICES
         .iter()
-        .filter(|p| p.cache == CacheKind::Explicit && p.family != "Claude Haiku 3")
+        .filter(|p| p.provider == "anthropic" && p.family != "Claude Haiku 3")
     {
         assert!(
             near(p.cache_write_5m, p.input * WRITE_5M_MULTIPLIER),
@@ -33,7 +33,7 @@ fn anthropic_rows_follow_the_documented_multipliers() {
             "{}",
             p.family
         );
-        if let Some(l) = p.long_context {
+        for l in p.tiers {
             assert!(near(l.cache_write_5m, l.input * WRITE_5M_MULTIPLIER));
             assert!(near(l.cache_write_1h, l.input * WRITE_1H_MULTIPLIER));
             assert!(near(l.cache_read, l.input * READ_MULTIPLIER));
@@ -213,7 +213,7 @@ fn long_prompts_are_billed_at_the_long_context_rates() {
 #[test]
 fn a_model_in_no_table_is_priced_as_nothing() {
     for m in [
-        "qwen3-coder-plus",
+        "qwen3.6-plus",
         "claude-opus-4-9",
         "claude-sonnet-7",
         "claude-instant-1",
@@ -231,15 +231,15 @@ fn a_model_in_no_table_is_priced_as_nothing() {
     }
     // Nothing is priced as Sonnet by default: the row of a model in no
     // table is its own, with its id as its family.
-    assert_eq!(lookup("qwen3-coder-plus").row.family, "qwen3-coder-plus");
+    assert_eq!(lookup("qwen3.6-plus").row.family, "qwen3.6-plus");
     assert_ne!(lookup("mystery").row.family, default_model().family);
-    assert_eq!(context_window("qwen3-coder-plus", 10), None);
+    assert_eq!(context_window("qwen3.6-plus", 10), None);
     // Tokens at no price are unknown dollars, never 0.
     let t = crate::cost::bill::Tokens {
         input: 1_000,
         ..Default::default()
     };
-    assert!(t.dollars(lookup("qwen3-coder-plus").row).is_nan());
+    assert!(t.dollars(lookup("qwen3.6-plus").row).is_nan());
 }
 
 #[test]
@@ -377,12 +377,12 @@ fn prices_given_for_a_model_price_it_at_its_own_rows_caching() {
 #[test]
 fn the_models_in_no_table_are_named_once_with_their_sessions_and_requests() {
     let mut u = Unpriced::default();
-    u.add_session(["qwen3-coder-plus", "qwen3-coder-plus", "claude-opus-4-6"]);
-    u.add_session(["qwen3-coder-plus", "mystery"]);
+    u.add_session(["qwen3.6-plus", "qwen3.6-plus", "claude-opus-4-6"]);
+    u.add_session(["qwen3.6-plus", "mystery"]);
     u.add_session(["deepseek-v4-pro"]);
     assert_eq!(
         u.line().unwrap(),
-        "warning: 2 models in no price table, so not priced: mystery (1 session, 1 request), qwen3-coder-plus (2 sessions, 3 requests); their tokens are counted, their dollars are unknown (give --price MODEL=input,cache_write,cache_read,output)"
+        "warning: 2 models in no price table, so not priced: mystery (1 session, 1 request), qwen3.6-plus (2 sessions, 3 requests); their tokens are counted, their dollars are unknown (give --price MODEL=input,cache_write,cache_read,output)"
     );
     assert_eq!(Unpriced::default().line(), None);
 }
@@ -433,4 +433,149 @@ fn deepseeks_rates_follow_the_hour_a_request_was_sent() {
     // Each hour's row is found by its family, as the bill check's price
     // list looks it up.
     assert_eq!(by_family(peak.family), Some(peak));
+}
+
+#[test]
+fn every_rows_tiers_rise_and_model_studio_rows_follow_the_explicit_cache() {
+    for p in &MODEL_PRICES {
+        let thresholds: Vec<u64> = p.tiers.iter().map(|t| t.above).collect();
+        assert!(thresholds.windows(2).all(|w| w[0] < w[1]), "{}", p.family);
+    }
+    let studio: Vec<&ModelPrice> = MODEL_PRICES
+        .iter()
+        .filter(|p| p.provider == "alibaba")
+        .collect();
+    assert_eq!(studio.len(), 5);
+    for p in studio {
+        // Model Studio's explicit cache, which Claude Code's marks use: a
+        // write at 125% of the tier's input, a hit at 10%, one lifetime.
+        let own = tier(
+            0,
+            [
+                p.input,
+                p.output,
+                p.cache_write_5m,
+                p.cache_write_1h,
+                p.cache_read,
+            ],
+        );
+        for t in std::iter::once(&own).chain(p.tiers) {
+            assert!(near(t.cache_write_5m, t.input * 1.25), "{} {t:?}", p.family);
+            assert_eq!(t.cache_write_1h, t.cache_write_5m, "{}", p.family);
+            assert!(
+                near(t.cache_read, t.input * READ_MULTIPLIER),
+                "{} {t:?}",
+                p.family
+            );
+        }
+        assert_eq!((p.cache, p.min_cacheable), (CacheKind::Explicit, 1024));
+        assert!(p
+            .source
+            .contains("https://www.alibabacloud.com/help/en/model-studio/"));
+    }
+}
+
+#[test]
+fn a_qwen_request_is_billed_at_the_tier_its_input_falls_in() {
+    let plus = model_price("qwen3-coder-plus").unwrap();
+    let at = |p: &ModelPrice, prompt: u64| {
+        let r = p.at(prompt);
+        (p.tier(prompt), r.input, r.output)
+    };
+    // Each boundary belongs to the tier below it (0 < input ≤ 32K, …).
+    assert_eq!(at(plus, 1), (0, 1.0, 5.0));
+    assert_eq!(at(plus, 32_000), (0, 1.0, 5.0));
+    assert_eq!(at(plus, 32_001), (1, 1.8, 9.0));
+    assert_eq!(at(plus, 128_000), (1, 1.8, 9.0));
+    assert_eq!(at(plus, 128_001), (2, 3.0, 15.0));
+    assert_eq!(at(plus, 256_000), (2, 3.0, 15.0));
+    assert_eq!(at(plus, 256_001), (3, 6.0, 60.0));
+    assert_eq!(at(plus, 1_000_000), (3, 6.0, 60.0));
+    let flash = model_price("qwen3-coder-flash").unwrap();
+    assert_eq!(at(flash, 32_001), (1, 0.5, 2.5));
+    assert_eq!(at(flash, 256_001), (3, 1.6, 9.6));
+    let max = model_price("qwen3-max").unwrap();
+    assert_eq!(at(max, 32_000), (0, 1.2, 6.0));
+    assert_eq!(at(max, 128_001), (2, 3.0, 15.0));
+    for (m, base, above) in [
+        ("qwen-plus", (0.4, 1.2), (1.2, 3.6)),
+        ("qwen-flash", (0.05, 0.4), (0.25, 2.0)),
+    ] {
+        let p = model_price(m).unwrap();
+        assert_eq!(at(p, 256_000), (0, base.0, base.1), "{m}");
+        assert_eq!(at(p, 256_001), (1, above.0, above.1), "{m}");
+        assert!(!p.is_long(256_000) && p.is_long(256_001), "{m}");
+    }
+    // The tier's cache rates come with it.
+    let third = plus.at(150_000);
+    assert_eq!((third.cache_write_5m, third.cache_read), (3.75, 0.30));
+    // Anthropic's one threshold is the one-tier case.
+    let sonnet = model_price("claude-sonnet-4-5").unwrap();
+    assert_eq!((sonnet.tier(200_000), sonnet.tier(200_001)), (0, 1));
+    assert_eq!(sonnet.at_tier(1), sonnet.at(u64::MAX));
+}
+
+#[test]
+fn a_qwen_request_per_tier_costs_its_tiers_rates_by_hand() {
+    // One qwen3-coder-plus request per tier (input, cache write, cache
+    // read, output), its prompt the three first together. ccusage 20.0.24
+    // (`claude session --json --offline`, a one-request log of each) gives
+    // $0.0105 for the first and $0.01525, $0.037 and $0.0845 for the
+    // others: it bills every request at the 0–32K rates, Model Studio's
+    // tiers not applied.
+    let cases = [
+        ((10_000, 0, 0, 100), 0.0105),
+        // 5,000 × $1.80 + 5,000 × $2.25 + 30,000 × $0.18 + 200 × $9.
+        ((5_000, 5_000, 30_000, 200), 0.02745),
+        // 10,000 × $3 + 10,000 × $3.75 + 130,000 × $0.30 + 300 × $15.
+        ((10_000, 10_000, 130_000, 300), 0.111),
+        // 20,000 × $6 + 30,000 × $7.50 + 250,000 × $0.60 + 400 × $60.
+        ((20_000, 30_000, 250_000, 400), 0.519),
+    ];
+    let plus = model_price("qwen3-coder-plus").unwrap();
+    for (i, ((input, write, read, output), usd)) in cases.into_iter().enumerate() {
+        let t = crate::cost::bill::Tokens {
+            input,
+            cache_write_5m: write,
+            cache_read: read,
+            output,
+            ..Default::default()
+        };
+        let prompt = input + write + read;
+        assert_eq!(plus.tier(prompt), i);
+        let got = t.dollars(&plus.at(prompt));
+        assert!((got - usd).abs() < 1e-12, "tier {i}: {got} vs {usd}");
+    }
+}
+
+#[test]
+fn qwen_ids_with_a_router_prefix_or_a_date_name_their_row() {
+    for (m, family) in [
+        ("qwen3-coder-plus", "Qwen3 Coder Plus"),
+        ("qwen/qwen3-coder-plus", "Qwen3 Coder Plus"),
+        ("dashscope/qwen3-coder-plus", "Qwen3 Coder Plus"),
+        ("qwen3-coder-plus-2025-07-22", "Qwen3 Coder Plus"),
+        ("qwen3-coder-plus-2025-09-23", "Qwen3 Coder Plus"),
+        ("qwen3-coder-flash-2025-07-28", "Qwen3 Coder Flash"),
+        ("qwen3-max-2026-01-23", "Qwen3 Max"),
+        ("qwen3-max-preview", "Qwen3 Max"),
+        ("qwen-plus-latest", "Qwen Plus"),
+        ("qwen-plus-2025-09-11", "Qwen Plus"),
+        ("qwen-flash-2025-07-28", "Qwen Flash"),
+        // OpenAI dates its snapshots the same way.
+        ("gpt-5-2025-08-07", "GPT-5 / 5.1, and their Codex models"),
+    ] {
+        let l = lookup(m);
+        assert_eq!((l.row.family, l.how), (family, How::Named), "{m}");
+    }
+    // A later version is not a date: `qwen3-coder-plus-2` is not the model.
+    for m in [
+        "qwen3-coder-plus-2",
+        "qwen3.6-plus",
+        "qwen3-coder-plus-2025-7",
+    ] {
+        assert_eq!(lookup(m).how, How::Unpriced, "{m}");
+    }
+    assert_eq!(context_window("qwen3-max", 10), Some(262_144));
+    assert_eq!(context_window("qwen3-coder-plus", 10), Some(1_000_000));
 }
