@@ -196,7 +196,10 @@ fn main() {
                 &transcript.messages,
                 &engine,
                 "bench",
-                "defaults",
+                &smith_calibrate::view::web::Shown {
+                    config: "defaults",
+                    units: smith_calibrate::sweep::units::TokenUnits::default().axis(),
+                },
                 0,
                 replay::DEFAULT_THRASH_WINDOW,
                 &smith_calibrate::view::web::Recorded::default(),

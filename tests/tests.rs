@@ -88,6 +88,8 @@ mod shard;
 mod smith_parity;
 #[path = "summary_record.rs"]
 mod summary_record;
+#[path = "surfaces.rs"]
+mod surfaces;
 #[path = "sweep.rs"]
 mod sweep;
 #[path = "synth.rs"]

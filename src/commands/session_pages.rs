@@ -120,7 +120,10 @@ pub(crate) fn write_one(
         &session.messages,
         engine.as_ref(),
         &session.label(),
-        &chosen.label(),
+        &web::Shown {
+            config: &chosen.label(),
+            units: chosen.units().axis(),
+        },
         session.log.skipped_count(),
         thrash_window,
         &recorded_of(session),
@@ -339,7 +342,10 @@ impl PageOf<'_> {
             &m.session.messages,
             engine.as_ref(),
             &m.session.label(),
-            &chosen.label(),
+            &web::Shown {
+                config: &chosen.label(),
+                units: chosen.units().axis(),
+            },
             m.session.log.skipped_count(),
             self.thrash_window,
             rec,

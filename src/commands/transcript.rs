@@ -434,6 +434,17 @@ fn run_list(args: ListArgs) -> Result<()> {
     Ok(())
 }
 
+/// `setup` at each session's own window where the sessions are other
+/// agents' (`others`) and no window was given: the window `sweep` replays
+/// them at.
+fn as_swept(setup: &Setup, args: &ShowArgs, others: bool) -> Setup {
+    let mut setup = setup.clone();
+    if others && !args.engine.knobs.1.contains(&crate::sweep::Knob::MaxTokens) {
+        setup.config.max_tokens = crate::engine::budget::OWN_WINDOW;
+    }
+    setup
+}
+
 fn run_show(args: ShowArgs) -> Result<()> {
     let setup = args
         .engine
@@ -452,7 +463,11 @@ fn run_show(args: ShowArgs) -> Result<()> {
                 path,
                 &args.session.typed(),
                 &found,
-                &setup,
+                &as_swept(
+                    &setup,
+                    &args,
+                    found.iter().all(locate::recorded_by_another_agent),
+                ),
                 given,
                 args.thrash_window,
                 args.strict,
@@ -460,8 +475,18 @@ fn run_show(args: ShowArgs) -> Result<()> {
         }
     }
     let session = args.session.load(args.strict)?;
+    let imported = session
+        .meta
+        .as_ref()
+        .and_then(|m| m.raw.as_ref())
+        .and_then(crate::transcript::session_file::SessionFile::from_meta)
+        .is_some();
     // The session's own ratio and overhead where the flags leave them.
-    let chosen = for_session(&setup, args.engine.knobs.given(), &session);
+    let chosen = for_session(
+        &as_swept(&setup, &args, imported),
+        args.engine.knobs.given(),
+        &session,
+    );
     if let Some(path) = &args.html {
         return session_pages::write_one(path, &session, &chosen, args.thrash_window);
     }

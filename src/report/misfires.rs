@@ -119,7 +119,10 @@ impl Misfires {
                     &session.messages,
                     engine.as_ref(),
                     &row.label,
-                    &setup.label(),
+                    &crate::view::web::Shown {
+                        config: &setup.label(),
+                        units: data.summary.tokens.axis(),
+                    },
                     session.log.skipped_count(),
                     thrash_window,
                     &crate::view::web::Recorded::default(),

@@ -50,6 +50,11 @@ impl TokenUnits {
         }
     }
 
+    /// Whether the baseline's tokens are what its logs measured.
+    pub fn baseline_measured(&self) -> bool {
+        self.baseline_measured
+    }
+
     /// The estimators' counts, as `bytes/4` or `o200k tokens`.
     fn counted(&self) -> String {
         let names: Vec<&str> = self.estimators.iter().map(|e| e.counts()).collect();
@@ -62,7 +67,7 @@ impl TokenUnits {
 
     /// A short form for a chart's axis: `estimated: bytes/4`, `estimated:
     /// bytes/4 × each session's ratio; recorded: measured`.
-    pub(crate) fn axis(&self) -> String {
+    pub fn axis(&self) -> String {
         let mut out = format!("estimated: {}", self.counted());
         if self.ratio_per_session {
             out.push_str(" × each session's ratio");
@@ -80,7 +85,7 @@ impl TokenUnits {
     }
 
     /// The sentence a page or the terminal states.
-    pub(crate) fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         let mut out = format!("tokens are {}", self.counted());
         match (self.ratio_per_session, self.overhead_fitted) {
             (true, true) => out.push_str(

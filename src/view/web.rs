@@ -182,6 +182,8 @@ struct RequestView {
 struct PageData<'a> {
     session: &'a str,
     config: &'a str,
+    /// How its tokens were counted, for the chart's axis.
+    units: &'a str,
     trigger: i64,
     target: i64,
     max: i64,
@@ -249,8 +251,7 @@ fn misfire_kinds() -> std::collections::BTreeMap<&'static str, &'static str> {
 fn page_data<'a, C: Compactor + ?Sized>(
     record: &[Arc<Message>],
     engine: &C,
-    session: &'a str,
-    config: &'a str,
+    (session, shown): (&'a str, &'a Shown<'a>),
     lines_skipped: usize,
     thrash_window: usize,
     recorded: &'a Recorded,
@@ -350,7 +351,8 @@ fn page_data<'a, C: Compactor + ?Sized>(
     let budget = engine.budget();
     PageData {
         session,
-        config,
+        config: shown.config,
+        units: &shown.units,
         trigger: budget.trigger_tokens,
         target: budget.target_tokens,
         max: budget.max_tokens,
@@ -382,21 +384,29 @@ pub(crate) fn script_safe_json(json: &str) -> String {
     out
 }
 
+/// What a page says it replayed under: the config's label and how its
+/// tokens were counted (an axis's form of
+/// [`crate::sweep::units::TokenUnits`]).
+pub struct Shown<'a> {
+    pub config: &'a str,
+    pub units: String,
+}
+
 /// The whole page for `record` replayed under `engine`.
 pub fn page<C: Compactor + ?Sized>(
     record: &[Arc<Message>],
     engine: &C,
     session: &str,
-    config: &str,
+    shown: &Shown,
     lines_skipped: usize,
     thrash_window: usize,
     recorded: &Recorded,
 ) -> String {
+    let config = shown.config;
     let data = page_data(
         record,
         engine,
-        session,
-        config,
+        (session, shown),
         lines_skipped,
         thrash_window,
         recorded,
@@ -717,7 +727,10 @@ mod tests {
                 &record,
                 &engine,
                 "s",
-                "defaults",
+                &Shown {
+                    config: "defaults",
+                    units: crate::sweep::units::TokenUnits::default().axis(),
+                },
                 0,
                 3,
                 &Recorded::default(),

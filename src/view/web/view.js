@@ -363,7 +363,7 @@
         legend.appendChild(s);
       });
     legend.appendChild(el('span', null, 'lines: window ' + num(D.max) + ', trigger ' + num(D.trigger) + ', target ' + num(D.target) +
-      '; across: request, up: tokens'));
+      '; across: request, up: tokens (' + D.units + ')'));
     host.appendChild(legend);
   })();
 
