@@ -625,10 +625,11 @@ impl Page<'_> {
             "<section id=\"configs\">\n<h2>Configs, ranked by {}</h2>\n<p>Totals over all sessions, and under the first five \
              their change against {}, green where it is lower. <span class=\"mark\">baseline</span> marks it, <span class=\"mark\">★ front</span> \
              the Pareto front of price against results mangled (no other config is both cheaper and mangles fewer), \
-             <span class=\"mark\">chosen</span> the config the charts compare with the defaults, \
+             <span class=\"mark\">chosen</span> the config the charts compare with {}, \
              <span class=\"mark\">tied</span> a config whose 95% interval of the change overlaps the best one's \
              (a paired bootstrap over sessions: the data cannot tell the two apart).{}</p>\n",
             escape_html(rank_by),
+            escape_html(&d.baseline_name()),
             escape_html(&d.baseline_name()),
             if d.configs.len() > rows.len() {
                 format!(

@@ -508,6 +508,17 @@ pub(crate) fn write(
         sections.push(SessionSection { session: s, figure });
     }
 
+    // The captions say which config the charts compare, where the verdict
+    // kept the baseline and the report chose one it refused.
+    let mut overview = overview;
+    if let Some(note) = select::kept_note(data, chosen) {
+        let figures = overview
+            .iter_mut()
+            .chain(sections.iter_mut().filter_map(|s| s.figure.as_mut().ok()));
+        for f in figures {
+            f.caption = format!("{note} {}", f.caption);
+        }
+    }
     std::fs::create_dir_all(out)
         .with_context(|| format!("{}: cannot create the report folder", out.display()))?;
     let mut pngs = Vec::new();
