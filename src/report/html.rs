@@ -735,6 +735,16 @@ fn stage_legend() -> String {
 }
 
 fn figure(h: &mut String, f: &Figure) {
+    if let Some(words) = &f.words {
+        let _ = write!(
+            h,
+            "<div id=\"{}\" class=\"no-chart\">\n<h3>{}</h3>\n<p>{}</p>\n</div>\n",
+            escape_html(&f.stem),
+            escape_html(&f.title),
+            escape_html(words)
+        );
+        return;
+    }
     let _ = write!(
         h,
         "<figure id=\"{}\">\n{}\n<figcaption><strong>{}.</strong> {} <span class=\"file\">(<code>{}.png</code>)</span></figcaption>\n</figure>\n",
@@ -758,6 +768,7 @@ mod tests {
             caption: String::new(),
             svg: "<svg width=\"10\" height=\"10\" viewBox=\"0 0 10 10\" xmlns=\"http://www.w3.org/2000/svg\">\n</svg>\n".into(),
             png: Vec::new(),
+            words: None,
         };
         let s = inline_svg(&f);
         assert!(!s.contains("http"), "{s}");

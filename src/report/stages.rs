@@ -93,6 +93,14 @@ impl StageBars {
         let pad = (hi - lo) * 0.03;
         (if lo < 0.0 { lo - pad } else { 0.0 }, hi + pad)
     }
+
+    /// How many x ticks to ask for over `lo..hi`: at most ten, and no more
+    /// than one per whole token, so that ticks a token apart do not round
+    /// to the same label ("0 0 0 1 1 1") when little or nothing was
+    /// reclaimed.
+    pub(crate) fn x_ticks(lo: f64, hi: f64) -> usize {
+        ((hi - lo).floor() as usize + 1).clamp(2, 10)
+    }
 }
 
 impl Chart for StageBars {
@@ -155,6 +163,7 @@ impl Chart for StageBars {
             .disable_y_mesh()
             .y_labels(n + 1)
             .y_label_formatter(&|v| label_at(&labels, *v))
+            .x_labels(StageBars::x_ticks(lo, hi))
             .x_label_formatter(&|v| tokens(*v))
             .x_desc(format!("tokens reclaimed, all sessions ({})", self.units))
             .label_style(font(if n > 14 {
