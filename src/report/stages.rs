@@ -211,3 +211,16 @@ impl Chart for StageBars {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_no_closer_than_a_token() {
+        // Nothing reclaimed: the range is 0..1.03, ticked 0 and 1.
+        assert_eq!(StageBars::x_ticks(0.0, 1.03), 2);
+        assert_eq!(StageBars::x_ticks(0.0, 5.2), 6);
+        assert_eq!(StageBars::x_ticks(-2.0, 1e6), 10);
+    }
+}
