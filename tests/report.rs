@@ -32,7 +32,7 @@ use smith_calibrate::transcript::{Block, BlockType, Message, Role};
 /// A session of `turns` real turns that makes every stage fire under a
 /// window of a few thousand tokens: thinking, an image now and then,
 /// repeated reads, large results. `seed` varies the sizes.
-fn session(turns: usize, seed: usize) -> Vec<Arc<Message>> {
+pub(crate) fn session(turns: usize, seed: usize) -> Vec<Arc<Message>> {
     let mut h = Vec::new();
     for t in 0..turns {
         h.push(user(&format!(

@@ -68,6 +68,8 @@ mod recorded;
 mod report;
 #[path = "report_bill.rs"]
 mod report_bill;
+#[path = "report_kept.rs"]
+mod report_kept;
 #[path = "report_misfires.rs"]
 mod report_misfires;
 #[path = "restore.rs"]

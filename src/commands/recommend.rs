@@ -369,6 +369,13 @@ pub(crate) fn text(v: &Verdict, from: &str, path: &std::path::Path) -> String {
             saving_pct(h.best_single_saving_pct)
         ));
     }
+    if let Some(e) = v.best_refused().filter(|_| !v.change) {
+        s.push_str(&format!(
+            "best refused:         {}: {}\n",
+            e.label,
+            v.refused_because(e)
+        ));
+    }
     s.push('\n');
     if v.change {
         s.push_str(&format!(

@@ -18,6 +18,7 @@
 //! folds is what following this procedure saved on sessions it had not
 //! seen, which is what a user should expect of next month's sessions.
 
+mod refused;
 pub mod smith_config;
 #[cfg(all(test, feature = "full"))]
 mod verdict_tests;

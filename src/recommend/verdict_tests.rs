@@ -175,6 +175,12 @@ fn a_config_truly_cheaper_at_no_loss_is_found_and_holds_out_of_sample() {
     // The dearer-loss config was cheaper but refused by the loss rule.
     let lossy = v.evidence.iter().find(|e| e.config == 2).unwrap();
     assert!(!lossy.loss_ok && !lossy.chosen);
+    let why = v.refused_because(lossy);
+    assert!(
+        why.starts_with("its change in still_needed (+")
+            && why.ends_with("is outside --max-loss baseline"),
+        "{why}"
+    );
     assert!(v
         .sentence
         .starts_with("Set compact_at = 0.85 and compact_to = 0.45"));
@@ -213,6 +219,17 @@ fn when_every_config_is_equal_the_verdict_is_keep() {
     assert_eq!(v.in_sample_saving, 0.0);
     assert_eq!(v.out_of_sample.as_ref().unwrap().saving, 0.0);
     assert_eq!(v.headroom.as_ref().unwrap().headroom, 0.0);
+    // The best config it refused is one it weighed, and its interval of
+    // the change is why.
+    let refused = v.best_refused().unwrap();
+    assert!(!refused.baseline && refused.accepted);
+    assert_eq!(
+        v.refused_because(refused),
+        format!(
+            "its {} is the baseline's in every resample (95% interval of the change =)",
+            v.objective
+        )
+    );
     // The snippet is the baseline's own.
     assert_eq!(v.snippet, "[context]\ncompact_at = 0.8\ncompact_to = 0.5\n");
 }

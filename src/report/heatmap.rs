@@ -201,6 +201,10 @@ impl Chart for Heatmap {
         s
     }
 
+    fn words(&self) -> Option<String> {
+        self.one_cell()
+    }
+
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         let (w, _) = area.dim_in_pixel();
         let (main, bar) = area.split_horizontally(w.saturating_sub(230));
@@ -308,6 +312,43 @@ impl Chart for Heatmap {
 }
 
 impl Heatmap {
+    /// What [`Chart::words`] says when at most one cell has a value: one
+    /// colour on a scale of one value compares nothing.
+    fn one_cell(&self) -> Option<String> {
+        let mut filled = self.cells.iter().enumerate().flat_map(|(i, column)| {
+            column
+                .iter()
+                .enumerate()
+                .filter_map(move |(j, v)| v.map(|v| (i, j, v)))
+        });
+        let first = filled.next();
+        if filled.next().is_some() {
+            return None;
+        }
+        let what = format!(
+            "This chart colours each pair of compact_at (where compaction acts) and compact_to (what it aims at) \
+             that smith's configs ran by {}",
+            self.axis
+        );
+        Some(match first {
+            Some((i, j, v)) => format!(
+                "{what}; the sweep ran one pair, {} / {} (the other knobs as in {}), at {}, so there is one cell and \
+                 nothing to compare it with. Sweep several values of --compact-at or --compact-to to see how {} \
+                 changes with them.",
+                fraction(self.at[i]),
+                fraction(self.to[j]),
+                self.anchor_label,
+                self.metric.format(v),
+                self.metric.name().to_lowercase()
+            ),
+            None => format!(
+                "{what}; no config of smith's shares its other knobs with the compared config or {}, so there is \
+                 no cell to draw.",
+                self.baseline_name
+            ),
+        })
+    }
+
     /// The colour bar from `lo` to `hi`, labelled in the metric's unit.
     fn draw_scale<DB: DrawingBackend>(
         &self,

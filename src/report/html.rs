@@ -625,10 +625,11 @@ impl Page<'_> {
             "<section id=\"configs\">\n<h2>Configs, ranked by {}</h2>\n<p>Totals over all sessions, and under the first five \
              their change against {}, green where it is lower. <span class=\"mark\">baseline</span> marks it, <span class=\"mark\">★ front</span> \
              the Pareto front of price against results mangled (no other config is both cheaper and mangles fewer), \
-             <span class=\"mark\">chosen</span> the config the charts compare with the defaults, \
+             <span class=\"mark\">chosen</span> the config the charts compare with {}, \
              <span class=\"mark\">tied</span> a config whose 95% interval of the change overlaps the best one's \
              (a paired bootstrap over sessions: the data cannot tell the two apart).{}</p>\n",
             escape_html(rank_by),
+            escape_html(&d.baseline_name()),
             escape_html(&d.baseline_name()),
             if d.configs.len() > rows.len() {
                 format!(
@@ -734,6 +735,16 @@ fn stage_legend() -> String {
 }
 
 fn figure(h: &mut String, f: &Figure) {
+    if let Some(words) = &f.words {
+        let _ = write!(
+            h,
+            "<div id=\"{}\" class=\"no-chart\">\n<h3>{}</h3>\n<p>{}</p>\n</div>\n",
+            escape_html(&f.stem),
+            escape_html(&f.title),
+            escape_html(words)
+        );
+        return;
+    }
     let _ = write!(
         h,
         "<figure id=\"{}\">\n{}\n<figcaption><strong>{}.</strong> {} <span class=\"file\">(<code>{}.png</code>)</span></figcaption>\n</figure>\n",
@@ -757,6 +768,7 @@ mod tests {
             caption: String::new(),
             svg: "<svg width=\"10\" height=\"10\" viewBox=\"0 0 10 10\" xmlns=\"http://www.w3.org/2000/svg\">\n</svg>\n".into(),
             png: Vec::new(),
+            words: None,
         };
         let s = inline_svg(&f);
         assert!(!s.contains("http"), "{s}");

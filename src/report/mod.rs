@@ -291,6 +291,12 @@ pub trait Chart {
     fn caption(&self) -> String;
     /// Draws the chart below its title; `area` is white.
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult<DB>;
+    /// When the chart has nothing to show (one point, no scale to read):
+    /// what it would show and why it has nothing, said in place of drawing
+    /// an empty axis.
+    fn words(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A chart drawn both ways.
@@ -303,6 +309,8 @@ pub(crate) struct Figure {
     pub(crate) svg: String,
     /// The PNG file's bytes.
     pub(crate) png: Vec<u8>,
+    /// [`Chart::words`]: the page says them instead, and there is no PNG.
+    pub(crate) words: Option<String>,
 }
 
 fn draw_titled<DB: DrawingBackend, C: Chart>(
@@ -323,6 +331,16 @@ fn draw_titled<DB: DrawingBackend, C: Chart>(
 
 /// Draws `chart` as SVG and as PNG, at [`SIZE`].
 pub(crate) fn render<C: Chart>(chart: &C) -> Result<Figure> {
+    if let Some(words) = chart.words() {
+        return Ok(Figure {
+            stem: chart.stem(),
+            title: chart.title(),
+            caption: chart.caption(),
+            svg: String::new(),
+            png: Vec::new(),
+            words: Some(words),
+        });
+    }
     let (w, h) = SIZE;
     register_font()?;
     let mut svg = String::new();
@@ -344,6 +362,7 @@ pub(crate) fn render<C: Chart>(chart: &C) -> Result<Figure> {
         svg,
         png: encode_png(&rgb, w, h)
             .with_context(|| format!("{}: cannot encode the PNG", chart.stem()))?,
+        words: None,
     })
 }
 
@@ -508,13 +527,25 @@ pub(crate) fn write(
         sections.push(SessionSection { session: s, figure });
     }
 
+    // The captions say which config the charts compare, where the verdict
+    // kept the baseline and the report chose one it refused.
+    let mut overview = overview;
+    if let Some(note) = select::kept_note(data, chosen) {
+        let figures = overview
+            .iter_mut()
+            .chain(sections.iter_mut().filter_map(|s| s.figure.as_mut().ok()));
+        for f in figures {
+            f.caption = format!("{note} {}", f.caption);
+        }
+    }
     std::fs::create_dir_all(out)
         .with_context(|| format!("{}: cannot create the report folder", out.display()))?;
     let mut pngs = Vec::new();
     let figures = overview
         .iter()
         .chain(&policy_figure)
-        .chain(sections.iter().filter_map(|s| s.figure.as_ref().ok()));
+        .chain(sections.iter().filter_map(|s| s.figure.as_ref().ok()))
+        .filter(|f| f.words.is_none());
     for f in figures {
         let path = out.join(format!("{}.png", f.stem));
         crate::output::write_atomic(&path, &f.png)?;

@@ -1,4 +1,4 @@
-//! What the report looks at: the config compared with smith's defaults and
+//! What the report looks at: the config compared with the baseline and
 //! the sessions charted request by request, from the command line's names
 //! or by default.
 
@@ -52,9 +52,8 @@ fn quoted(labels: &[String]) -> String {
 }
 
 /// The config a report compares with the baseline unless told: the one
-/// the verdict recommends; when it keeps the baseline (or there is none),
-/// for a
-/// sweep ranked by a price, the one whose price with its expected
+/// the verdict recommends; when it keeps the baseline, the best config it
+/// refused ([`refused`]); when there is no verdict, for a sweep ranked by a price, the one whose price with its expected
 /// re-fetches (`price_with_refetch`) is lowest, so that a config cheap only
 /// because it loses what the agent would fetch again is not chosen; else
 /// the best by the sweep's own ranking. Ties go to the better rank.
@@ -66,6 +65,11 @@ pub(crate) fn default_chosen(data: &SweepOutput) -> usize {
             return c.config;
         }
     }
+    // When it keeps the baseline, the best config it refused: comparing
+    // the baseline with itself would show nothing.
+    if let Some((i, _)) = refused(data) {
+        return i;
+    }
     let order = data.by_rank();
     if !data.summary.rank_by.is_price() {
         return order[0];
@@ -76,6 +80,30 @@ pub(crate) fn default_chosen(data: &SweepOutput) -> usize {
         .copied()
         .min_by(|&a, &b| with(a).total_cmp(&with(b)))
         .unwrap_or(order[0])
+}
+
+/// When the verdict keeps the baseline, the best config it refused
+/// ([`crate::recommend::Verdict::best_refused`]) and why, in the words the
+/// terminal prints.
+pub(crate) fn refused(data: &SweepOutput) -> Option<(usize, String)> {
+    let v = data.verdict().filter(|v| !v.change)?;
+    let e = v.best_refused()?;
+    let i = match data.configs.get(e.config) {
+        Some(c) if c.label == e.label => e.config,
+        _ => data.configs.iter().position(|c| c.label == e.label)?,
+    };
+    Some((i, v.refused_because(e)))
+}
+
+/// What the page and the captions say when the config compared is the one
+/// the verdict refused: which, and why it was refused.
+pub(crate) fn kept_note(data: &SweepOutput, chosen: usize) -> Option<String> {
+    let (i, why) = refused(data).filter(|(i, _)| *i == chosen)?;
+    Some(format!(
+        "The verdict keeps {}; the charts compare it with {}, the best config it refused: {why}.",
+        data.baseline_name(),
+        data.name(i)
+    ))
 }
 
 /// The config compared with the baseline, and the sessions given a section.

@@ -93,6 +93,14 @@ impl StageBars {
         let pad = (hi - lo) * 0.03;
         (if lo < 0.0 { lo - pad } else { 0.0 }, hi + pad)
     }
+
+    /// How many x ticks to ask for over `lo..hi`: at most ten, and no more
+    /// than one per whole token, so that ticks a token apart do not round
+    /// to the same label ("0 0 0 1 1 1") when little or nothing was
+    /// reclaimed.
+    pub(crate) fn x_ticks(lo: f64, hi: f64) -> usize {
+        ((hi - lo).floor() as usize + 1).clamp(2, 10)
+    }
 }
 
 impl Chart for StageBars {
@@ -155,6 +163,7 @@ impl Chart for StageBars {
             .disable_y_mesh()
             .y_labels(n + 1)
             .y_label_formatter(&|v| label_at(&labels, *v))
+            .x_labels(StageBars::x_ticks(lo, hi))
             .x_label_formatter(&|v| tokens(*v))
             .x_desc(format!("tokens reclaimed, all sessions ({})", self.units))
             .label_style(font(if n > 14 {
@@ -200,5 +209,18 @@ impl Chart for StageBars {
         draw_note(&side, "◆ chosen config", (6, y))?;
         draw_note(&side, &format!("■ {}", self.baseline_name), (6, y + 22))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_no_closer_than_a_token() {
+        // Nothing reclaimed: the range is 0..1.03, ticked 0 and 1.
+        assert_eq!(StageBars::x_ticks(0.0, 1.03), 2);
+        assert_eq!(StageBars::x_ticks(0.0, 5.2), 6);
+        assert_eq!(StageBars::x_ticks(-2.0, 1e6), 10);
     }
 }

@@ -7,11 +7,15 @@ impl Page<'_> {
     pub(super) fn session_sections(&self, h: &mut String) -> Result<()> {
         let d = self.data;
         let base = d.baseline()?;
+        let chosen = escape_html(&d.name(self.chosen));
         h.push_str("<section id=\"sessions\">\n<h2>Sessions up close</h2>\n");
+        if let Some(note) = super::super::select::kept_note(d, self.chosen) {
+            let _ = writeln!(h, "<p class=\"kept\">{}</p>", escape_html(&note));
+        }
         let _ = writeln!(
             h,
             "<p>{} replayed request by request: by default the ones whose tokens sent changed most between \
-             {} and the chosen config (<code>report --session LABEL</code> picks others).</p>",
+             {} and {chosen} (<code>report --session LABEL</code> picks others).</p>",
             plural(self.sessions.len(), "session"),
             escape_html(&d.baseline_name())
         );
@@ -34,7 +38,7 @@ impl Page<'_> {
             let _ = write!(
                 h,
                 "<div class=\"scroll\"><table>\n<thead><tr><th class=\"l\">this session</th><th>{}</th>\
-                 <th>chosen config</th><th>change</th></tr></thead>\n<tbody>\n",
+                 <th>{chosen}</th><th>change</th></tr></thead>\n<tbody>\n",
                 escape_html(&d.baseline_name())
             );
             for (&figure, values) in KEY_FIGURES.iter().zip(&columns) {
@@ -72,11 +76,15 @@ impl Page<'_> {
         let lost = d.per_session(self.loss.figure())?;
         let requests = d.per_session(figures::Metric::Requests)?;
         let loss = escape_html(self.loss.short());
+        let (b, c) = (
+            escape_html(&d.baseline_name()),
+            escape_html(&d.name(self.chosen)),
+        );
         let _ = write!(
             h,
             "<section id=\"all-sessions\">\n<h2>Every session</h2>\n<div class=\"scroll\"><table>\n<thead><tr>\
-             <th class=\"l\">session</th><th>requests</th><th>transcript</th><th>bad lines</th><th>tokens sent, defaults</th>\
-             <th>tokens sent, chosen</th><th>change</th><th>{loss}, defaults</th><th>{loss}, chosen</th></tr></thead>\n<tbody>\n",
+             <th class=\"l\">session</th><th>requests</th><th>transcript</th><th>bad lines</th><th>tokens sent, {b}</th>\
+             <th>tokens sent, {c}</th><th>change</th><th>{loss}, {b}</th><th>{loss}, {c}</th></tr></thead>\n<tbody>\n",
         );
         for (s, info) in d.sessions.iter().enumerate().take(MAX_SESSION_ROWS) {
             let _ = writeln!(
