@@ -272,19 +272,6 @@ impl ForSession {
         }
     }
 
-    /// What its token counts are: the setup's estimator, at the ratio
-    /// and overhead the session chose where it chose them.
-    pub(crate) fn units(&self) -> crate::sweep::units::TokenUnits {
-        use crate::engine::learn::{OverheadMode, RatioMode};
-        let c = self.calibration.as_ref();
-        crate::sweep::units::TokenUnits::of(
-            [self.setup.estimator],
-            c.is_some_and(|c| c.ratio_mode != RatioMode::Fixed),
-            c.is_some_and(|c| c.overhead_mode == OverheadMode::Fitted),
-            crate::sweep::plan::BaselineKind::Smith,
-        )
-    }
-
     /// The setup's label as outputs name it, with what the session chose.
     pub(crate) fn label(&self) -> String {
         match &self.calibration {

@@ -94,6 +94,19 @@ fn import_file(session: &Session) -> Option<SessionFile> {
         .and_then(SessionFile::from_meta)
 }
 
+/// What `chosen`'s token counts are: its estimator, at the ratio and
+/// overhead the session chose where it chose them.
+fn units_of(chosen: &ForSession) -> crate::sweep::units::TokenUnits {
+    use crate::engine::learn::{OverheadMode, RatioMode};
+    let c = chosen.calibration.as_ref();
+    crate::sweep::units::TokenUnits::of(
+        [chosen.setup.estimator],
+        c.is_some_and(|c| c.ratio_mode != RatioMode::Fixed),
+        c.is_some_and(|c| c.overhead_mode == OverheadMode::Fitted),
+        crate::sweep::plan::BaselineKind::Smith,
+    )
+}
+
 /// Refuses to write `path` into the directory of a session it shows.
 fn outside(path: &Path, session: &SessionRef) -> Result<()> {
     let source = crate::import::absolute(session.dir());
@@ -122,7 +135,7 @@ pub(crate) fn write_one(
         &session.label(),
         &web::Shown {
             config: &chosen.label(),
-            units: chosen.units().axis(),
+            units: units_of(chosen).axis(),
         },
         session.log.skipped_count(),
         thrash_window,
@@ -344,7 +357,7 @@ impl PageOf<'_> {
             &m.session.label(),
             &web::Shown {
                 config: &chosen.label(),
-                units: chosen.units().axis(),
+                units: units_of(&chosen).axis(),
             },
             m.session.log.skipped_count(),
             self.thrash_window,
